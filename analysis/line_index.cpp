@@ -1,0 +1,79 @@
+#include "analysis/line_index.h"
+
+#include <algorithm>
+
+namespace ptlint::analysis {
+
+LineIndex::LineIndex(std::string_view text) {
+  line_starts_.reserve(text.size() / 32 + 1);
+  for (uint32_t i = 0; i < text.size(); ++i)
+    if (text[i] == '\n') line_starts_.push_back(i + 1);
+}
+
+uint32_t LineIndex::lineOf(uint32_t offset) const {
+  auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
+  return static_cast<uint32_t>(it - line_starts_.begin()) - 1;
+}
+
+uint32_t LineIndex::lineStart(uint32_t row) const {
+  return row < line_starts_.size() ? line_starts_[row] : line_starts_.back();
+}
+
+uint32_t LineIndex::lineContentEnd(uint32_t row, std::string_view text) const {
+  uint32_t end = row + 1 < line_starts_.size() ? line_starts_[row + 1] : static_cast<uint32_t>(text.size());
+  if (end > text.size()) end = static_cast<uint32_t>(text.size());
+  uint32_t start = lineStart(row);
+  if (end > start && text[end - 1] == '\n') --end;
+  if (end > start && text[end - 1] == '\r') --end;
+  return end;
+}
+
+std::string_view LineIndex::lineText(uint32_t row, std::string_view text) const {
+  uint32_t start = std::min<uint32_t>(lineStart(row), static_cast<uint32_t>(text.size()));
+  return text.substr(start, lineContentEnd(row, text) - start);
+}
+
+RowColumn LineIndex::byteRowColumn(uint32_t offset) const {
+  uint32_t row = lineOf(offset);
+  return {row, offset - line_starts_[row]};
+}
+
+RowColumn LineIndex::codePointRowColumn(uint32_t offset, std::string_view text) const {
+  if (offset > text.size()) offset = static_cast<uint32_t>(text.size());
+  uint32_t row = lineOf(offset);
+  uint32_t start = line_starts_[row];
+  return {row, countCodePoints(text.substr(start, offset - start))};
+}
+
+uint32_t countCodePoints(std::string_view utf8) {
+  uint32_t count = 0;
+  for (unsigned char c : utf8)
+    if ((c & 0xC0) != 0x80) ++count;
+  return count;
+}
+
+bool isValidUtf8(std::string_view bytes) {
+  const auto* s = reinterpret_cast<const unsigned char*>(bytes.data());
+  size_t n = bytes.size(), i = 0;
+  while (i < n) {
+    unsigned char c = s[i];
+    if (c < 0x80) { ++i; continue; }
+    size_t len;
+    uint32_t cp;
+    if ((c & 0xE0) == 0xC0) { len = 2; cp = c & 0x1F; }
+    else if ((c & 0xF0) == 0xE0) { len = 3; cp = c & 0x0F; }
+    else if ((c & 0xF8) == 0xF0) { len = 4; cp = c & 0x07; }
+    else return false;
+    if (i + len > n) return false;
+    for (size_t k = 1; k < len; ++k) {
+      if ((s[i + k] & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (s[i + k] & 0x3F);
+    }
+    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000)) return false;
+    if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    i += len;
+  }
+  return true;
+}
+
+}  // namespace ptlint::analysis

@@ -1,0 +1,43 @@
+// Byte offset <-> (row, column) conversion. Analysis speaks bytes; output formats and the LSP
+// server convert at the edge with this index. Lines end at '\n' (a preceding '\r' belongs to the
+// line ending), as in tree-sitter.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace ptlint::analysis {
+
+struct RowColumn {
+  uint32_t row = 0;     // 0-based
+  uint32_t column = 0;  // 0-based, unit depends on the call
+};
+
+class LineIndex {
+ public:
+  LineIndex() = default;
+  explicit LineIndex(std::string_view text);
+
+  uint32_t lineCount() const { return static_cast<uint32_t>(line_starts_.size()); }
+  uint32_t lineOf(uint32_t offset) const;
+  uint32_t lineStart(uint32_t row) const;
+  // End of the line's content, before its '\r\n' or '\n'.
+  uint32_t lineContentEnd(uint32_t row, std::string_view text) const;
+  std::string_view lineText(uint32_t row, std::string_view text) const;
+
+  RowColumn byteRowColumn(uint32_t offset) const;
+  // Column counted in Unicode code points (what the CLI prints, 0-based here).
+  RowColumn codePointRowColumn(uint32_t offset, std::string_view text) const;
+
+ private:
+  std::vector<uint32_t> line_starts_{0};
+};
+
+// Counts the code points of a UTF-8 byte range (continuation bytes are not counted).
+uint32_t countCodePoints(std::string_view utf8);
+
+// True when the bytes are valid UTF-8 (no overlongs, no surrogates, nothing past U+10FFFF).
+bool isValidUtf8(std::string_view bytes);
+
+}  // namespace ptlint::analysis

@@ -1,0 +1,120 @@
+#include "analysis/noqa.h"
+
+#include <cctype>
+
+#include "analysis/syntax.h"
+
+namespace ptlint::analysis {
+namespace {
+
+bool startsWithIgnoreCase(std::string_view text, std::string_view prefix) {
+  if (text.size() < prefix.size()) return false;
+  for (size_t i = 0; i < prefix.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(text[i])) != prefix[i]) return false;
+  return true;
+}
+
+void skipSpaces(std::string_view text, size_t& i) {
+  while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
+}
+
+// Parses the codes after `noqa` at `i`: `: A, B` or `:A B`. Returns false for a bare noqa.
+bool parseCodes(std::string_view text, size_t& i, std::vector<std::string>& codes, size_t& codes_end) {
+  size_t j = i;
+  skipSpaces(text, j);
+  if (j >= text.size() || text[j] != ':') return false;
+  ++j;
+  for (;;) {
+    skipSpaces(text, j);
+    size_t start = j;
+    while (j < text.size() && std::isalnum(static_cast<unsigned char>(text[j]))) ++j;
+    if (j == start) break;
+    codes.emplace_back(text.substr(start, j - start));
+    codes_end = j;
+    skipSpaces(text, j);
+    if (j < text.size() && text[j] == ',') ++j;
+  }
+  i = j;
+  return !codes.empty();
+}
+
+}  // namespace
+
+bool codeMatches(std::string_view pattern, std::string_view code) {
+  if (pattern == "ALL") return true;
+  return code.substr(0, pattern.size()) == pattern;
+}
+
+NoqaIndex NoqaIndex::build(const ParsedFile& file) {
+  NoqaIndex index;
+  std::string_view source = file.text();
+  // Cheap prefilter: most files carry no `noqa` at all.
+  bool any = false;
+  for (size_t pos = source.find("oqa"); pos != std::string_view::npos; pos = source.find("oqa", pos + 1)) {
+    if (pos > 0 && (source[pos - 1] == 'n' || source[pos - 1] == 'N')) { any = true; break; }
+  }
+  if (!any) return index;
+
+  walkTree(
+      file.root(),
+      [&](TSNode node) {
+        if (!isKind(node, "comment")) return true;
+        std::string_view text = textOf(node, source);
+        uint32_t base = startOf(node);
+        uint32_t row = file.lines().lineOf(base);
+        // A comment may hold several `#` sections: `# type: ignore # noqa: PTL101`.
+        for (size_t hash = text.find('#'); hash != std::string_view::npos; hash = text.find('#', hash + 1)) {
+          size_t i = hash + 1;
+          skipSpaces(text, i);
+          if (startsWithIgnoreCase(text.substr(i), "ptlint:")) {
+            size_t j = i + 7;
+            skipSpaces(text, j);
+            if (!startsWithIgnoreCase(text.substr(j), "noqa")) continue;
+            j += 4;
+            std::vector<std::string> codes;
+            size_t end = 0;
+            if (parseCodes(text, j, codes, end))
+              index.file_codes_.insert(index.file_codes_.end(), codes.begin(), codes.end());
+            else
+              index.file_all_ = true;
+            continue;
+          }
+          if (!startsWithIgnoreCase(text.substr(i), "noqa")) continue;
+          size_t j = i + 4;
+          if (j < text.size() && std::isalnum(static_cast<unsigned char>(text[j]))) continue;  // "noqaxyz"
+          NoqaDirective directive;
+          directive.comment_start = base;
+          directive.comment_end = endOf(node);
+          size_t codes_end = 0;
+          if (parseCodes(text, j, directive.codes, codes_end)) {
+            directive.codes_end = base + static_cast<uint32_t>(codes_end);
+          } else {
+            directive.all = true;
+          }
+          index.by_row_[row] = std::move(directive);
+          break;
+        }
+        return false;
+      },
+      [](TSNode) {});
+  return index;
+}
+
+bool NoqaIndex::suppresses(std::string_view code, uint32_t row) const {
+  if (file_all_) return true;
+  for (const auto& c : file_codes_)
+    if (codeMatches(c, code)) return true;
+  auto it = by_row_.find(row);
+  if (it == by_row_.end()) return false;
+  if (it->second.all) return true;
+  for (const auto& c : it->second.codes)
+    if (codeMatches(c, code)) return true;
+  return false;
+}
+
+const NoqaDirective* NoqaIndex::directiveOnRow(uint32_t row) const {
+  auto it = by_row_.find(row);
+  return it == by_row_.end() ? nullptr : &it->second;
+}
+
+}  // namespace ptlint::analysis

@@ -1,0 +1,56 @@
+// The tree-sitter front end. Parsing never fails: every input yields a tree, and syntax errors
+// are data (byte ranges), not exceptions. Positions inside analysis are byte offsets.
+#pragma once
+
+#include <tree_sitter/api.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/line_index.h"
+
+namespace ptlint::analysis {
+
+struct SyntaxError {
+  uint32_t start = 0;
+  uint32_t end = 0;
+  std::string message;
+};
+
+struct TreeDeleter {
+  void operator()(TSTree* tree) const { ts_tree_delete(tree); }
+};
+using TreePtr = std::unique_ptr<TSTree, TreeDeleter>;
+
+// A parsed source file: owns its text and its tree. Moves are cheap; copies are not allowed.
+class ParsedFile {
+ public:
+  // Parses `text` (UTF-8, without BOM). Never fails.
+  static ParsedFile parse(std::string text);
+
+  // Re-parses after one edit, reusing the previous tree (the LSP path). `edit` describes the
+  // change from this file's text to `new_text`.
+  ParsedFile reparse(std::string new_text, const TSInputEdit& edit) const;
+
+  std::string_view text() const { return text_; }
+  TSNode root() const { return ts_tree_root_node(tree_.get()); }
+  const TSTree* tree() const { return tree_.get(); }
+  const LineIndex& lines() const { return lines_; }
+  const std::vector<SyntaxError>& syntaxErrors() const { return syntax_errors_; }
+  bool hasSyntaxErrors() const { return !syntax_errors_.empty(); }
+
+ private:
+  ParsedFile(std::string text, TreePtr tree);
+  void collectSyntaxErrors();
+
+  std::string text_;
+  TreePtr tree_;
+  LineIndex lines_;
+  std::vector<SyntaxError> syntax_errors_;
+};
+
+const TSLanguage* pythonLanguage();
+
+}  // namespace ptlint::analysis

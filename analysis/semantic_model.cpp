@@ -1,0 +1,413 @@
+#include "analysis/semantic_model.h"
+
+#include <algorithm>
+#include <array>
+#include <utility>
+
+#include "analysis/syntax.h"
+
+namespace ptlint::analysis {
+namespace {
+
+bool isComprehension(std::string_view kind) {
+  return kind == "list_comprehension" || kind == "set_comprehension" ||
+         kind == "dictionary_comprehension" || kind == "generator_expression";
+}
+
+// "a . b" -> "a.b": dotted names are joined from their identifiers.
+std::string dottedName(TSNode node, std::string_view source) {
+  if (!isKind(node, "dotted_name")) return std::string(textOf(node, source));
+  std::string out;
+  forEachNamedChild(node, [&](TSNode part) {
+    if (!out.empty()) out += '.';
+    out += textOf(part, source);
+  });
+  return out;
+}
+
+// True when `node` sits in an `except` handler that catches import failures.
+bool isImportFallback(TSNode node, std::string_view source) {
+  for (TSNode cur = ts_node_parent(node); !ts_node_is_null(cur); cur = ts_node_parent(cur)) {
+    std::string_view kind = kindOf(cur);
+    if (kind == "function_definition" || kind == "class_definition" || kind == "module") return false;
+    if (kind == "except_clause") {
+      TSNode caught = fieldOf(cur, "value");
+      if (ts_node_is_null(caught)) {
+        // Older grammars put the caught type as the first named child.
+        TSNode first = ts_node_named_child(cur, 0);
+        if (!isKind(first, "block")) caught = first;
+      }
+      if (ts_node_is_null(caught)) return true;  // bare `except:`
+      std::string_view text = textOf(caught, source);
+      return text.find("ImportError") != std::string_view::npos ||
+             text.find("ModuleNotFoundError") != std::string_view::npos ||
+             text.find("Exception") != std::string_view::npos;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+class ModelBuilder {
+ public:
+  ModelBuilder(SemanticModel& model) : model_(model), source_(model.file().text()) {}
+
+  void build() {
+    TSNode root = model_.file().root();
+    Scope* module = openScope(Scope::Kind::Module, root, startOf(root), endOf(root));
+    stack_.push_back(module);
+    walkTree(
+        root, [&](TSNode node) { return enter(node); },
+        [&](TSNode node) {
+          if (!stack_.empty() && stack_.size() > 1 && sameNode(stack_.back()->node, node)) stack_.pop_back();
+        });
+    std::sort(model_.scopes_.begin() + 1, model_.scopes_.end(),
+              [](const auto& a, const auto& b) { return a->start < b->start; });
+  }
+
+ private:
+  Scope* openScope(Scope::Kind kind, TSNode node, uint32_t start, uint32_t end) {
+    auto scope = std::make_unique<Scope>();
+    scope->kind = kind;
+    scope->node = node;
+    scope->start = start;
+    scope->end = end;
+    scope->parent = stack_.empty() ? nullptr : stack_.back();
+    Scope* raw = scope.get();
+    model_.scope_by_node_[node.id] = raw;
+    model_.scopes_.push_back(std::move(scope));
+    return raw;
+  }
+
+  Scope* current() { return stack_.back(); }
+
+  // The scope a new binding of `name` goes to, honouring `global` / `nonlocal`.
+  Scope* targetScope(const std::string& name) {
+    Scope* scope = current();
+    if (std::find(scope->globals.begin(), scope->globals.end(), name) != scope->globals.end())
+      return stack_.front();
+    return scope;
+  }
+
+  Binding& bind(BindingKind kind, TSNode name_node, TSNode statement, std::string name = {}) {
+    auto binding = std::make_unique<Binding>();
+    binding->kind = kind;
+    binding->name = name.empty() ? std::string(textOf(name_node, source_)) : std::move(name);
+    binding->name_node = name_node;
+    binding->statement = statement;
+    Scope* scope = targetScope(binding->name);
+    binding->scope = scope;
+    Binding& ref = *binding;
+    scope->bindings[ref.name].push_back(binding.get());
+    model_.bindings_.push_back(std::move(binding));
+    return ref;
+  }
+
+  // Binds every identifier of an assignment/for/with target pattern.
+  void bindTargets(TSNode target, TSNode statement) {
+    std::vector<TSNode> work{target};
+    while (!work.empty()) {
+      TSNode node = work.back();
+      work.pop_back();
+      std::string_view kind = kindOf(node);
+      if (kind == "identifier") {
+        bind(BindingKind::Other, node, statement);
+      } else if (kind == "pattern_list" || kind == "tuple_pattern" || kind == "list_pattern" ||
+                 kind == "list_splat_pattern" || kind == "parenthesized_expression" ||
+                 kind == "tuple" || kind == "list" || kind == "expression_list" ||
+                 kind == "as_pattern_target") {
+        forEachNamedChild(node, [&](TSNode child) { work.push_back(child); });
+      }
+      // attribute / subscript targets bind no name.
+    }
+  }
+
+  void bindParameters(TSNode parameters, TSNode owner) {
+    forEachNamedChild(parameters, [&](TSNode param) {
+      std::string_view kind = kindOf(param);
+      TSNode name{};
+      if (kind == "identifier") name = param;
+      else if (kind == "default_parameter" || kind == "typed_default_parameter") name = fieldOf(param, "name");
+      else if (kind == "typed_parameter" || kind == "list_splat_pattern" || kind == "dictionary_splat_pattern") {
+        TSNode inner = ts_node_named_child(param, 0);
+        if (isKind(inner, "list_splat_pattern") || isKind(inner, "dictionary_splat_pattern"))
+          inner = ts_node_named_child(inner, 0);
+        name = inner;
+      }
+      if (isKind(name, "identifier")) bind(BindingKind::Parameter, name, owner);
+      else if (!ts_node_is_null(name)) bindTargets(name, owner);
+    });
+  }
+
+  void bindImport(TSNode statement) {
+    bool fallback = isImportFallback(statement, source_);
+    if (isKind(statement, "import_statement")) {
+      forEachFieldChild(statement, "name", [&](TSNode name) {
+        if (isKind(name, "aliased_import")) {
+          Binding& b = bind(BindingKind::Import, fieldOf(name, "alias"), statement);
+          b.qualified_name = dottedName(fieldOf(name, "name"), source_);
+          b.is_fallback = fallback;
+        } else {
+          // `import a.b.c` binds `a` to the package `a`.
+          TSNode first = ts_node_named_child(name, 0);
+          Binding& b = bind(BindingKind::Import, first, statement);
+          b.qualified_name = b.name;
+          b.is_fallback = fallback;
+        }
+      });
+      return;
+    }
+    TSNode module_node = fieldOf(statement, "module_name");
+    std::string module = isKind(module_node, "relative_import") ? std::string(textOf(module_node, source_))
+                                                                 : dottedName(module_node, source_);
+    forEachFieldChild(statement, "name", [&](TSNode name) {
+      TSNode imported = isKind(name, "aliased_import") ? fieldOf(name, "name") : name;
+      TSNode bound = isKind(name, "aliased_import") ? fieldOf(name, "alias") : name;
+      std::string member = dottedName(imported, source_);
+      Binding& b = bind(BindingKind::Import, bound, statement, std::string(textOf(bound, source_)));
+      b.qualified_name = module.empty() || module.back() == '.' ? module + member : module + "." + member;
+      b.is_fallback = fallback;
+    });
+  }
+
+  bool enter(TSNode node) {
+    std::string_view kind = kindOf(node);
+    if (kind == "comment" || kind == "string" || kind == "integer" || kind == "float") return false;
+    if (kind == "import_statement" || kind == "import_from_statement") {
+      bindImport(node);
+      return false;
+    }
+    if (kind == "function_definition" || kind == "class_definition") {
+      TSNode name = fieldOf(node, "name");
+      if (!ts_node_is_null(name))
+        bind(kind == "class_definition" ? BindingKind::Class : BindingKind::Function, name, node);
+      TSNode body = fieldOf(node, "body");
+      TSNode params = fieldOf(node, "parameters");
+      TSNode first = ts_node_is_null(params) ? body : params;
+      if (ts_node_is_null(first)) first = node;
+      uint32_t start = kind == "class_definition" && !ts_node_is_null(body) ? startOf(body) : startOf(first);
+      Scope* scope = openScope(kind == "class_definition" ? Scope::Kind::Class : Scope::Kind::Function, node,
+                               start, endOf(node));
+      stack_.push_back(scope);
+      if (!ts_node_is_null(params)) bindParameters(params, node);
+      return true;
+    }
+    if (kind == "lambda") {
+      Scope* scope = openScope(Scope::Kind::Lambda, node, startOf(node), endOf(node));
+      stack_.push_back(scope);
+      TSNode params = fieldOf(node, "parameters");
+      if (!ts_node_is_null(params)) bindParameters(params, node);
+      return true;
+    }
+    if (isComprehension(kind)) {
+      Scope* scope = openScope(Scope::Kind::Comprehension, node, startOf(node), endOf(node));
+      stack_.push_back(scope);
+      return true;
+    }
+    if (kind == "global_statement" || kind == "nonlocal_statement") {
+      forEachNamedChild(node, [&](TSNode name) {
+        if (isKind(name, "identifier")) current()->globals.emplace_back(textOf(name, source_));
+      });
+      return false;
+    }
+    if (kind == "assignment") {
+      TSNode left = fieldOf(node, "left");
+      TSNode right = fieldOf(node, "right");
+      while (isKind(right, "assignment")) right = fieldOf(right, "right");
+      if (isKind(left, "identifier")) {
+        Binding& b = bind(BindingKind::Assignment, left, node);
+        b.value = right;
+      } else if (!ts_node_is_null(left)) {
+        bindTargets(left, node);
+      }
+      return true;
+    }
+    if (kind == "named_expression") {
+      Binding& b = bind(BindingKind::Assignment, fieldOf(node, "name"), node);
+      b.value = fieldOf(node, "value");
+      return true;
+    }
+    if (kind == "augmented_assignment") {
+      TSNode left = fieldOf(node, "left");
+      if (isKind(left, "identifier")) bind(BindingKind::Other, left, node);
+      return true;
+    }
+    if (kind == "for_statement" || kind == "for_in_clause") {
+      TSNode left = fieldOf(node, "left");
+      if (!ts_node_is_null(left)) bindTargets(left, node);
+      return true;
+    }
+    if (kind == "as_pattern") {
+      TSNode alias = fieldOf(node, "alias");
+      if (!ts_node_is_null(alias)) bindTargets(alias, node);
+      return true;
+    }
+    if (kind == "except_clause") {
+      TSNode alias = fieldOf(node, "alias");
+      if (isKind(alias, "identifier")) bind(BindingKind::Other, alias, node);
+      return true;
+    }
+    return true;
+  }
+
+  SemanticModel& model_;
+  std::string_view source_;
+  std::vector<Scope*> stack_;
+};
+
+SemanticModel::SemanticModel(const ParsedFile& file) : file_(file) {
+  ModelBuilder(*this).build();
+}
+
+std::string_view SemanticModel::text(TSNode node) const { return textOf(node, file_.text()); }
+
+const Scope& SemanticModel::scopeAt(TSNode node) const {
+  uint32_t pos = startOf(node);
+  // Scopes [1..] are sorted by start; find the last one starting at or before `pos`, then walk
+  // out until one contains it.
+  auto it = std::upper_bound(scopes_.begin() + 1, scopes_.end(), pos,
+                             [](uint32_t p, const auto& scope) { return p < scope->start; });
+  if (it == scopes_.begin() + 1) return *scopes_.front();
+  const Scope* scope = std::prev(it)->get();
+  while (scope->parent != nullptr && !(scope->start <= pos && pos < scope->end)) scope = scope->parent;
+  return *scope;
+}
+
+const Scope* SemanticModel::scopeOpenedBy(TSNode node) const {
+  auto it = scope_by_node_.find(node.id);
+  return it == scope_by_node_.end() ? nullptr : it->second;
+}
+
+const std::vector<const Binding*>* SemanticModel::bindingsOf(const Scope& scope, std::string_view name) const {
+  auto it = scope.bindings.find(std::string(name));
+  return it == scope.bindings.end() ? nullptr : &it->second;
+}
+
+const Binding* SemanticModel::resolve(std::string_view name, TSNode at) const {
+  const Scope* start = &scopeAt(at);
+  uint32_t pos = startOf(at);
+  for (const Scope* scope = start; scope != nullptr; scope = scope->parent) {
+    // A class body's names are not visible inside the functions nested in it.
+    if (scope->kind == Scope::Kind::Class && scope != start) continue;
+    const auto* found = bindingsOf(*scope, name);
+    if (found == nullptr || found->empty()) continue;
+    const Binding* before = nullptr;
+    const Binding* first = nullptr;
+    const Binding* fallback_only = nullptr;
+    for (const Binding* b : *found) {
+      if (b->is_fallback) {
+        if (fallback_only == nullptr) fallback_only = b;
+        continue;
+      }
+      if (first == nullptr) first = b;
+      if (startOf(b->name_node) <= pos) before = b;
+    }
+    if (before != nullptr) return before;
+    if (first != nullptr) return first;
+    return fallback_only;
+  }
+  return nullptr;
+}
+
+std::optional<std::string> SemanticModel::qualifiedName(TSNode expr) const {
+  return qualifiedNameImpl(expr, 0);
+}
+
+std::optional<std::string> SemanticModel::qualifiedNameImpl(TSNode expr, int depth) const {
+  if (depth > 8) return std::nullopt;
+  expr = unparenthesize(expr);
+  // Collect the attribute chain iteratively: a.b.c -> base `a`, members [c, b].
+  std::vector<std::string_view> members;
+  while (isKind(expr, "attribute")) {
+    members.push_back(text(fieldOf(expr, "attribute")));
+    expr = unparenthesize(fieldOf(expr, "object"));
+    if (members.size() > 64) return std::nullopt;
+  }
+  if (!isKind(expr, "identifier")) return std::nullopt;
+  const Binding* binding = resolve(text(expr), expr);
+  if (binding == nullptr) return std::nullopt;
+  std::string base;
+  if (binding->kind == BindingKind::Import) {
+    base = binding->qualified_name;
+  } else if (binding->kind == BindingKind::Assignment && !ts_node_is_null(binding->value)) {
+    // `ac = torch.cuda.amp.autocast`: an alias, if the name is bound only here.
+    const auto* all = bindingsOf(*binding->scope, binding->name);
+    if (all == nullptr || all->size() != 1) return std::nullopt;
+    TSNode value = unparenthesize(binding->value);
+    if (!isKind(value, "identifier") && !isKind(value, "attribute")) return std::nullopt;
+    auto resolved = qualifiedNameImpl(value, depth + 1);
+    if (!resolved) return std::nullopt;
+    base = *resolved;
+  } else {
+    return std::nullopt;
+  }
+  for (auto it = members.rbegin(); it != members.rend(); ++it) {
+    base += '.';
+    base += *it;
+  }
+  return canonicalQualifiedName(std::move(base));
+}
+
+bool SemanticModel::refersTo(TSNode expr, std::string_view qualified) const {
+  auto name = qualifiedName(expr);
+  return name && *name == qualified;
+}
+
+std::optional<std::string> SemanticModel::calleeName(TSNode call) const {
+  if (!isKind(call, "call")) return std::nullopt;
+  return qualifiedName(fieldOf(call, "function"));
+}
+
+bool SemanticModel::importsModule(std::string_view module) const {
+  for (const auto& b : bindings_) {
+    if (b->kind != BindingKind::Import) continue;
+    std::string_view q = b->qualified_name;
+    if (q == module || (q.size() > module.size() && q.substr(0, module.size()) == module && q[module.size()] == '.'))
+      return true;
+  }
+  return false;
+}
+
+std::optional<std::string> SemanticModel::visibleNameFor(std::string_view qualified, TSNode at) const {
+  // Prefer the conventional spelling, then any alias bound at module level.
+  std::string last_segment(qualified.substr(qualified.rfind('.') == std::string_view::npos ? 0 : qualified.rfind('.') + 1));
+  const Binding* b = resolve(last_segment, at);
+  if (b != nullptr && b->kind == BindingKind::Import && b->qualified_name == qualified) return last_segment;
+  for (const auto& binding : bindings_) {
+    if (binding->kind != BindingKind::Import || binding->qualified_name != qualified) continue;
+    const Binding* seen = resolve(binding->name, at);
+    if (seen == binding.get()) return binding->name;
+  }
+  return std::nullopt;
+}
+
+std::string canonicalQualifiedName(std::string name) {
+  // Re-exports that PyTorch documents under a shorter public path. Prefix match on whole
+  // segments; the first match wins.
+  static const std::array<std::pair<std::string_view, std::string_view>, 14> kReexports{{
+      {"torch.autocast", "torch.amp.autocast"},
+      {"torch.amp.autocast_mode.autocast", "torch.amp.autocast"},
+      {"torch.amp.grad_scaler.GradScaler", "torch.amp.GradScaler"},
+      {"torch.cuda.amp.autocast_mode", "torch.cuda.amp"},
+      {"torch.cuda.amp.grad_scaler", "torch.cuda.amp"},
+      {"torch.cpu.amp.autocast_mode", "torch.cpu.amp"},
+      {"torch.cpu.amp.grad_scaler", "torch.cpu.amp"},
+      {"torch.nn.parallel.distributed.DistributedDataParallel", "torch.nn.parallel.DistributedDataParallel"},
+      {"torch.nn.parallel.DistributedDataParallel", "torch.nn.parallel.DistributedDataParallel"},
+      {"torch.utils.data.dataloader.DataLoader", "torch.utils.data.DataLoader"},
+      {"torch.nn.modules.activation.Softmax", "torch.nn.Softmax"},
+      {"torch.nn.modules.dropout.Dropout", "torch.nn.Dropout"},
+      {"torch.functional.einsum", "torch.einsum"},
+      {"torch._C._nn.scaled_dot_product_attention", "torch.nn.functional.scaled_dot_product_attention"},
+  }};
+  for (const auto& [from, to] : kReexports) {
+    if (name.size() >= from.size() && name.compare(0, from.size(), from) == 0 &&
+        (name.size() == from.size() || name[from.size()] == '.')) {
+      return std::string(to) + name.substr(from.size());
+    }
+  }
+  return name;
+}
+
+}  // namespace ptlint::analysis

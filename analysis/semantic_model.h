@@ -1,0 +1,101 @@
+// The semantic model: scopes, bindings and qualified names. Rules ask "what does this name refer
+// to" (`torch.cuda.amp.autocast`), never "what does the text say". Built once per file, read-only
+// afterwards, so rules may share it.
+#pragma once
+
+#include <tree_sitter/api.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "analysis/parse.h"
+
+namespace ptlint::analysis {
+
+enum class BindingKind {
+  Import,      // import a.b / import a.b as c / from a import b [as c]
+  Assignment,  // name = value (single target), name := value
+  Parameter,   // a function or lambda parameter
+  Function,    // def name
+  Class,       // class name
+  Other,       // for-targets, with-as, unpacking, augmented assignment, except-as, ...
+};
+
+struct Scope;
+
+struct Binding {
+  BindingKind kind = BindingKind::Other;
+  std::string name;
+  TSNode name_node{};   // where the name is bound (identifier or alias)
+  TSNode statement{};   // import statement, def, class, assignment, ...
+  TSNode value{};       // Assignment: the right-hand side
+  std::string qualified_name;  // Import: what the name refers to ("torch.cuda.amp")
+  bool is_fallback = false;    // an import in an `except ImportError:` handler
+  const Scope* scope = nullptr;
+};
+
+struct Scope {
+  enum class Kind { Module, Class, Function, Lambda, Comprehension };
+  Kind kind = Kind::Module;
+  TSNode node{};                   // the module, def, class, lambda or comprehension node
+  uint32_t start = 0, end = 0;     // the byte range whose names live in this scope
+  const Scope* parent = nullptr;
+  std::unordered_map<std::string, std::vector<const Binding*>> bindings;
+  std::vector<std::string> globals;  // names declared `global`/`nonlocal` here
+};
+
+class SemanticModel {
+ public:
+  explicit SemanticModel(const ParsedFile& file);
+  SemanticModel(const SemanticModel&) = delete;
+  SemanticModel& operator=(const SemanticModel&) = delete;
+
+  const ParsedFile& file() const { return file_; }
+  std::string_view text(TSNode node) const;
+
+  const Scope& moduleScope() const { return *scopes_.front(); }
+  const std::vector<std::unique_ptr<Scope>>& scopes() const { return scopes_; }
+  // The innermost scope whose names are visible at `node`.
+  const Scope& scopeAt(TSNode node) const;
+  // The scope a def/class/lambda node opens, or nullptr.
+  const Scope* scopeOpenedBy(TSNode node) const;
+
+  // Python name resolution (LEGB, class scopes invisible to nested functions). Picks the last
+  // binding before `at`, else the first; `except ImportError` fallbacks only when nothing else.
+  const Binding* resolve(std::string_view name, TSNode at) const;
+  const std::vector<const Binding*>* bindingsOf(const Scope& scope, std::string_view name) const;
+
+  // The qualified name an identifier or attribute chain refers to, canonicalised for known
+  // re-exports (`torch.autocast` -> `torch.amp.autocast`). nullopt when it does not resolve to
+  // an import (a local, a parameter, a builtin, a call result, ...). Follows `x = torch.foo`
+  // aliases bound exactly once.
+  std::optional<std::string> qualifiedName(TSNode expr) const;
+  bool refersTo(TSNode expr, std::string_view qualified) const;
+  // The qualified name of a call's callee.
+  std::optional<std::string> calleeName(TSNode call) const;
+
+  const std::vector<std::unique_ptr<Binding>>& bindings() const { return bindings_; }
+  // True when some import in the file brings in `module` or a submodule/member of it
+  // (`import numpy as np`, `from random import shuffle`), wherever it is.
+  bool importsModule(std::string_view module) const;
+  // A name bound to `qualified` (e.g. "torch") visible at `at` and not shadowed there.
+  std::optional<std::string> visibleNameFor(std::string_view qualified, TSNode at) const;
+
+ private:
+  friend class ModelBuilder;
+  std::optional<std::string> qualifiedNameImpl(TSNode expr, int depth) const;
+
+  const ParsedFile& file_;
+  std::vector<std::unique_ptr<Scope>> scopes_;        // in order of start; [0] is the module
+  std::vector<std::unique_ptr<Binding>> bindings_;    // in source order
+  std::unordered_map<const void*, const Scope*> scope_by_node_;
+};
+
+// Maps a qualified name through PyTorch's known re-exports to the public spelling.
+std::string canonicalQualifiedName(std::string name);
+
+}  // namespace ptlint::analysis

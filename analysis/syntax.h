@@ -1,0 +1,87 @@
+// Small helpers over tree-sitter's C API. Nodes are plain TSNode values; text is always read
+// from the source buffer by byte offsets, never copied into the tree.
+#pragma once
+
+#include <tree_sitter/api.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+
+namespace ptlint::analysis {
+
+inline uint32_t startOf(TSNode node) { return ts_node_start_byte(node); }
+inline uint32_t endOf(TSNode node) { return ts_node_end_byte(node); }
+
+inline std::string_view textOf(TSNode node, std::string_view source) {
+  uint32_t start = ts_node_start_byte(node), end = ts_node_end_byte(node);
+  if (start > source.size()) return {};
+  if (end > source.size()) end = static_cast<uint32_t>(source.size());
+  return source.substr(start, end - start);
+}
+
+inline std::string_view kindOf(TSNode node) {
+  return ts_node_is_null(node) ? std::string_view{} : std::string_view{ts_node_type(node)};
+}
+inline bool isKind(TSNode node, std::string_view kind) {
+  return !ts_node_is_null(node) && kind == ts_node_type(node);
+}
+
+inline TSNode fieldOf(TSNode node, const char* field) {
+  return ts_node_child_by_field_name(node, field, static_cast<uint32_t>(std::strlen(field)));
+}
+
+inline bool sameNode(TSNode a, TSNode b) { return ts_node_eq(a, b); }
+
+inline bool contains(TSNode outer, TSNode inner) {
+  return startOf(outer) <= startOf(inner) && endOf(inner) <= endOf(outer);
+}
+
+// Skips redundant parentheses: `((x))` -> `x`.
+inline TSNode unparenthesize(TSNode node) {
+  while (isKind(node, "parenthesized_expression") && ts_node_named_child_count(node) == 1)
+    node = ts_node_named_child(node, 0);
+  return node;
+}
+
+// Calls `visit(child)` for every named child.
+template <typename Visit>
+void forEachNamedChild(TSNode node, Visit&& visit) {
+  uint32_t count = ts_node_named_child_count(node);
+  for (uint32_t i = 0; i < count; ++i) visit(ts_node_named_child(node, i));
+}
+
+}  // namespace ptlint::analysis
+
+namespace ptlint::analysis {
+
+// Iterative pre-order walk (inputs can nest 100,000 deep, so no recursion).
+// `enter(node)` returns false to skip the node's children; `leave(node)` runs after them.
+template <typename Enter, typename Leave>
+void walkTree(TSNode root, Enter&& enter, Leave&& leave) {
+  TSTreeCursor cursor = ts_tree_cursor_new(root);
+  for (;;) {
+    TSNode node = ts_tree_cursor_current_node(&cursor);
+    if (enter(node) && ts_tree_cursor_goto_first_child(&cursor)) continue;
+    leave(node);
+    bool finished = false;
+    while (!ts_tree_cursor_goto_next_sibling(&cursor)) {
+      if (!ts_tree_cursor_goto_parent(&cursor)) { finished = true; break; }
+      leave(ts_tree_cursor_current_node(&cursor));
+    }
+    if (finished) break;
+  }
+  ts_tree_cursor_delete(&cursor);
+}
+
+// Children of `node` stored under `field` (a node may hold several, e.g. import names).
+template <typename Visit>
+void forEachFieldChild(TSNode node, const char* field, Visit&& visit) {
+  uint32_t count = ts_node_child_count(node);
+  for (uint32_t i = 0; i < count; ++i) {
+    const char* name = ts_node_field_name_for_child(node, i);
+    if (name != nullptr && std::strcmp(name, field) == 0) visit(ts_node_child(node, i));
+  }
+}
+
+}  // namespace ptlint::analysis

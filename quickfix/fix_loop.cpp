@@ -1,0 +1,76 @@
+#include "quickfix/fix_loop.h"
+
+#include <algorithm>
+
+namespace ptlint::quickfix {
+namespace {
+
+bool overlaps(const Edit& a, const Edit& b) {
+  // Proper overlap, or two edits starting at one point (their order would be arbitrary).
+  return (a.start < b.end && b.start < a.end) || a.start == b.start;
+}
+
+}  // namespace
+
+std::vector<Edit> selectNonOverlapping(const std::vector<Fix>& fixes, Applicability minimum, int* picked) {
+  std::vector<const Fix*> candidates;
+  for (const Fix& fix : fixes)
+    if (fix.applicability >= minimum && !fix.edits.empty()) candidates.push_back(&fix);
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Fix* a, const Fix* b) { return a->edits.front().start < b->edits.front().start; });
+  std::vector<Edit> accepted;
+  int count = 0;
+  for (const Fix* fix : candidates) {
+    bool clash = false;
+    for (const Edit& e : fix->edits) {
+      for (const Edit& a : accepted)
+        if (overlaps(e, a)) { clash = true; break; }
+      if (clash) break;
+    }
+    // Edits within one fix must not overlap each other either.
+    for (size_t i = 0; !clash && i + 1 < fix->edits.size(); ++i)
+      for (size_t j = i + 1; j < fix->edits.size(); ++j)
+        if (overlaps(fix->edits[i], fix->edits[j])) { clash = true; break; }
+    if (clash) continue;
+    accepted.insert(accepted.end(), fix->edits.begin(), fix->edits.end());
+    ++count;
+  }
+  std::stable_sort(accepted.begin(), accepted.end(),
+                   [](const Edit& a, const Edit& b) { return a.start != b.start ? a.start < b.start : a.end < b.end; });
+  if (picked) *picked = count;
+  return accepted;
+}
+
+FixLoopResult fixToFixpoint(std::string text, Applicability minimum, const FixProvider& provider) {
+  FixLoopResult result;
+  analysis::ParsedFile current = analysis::ParsedFile::parse(std::move(text));
+  if (current.hasSyntaxErrors()) {
+    result.text = std::string(current.text());
+    return result;
+  }
+  std::string_view line_ending = detectLineEnding(current.text());
+  for (;;) {
+    if (result.passes == kMaxFixPasses) {
+      result.hit_pass_cap = true;
+      break;
+    }
+    std::vector<Fix> fixes = provider(current);
+    int picked = 0;
+    std::vector<Edit> edits = selectNonOverlapping(fixes, minimum, &picked);
+    if (edits.empty()) break;
+    ++result.passes;
+    std::string next_text = applyEdits(current.text(), edits, line_ending);
+    if (next_text == current.text()) break;
+    analysis::ParsedFile next = analysis::ParsedFile::parse(std::move(next_text));
+    if (next.hasSyntaxErrors()) {
+      result.reverted = true;
+      break;
+    }
+    result.fixes_applied += picked;
+    current = std::move(next);
+  }
+  result.text = std::string(current.text());
+  return result;
+}
+
+}  // namespace ptlint::quickfix

@@ -1,0 +1,115 @@
+#include "rules/linter.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "analysis/noqa.h"
+#include "analysis/syntax.h"
+#include "rules/registry.h"
+
+namespace ptlint::rules {
+
+std::string_view severityName(Severity severity) {
+  switch (severity) {
+    case Severity::Error: return "error";
+    case Severity::Warning: return "warning";
+    case Severity::Information: return "info";
+    case Severity::Hint: return "hint";
+  }
+  return "warning";
+}
+
+Diagnostic& Context::report(uint32_t start, uint32_t end, std::string message) {
+  Diagnostic d;
+  d.code = rule_->meta().code;
+  d.severity = rule_->meta().severity;
+  d.message = std::move(message);
+  d.start = start;
+  d.end = std::max(start, end);
+  out_.push_back(std::move(d));
+  return out_.back();
+}
+
+namespace {
+
+std::vector<const Rule*> enabledRules(const Settings& settings) {
+  std::vector<const Rule*> rules;
+  for (const Rule* rule : allRules())
+    if (settings.isEnabled(rule->meta().code, rule->meta().enabled_by_default)) rules.push_back(rule);
+  return rules;
+}
+
+}  // namespace
+
+bool cannotMatch(std::string_view text, const Settings& settings) {
+  if (settings.isEnabled(syntaxErrorMeta().code, syntaxErrorMeta().enabled_by_default)) return false;
+  for (const Rule* rule : enabledRules(settings)) {
+    auto triggers = rule->triggers();
+    if (triggers.empty()) return false;
+    for (std::string_view word : triggers)
+      if (text.find(word) != std::string_view::npos) return false;
+  }
+  return true;
+}
+
+LintResult lintFile(const analysis::ParsedFile& file, const Settings& settings) {
+  LintResult result;
+  result.has_syntax_errors = file.hasSyntaxErrors();
+  std::vector<const Rule*> rules = enabledRules(settings);
+
+  if (result.has_syntax_errors && settings.isEnabled(syntaxErrorMeta().code, syntaxErrorMeta().enabled_by_default)) {
+    const auto& error = file.syntaxErrors().front();
+    Diagnostic d;
+    d.code = syntaxErrorMeta().code;
+    d.severity = syntaxErrorMeta().severity;
+    d.message = "SyntaxError: " + error.message;
+    d.start = error.start;
+    d.end = error.end;
+    result.diagnostics.push_back(std::move(d));
+  }
+
+  if (!rules.empty()) {
+    // Dispatch table: node symbol -> rules that asked for that kind.
+    const TSLanguage* language = analysis::pythonLanguage();
+    std::unordered_map<TSSymbol, std::vector<const Rule*>> by_symbol;
+    for (const Rule* rule : rules) {
+      for (std::string_view kind : rule->nodeKinds()) {
+        TSSymbol symbol = ts_language_symbol_for_name(language, kind.data(), static_cast<uint32_t>(kind.size()), true);
+        if (symbol != 0) by_symbol[symbol].push_back(rule);
+      }
+    }
+    analysis::SemanticModel model(file);
+    Context ctx(file, model, settings, *rules.front(), result.diagnostics);
+    analysis::walkTree(
+        file.root(),
+        [&](TSNode node) {
+          auto it = by_symbol.find(ts_node_symbol(node));
+          if (it != by_symbol.end()) {
+            for (const Rule* rule : it->second) {
+              ctx.setRule(*rule);
+              rule->check(node, ctx);
+            }
+          }
+          return true;
+        },
+        [](TSNode) {});
+  }
+
+  // Suppressions, then a stable order.
+  analysis::NoqaIndex noqa = analysis::NoqaIndex::build(file);
+  std::erase_if(result.diagnostics, [&](const Diagnostic& d) {
+    return noqa.suppresses(d.code, file.lines().lineOf(d.start));
+  });
+  // Fixes are never offered on a file with syntax errors.
+  if (result.has_syntax_errors)
+    for (auto& d : result.diagnostics) d.fix.reset();
+  for (auto& d : result.diagnostics)
+    if (d.fix) d.fix->sortEdits();
+  std::stable_sort(result.diagnostics.begin(), result.diagnostics.end(), [](const Diagnostic& a, const Diagnostic& b) {
+    if (a.start != b.start) return a.start < b.start;
+    return a.code < b.code;
+  });
+  return result;
+}
+
+}  // namespace ptlint::rules

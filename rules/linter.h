@@ -1,0 +1,26 @@
+// The stateless engine shared by `ptlint check` and `ptlint --lsp`: one parsed file plus
+// settings in, diagnostics (byte offsets, with fixes) out.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "analysis/parse.h"
+#include "rules/rule.h"
+#include "rules/settings.h"
+
+namespace ptlint::rules {
+
+struct LintResult {
+  std::vector<Diagnostic> diagnostics;  // sorted by start, noqa already applied
+  bool has_syntax_errors = false;
+};
+
+// Lints one parsed file. Never throws on any input.
+LintResult lintFile(const analysis::ParsedFile& file, const Settings& settings);
+
+// True when no selected rule could possibly report on `text` (none of their trigger words
+// occurs), so the file need not be parsed. Conservative: false whenever unsure.
+bool cannotMatch(std::string_view text, const Settings& settings);
+
+}  // namespace ptlint::rules

@@ -1,0 +1,96 @@
+// The Rule interface. One rule per file under rules/<area>/, its documentation beside its
+// matcher; the codes live in one table (registry.cpp). Rules see byte offsets only.
+#pragma once
+
+#include <tree_sitter/api.h>
+
+#include <fmt/format.h>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/parse.h"
+#include "analysis/semantic_model.h"
+#include "quickfix/fix.h"
+#include "rules/settings.h"
+
+namespace ptlint::rules {
+
+enum class Severity { Error, Warning, Information, Hint };
+std::string_view severityName(Severity severity);
+
+enum class FixAvailability { None, Sometimes, Always };
+
+struct RuleMeta {
+  std::string_view code;     // "PTL101": stable forever
+  std::string_view name;     // "deprecated-cuda-amp"
+  std::string_view summary;  // one line
+  FixAvailability fix = FixAvailability::None;
+  quickfix::Applicability fix_applicability = quickfix::Applicability::Safe;
+  Severity severity = Severity::Warning;
+  bool enabled_by_default = true;
+  bool deprecated_tag = false;   // LSP `DiagnosticTag.Deprecated`
+  std::string_view since_torch;  // the PyTorch version the rule's facts are about
+  std::string_view docs;         // Markdown: What it does / Why is this bad? / ... / References
+};
+
+struct RelatedInfo {
+  uint32_t start = 0, end = 0;
+  std::string message;
+};
+
+struct Diagnostic {
+  std::string_view code;  // points into the rule's static metadata
+  std::string message;
+  uint32_t start = 0, end = 0;  // bytes; `start` decides the noqa line
+  Severity severity = Severity::Warning;
+  std::optional<quickfix::Fix> fix;
+  std::vector<RelatedInfo> related;
+};
+
+class Context;
+
+class Rule {
+ public:
+  virtual ~Rule() = default;
+  virtual const RuleMeta& meta() const = 0;
+  // Node kinds the rule wants to see; the linter walks the tree once and dispatches.
+  virtual std::vector<std::string_view> nodeKinds() const = 0;
+  virtual void check(TSNode node, Context& ctx) const = 0;
+  // Byte strings of which at least one must occur in a file for the rule to possibly report.
+  // Empty: the rule must always run. Used to skip parsing files that cannot match.
+  virtual std::vector<std::string_view> triggers() const { return {}; }
+};
+
+// What a rule sees while checking one file.
+class Context {
+ public:
+  Context(const analysis::ParsedFile& file, const analysis::SemanticModel& model, const Settings& settings,
+          const Rule& rule, std::vector<Diagnostic>& out)
+      : file_(file), model_(model), settings_(settings), rule_(&rule), out_(out) {}
+
+  const analysis::ParsedFile& file() const { return file_; }
+  const analysis::SemanticModel& model() const { return model_; }
+  const Settings& settings() const { return settings_; }
+  std::string_view source() const { return file_.text(); }
+  std::string_view text(TSNode node) const { return model_.text(node); }
+  bool torchAtLeast(int major, int minor) const { return settings_.torch_version.atLeast(major, minor); }
+
+  void setRule(const Rule& rule) { rule_ = &rule; }
+
+  Diagnostic& report(uint32_t start, uint32_t end, std::string message);
+  Diagnostic& report(TSNode node, std::string message) {
+    return report(ts_node_start_byte(node), ts_node_end_byte(node), std::move(message));
+  }
+
+ private:
+  const analysis::ParsedFile& file_;
+  const analysis::SemanticModel& model_;
+  const Settings& settings_;
+  const Rule* rule_;
+  std::vector<Diagnostic>& out_;
+};
+
+}  // namespace ptlint::rules

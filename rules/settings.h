@@ -1,0 +1,34 @@
+// Resolved settings for linting one file: what the CLI flags, config files and LSP settings
+// boil down to. Plain data; workspace/ builds it.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ptlint::rules {
+
+struct TorchVersion {
+  int major = 2;
+  int minor = 6;
+  bool atLeast(int maj, int min) const { return major != maj ? major > maj : minor >= min; }
+  std::string str() const { return std::to_string(major) + "." + std::to_string(minor); }
+  // "2.6" or "2.6.1" -> {2, 6}; nullopt on anything else.
+  static std::optional<TorchVersion> parse(std::string_view text);
+};
+
+struct Settings {
+  std::vector<std::string> select;         // codes or prefixes; empty means the default set
+  std::vector<std::string> extend_select;
+  std::vector<std::string> ignore;
+  TorchVersion torch_version;
+  bool unsafe_fixes = false;
+  std::vector<std::string> compile_decorators;  // extra qualified names marking compiled code
+
+  // Is `code` enabled under these settings? (select/extend-select/ignore; the longest
+  // matching prefix wins, as in Ruff.)
+  bool isEnabled(std::string_view code, bool enabled_by_default) const;
+};
+
+}  // namespace ptlint::rules

@@ -1,0 +1,104 @@
+// Configuration discovery and loading, shared by cli/ and server/. For each file, the nearest
+// `ptlint.toml`, `.ptlint.toml` or `pyproject.toml` with a `[tool.ptlint]` table above it wins
+// (in that order within one folder). Errors name the file, the line and the key.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "rules/settings.h"
+
+namespace ptlint::workspace {
+
+class ConfigError : public std::runtime_error {
+ public:
+  ConfigError(std::string file, int line, std::string key, const std::string& message);
+  const std::string& file() const { return file_; }
+  int line() const { return line_; }
+  const std::string& key() const { return key_; }
+
+ private:
+  std::string file_;
+  int line_;
+  std::string key_;
+};
+
+struct PerFileIgnore {
+  std::string glob;                 // relative to the config file's folder
+  std::vector<std::string> codes;
+};
+
+// One config file's contents; unset keys stay nullopt.
+struct FileConfig {
+  std::filesystem::path path;        // the config file
+  std::filesystem::path root;        // its folder: globs are relative to it
+  std::optional<std::vector<std::string>> select, extend_select, ignore;
+  std::vector<PerFileIgnore> per_file_ignores;
+  std::optional<std::vector<std::string>> exclude, extend_exclude;
+  std::optional<bool> respect_gitignore;
+  std::optional<rules::TorchVersion> torch_version;
+  std::optional<bool> unsafe_fixes;
+  std::optional<std::vector<std::string>> compile_decorators;
+};
+
+// Parses a config file. Throws ConfigError (file, line, key) on unknown keys, bad values or
+// bad TOML. A pyproject.toml without [tool.ptlint] yields nullopt.
+std::optional<FileConfig> loadConfigFile(const std::filesystem::path& path);
+
+// Settings given from outside the files: CLI flags or LSP settings.
+struct Overrides {
+  std::optional<std::vector<std::string>> select, extend_select, ignore;
+  std::optional<rules::TorchVersion> torch_version;
+  std::optional<bool> unsafe_fixes;
+  std::vector<std::string> extend_exclude;
+  bool config_wins = false;  // CLI: flags win (as in Ruff); LSP: a config file wins (SPEC §5)
+};
+
+struct ResolvedConfig {
+  rules::Settings settings;
+  std::vector<std::string> exclude;        // effective exclude globs
+  std::filesystem::path root;              // globs are relative to this folder
+  bool respect_gitignore = true;
+  std::shared_ptr<const FileConfig> source;  // nullptr: defaults only
+};
+
+// The default exclude list (as Ruff's): .git, .venv, __pycache__, build, dist, ...
+const std::vector<std::string>& defaultExcludes();
+
+// Finds and caches config files per folder. Thread-safe.
+class ConfigResolver {
+ public:
+  // `explicit_config`: `--config PATH`, used for every file instead of discovery.
+  explicit ConfigResolver(Overrides overrides = {}, std::optional<std::filesystem::path> explicit_config = {});
+
+  // The configuration for a file (or folder), discovering the nearest config file above it.
+  // Throws ConfigError when that config file is invalid.
+  ResolvedConfig forPath(const std::filesystem::path& path);
+
+  // Forget cached config files (one changed on disk).
+  void invalidate();
+
+ private:
+  std::shared_ptr<const FileConfig> nearestConfig(const std::filesystem::path& dir);
+  ResolvedConfig resolve(std::shared_ptr<const FileConfig> config, const std::filesystem::path& fallback_root) const;
+
+  Overrides overrides_;
+  std::optional<std::filesystem::path> explicit_config_;
+  std::mutex mutex_;
+  std::map<std::filesystem::path, std::shared_ptr<const FileConfig>> by_dir_;  // nullptr: none here or above
+};
+
+// Does `relative` (a path relative to the config root, '/' separated) match `glob`?
+// Supports `*`, `**`, `?` and `[...]`; a glob without '/' matches any path component.
+bool globMatches(std::string_view glob, std::string_view relative);
+
+// Per-file settings: `settings` with `per-file-ignores` of `config` applied for `file`.
+rules::Settings settingsForFile(const ResolvedConfig& config, const std::filesystem::path& file);
+
+}  // namespace ptlint::workspace
