@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "analysis/parse.h"
@@ -48,6 +49,9 @@ struct Diagnostic {
   Severity severity = Severity::Warning;
   std::optional<quickfix::Fix> fix;
   std::vector<RelatedInfo> related;
+  // Facts the rule recognised, for validators outside the rule (PTL601 hands its attention
+  // pattern to gpu_check: "scale", "mask", "causal", "dropout", "layout", "dtype").
+  std::vector<std::pair<std::string, std::string>> facts;
 };
 
 class Context;

@@ -1,0 +1,150 @@
+#include "rules/helpers.h"
+
+#include <charconv>
+
+#include "analysis/syntax.h"
+
+namespace ptlint::rules {
+
+using analysis::fieldOf;
+using analysis::isKind;
+using analysis::textOf;
+
+TSNode argumentList(TSNode call) {
+  TSNode args = fieldOf(call, "arguments");
+  return isKind(args, "argument_list") ? args : TSNode{};
+}
+
+TSNode keywordArgumentNode(TSNode call, std::string_view name, std::string_view source) {
+  TSNode args = argumentList(call);
+  if (ts_node_is_null(args)) return {};
+  uint32_t count = ts_node_named_child_count(args);
+  for (uint32_t i = 0; i < count; ++i) {
+    TSNode arg = ts_node_named_child(args, i);
+    if (isKind(arg, "keyword_argument") && textOf(fieldOf(arg, "name"), source) == name) return arg;
+  }
+  return {};
+}
+
+TSNode keywordArgument(TSNode call, std::string_view name, std::string_view source) {
+  TSNode kw = keywordArgumentNode(call, name, source);
+  return ts_node_is_null(kw) ? TSNode{} : fieldOf(kw, "value");
+}
+
+std::vector<TSNode> positionalArguments(TSNode call) {
+  std::vector<TSNode> out;
+  TSNode args = argumentList(call);
+  if (ts_node_is_null(args)) return out;
+  analysis::forEachNamedChild(args, [&](TSNode arg) {
+    std::string_view kind = analysis::kindOf(arg);
+    if (kind == "keyword_argument" || kind == "list_splat" || kind == "dictionary_splat" || kind == "comment")
+      return;
+    out.push_back(arg);
+  });
+  return out;
+}
+
+static bool hasChildKind(TSNode call, std::string_view kind) {
+  TSNode args = argumentList(call);
+  if (ts_node_is_null(args)) return false;
+  bool found = false;
+  analysis::forEachNamedChild(args, [&](TSNode arg) { found = found || isKind(arg, kind); });
+  return found;
+}
+
+bool hasStarArguments(TSNode call) { return hasChildKind(call, "list_splat"); }
+bool hasDoubleStarArguments(TSNode call) { return hasChildKind(call, "dictionary_splat"); }
+
+bool isFalseLiteral(TSNode node) { return isKind(analysis::unparenthesize(node), "false"); }
+bool isTrueLiteral(TSNode node) { return isKind(analysis::unparenthesize(node), "true"); }
+
+std::optional<long long> integerLiteral(TSNode node, std::string_view source) {
+  node = analysis::unparenthesize(node);
+  if (!isKind(node, "integer")) return std::nullopt;
+  std::string_view text = textOf(node, source);
+  long long value = 0;
+  auto r = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (r.ec != std::errc() || r.ptr != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+quickfix::Edit moduleLevelInsertion(const analysis::ParsedFile& file, std::string_view statement) {
+  TSNode root = file.root();
+  std::string_view source = file.text();
+  uint32_t insert_at = 0;
+  bool after_statement = false;
+  uint32_t count = ts_node_named_child_count(root);
+  for (uint32_t i = 0; i < count; ++i) {
+    TSNode child = ts_node_named_child(root, i);
+    if (isKind(child, "comment")) continue;
+    bool docstring = i == 0 || !after_statement
+                         ? isKind(child, "expression_statement") && isKind(ts_node_named_child(child, 0), "string")
+                         : false;
+    bool future = isKind(child, "future_import_statement");
+    if ((docstring && !after_statement) || future) {
+      insert_at = analysis::endOf(child);
+      after_statement = true;
+      continue;
+    }
+    break;
+  }
+  std::string content;
+  if (after_statement) {
+    // After a docstring / __future__ line: move to the start of the next line.
+    uint32_t row = file.lines().lineOf(insert_at);
+    if (row + 1 < file.lines().lineCount()) {
+      insert_at = file.lines().lineStart(row + 1);
+      content = std::string(statement) + "\n";
+    } else {
+      insert_at = static_cast<uint32_t>(source.size());
+      content = "\n" + std::string(statement) + "\n";
+    }
+  } else {
+    // Top of the file, below a shebang / encoding comment block.
+    insert_at = 0;
+    uint32_t row = 0;
+    while (row < file.lines().lineCount()) {
+      std::string_view line = file.lines().lineText(row, source);
+      if (line.starts_with("#!") || (line.starts_with("#") && line.find("coding") != std::string_view::npos)) {
+        ++row;
+        continue;
+      }
+      break;
+    }
+    insert_at = file.lines().lineStart(row);
+    if (row >= file.lines().lineCount() || insert_at > source.size()) insert_at = static_cast<uint32_t>(source.size());
+    content = std::string(statement) + "\n";
+    if (insert_at == source.size() && !source.empty() && source.back() != '\n') content = "\n" + content;
+  }
+  return {insert_at, insert_at, content};
+}
+
+std::string torchModuleName(const analysis::SemanticModel& model, TSNode at, bool& needs_import) {
+  needs_import = false;
+  if (auto name = model.visibleNameFor("torch", at)) return *name;
+  // `torch` may be free (unbound) at `at`: then `import torch` makes it work. If it is bound
+  // to something else, an import at module level would not reach it; callers then offer no fix
+  // (needs_import with a shadowed name is reported as an empty result).
+  if (model.resolve("torch", at) != nullptr) return {};
+  needs_import = true;
+  return "torch";
+}
+
+quickfix::Edit appendArgument(TSNode call, std::string_view argument, std::string_view source) {
+  TSNode args = argumentList(call);
+  uint32_t close = analysis::endOf(args) - 1;  // the ')'
+  // Find the last real argument to decide on a comma (a trailing comma may already exist).
+  TSNode last{};
+  analysis::forEachNamedChild(args, [&](TSNode arg) {
+    if (!isKind(arg, "comment")) last = arg;
+  });
+  if (ts_node_is_null(last)) return {close, close, std::string(argument)};
+  std::string_view between = source.substr(analysis::endOf(last), close - analysis::endOf(last));
+  if (between.find(',') != std::string_view::npos) {
+    return {close, close, std::string(argument)};
+  }
+  uint32_t at = analysis::endOf(last);
+  return {at, at, ", " + std::string(argument)};
+}
+
+}  // namespace ptlint::rules

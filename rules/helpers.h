@@ -1,0 +1,44 @@
+// Syntax helpers shared by rules: call arguments, literals, and where to add an import.
+#pragma once
+
+#include <tree_sitter/api.h>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/parse.h"
+#include "analysis/semantic_model.h"
+#include "quickfix/fix.h"
+
+namespace ptlint::rules {
+
+// The value of `name=` in a call's argument list, or a null node.
+TSNode keywordArgument(TSNode call, std::string_view name, std::string_view source);
+// The `keyword_argument` node itself (for deleting or replacing the whole `name=value`).
+TSNode keywordArgumentNode(TSNode call, std::string_view name, std::string_view source);
+// Positional arguments in order (not `*args`, not keywords).
+std::vector<TSNode> positionalArguments(TSNode call);
+bool hasStarArguments(TSNode call);        // f(*args)
+bool hasDoubleStarArguments(TSNode call);  // f(**kwargs)
+TSNode argumentList(TSNode call);          // the `argument_list` node, or null
+
+// Literal tests on an expression (parentheses ignored).
+bool isFalseLiteral(TSNode node);
+bool isTrueLiteral(TSNode node);
+std::optional<long long> integerLiteral(TSNode node, std::string_view source);
+
+// An edit that inserts `statement` (one line, no trailing newline) at module level: after the
+// module docstring and `from __future__` imports, before other code.
+quickfix::Edit moduleLevelInsertion(const analysis::ParsedFile& file, std::string_view statement);
+
+// The text to use for the `torch` module at `at`: an existing binding (`torch`, `T`) if one is
+// visible and unshadowed, else "torch" plus `needs_import` set (the caller adds `import torch`).
+std::string torchModuleName(const analysis::SemanticModel& model, TSNode at, bool& needs_import);
+
+// Appends the insertion/deletion that joins arguments: `f()` + "x" -> `f(x)`, `f(a)` -> `f(a, x)`.
+// Inserts at the end of the argument list.
+quickfix::Edit appendArgument(TSNode call, std::string_view argument, std::string_view source);
+
+}  // namespace ptlint::rules

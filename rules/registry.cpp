@@ -1,0 +1,71 @@
+#include "rules/registry.h"
+
+#include <algorithm>
+#include <array>
+
+#include "rules/all_rules.h"
+
+namespace ptlint::rules {
+
+namespace {
+
+constexpr RuleMeta kSyntaxError{
+    .code = "PTL000",
+    .name = "syntax-error",
+    .summary = "The file does not parse as Python",
+    .fix = FixAvailability::None,
+    .severity = Severity::Error,
+    .enabled_by_default = false,
+    .since_torch = "",
+    .docs = R"md(
+## What it does
+Reports the first syntax error in a file, at the first node the parser could not place.
+
+## Why is this bad?
+A file that does not parse cannot be checked: every other rule works on the syntax tree, and no
+fix is ever applied to a file with a syntax error (a fix could not be shown to keep the file valid).
+
+## Example
+```python
+def train(model:
+    ...
+```
+
+## Use instead
+```python
+def train(model):
+    ...
+```
+
+## Fix safety
+There is no fix.
+
+## References
+- [Python language reference: full grammar](https://docs.python.org/3/reference/grammar.html)
+)md"};
+
+// The table: one line per rule, kept in code order.
+const std::vector<const Rule*>& table() {
+  static const std::vector<const Rule*> rules = [] {
+    std::vector<const Rule*> all{
+        // One line per rule (any order; sorted below).
+    };
+    std::sort(all.begin(), all.end(), [](const Rule* a, const Rule* b) { return a->meta().code < b->meta().code; });
+    return all;
+  }();
+  return rules;
+}
+
+}  // namespace
+
+std::span<const Rule* const> allRules() { return table(); }
+
+const Rule* findRule(std::string_view code) {
+  for (const Rule* rule : table())
+    if (rule->meta().code == code) return rule;
+  return nullptr;
+}
+
+const RuleMeta& syntaxErrorMeta() { return kSyntaxError; }
+
+}  // namespace ptlint::rules
