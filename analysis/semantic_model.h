@@ -6,6 +6,7 @@
 #include <tree_sitter/api.h>
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -85,6 +86,21 @@ class SemanticModel {
   // A name bound to `qualified` (e.g. "torch") visible at `at` and not shadowed there.
   std::optional<std::string> visibleNameFor(std::string_view qualified, TSNode at) const;
 
+  // A per-file analysis built lazily by whoever needs it first (e.g. compiled regions), owned by
+  // the model and freed with it. `key` names the analysis (the address of a static tag);
+  // `build()` returns a std::shared_ptr<const T> and must not ask for the same key. Thread-safe.
+  template <typename T, typename Build>
+  const T& perFileAnalysis(const void* key, Build&& build) const {
+    {
+      std::lock_guard<std::mutex> lock(analyses_mutex_);
+      if (auto it = analyses_.find(key); it != analyses_.end()) return *static_cast<const T*>(it->second.get());
+    }
+    std::shared_ptr<const void> built = std::shared_ptr<const T>(build());
+    std::lock_guard<std::mutex> lock(analyses_mutex_);
+    auto it = analyses_.emplace(key, std::move(built)).first;
+    return *static_cast<const T*>(it->second.get());
+  }
+
  private:
   friend class ModelBuilder;
   std::optional<std::string> qualifiedNameImpl(TSNode expr, int depth) const;
@@ -93,6 +109,8 @@ class SemanticModel {
   std::vector<std::unique_ptr<Scope>> scopes_;        // in order of start; [0] is the module
   std::vector<std::unique_ptr<Binding>> bindings_;    // in source order
   std::unordered_map<const void*, const Scope*> scope_by_node_;
+  mutable std::mutex analyses_mutex_;
+  mutable std::unordered_map<const void*, std::shared_ptr<const void>> analyses_;
 };
 
 // Maps a qualified name through PyTorch's known re-exports to the public spelling.
