@@ -44,7 +44,7 @@ std::vector<const Rule*> enabledRules(const Settings& settings) {
 bool cannotMatch(std::string_view text, const Settings& settings) {
   if (settings.isEnabled(syntaxErrorMeta().code, syntaxErrorMeta().enabled_by_default)) return false;
   for (const Rule* rule : enabledRules(settings)) {
-    auto triggers = rule->triggers();
+    auto triggers = rule->triggersFor(settings);
     if (triggers.empty()) return false;
     for (std::string_view word : triggers)
       if (text.find(word) != std::string_view::npos) return false;
