@@ -1,0 +1,63 @@
+// The attention pattern PTL601 recognised, as handed to `ptlint-gpu`, and its wire form.
+// Shared by the `ptlint` side (client.cpp) and the torch side (ptlint_gpu/); no torch here.
+//
+// Built from a PTL601 diagnostic's `facts` (rules/rule.h). The keys, agreed with the rule:
+//   scale          "default" (1/sqrt(D)) | "none" (scale 1.0) | a decimal number
+//   mask           "none" | "boolean" (`masked_fill(mask == 0, -inf)` -> `attn_mask=mask != 0`)
+//                  | "additive" (`scores + mask`, float mask) | "causal" (tril -> `is_causal=True`)
+//   causal         "true" also selects the causal mask (older spelling of mask=causal)
+//   dropout        "0" or a decimal p; validation runs in eval mode, so dropout is off
+//   layout         "bhtd" (4-D q/k/v) | "btd" (3-D, bmm)
+//   softmax_dtype  "float32" when the code upcasts before softmax, else ""
+//   dtype          "float32" | "float16" | "bfloat16" | "unknown" (from autocast when known)
+// Unknown keys are ignored (the rule may add facts for other consumers); a known key with a
+// value outside its set makes the pattern unusable, and says why.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace ptlint::gpu_check {
+
+struct AttentionPattern {
+  enum class Scale { Default, None, Value };
+  enum class Mask { None, Boolean, Additive, Causal };
+  enum class Layout { BHTD, BTD };
+
+  Scale scale = Scale::Default;
+  double scale_value = 1.0;  // only for Scale::Value
+  Mask mask = Mask::None;
+  double dropout = 0.0;      // recorded; validation runs in eval mode (dropout off)
+  Layout layout = Layout::BHTD;
+  bool softmax_float32 = false;
+  std::string dtype = "unknown";  // float32 | float16 | bfloat16 | unknown
+
+  // Test-only: make `ptlint-gpu` run a deliberately wrong rewrite so that a test can show it
+  // is caught. "invert_mask" (attn_mask = mask == 0), "drop_scale" (forget the scale),
+  // "drop_causal" (forget is_causal). Never set from facts.
+  std::string test_wrong_rewrite;
+
+  // From a PTL601 diagnostic's facts. On a bad value: nullopt, and `*error` says which.
+  static std::optional<AttentionPattern> fromFacts(const std::vector<std::pair<std::string, std::string>>& facts,
+                                                   std::string* error = nullptr);
+};
+
+std::string_view scaleName(AttentionPattern::Scale scale);
+std::string_view maskName(AttentionPattern::Mask mask);
+std::string_view layoutName(AttentionPattern::Layout layout);
+
+// Wire form (the request `ptlint-gpu` reads). from_json throws nlohmann::json::exception or
+// std::invalid_argument on a malformed pattern.
+void to_json(nlohmann::json& j, const AttentionPattern& pattern);
+void from_json(const nlohmann::json& j, AttentionPattern& pattern);
+
+// The protocol between `ptlint` and `ptlint-gpu`: one JSON request on stdin, one JSON answer on
+// stdout. Bumped on any incompatible change; each side refuses a version it does not know.
+inline constexpr int kProtocolVersion = 1;
+
+}  // namespace ptlint::gpu_check
