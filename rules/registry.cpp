@@ -49,6 +49,7 @@ const std::vector<const Rule*>& table() {
   static const std::vector<const Rule*> rules = [] {
     std::vector<const Rule*> all{
         // One line per rule (any order; sorted below).
+        &itemInCompiledRegionRule(),
     };
     std::sort(all.begin(), all.end(), [](const Rule* a, const Rule* b) { return a->meta().code < b->meta().code; });
     return all;

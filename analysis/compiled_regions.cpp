@@ -1,0 +1,548 @@
+#include "analysis/compiled_regions.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <tuple>
+#include <utility>
+
+#include "analysis/syntax.h"
+
+namespace ptlint::analysis {
+
+bool isTorchCompile(std::string_view qualified) {
+  return qualified == "torch.compile" || qualified == "torch.compiler.compile";
+}
+
+bool isDynamoDisable(std::string_view qualified) {
+  return qualified == "torch.compiler.disable" || qualified == "torch._dynamo.disable" ||
+         qualified == "torch._dynamo.eval_frame.disable" || qualified == "torch._disable_dynamo";
+}
+
+namespace {
+
+constexpr int kMaxDepth = 8;  // alias chains, base classes, `self.x = ...` indirections
+
+// Methods of `nn.Module` that return the module itself: `Model().cuda()` is still a `Model`.
+bool returnsSelf(std::string_view method) {
+  static constexpr std::string_view kSelfReturning[] = {"to",    "cuda",     "cpu",    "eval",   "train",
+                                                        "half",  "float",    "double", "bfloat16",
+                                                        "requires_grad_", "to_empty", "share_memory"};
+  return std::find(std::begin(kSelfReturning), std::end(kSelfReturning), method) != std::end(kSelfReturning);
+}
+
+// The first positional argument of a call, or the keyword argument `keyword` if given; null if
+// neither.
+TSNode targetArgument(TSNode call, std::string_view keyword, std::string_view source) {
+  TSNode args = fieldOf(call, "arguments");
+  if (!isKind(args, "argument_list")) return {};
+  TSNode positional{}, by_keyword{};
+  forEachNamedChild(args, [&](TSNode arg) {
+    std::string_view kind = kindOf(arg);
+    if (kind == "keyword_argument") {
+      if (!keyword.empty() && textOf(fieldOf(arg, "name"), source) == keyword) by_keyword = fieldOf(arg, "value");
+    } else if (kind != "comment" && kind != "list_splat" && kind != "dictionary_splat" &&
+               ts_node_is_null(positional)) {
+      positional = arg;
+    }
+  });
+  return ts_node_is_null(positional) ? by_keyword : positional;
+}
+
+// `torch.compile(fn, disable=True)` compiles nothing.
+bool disablesItself(TSNode call, std::string_view source) {
+  TSNode args = fieldOf(call, "arguments");
+  if (!isKind(args, "argument_list")) return false;
+  bool disabled = false;
+  forEachNamedChild(args, [&](TSNode arg) {
+    if (isKind(arg, "keyword_argument") && textOf(fieldOf(arg, "name"), source) == "disable" &&
+        isKind(unparenthesize(fieldOf(arg, "value")), "true"))
+      disabled = true;
+  });
+  return disabled;
+}
+
+// "a.b.c" for an identifier/attribute chain, empty for anything else.
+std::string dottedText(TSNode expr, std::string_view source) {
+  std::vector<std::string_view> parts;
+  expr = unparenthesize(expr);
+  while (isKind(expr, "attribute")) {
+    parts.push_back(textOf(fieldOf(expr, "attribute"), source));
+    expr = unparenthesize(fieldOf(expr, "object"));
+  }
+  if (!isKind(expr, "identifier")) return {};
+  std::string out(textOf(expr, source));
+  for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
+    out += '.';
+    out += *it;
+  }
+  return out;
+}
+
+std::string_view lastSegment(std::string_view dotted) {
+  size_t dot = dotted.rfind('.');
+  return dot == std::string_view::npos ? dotted : dotted.substr(dot + 1);
+}
+
+}  // namespace
+
+class CompiledRegions::Builder {
+ public:
+  Builder(CompiledRegions& out) : out_(out), model_(out.model_), source_(out.model_.file().text()) {}
+
+  void run() {
+    collect();
+    findRoots();
+    grow();
+  }
+
+ private:
+  struct FunctionInfo {
+    TSNode def{};
+    TSNode body{};
+    TSNode cls{};  // the class_definition whose body holds this def, if any
+    std::string_view name;
+    std::vector<TSNode> decorators;  // decorator expressions
+    std::vector<TSNode> calls;       // calls run by this function's body (not by nested defs)
+    // `self.<attr> = <value>` in this function's body: (object, attribute name, value).
+    std::vector<std::tuple<TSNode, std::string_view, TSNode>> attribute_stores;
+    bool disabled = false;
+    bool first_param_is_instance = true;  // false for @staticmethod
+  };
+
+  // ---- Pass 1: one walk over the tree collects defs, classes, calls and stores. ----
+  void collect() {
+    struct Frame {
+      TSNode node;
+      int owner;  // index into functions_ of the code running here; -1: module or class body
+    };
+    std::vector<Frame> stack{{model_.file().root(), -1}};
+    walkTree(
+        model_.file().root(),
+        [&](TSNode node) {
+          std::string_view kind = kindOf(node);
+          if (kind == "comment") return false;
+          int owner = stack.back().owner;
+          if (kind == "function_definition") {
+            int index = addFunction(node);
+            // Parameters and defaults run in the enclosing code; the body is the function's.
+            stack.push_back({node, owner});
+            pending_body_ = {fieldOf(node, "body"), index};
+          } else if (kind == "block" && pending_body_ && sameNode(node, pending_body_->first)) {
+            stack.push_back({node, pending_body_->second});
+            pending_body_.reset();
+          } else if (kind == "class_definition") {
+            stack.push_back({node, -1});
+          } else if (kind == "call") {
+            if (owner >= 0) functions_[owner].calls.push_back(node);
+            if (mayCompileOrDisable(node)) site_calls_.push_back(node);
+          } else if (kind == "assignment") {
+            noteAssignment(node, owner);
+          } else if (kind == "keyword_argument") {
+            if (textOf(fieldOf(node, "name"), source_) == "capture_scalar_outputs" &&
+                isKind(unparenthesize(fieldOf(node, "value")), "true"))
+              out_.captures_scalars_ = true;
+          }
+          return true;
+        },
+        [&](TSNode node) {
+          if (stack.size() > 1 && sameNode(stack.back().node, node)) stack.pop_back();
+        });
+  }
+
+  int addFunction(TSNode def) {
+    FunctionInfo info;
+    info.def = def;
+    info.body = fieldOf(def, "body");
+    info.name = textOf(fieldOf(def, "name"), source_);
+    TSNode holder = ts_node_parent(def);
+    if (isKind(holder, "decorated_definition")) {
+      forEachNamedChild(holder, [&](TSNode child) {
+        if (isKind(child, "decorator") && ts_node_named_child_count(child) > 0)
+          info.decorators.push_back(unparenthesize(ts_node_named_child(child, 0)));
+      });
+      holder = ts_node_parent(holder);
+    }
+    if (isKind(holder, "block") && isKind(ts_node_parent(holder), "class_definition")) {
+      info.cls = ts_node_parent(holder);
+      methods_[info.cls.id][std::string(info.name)] = static_cast<int>(functions_.size());
+    }
+    for (TSNode decorator : info.decorators) {
+      std::string_view text = textOf(decorator, source_);
+      if ((text == "staticmethod") && model_.resolve(text, decorator) == nullptr) info.first_param_is_instance = false;
+    }
+    int index = static_cast<int>(functions_.size());
+    index_by_def_[def.id] = index;
+    functions_.push_back(std::move(info));
+    return index;
+  }
+
+  // A cheap filter before resolving names: the callee's last segment is `compile`, `disable`,
+  // `_disable_dynamo` or a configured decorator's, or the callee is itself a call
+  // (`torch.compile(mode=...)(fn)`).
+  bool mayCompileOrDisable(TSNode call) const {
+    TSNode callee = unparenthesize(fieldOf(call, "function"));
+    if (isKind(callee, "call")) return true;
+    TSNode name = isKind(callee, "attribute") ? fieldOf(callee, "attribute") : callee;
+    if (!isKind(name, "identifier")) return false;
+    std::string_view text = textOf(name, source_);
+    if (text == "compile" || text == "disable" || text == "_disable_dynamo") return true;
+    for (const auto& extra : out_.extra_decorators_)
+      if (lastSegment(extra) == text) return true;
+    return false;
+  }
+
+  void noteAssignment(TSNode assignment, int owner) {
+    TSNode left = unparenthesize(fieldOf(assignment, "left"));
+    TSNode right = fieldOf(assignment, "right");
+    if (!isKind(left, "attribute") || ts_node_is_null(right)) return;
+    std::string_view attr = textOf(fieldOf(left, "attribute"), source_);
+    if (attr == "capture_scalar_outputs" && isKind(unparenthesize(right), "true")) {
+      auto q = model_.qualifiedName(left);
+      if (q && q->starts_with("torch.")) out_.captures_scalars_ = true;
+    }
+    while (isKind(right, "assignment")) right = fieldOf(right, "right");
+    TSNode object = unparenthesize(fieldOf(left, "object"));
+    if (owner >= 0 && isKind(object, "identifier"))
+      functions_[owner].attribute_stores.emplace_back(object, attr, right);
+  }
+
+  // ---- Names ----
+
+  // Does `callee` (with qualified name `q`, if it resolves) name torch.compile or a configured
+  // compile decorator?
+  bool isCompileName(TSNode callee, const std::optional<std::string>& q) const {
+    if (q && isTorchCompile(*q)) return true;
+    if (out_.extra_decorators_.empty()) return false;
+    std::string dotted = q ? std::string{} : dottedText(callee, source_);
+    for (const auto& extra : out_.extra_decorators_) {
+      if (q) {
+        if (*q == extra) return true;
+        // A relative import (`from .utils import compiled`) matches by its trailing segments.
+        if (q->starts_with('.')) {
+          std::string_view rel = std::string_view(*q).substr(q->find_first_not_of('.'));
+          if (!rel.empty() && extra.size() > rel.size() && std::string_view(extra).ends_with(rel) &&
+              extra[extra.size() - rel.size() - 1] == '.')
+            return true;
+        }
+      } else if (!dotted.empty() && dotted == extra) {
+        return true;  // a decorator defined in this file, named as configured
+      }
+    }
+    return false;
+  }
+
+  // The binding `name` refers to at `ident`, skipping the statement that contains it
+  // (`model = torch.compile(model)` reads the previous `model`).
+  const Binding* bindingFor(TSNode ident) const {
+    std::string_view name = textOf(ident, source_);
+    const Binding* b = model_.resolve(name, ident);
+    if (b == nullptr) return nullptr;
+    auto self_referential = [&](const Binding* c) {
+      return (c->kind == BindingKind::Assignment || c->kind == BindingKind::Other) && contains(c->statement, ident);
+    };
+    if (!self_referential(b)) return b;
+    const Binding* best = nullptr;
+    if (const auto* all = model_.bindingsOf(*b->scope, name))
+      for (const Binding* c : *all)
+        if (!c->is_fallback && startOf(c->name_node) < startOf(ident) && !self_referential(c)) best = c;
+    return best;
+  }
+
+  // The class_definition of a same-file class that `ident` names, or null.
+  TSNode classNamed(TSNode ident) const {
+    if (!isKind(ident, "identifier")) return {};
+    const Binding* b = bindingFor(ident);
+    return b != nullptr && b->kind == BindingKind::Class ? b->statement : TSNode{};
+  }
+
+  // The def enclosing `node` (innermost function_definition whose body holds it), or -1.
+  int enclosingFunction(TSNode node) const {
+    for (const Scope* scope = &model_.scopeAt(node); scope != nullptr; scope = scope->parent) {
+      if (scope->kind == Scope::Kind::Class || scope->kind == Scope::Kind::Module) return -1;
+      if (scope->kind != Scope::Kind::Function) continue;
+      auto it = index_by_def_.find(scope->node.id);
+      if (it == index_by_def_.end()) return -1;
+      if (contains(functions_[it->second].body, node)) return it->second;
+    }
+    return -1;
+  }
+
+  // Method `name` of a same-file class, looking through same-file base classes; -1 if none.
+  int methodOf(TSNode cls, std::string_view name, bool skip_own = false, int depth = 0) const {
+    if (ts_node_is_null(cls) || depth > kMaxDepth) return -1;
+    if (!skip_own) {
+      auto it = methods_.find(cls.id);
+      if (it != methods_.end()) {
+        auto m = it->second.find(std::string(name));
+        if (m != it->second.end()) return m->second;
+      }
+    }
+    int found = -1;
+    forEachBase(cls, [&](TSNode base) {
+      if (found < 0) found = methodOf(base, name, false, depth + 1);
+    });
+    return found;
+  }
+
+  template <typename Visit>
+  void forEachBase(TSNode cls, Visit&& visit) const {
+    TSNode bases = fieldOf(cls, "superclasses");
+    if (!isKind(bases, "argument_list")) return;
+    forEachNamedChild(bases, [&](TSNode base) {
+      TSNode base_cls = classNamed(unparenthesize(base));
+      if (!ts_node_is_null(base_cls) && !sameNode(base_cls, cls)) visit(base_cls);
+    });
+  }
+
+  // The same-file class of which `expr` is an instance, or null: `Model(...)`, `Model().cuda()`,
+  // a name bound to one, `self` in a method, `self.block` assigned one in the class.
+  TSNode instanceClass(TSNode expr, int depth = 0) const {
+    expr = unparenthesize(expr);
+    if (depth > kMaxDepth) return {};
+    if (isKind(expr, "call")) {
+      TSNode callee = unparenthesize(fieldOf(expr, "function"));
+      if (isKind(callee, "identifier")) return classNamed(callee);
+      if (isKind(callee, "attribute") && returnsSelf(textOf(fieldOf(callee, "attribute"), source_)))
+        return instanceClass(fieldOf(callee, "object"), depth + 1);
+      return {};
+    }
+    if (isKind(expr, "identifier")) {
+      const Binding* b = bindingFor(expr);
+      if (b == nullptr) return {};
+      if (b->kind == BindingKind::Parameter) return selfClass(b);
+      if (b->kind == BindingKind::Assignment && !ts_node_is_null(b->value)) {
+        // Only a name bound once in its scope (or the binding just before): the previous value.
+        return instanceClass(b->value, depth + 1);
+      }
+      return {};
+    }
+    if (isKind(expr, "attribute")) {
+      TSNode owner_cls = instanceClass(fieldOf(expr, "object"), depth + 1);
+      if (ts_node_is_null(owner_cls)) return {};
+      return attributeClass(owner_cls, textOf(fieldOf(expr, "attribute"), source_), depth + 1);
+    }
+    return {};
+  }
+
+  // The class of a method's first parameter (`self`), or null for any other parameter.
+  TSNode selfClass(const Binding* param) const {
+    auto it = index_by_def_.find(param->statement.id);
+    if (it == index_by_def_.end()) return {};
+    const FunctionInfo& fn = functions_[it->second];
+    if (ts_node_is_null(fn.cls) || !fn.first_param_is_instance) return {};
+    TSNode params = fieldOf(fn.def, "parameters");
+    if (ts_node_named_child_count(params) == 0) return {};
+    TSNode first = ts_node_named_child(params, 0);
+    if (isKind(first, "typed_parameter")) first = ts_node_named_child(first, 0);
+    return isKind(first, "identifier") && sameNode(first, param->name_node) ? fn.cls : TSNode{};
+  }
+
+  // The class of `self.<attr>` in `cls`: every `self.<attr> = value` in its methods (and its
+  // same-file bases') must build the same same-file class; `torch.compile(...)` wrappers of it
+  // are ignored. Null when any assignment is unknown.
+  TSNode attributeClass(TSNode cls, std::string_view attr, int depth) const {
+    std::string key = std::to_string(reinterpret_cast<uintptr_t>(cls.id)) + "." + std::string(attr);
+    if (auto it = attribute_class_.find(key); it != attribute_class_.end()) return it->second;
+    attribute_class_[key] = TSNode{};  // in progress: cycles resolve to unknown
+    TSNode found{};
+    bool unknown = false, any = false;
+    std::vector<TSNode> classes{cls};
+    forEachBase(cls, [&](TSNode base) { classes.push_back(base); });
+    for (TSNode c : classes) {
+      auto methods = methods_.find(c.id);
+      if (methods == methods_.end()) continue;
+      for (const auto& [name, index] : methods->second) {
+        for (const auto& [object, stored_attr, value] : functions_[index].attribute_stores) {
+          if (stored_attr != attr) continue;
+          const Binding* b = bindingFor(object);
+          if (b == nullptr || b->kind != BindingKind::Parameter || ts_node_is_null(selfClass(b))) continue;
+          TSNode v = unparenthesize(value);
+          if (isKind(v, "call")) {
+            TSNode callee = unparenthesize(fieldOf(v, "function"));
+            if (isCompileName(callee, model_.qualifiedName(callee))) continue;
+          }
+          any = true;
+          TSNode vc = instanceClass(v, depth + 1);
+          if (ts_node_is_null(vc) || (!ts_node_is_null(found) && !sameNode(found, vc))) unknown = true;
+          else found = vc;
+        }
+      }
+    }
+    TSNode result = any && !unknown ? found : TSNode{};
+    attribute_class_[key] = result;
+    return result;
+  }
+
+  // The same-file function a callee expression names: `helper`, `self.helper`, `Cls.method`,
+  // `obj.method` for an instance of a same-file class, `super().method`. -1 if none.
+  int functionOf(TSNode expr, int depth = 0) const {
+    expr = unparenthesize(expr);
+    if (depth > kMaxDepth) return -1;
+    if (isKind(expr, "identifier")) {
+      const Binding* b = bindingFor(expr);
+      if (b == nullptr) return -1;
+      if (b->kind == BindingKind::Function) {
+        auto it = index_by_def_.find(b->statement.id);
+        return it == index_by_def_.end() ? -1 : it->second;
+      }
+      if (b->kind == BindingKind::Assignment && !ts_node_is_null(b->value)) {
+        const auto* all = model_.bindingsOf(*b->scope, b->name);
+        TSNode v = unparenthesize(b->value);
+        if (all != nullptr && all->size() == 1 && (isKind(v, "identifier") || isKind(v, "attribute")))
+          return functionOf(v, depth + 1);  // `step = train_step`
+      }
+      return -1;
+    }
+    if (!isKind(expr, "attribute")) return -1;
+    std::string_view name = textOf(fieldOf(expr, "attribute"), source_);
+    TSNode object = unparenthesize(fieldOf(expr, "object"));
+    if (TSNode cls = classNamed(object); !ts_node_is_null(cls)) return methodOf(cls, name);
+    if (isKind(object, "call") && ts_node_named_child_count(fieldOf(object, "arguments")) == 0) {
+      TSNode callee = unparenthesize(fieldOf(object, "function"));
+      if (isKind(callee, "identifier") && textOf(callee, source_) == "super" &&
+          model_.resolve("super", callee) == nullptr) {
+        int method = enclosingFunction(object);
+        if (method < 0 || ts_node_is_null(functions_[method].cls)) return -1;
+        return methodOf(functions_[method].cls, name, /*skip_own=*/true);
+      }
+    }
+    TSNode cls = instanceClass(object, depth + 1);
+    return ts_node_is_null(cls) ? -1 : methodOf(cls, name);
+  }
+
+  // What calling (or compiling) `expr` runs: a same-file function, or the `forward` (else
+  // `__call__`) of a same-file class instance. -1 if unknown.
+  int runTarget(TSNode expr) const {
+    int fn = functionOf(expr);
+    if (fn >= 0) return fn;
+    TSNode cls = instanceClass(expr);
+    if (ts_node_is_null(cls)) return -1;
+    int forward = methodOf(cls, "forward");
+    return forward >= 0 ? forward : methodOf(cls, "__call__");
+  }
+
+  // ---- Pass 2: roots and disabled functions. ----
+  void findRoots() {
+    for (size_t i = 0; i < functions_.size(); ++i) {
+      FunctionInfo& fn = functions_[i];
+      for (TSNode decorator : fn.decorators) {
+        TSNode callee = isKind(decorator, "call") ? unparenthesize(fieldOf(decorator, "function")) : decorator;
+        auto q = model_.qualifiedName(callee);
+        if (q && isDynamoDisable(*q)) fn.disabled = true;
+      }
+    }
+    // Call forms first mark what they disable: `helper = torch.compiler.disable(helper)`.
+    std::vector<std::pair<int, TSNode>> roots;
+    for (TSNode call : site_calls_) {
+      TSNode callee = unparenthesize(fieldOf(call, "function"));
+      TSNode target{};
+      if (isKind(callee, "call")) {
+        // `torch.compile(mode="max-autotune")(fn)`
+        TSNode inner = unparenthesize(fieldOf(callee, "function"));
+        if (!isCompileName(inner, model_.qualifiedName(inner)) || disablesItself(callee, source_)) continue;
+        if (ts_node_is_null(targetArgument(callee, "model", source_))) target = targetArgument(call, {}, source_);
+      } else {
+        auto q = model_.qualifiedName(callee);
+        if (q && isDynamoDisable(*q)) {
+          int fn = runTarget(targetArgument(call, "fn", source_));
+          if (fn >= 0) functions_[fn].disabled = true;
+          continue;
+        }
+        if (!isCompileName(callee, q) || disablesItself(call, source_)) continue;
+        target = targetArgument(call, q && isTorchCompile(*q) ? "model" : "", source_);
+      }
+      if (ts_node_is_null(target)) continue;  // a decorator factory: `@torch.compile(mode=...)`
+      int fn = runTarget(target);
+      if (fn >= 0) roots.emplace_back(fn, call);
+    }
+    for (size_t i = 0; i < functions_.size(); ++i) {
+      for (TSNode decorator : functions_[i].decorators) {
+        TSNode callee = isKind(decorator, "call") ? unparenthesize(fieldOf(decorator, "function")) : decorator;
+        if (isKind(decorator, "call") && (disablesItself(decorator, source_) || isKind(callee, "call"))) continue;
+        if (isCompileName(callee, model_.qualifiedName(callee))) {
+          addCompiled(static_cast<int>(i), decorator, nullptr);
+          break;
+        }
+      }
+    }
+    for (auto& [fn, site] : roots) addCompiled(fn, site, nullptr);
+  }
+
+  void addCompiled(int index, TSNode site, const Function* caller) {
+    FunctionInfo& info = functions_[index];
+    if (info.disabled || out_.by_def_.count(info.def.id)) return;
+    auto fn = std::make_unique<Function>();
+    fn->def = info.def;
+    fn->name = info.name;
+    fn->site = site;
+    fn->caller = caller;
+    fn->root = caller != nullptr ? caller->root : fn.get();
+    out_.by_def_[info.def.id] = fn.get();
+    queue_.emplace_back(index, fn.get());
+    out_.compiled_.push_back(std::move(fn));
+  }
+
+  // ---- Pass 3: grow the region along direct calls, breadth first. ----
+  void grow() {
+    while (!queue_.empty()) {
+      auto [index, fn] = queue_.front();
+      queue_.pop_front();
+      for (TSNode call : functions_[index].calls) {
+        int target = runTarget(fieldOf(call, "function"));
+        if (target >= 0 && target != index) addCompiled(target, call, fn);
+      }
+    }
+  }
+
+  CompiledRegions& out_;
+  const SemanticModel& model_;
+  std::string_view source_;
+  std::vector<FunctionInfo> functions_;
+  std::unordered_map<const void*, int> index_by_def_;
+  std::unordered_map<const void*, std::unordered_map<std::string, int>> methods_;  // class id -> name -> def
+  std::vector<TSNode> site_calls_;  // calls that may compile or disable something
+  std::optional<std::pair<TSNode, int>> pending_body_;
+  mutable std::unordered_map<std::string, TSNode> attribute_class_;
+  std::deque<std::pair<int, const Function*>> queue_;
+};
+
+CompiledRegions::CompiledRegions(const SemanticModel& model, std::vector<std::string> extra_decorators)
+    : model_(model), extra_decorators_(std::move(extra_decorators)) {
+  Builder(*this).run();
+}
+
+CompiledRegions::~CompiledRegions() = default;
+
+const CompiledRegions& CompiledRegions::of(const SemanticModel& model,
+                                           const std::vector<std::string>& extra_decorators) {
+  // One slot per model; several decorator sets are possible in principle (never in one lint
+  // run), so the slot keeps a short list.
+  struct Slot {
+    mutable std::mutex mutex;
+    mutable std::vector<std::unique_ptr<CompiledRegions>> built;
+  };
+  static const char kTag = 0;
+  const Slot& slot = model.perFileAnalysis<Slot>(&kTag, [] { return std::make_shared<const Slot>(); });
+  std::lock_guard<std::mutex> lock(slot.mutex);
+  for (const auto& regions : slot.built)
+    if (regions->extra_decorators_ == extra_decorators) return *regions;
+  slot.built.push_back(std::make_unique<CompiledRegions>(model, extra_decorators));
+  return *slot.built.back();
+}
+
+const CompiledRegions::Function* CompiledRegions::functionAt(TSNode node) const {
+  if (compiled_.empty()) return nullptr;
+  for (const Scope* scope = &model_.scopeAt(node); scope != nullptr; scope = scope->parent) {
+    if (scope->kind == Scope::Kind::Class || scope->kind == Scope::Kind::Module) return nullptr;
+    if (scope->kind != Scope::Kind::Function) continue;  // lambdas, comprehensions
+    if (!contains(fieldOf(scope->node, "body"), node)) continue;  // a default value or annotation
+    auto it = by_def_.find(scope->node.id);
+    return it == by_def_.end() ? nullptr : it->second;
+  }
+  return nullptr;
+}
+
+}  // namespace ptlint::analysis

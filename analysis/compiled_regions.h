@@ -1,0 +1,82 @@
+// What torch.compile reaches in one file: the functions Dynamo traces, so that rules can ask
+// "is this node compiled code?" (PTL501 `.item()`, PTL502 `print`).
+//
+// Roots: functions decorated with `torch.compile` (bare or called, any alias) or with a configured
+// compile decorator; functions, bound methods and module instances passed to `torch.compile(...)`
+// (an instance of a class defined in the file stands for its `forward`). From the roots the
+// region grows along direct calls to functions of the same file: `helper(x)`, `self.helper(x)`,
+// `Cls.method(x)`, `super().method(x)`, and calls of same-file module instances
+// (`self.block(x)` -> `Block.forward`). Functions under `torch.compiler.disable` /
+// `torch._dynamo.disable` are never compiled, and the region does not grow through them.
+//
+// Invariants: the analysis is syntactic and per file; anything it cannot resolve (a parameter, an
+// import, a value built in another file) is not compiled. Precision over recall. Built once per
+// SemanticModel and read-only afterwards; never recurses on tree depth.
+#pragma once
+
+#include <tree_sitter/api.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "analysis/semantic_model.h"
+
+namespace ptlint::analysis {
+
+class CompiledRegions {
+ public:
+  // One compiled function (a `function_definition`).
+  struct Function {
+    TSNode def{};           // the function_definition
+    std::string_view name;  // its name, pointing into the source
+    // Roots: the decorator or `torch.compile(...)` call that compiles it. Reached functions: the
+    // call in `caller` that reaches it.
+    TSNode site{};
+    const Function* caller = nullptr;  // nullptr for roots
+    // The root this function was first reached from (itself for a root).
+    const Function* root = nullptr;
+  };
+
+  // Builds the analysis. `extra_decorators` are qualified names (config `compile-decorators`)
+  // that compile the function they decorate, like `torch.compile`.
+  CompiledRegions(const SemanticModel& model, std::vector<std::string> extra_decorators);
+  ~CompiledRegions();
+  CompiledRegions(const CompiledRegions&) = delete;
+  CompiledRegions& operator=(const CompiledRegions&) = delete;
+
+  // The analysis for `model`, built on first use and cached for the model's lifetime (one per
+  // set of extra decorators). Thread-safe.
+  static const CompiledRegions& of(const SemanticModel& model, const std::vector<std::string>& extra_decorators);
+
+  // The compiled function whose body contains `node` (the innermost enclosing def; lambdas and
+  // comprehensions belong to the def around them), or nullptr when `node` is not compiled code.
+  const Function* functionAt(TSNode node) const;
+  bool isCompiled(TSNode node) const { return functionAt(node) != nullptr; }
+
+  // Every compiled function, roots first, then in the order they were reached.
+  const std::vector<std::unique_ptr<Function>>& functions() const { return compiled_; }
+  const std::vector<std::string>& extraDecorators() const { return extra_decorators_; }
+
+  // True when the file turns on `torch._dynamo.config.capture_scalar_outputs`, under which
+  // Dynamo captures `.item()` in the graph instead of breaking it.
+  bool capturesScalarOutputs() const { return captures_scalars_; }
+
+ private:
+  class Builder;
+  const SemanticModel& model_;
+  std::vector<std::string> extra_decorators_;
+  std::vector<std::unique_ptr<Function>> compiled_;
+  std::unordered_map<const void*, const Function*> by_def_;  // def node id -> compiled function
+  bool captures_scalars_ = false;
+};
+
+// Is `qualified` torch's compile entry point (`torch.compile`, `torch.compiler.compile`)?
+bool isTorchCompile(std::string_view qualified);
+// Is `qualified` a decorator that keeps Dynamo out of a function (`torch.compiler.disable`,
+// `torch._dynamo.disable`, ...)?
+bool isDynamoDisable(std::string_view qualified);
+
+}  // namespace ptlint::analysis

@@ -1,0 +1,160 @@
+// PTL501 item-in-compiled-region: `.item()` / `.tolist()` inside code that torch.compile traces.
+#include <string>
+
+#include "analysis/compiled_regions.h"
+#include "analysis/syntax.h"
+#include "rules/all_rules.h"
+
+namespace ptlint::rules {
+namespace {
+
+constexpr RuleMeta kItemInCompiledRegion{
+    .code = "PTL501",
+    .name = "item-in-compiled-region",
+    .summary = "`.item()` or `.tolist()` inside a function compiled by `torch.compile`",
+    .fix = FixAvailability::None,
+    .severity = Severity::Warning,
+    .enabled_by_default = true,
+    .since_torch = "2.0",
+    .docs = R"md(
+## What it does
+Reports `Tensor.item()` and `Tensor.tolist()` calls inside code that `torch.compile` traces:
+
+- functions decorated with `@torch.compile` or `@torch.compile(...)` (through any import or alias,
+  e.g. `from torch import compile as tc`), or with a decorator listed in the
+  `compile-decorators` setting;
+- functions and bound methods passed to `torch.compile(fn)`, and the `forward` of a module
+  class defined in the same file whose instance is passed to `torch.compile(model)`;
+- transitively, every function and method of the same file that compiled code calls directly
+  (`helper(x)`, `self.helper(x)`, `super().forward(x)`, `self.block(x)` for a module of the file).
+
+Functions decorated with `torch.compiler.disable` or `torch._dynamo.disable` are not compiled, and
+neither is what only they reach. `.item()` on the *result* of a compiled function, outside it,
+is fine and not reported.
+
+## Why is this bad?
+Reading a tensor's value into Python is a graph break by definition ("if `tensor.item()` is a
+graph break by definition", PyTorch operational guide, torch.compile footguns): Dynamo cannot
+put a Python number into the graph, so it ends the graph before the call, runs the call eagerly
+— which waits for the device to finish all queued work and copy the value to the host — and
+starts a new graph after it. Each break costs the fusion across it, a device synchronisation
+in every step, and often a recompilation when the value feeds control flow. Under
+`fullgraph=True` the break is an error. `.tolist()` reads every element the same way.
+
+PyTorch's own guide lists "direct tensor data accesses (`.item`, `.data_ptr`)" among the common
+graph breaks (PyTorch 2.8 documentation). `torch.compile` exists since PyTorch 2.0;
+`torch.compiler.disable` since 2.1.
+
+When the file turns on `torch._dynamo.config.capture_scalar_outputs = True`, Dynamo captures
+`.item()` as a symbolic scalar instead of breaking, and the rule stays silent in that file.
+
+## Example
+```python
+import torch
+
+@torch.compile
+def train_step(model, batch):
+    loss = model(batch).mean()
+    if loss.item() > 10.0:      # graph break + device sync every step
+        loss = loss.clamp(max=10.0)
+    return loss
+```
+
+## Use instead
+Keep the computation on the tensor, and read values outside the compiled function:
+```python
+import torch
+
+@torch.compile
+def train_step(model, batch):
+    loss = model(batch).mean()
+    return torch.clamp(loss, max=10.0)
+
+loss = train_step(model, batch)
+print(loss.item())              # outside the compiled region
+```
+For logging inside compiled code, return the tensor and read it after the call, or move the
+logging into a function decorated with `@torch.compiler.disable`.
+
+## Fix safety
+There is no fix: how to remove a data-dependent read (tensor operations, `torch.where`,
+`torch.cond`, moving the read out of the compiled function) depends on what the value is for.
+
+## References
+- PyTorch operational guide, torch.compile footguns: `tensor.item()` is a graph break by definition
+  (`../shared/seeds/000`)
+- [Common graph breaks: data-dependent operations (PyTorch 2.8)](https://docs.pytorch.org/docs/stable/compile/programming_model.common_graph_breaks.html)
+- [Use `fullgraph=True` to identify and eliminate graph breaks (PyTorch 2.8)](https://docs.pytorch.org/docs/stable/compile/programming_model.fullgraph_true.html)
+- [`torch.compiler.disable` (PyTorch 2.1+)](https://docs.pytorch.org/docs/stable/generated/torch.compiler.disable.html)
+- [torch.compile troubleshooting](https://docs.pytorch.org/docs/stable/torch.compiler_troubleshooting.html)
+)md"};
+
+// `x.item()` / `x.tolist()` with no arguments: the method name, else empty.
+std::string_view scalarReadMethod(TSNode call, std::string_view source) {
+  TSNode callee = analysis::fieldOf(call, "function");
+  if (!analysis::isKind(callee, "attribute")) return {};
+  std::string_view method = analysis::textOf(analysis::fieldOf(callee, "attribute"), source);
+  if (method != "item" && method != "tolist") return {};
+  TSNode args = analysis::fieldOf(call, "arguments");
+  if (!analysis::isKind(args, "argument_list")) return {};  // `x.item(y for y in z)`
+  bool has_argument = false;
+  analysis::forEachNamedChild(args, [&](TSNode arg) { has_argument = has_argument || !analysis::isKind(arg, "comment"); });
+  return has_argument ? std::string_view{} : method;
+}
+
+class ItemInCompiledRegion final : public Rule {
+ public:
+  const RuleMeta& meta() const override { return kItemInCompiledRegion; }
+  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<std::string_view> triggers() const override { return {"compile"}; }
+  std::vector<std::string_view> triggersFor(const Settings& settings) const override {
+    std::vector<std::string_view> words = triggers();
+    for (const std::string& decorator : settings.compile_decorators) {
+      std::string_view name = decorator;
+      if (size_t dot = name.rfind('.'); dot != std::string_view::npos) name = name.substr(dot + 1);
+      if (!name.empty()) words.push_back(name);
+    }
+    return words;
+  }
+
+  void check(TSNode call, Context& ctx) const override {
+    std::string_view method = scalarReadMethod(call, ctx.source());
+    if (method.empty()) return;
+    // Built once per file, on the first candidate call.
+    const auto& regions = analysis::CompiledRegions::of(ctx.model(), ctx.settings().compile_decorators);
+    if (regions.capturesScalarOutputs()) return;
+    const auto* fn = regions.functionAt(call);
+    if (fn == nullptr) return;
+
+    std::string message;
+    if (fn->caller == nullptr) {
+      message = fmt::format("`.{}()` inside compiled `{}` is a graph break: Dynamo ends the graph and waits for the "
+                            "device to copy the value to Python",
+                            method, fn->name);
+    } else {
+      message = fmt::format("`.{}()` inside `{}`, which compiled `{}` calls, is a graph break: Dynamo ends the graph "
+                            "and waits for the device to copy the value to Python",
+                            method, fn->name, fn->root->name);
+    }
+    Diagnostic& d = ctx.report(call, std::move(message));
+    // The path from the compile site to here, innermost call first.
+    int hops = 0;
+    for (const auto* f = fn; f != nullptr && hops < 8; f = f->caller, ++hops) {
+      if (f->caller != nullptr)
+        d.related.push_back({analysis::startOf(f->site), analysis::endOf(f->site),
+                             fmt::format("`{}` is called from compiled `{}` here", f->name, f->caller->name)});
+      else
+        d.related.push_back({analysis::startOf(f->site), analysis::endOf(f->site),
+                             fmt::format("`{}` is compiled here", f->name)});
+    }
+  }
+};
+
+}  // namespace
+
+const Rule& itemInCompiledRegionRule() {
+  static const ItemInCompiledRegion rule;
+  return rule;
+}
+
+}  // namespace ptlint::rules
