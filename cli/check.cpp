@@ -1,0 +1,240 @@
+#include "cli/check.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+#include <thread>
+
+#include "cli/diff.h"
+#include "cli/file_io.h"
+#include "quickfix/fix_loop.h"
+#include "rules/linter.h"
+#include "workspace/walk.h"
+
+namespace fs = std::filesystem;
+
+namespace ptlint::cli {
+namespace {
+
+std::string displayPath(const fs::path& absolute) {
+  std::error_code ec;
+  fs::path cwd = fs::current_path(ec);
+  if (!ec) {
+    fs::path rel = absolute.lexically_relative(cwd);
+    if (!rel.empty() && !rel.native().starts_with("..")) return rel.string();
+  }
+  return absolute.string();
+}
+
+quickfix::Applicability minimumApplicability(const rules::Settings& settings) {
+  return settings.unsafe_fixes ? quickfix::Applicability::Unsafe : quickfix::Applicability::Safe;
+}
+
+std::vector<quickfix::Fix> fixesOf(const analysis::ParsedFile& file, const rules::Settings& settings) {
+  std::vector<quickfix::Fix> fixes;
+  for (auto& d : rules::lintFile(file, settings).diagnostics)
+    if (d.fix) fixes.push_back(std::move(*d.fix));
+  return fixes;
+}
+
+// Lints (and with --fix, fixes) one source text. `report.text` is the final text.
+void checkText(FileReport& report, SourceFile source, const rules::Settings& settings, const CheckOptions& options) {
+  std::string original = source.text;
+  bool want_fix = options.fix || options.diff;
+  if (want_fix) {
+    auto provider = [&](const analysis::ParsedFile& file) { return fixesOf(file, settings); };
+    auto outcome = quickfix::fixToFixpoint(std::move(source.text), minimumApplicability(settings), provider);
+    if (outcome.reverted) report.notice = "a fix would have introduced a syntax error; it was not applied";
+    if (outcome.hit_pass_cap) report.notice = "fixes did not converge after " + std::to_string(quickfix::kMaxFixPasses) + " passes";
+    report.fixes_applied = outcome.fixes_applied;
+    source.text = std::move(outcome.text);
+  }
+  if (!want_fix && rules::cannotMatch(source.text, settings)) return;  // nothing can match: no parse
+  auto parsed = analysis::ParsedFile::parse(source.text);
+  auto result = rules::lintFile(parsed, settings);
+  report.diagnostics = std::move(result.diagnostics);
+  if (want_fix && source.text != original) {
+    std::string bom = source.had_bom ? "\xEF\xBB\xBF" : "";
+    if (options.diff) report.diff = unifiedDiff(bom + original, bom + source.text, report.display_path);
+  }
+  report.text = std::move(source.text);
+  report.lines = analysis::LineIndex(report.text);
+}
+
+}  // namespace
+
+int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, std::ostream& err) {
+  workspace::Overrides overrides = options.overrides;
+  if (options.unsafe_fixes_flag) overrides.unsafe_fixes = true;
+  if (options.no_unsafe_fixes_flag) overrides.unsafe_fixes = false;
+  workspace::ConfigResolver resolver(overrides, options.config);
+  bool had_error = false;
+
+  OutputOptions output;
+  output.format = options.format.value_or(::isatty(STDOUT_FILENO) ? OutputFormat::Full : OutputFormat::Concise);
+
+  std::vector<FileReport> reports;
+  std::vector<std::string> walk_warnings;
+
+  try {
+    if (options.stdin_filename) {
+      FileReport report;
+      std::error_code ec;
+      report.path = fs::absolute(*options.stdin_filename, ec).lexically_normal();
+      report.display_path = displayPath(report.path);
+      workspace::ResolvedConfig config = resolver.forPath(report.path);
+      rules::Settings settings = workspace::settingsForFile(config, report.path);
+      output.unsafe_fixes = settings.unsafe_fixes;
+      std::string bytes(std::istreambuf_iterator<char>(in), {});
+      std::string error;
+      auto source = decodeSource(bytes, error);
+      if (!source) {
+        err << fmt::format("error: {}: {}\n", report.display_path, error);
+        if (options.fix) out << bytes;  // never lose the user's text
+        return 2;
+      }
+      bool had_bom = source->had_bom;
+      checkText(report, std::move(*source), settings, options);
+      if (options.fix && !options.diff) {
+        // Fix mode on stdin prints the fixed source, diagnostics go to stderr.
+        out << (had_bom ? "\xEF\xBB\xBF" : "") << report.text;
+        if (!options.quiet) writeDiagnostics(err, {report}, output);
+        return report.diagnostics.empty() || options.exit_zero ? 0 : 1;
+      }
+      reports.push_back(std::move(report));
+    } else {
+      std::vector<fs::path> paths = options.paths.empty() ? std::vector<fs::path>{"."} : options.paths;
+      auto walk = workspace::collectFiles(paths, resolver, options.force_exclude);
+      for (auto& e : walk.errors) {
+        err << "error: " << e << "\n";
+        had_error = true;
+      }
+      walk_warnings = std::move(walk.warnings);
+      for (auto& w : walk_warnings) err << "warning: " << w << "\n";
+
+      reports.resize(walk.files.size());
+      std::vector<fs::path> roots;
+      for (auto& p : paths) roots.push_back(fs::absolute(p).lexically_normal());
+      unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+      threads = std::min<unsigned>(threads, std::max<size_t>(1, walk.files.size()));
+      std::atomic<size_t> next{0};
+      std::atomic<bool> config_failed{false};
+      std::string config_error;
+      std::mutex error_mutex;
+      auto worker = [&] {
+        for (size_t i = next++; i < walk.files.size(); i = next++) {
+          FileReport& report = reports[i];
+          report.path = walk.files[i];
+          report.display_path = displayPath(report.path);
+          try {
+            workspace::ResolvedConfig config = resolver.forPath(report.path);
+            rules::Settings settings = workspace::settingsForFile(config, report.path);
+            std::string error;
+            auto source = readSourceFile(report.path, error);
+            if (!source) {
+              report.error = error;
+              continue;
+            }
+            bool had_bom = source->had_bom;
+            std::string original = source->text;
+            checkText(report, std::move(*source), settings, options);
+            if (options.fix && !options.diff && report.text != original) {
+              std::string bytes = (had_bom ? "\xEF\xBB\xBF" : "") + report.text;
+              std::string write_error;
+              if (!writeFileAtomically(report.path, bytes, roots, write_error)) {
+                report.error = write_error;
+                // Report against what is on disk: the original text.
+                auto parsed = analysis::ParsedFile::parse(original);
+                report.diagnostics = rules::lintFile(parsed, settings).diagnostics;
+                report.text = std::move(original);
+                report.lines = analysis::LineIndex(report.text);
+                report.fixes_applied = 0;
+              }
+            }
+            if (report.diagnostics.empty()) {
+              report.text.clear();
+              report.text.shrink_to_fit();
+              report.lines = {};
+            }
+          } catch (const workspace::ConfigError& e) {
+            std::lock_guard lock(error_mutex);
+            if (!config_failed.exchange(true)) config_error = e.what();
+          }
+        }
+      };
+      std::vector<std::thread> pool;
+      for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
+      worker();
+      for (auto& t : pool) t.join();
+      if (config_failed) throw workspace::ConfigError("", 0, "", config_error);
+    }
+  } catch (const workspace::ConfigError& e) {
+    std::string message = e.what();
+    if (message.starts_with(":0: ")) message = message.substr(4);
+    err << "error: invalid configuration: " << message << "\n";
+    return 2;
+  }
+
+  // Report.
+  size_t remaining = 0, fixed = 0, fixable = 0;
+  for (auto& r : reports) {
+    if (r.error) {
+      err << fmt::format("error: {}: {}\n", r.display_path, *r.error);
+      had_error = true;
+    }
+    if (r.notice) err << fmt::format("warning: {}: {}\n", r.display_path, *r.notice);
+    remaining += r.diagnostics.size();
+    fixed += static_cast<size_t>(r.fixes_applied);
+    for (auto& d : r.diagnostics)
+      if (d.fix && (d.fix->applicability == quickfix::Applicability::Safe ||
+                    (output.unsafe_fixes && d.fix->applicability == quickfix::Applicability::Unsafe)))
+        ++fixable;
+  }
+  bool diff_changes = false;
+  if (options.diff) {
+    for (auto& r : reports)
+      if (!r.diff.empty()) {
+        out << r.diff;
+        diff_changes = true;
+      }
+    if (!options.quiet)
+      err << fmt::format("{} fix{} would be applied.\n", fixed, fixed == 1 ? "" : "es");
+    if (had_error) return 2;
+    return diff_changes && !options.exit_zero ? 1 : 0;
+  }
+
+  if (options.statistics) {
+    writeStatistics(out, reports, output);
+  } else {
+    writeDiagnostics(out, reports, output);
+  }
+  bool machine_format = output.format == OutputFormat::Json || output.format == OutputFormat::JsonLines ||
+                        output.format == OutputFormat::Sarif;
+  if (!options.quiet && !machine_format) {
+    if (remaining == 0 && fixed == 0) {
+      out << "All checks passed!\n";
+    } else if (fixed > 0) {
+      out << fmt::format("Found {} error{} ({} fixed, {} remaining).\n", remaining + fixed,
+                         remaining + fixed == 1 ? "" : "s", fixed, remaining);
+    } else {
+      out << fmt::format("Found {} error{}.\n", remaining, remaining == 1 ? "" : "s");
+    }
+    if (fixable > 0 && !options.fix)
+      out << fmt::format("[*] {} fixable with the `--fix` option.\n", fixable);
+    if (options.show_fixes && fixed > 0) {
+      out << fmt::format("Fixed {} error{}:\n", fixed, fixed == 1 ? "" : "s");
+      for (auto& r : reports)
+        if (r.fixes_applied > 0) out << fmt::format("- {}: {} fix{}\n", r.display_path, r.fixes_applied, r.fixes_applied == 1 ? "" : "es");
+    }
+  }
+  if (had_error) return 2;
+  if (options.exit_zero) return 0;
+  return remaining > 0 ? 1 : 0;
+}
+
+}  // namespace ptlint::cli

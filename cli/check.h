@@ -1,0 +1,37 @@
+// `ptlint check`: collect files, lint them in parallel, fix, report. Exit codes per SPEC §1.
+#pragma once
+
+#include <filesystem>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/output.h"
+#include "workspace/config.h"
+
+namespace ptlint::cli {
+
+struct CheckOptions {
+  std::vector<std::filesystem::path> paths;
+  bool fix = false;
+  bool unsafe_fixes_flag = false;      // --unsafe-fixes given
+  bool no_unsafe_fixes_flag = false;   // --no-unsafe-fixes given
+  bool diff = false;
+  std::optional<std::string> stdin_filename;
+  std::optional<OutputFormat> format;  // default: full on a terminal, concise otherwise
+  bool statistics = false;
+  bool show_fixes = false;
+  bool exit_zero = false;
+  bool no_cache = false;
+  bool force_exclude = false;
+  bool gpu_check = false;
+  bool quiet = false;
+  unsigned threads = 0;  // 0: the machine's cores
+  std::optional<std::filesystem::path> config;
+  workspace::Overrides overrides;
+};
+
+int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, std::ostream& err);
+
+}  // namespace ptlint::cli

@@ -1,0 +1,175 @@
+// The `ptlint` executable: `check`, `rule`, `doctor`, `--lsp`/`server`, `--version`.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "cli/check.h"
+#include "cli/rule_docs.h"
+#include "ptlint/version.h"
+
+#ifdef PTLINT_WITH_SERVER
+#include "server/lsp_server.h"
+#endif
+#ifdef PTLINT_WITH_GPU_CLIENT
+#include "gpu_check/client.h"
+#endif
+
+namespace {
+
+using ptlint::cli::OutputFormat;
+
+std::vector<std::string> splitList(const std::vector<std::string>& items) {
+  std::vector<std::string> out;
+  for (const auto& item : items) {
+    size_t start = 0;
+    while (start <= item.size()) {
+      size_t comma = item.find(',', start);
+      if (comma == std::string::npos) comma = item.size();
+      std::string part = item.substr(start, comma - start);
+      part.erase(0, part.find_first_not_of(" \t"));
+      part.erase(part.find_last_not_of(" \t") + 1);
+      if (!part.empty()) out.push_back(part);
+      start = comma + 1;
+    }
+  }
+  return out;
+}
+
+bool validCodes(const std::vector<std::string>& codes, const char* flag) {
+  for (const auto& c : codes) {
+    bool ok = c == "ALL" || (c.size() >= 3 && c.size() <= 6 && c.rfind("PTL", 0) == 0 &&
+                             c.find_first_not_of("0123456789", 3) == std::string::npos);
+    if (!ok) {
+      std::cerr << fmt::format("error: invalid value `{}` for {}: expected a rule code or prefix (PTL101, PTL1, ALL)\n", c, flag);
+      return false;
+    }
+  }
+  return true;
+}
+
+int runServer() {
+#ifdef PTLINT_WITH_SERVER
+  return ptlint::server::runStdioServer();
+#else
+  std::cerr << "error: this build of ptlint has no language server\n";
+  return 2;
+#endif
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::ios::sync_with_stdio(false);
+  CLI::App app{"ptlint: a fast linter and language server for PyTorch code", "ptlint"};
+  app.require_subcommand(0, 1);
+  bool lsp = false;
+  app.add_flag("--lsp", lsp, "Run the language server on stdio (same as `ptlint server`)");
+  app.set_version_flag("--version", std::string("ptlint ") + ptlint::kVersion);
+
+  // check
+  ptlint::cli::CheckOptions check;
+  std::vector<std::string> paths, select, extend_select, ignore;
+  std::string format, torch_version, config, stdin_filename;
+  auto* check_cmd = app.add_subcommand("check", "Lint files and folders (default: the current folder)");
+  check_cmd->add_option("paths", paths, "Files or folders to lint; `-` reads stdin (with --stdin-filename)");
+  check_cmd->add_flag("--fix", check.fix, "Apply safe fixes");
+  check_cmd->add_flag("--unsafe-fixes", check.unsafe_fixes_flag, "Also apply (and show as fixable) unsafe fixes");
+  check_cmd->add_flag("--no-unsafe-fixes", check.no_unsafe_fixes_flag, "Never apply unsafe fixes");
+  check_cmd->add_flag("--diff", check.diff, "Print a unified diff of what the fixes would change; write nothing");
+  check_cmd->add_option("--stdin-filename", stdin_filename, "Read source from stdin, as if it were this path");
+  check_cmd->add_option("--select", select, "Rule codes or prefixes to enable (comma-separated; ALL for every rule)")->delimiter(',')->allow_extra_args(false);
+  check_cmd->add_option("--extend-select", extend_select, "Rule codes or prefixes to enable in addition")->delimiter(',')->allow_extra_args(false);
+  check_cmd->add_option("--ignore", ignore, "Rule codes or prefixes to disable")->delimiter(',')->allow_extra_args(false);
+  check_cmd->add_option("--output-format", format, "full, concise, json, json-lines, sarif or github")
+      ->check(CLI::IsMember({"full", "concise", "json", "json-lines", "sarif", "github"}));
+  check_cmd->add_flag("--statistics", check.statistics, "Show counts per rule instead of each finding");
+  check_cmd->add_flag("--show-fixes", check.show_fixes, "List the fixes applied");
+  check_cmd->add_flag("--exit-zero", check.exit_zero, "Exit 0 even when findings remain");
+  check_cmd->add_flag("--no-cache", check.no_cache, "Do not read or write the cache");
+  check_cmd->add_option("--config", config, "Use this configuration file instead of discovering one");
+  check_cmd->add_option("--torch-version", torch_version, "Oldest PyTorch the project supports (gates rules and fixes)");
+  check_cmd->add_option("-j,--threads", check.threads, "Threads to lint with (default: the machine's cores)");
+  check_cmd->add_flag("--force-exclude", check.force_exclude, "Apply `exclude` to files named explicitly too");
+  check_cmd->add_flag("--gpu-check", check.gpu_check, "Validate attention fixes on the device (needs ptlint-gpu)");
+  check_cmd->add_flag("-q,--quiet", check.quiet, "Print findings only, no summary");
+
+  // rule
+  std::string rule_code;
+  bool rule_all = false;
+  std::string rule_format = "text";
+  auto* rule_cmd = app.add_subcommand("rule", "Show a rule's documentation, or every rule with --all");
+  rule_cmd->add_option("code", rule_code, "Rule code, e.g. PTL101");
+  rule_cmd->add_flag("--all", rule_all, "Every rule");
+  rule_cmd->add_option("--output-format", rule_format, "text or json")->check(CLI::IsMember({"text", "json"}));
+
+  // doctor
+  bool doctor_json = false;
+  auto* doctor_cmd = app.add_subcommand("doctor", "Report the device and environment (libtorch, CUDA, allocator settings)");
+  doctor_cmd->add_flag("--json", doctor_json, "JSON output");
+
+  auto* server_cmd = app.add_subcommand("server", "Run the language server on stdio");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+
+  if (lsp || server_cmd->parsed()) return runServer();
+
+  if (rule_cmd->parsed()) {
+    if (rule_all) return ptlint::cli::printAllRules(rule_format == "json", std::cout);
+    if (rule_code.empty()) {
+      std::cerr << "error: give a rule code (e.g. `ptlint rule PTL101`) or --all\n";
+      return 2;
+    }
+    return ptlint::cli::printRule(rule_code, std::cout, std::cerr);
+  }
+
+  if (doctor_cmd->parsed()) {
+#ifdef PTLINT_WITH_GPU_CLIENT
+    return ptlint::gpu_check::runDoctor(doctor_json, std::cout, std::cerr);
+#else
+    (void)doctor_json;
+    std::cout << "ptlint doctor: this build has no gpu_check support.\n";
+    return 0;
+#endif
+  }
+
+  if (check_cmd->parsed()) {
+    select = splitList(select);
+    extend_select = splitList(extend_select);
+    ignore = splitList(ignore);
+    if (!validCodes(select, "--select") || !validCodes(extend_select, "--extend-select") ||
+        !validCodes(ignore, "--ignore"))
+      return 2;
+    if (!select.empty()) check.overrides.select = select;
+    if (!extend_select.empty()) check.overrides.extend_select = extend_select;
+    if (!ignore.empty()) check.overrides.ignore = ignore;
+    if (!torch_version.empty()) {
+      auto v = ptlint::rules::TorchVersion::parse(torch_version);
+      if (!v) {
+        std::cerr << fmt::format("error: invalid value `{}` for --torch-version: expected e.g. 2.6\n", torch_version);
+        return 2;
+      }
+      check.overrides.torch_version = v;
+    }
+    if (!config.empty()) check.config = config;
+    if (!stdin_filename.empty()) check.stdin_filename = stdin_filename;
+    for (const auto& p : paths)
+      if (p != "-") check.paths.emplace_back(p);
+    if (!check.stdin_filename && paths.size() == 1 && paths[0] == "-") check.stdin_filename = "-";
+    if (!format.empty()) {
+      static const std::map<std::string, OutputFormat> kFormats{
+          {"full", OutputFormat::Full}, {"concise", OutputFormat::Concise}, {"json", OutputFormat::Json},
+          {"json-lines", OutputFormat::JsonLines}, {"sarif", OutputFormat::Sarif}, {"github", OutputFormat::Github}};
+      check.format = kFormats.at(format);
+    }
+    return ptlint::cli::runCheck(check, std::cin, std::cout, std::cerr);
+  }
+
+  std::cout << app.help();
+  return 2;
+}

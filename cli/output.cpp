@@ -1,0 +1,198 @@
+#include "cli/output.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <ostream>
+#include <set>
+
+#include "ptlint/version.h"
+#include "rules/registry.h"
+
+namespace ptlint::cli {
+namespace {
+
+using nlohmann::json;
+
+struct Location {
+  uint32_t row;     // 1-based
+  uint32_t column;  // 1-based, code points
+};
+
+Location locate(const FileReport& file, uint32_t offset) {
+  auto rc = file.lines.codePointRowColumn(offset, file.text);
+  return {rc.row + 1, rc.column + 1};
+}
+
+json locationJson(Location l) { return {{"row", l.row}, {"column", l.column}}; }
+
+bool isFixable(const rules::Diagnostic& d, const OutputOptions& options) {
+  if (!d.fix) return false;
+  return d.fix->applicability == quickfix::Applicability::Safe ||
+         (options.unsafe_fixes && d.fix->applicability == quickfix::Applicability::Unsafe);
+}
+
+std::string_view ruleName(std::string_view code) {
+  if (code == rules::syntaxErrorMeta().code) return rules::syntaxErrorMeta().name;
+  const rules::Rule* rule = rules::findRule(code);
+  return rule ? rule->meta().name : std::string_view{};
+}
+
+void writeFull(std::ostream& out, const FileReport& file, const rules::Diagnostic& d, const OutputOptions& options) {
+  Location start = locate(file, d.start), end = locate(file, d.end);
+  out << fmt::format("{}:{}:{}: {} {}{}\n", file.display_path, start.row, start.column, d.code,
+                     isFixable(d, options) ? "[*] " : "", d.message);
+  // The source line with a caret under the reported range (its first line only).
+  std::string_view line = file.lines.lineText(start.row - 1, file.text);
+  std::string gutter = std::to_string(start.row);
+  std::string pad(gutter.size(), ' ');
+  uint32_t width = analysis::countCodePoints(line);
+  uint32_t caret_end = end.row == start.row ? end.column : width + 1;
+  uint32_t carets = caret_end > start.column ? caret_end - start.column : 1;
+  out << pad << " |\n";
+  out << gutter << " | " << line << "\n";
+  out << pad << " | " << std::string(start.column - 1, ' ') << std::string(carets, '^') << " " << d.code << "\n";
+  out << pad << " |\n";
+  if (d.fix) out << pad << " = help: " << d.fix->message << "\n";
+  for (const auto& rel : d.related) {
+    Location r = locate(file, rel.start);
+    out << pad << " = note: " << file.display_path << ":" << r.row << ":" << r.column << ": " << rel.message << "\n";
+  }
+  out << "\n";
+}
+
+json sarifRules() {
+  json rules = json::array();
+  auto add = [&](const rules::RuleMeta& meta) {
+    rules.push_back({{"id", meta.code},
+                     {"name", meta.name},
+                     {"shortDescription", {{"text", meta.summary}}},
+                     {"fullDescription", {{"text", meta.docs}}},
+                     {"defaultConfiguration", {{"level", meta.severity == rules::Severity::Error ? "error" : "warning"}}},
+                     {"helpUri", fmt::format("https://ptlint.invalid/rules/{}", meta.code)}});
+  };
+  add(rules::syntaxErrorMeta());
+  for (const rules::Rule* rule : rules::allRules()) add(rule->meta());
+  return rules;
+}
+
+}  // namespace
+
+json diagnosticToJson(const FileReport& file, size_t index) {
+  const rules::Diagnostic& d = file.diagnostics[index];
+  Location start = locate(file, d.start), end = locate(file, d.end);
+  json fix = nullptr;
+  if (d.fix) {
+    json edits = json::array();
+    for (const auto& e : d.fix->edits)
+      edits.push_back({{"content", e.content},
+                       {"location", locationJson(locate(file, e.start))},
+                       {"end_location", locationJson(locate(file, e.end))}});
+    fix = {{"applicability", quickfix::applicabilityName(d.fix->applicability)},
+           {"message", d.fix->message},
+           {"edits", edits}};
+  }
+  json row = {{"code", d.code},
+              {"message", d.message},
+              {"filename", file.path.string()},
+              {"location", locationJson(start)},
+              {"end_location", locationJson(end)},
+              {"fix", fix},
+              {"noqa_row", start.row},
+              {"url", nullptr},
+              {"severity", rules::severityName(d.severity)},
+              {"cell", nullptr}};
+  auto v = file.validation.find(index);
+  if (v != file.validation.end()) row["validation"] = v->second;
+  return row;
+}
+
+void writeDiagnostics(std::ostream& out, const std::vector<FileReport>& files, const OutputOptions& options) {
+  switch (options.format) {
+    case OutputFormat::Json: {
+      json all = json::array();
+      for (const auto& f : files)
+        for (size_t i = 0; i < f.diagnostics.size(); ++i) all.push_back(diagnosticToJson(f, i));
+      out << all.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+      return;
+    }
+    case OutputFormat::JsonLines:
+      for (const auto& f : files)
+        for (size_t i = 0; i < f.diagnostics.size(); ++i)
+          out << diagnosticToJson(f, i).dump(-1, ' ', false, json::error_handler_t::replace) << "\n";
+      return;
+    case OutputFormat::Sarif: {
+      json results = json::array();
+      for (const auto& f : files) {
+        for (const auto& d : f.diagnostics) {
+          Location s = locate(f, d.start), e = locate(f, d.end);
+          results.push_back(
+              {{"ruleId", d.code},
+               {"level", d.severity == rules::Severity::Error ? "error" : "warning"},
+               {"message", {{"text", d.message}}},
+               {"locations",
+                {{{"physicalLocation",
+                   {{"artifactLocation", {{"uri", "file://" + f.path.string()}}},
+                    {"region",
+                     {{"startLine", s.row}, {"startColumn", s.column}, {"endLine", e.row}, {"endColumn", e.column}}}}}}}}});
+        }
+      }
+      json sarif = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+                    {"version", "2.1.0"},
+                    {"runs",
+                     {{{"tool",
+                        {{"driver",
+                          {{"name", "ptlint"},
+                           {"version", kVersion},
+                           {"informationUri", "https://ptlint.invalid"},
+                           {"rules", sarifRules()}}}}},
+                       {"results", results}}}}};
+      out << sarif.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+      return;
+    }
+    case OutputFormat::Github:
+      for (const auto& f : files)
+        for (const auto& d : f.diagnostics) {
+          Location s = locate(f, d.start), e = locate(f, d.end);
+          out << fmt::format("::{} title=ptlint ({}),file={},line={},col={},endLine={},endColumn={}::{}:{}:{}: {} {}\n",
+                             d.severity == rules::Severity::Error ? "error" : "warning", d.code, f.path.string(), s.row,
+                             s.column, e.row, e.column, f.display_path, s.row, s.column, d.code, d.message);
+        }
+      return;
+    case OutputFormat::Full:
+      for (const auto& f : files)
+        for (const auto& d : f.diagnostics) writeFull(out, f, d, options);
+      return;
+    case OutputFormat::Concise:
+      for (const auto& f : files)
+        for (const auto& d : f.diagnostics) {
+          Location s = locate(f, d.start);
+          out << fmt::format("{}:{}:{}: {} {}{}\n", f.display_path, s.row, s.column, d.code,
+                             isFixable(d, options) ? "[*] " : "", d.message);
+        }
+      return;
+  }
+}
+
+void writeStatistics(std::ostream& out, const std::vector<FileReport>& files, const OutputOptions& options) {
+  std::map<std::string_view, std::pair<size_t, bool>> counts;
+  for (const auto& f : files)
+    for (const auto& d : f.diagnostics) {
+      auto& entry = counts[d.code];
+      ++entry.first;
+      entry.second = entry.second || isFixable(d, options);
+    }
+  std::vector<std::pair<std::string_view, std::pair<size_t, bool>>> sorted(counts.begin(), counts.end());
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
+  if (options.format == OutputFormat::Json) {
+    json rows = json::array();
+    for (const auto& [code, entry] : sorted)
+      rows.push_back({{"code", code}, {"name", ruleName(code)}, {"count", entry.first}, {"fixable", entry.second}});
+    out << rows.dump(2) << "\n";
+    return;
+  }
+  for (const auto& [code, entry] : sorted)
+    out << fmt::format("{:>5}\t{}\t{}{}\n", entry.first, code, entry.second ? "[*] " : "[ ] ", ruleName(code));
+}
+
+}  // namespace ptlint::cli

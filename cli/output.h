@@ -1,0 +1,26 @@
+// Output formats of `ptlint check`: full, concise, json, json-lines, sarif, github.
+#pragma once
+
+#include <iosfwd>
+#include <string_view>
+#include <vector>
+
+#include "cli/report.h"
+
+namespace ptlint::cli {
+
+enum class OutputFormat { Full, Concise, Json, JsonLines, Sarif, Github };
+
+struct OutputOptions {
+  OutputFormat format = OutputFormat::Concise;
+  bool unsafe_fixes = false;  // whether unsafe fixes count as fixable in `[*]` marks
+  bool color = false;
+};
+
+// One JSON object per diagnostic, SPEC §2 (Ruff's field names).
+nlohmann::json diagnosticToJson(const FileReport& file, size_t index);
+
+void writeDiagnostics(std::ostream& out, const std::vector<FileReport>& files, const OutputOptions& options);
+void writeStatistics(std::ostream& out, const std::vector<FileReport>& files, const OutputOptions& options);
+
+}  // namespace ptlint::cli

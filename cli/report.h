@@ -1,0 +1,30 @@
+// What `ptlint check` found, per file, ready for the output formats.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/line_index.h"
+#include "rules/rule.h"
+
+namespace ptlint::cli {
+
+struct FileReport {
+  std::filesystem::path path;      // absolute
+  std::string display_path;        // relative to the working folder when inside it
+  std::string text;                // final text (after fixes), without BOM; kept only when needed
+  analysis::LineIndex lines;       // of `text`
+  std::vector<rules::Diagnostic> diagnostics;
+  std::map<size_t, nlohmann::json> validation;  // diagnostic index -> SPEC §7 "validation"
+  int fixes_applied = 0;
+  std::string diff;                        // --diff output
+  std::optional<std::string> error;        // I/O or encoding problem: exit 2
+  std::optional<std::string> notice;       // e.g. "fix reverted: it would add a syntax error"
+};
+
+}  // namespace ptlint::cli

@@ -1,0 +1,79 @@
+#include "cli/rule_docs.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <ostream>
+
+#include "rules/registry.h"
+
+namespace ptlint::cli {
+namespace {
+
+std::vector<const rules::RuleMeta*> everyRule() {
+  std::vector<const rules::RuleMeta*> metas{&rules::syntaxErrorMeta()};
+  for (const rules::Rule* rule : rules::allRules()) metas.push_back(&rule->meta());
+  return metas;
+}
+
+std::string_view fixName(const rules::RuleMeta& meta) {
+  switch (meta.fix) {
+    case rules::FixAvailability::None: return "none";
+    case rules::FixAvailability::Sometimes: return "sometimes";
+    case rules::FixAvailability::Always: return "always";
+  }
+  return "none";
+}
+
+std::string markdown(const rules::RuleMeta& meta) {
+  std::string_view docs = meta.docs;
+  while (!docs.empty() && docs.front() == '\n') docs.remove_prefix(1);
+  return fmt::format("# {} ({})\n\nDerived from the **ptlint** rule set. {}\n\nFix is {} ({}). {}\n\n{}", meta.name,
+                     meta.code, meta.summary, fixName(meta) == "none" ? "not available" : std::string(fixName(meta)) + " available",
+                     quickfix::applicabilityName(meta.fix_applicability),
+                     meta.enabled_by_default ? "On by default." : "Off by default; select it to enable.", docs);
+}
+
+}  // namespace
+
+int printRule(const std::string& code, std::ostream& out, std::ostream& err) {
+  for (const auto* meta : everyRule()) {
+    if (meta->code == code || meta->name == code) {
+      out << markdown(*meta);
+      return 0;
+    }
+  }
+  err << fmt::format("error: unknown rule `{}` (see `ptlint rule --all`)\n", code);
+  return 2;
+}
+
+int printAllRules(bool json, std::ostream& out) {
+  if (!json) {
+    bool first = true;
+    for (const auto* meta : everyRule()) {
+      if (!first) out << "\n---\n\n";
+      first = false;
+      out << markdown(*meta);
+    }
+    return 0;
+  }
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto* meta : everyRule()) {
+    rows.push_back({{"code", meta->code},
+                    {"name", meta->name},
+                    {"summary", meta->summary},
+                    {"linter", "ptlint"},
+                    {"fix", fixName(*meta)},
+                    {"fix_applicability", meta->fix == rules::FixAvailability::None
+                                              ? nlohmann::json(nullptr)
+                                              : nlohmann::json(quickfix::applicabilityName(meta->fix_applicability))},
+                    {"severity", rules::severityName(meta->severity)},
+                    {"enabled_by_default", meta->enabled_by_default},
+                    {"since_torch", meta->since_torch},
+                    {"explanation", meta->docs}});
+  }
+  out << rows.dump(2) << "\n";
+  return 0;
+}
+
+}  // namespace ptlint::cli

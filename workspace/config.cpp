@@ -1,0 +1,315 @@
+#include "workspace/config.h"
+
+#include <fmt/format.h>
+
+#include <toml++/toml.h>
+
+#include <cctype>
+#include <regex>
+
+namespace fs = std::filesystem;
+
+namespace ptlint::workspace {
+namespace {
+
+constexpr const char* kConfigNames[] = {"ptlint.toml", ".ptlint.toml", "pyproject.toml"};
+
+int lineOf(const toml::node& node) { return static_cast<int>(node.source().begin.line); }
+
+[[noreturn]] void fail(const fs::path& file, const toml::node& node, const std::string& key, const std::string& why) {
+  throw ConfigError(file.string(), lineOf(node), key, why);
+}
+
+bool isValidCodePattern(std::string_view code) {
+  if (code == "ALL") return true;
+  if (code.size() < 3 || code.size() > 6 || code.substr(0, 3) != "PTL") return false;
+  for (char c : code.substr(3))
+    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+  return true;
+}
+
+std::vector<std::string> stringArray(const fs::path& file, const toml::node& node, const std::string& key) {
+  const toml::array* array = node.as_array();
+  if (array == nullptr) fail(file, node, key, "expected an array of strings");
+  std::vector<std::string> out;
+  for (const toml::node& item : *array) {
+    auto value = item.value<std::string>();
+    if (!value) fail(file, item, key, "expected an array of strings");
+    out.push_back(*value);
+  }
+  return out;
+}
+
+std::vector<std::string> codeArray(const fs::path& file, const toml::node& node, const std::string& key) {
+  auto codes = stringArray(file, node, key);
+  const toml::array& array = *node.as_array();
+  for (size_t i = 0; i < codes.size(); ++i)
+    if (!isValidCodePattern(codes[i]))
+      fail(file, *array.get(i), key, fmt::format("`{}` is not a rule code or prefix (e.g. PTL101, PTL1, ALL)", codes[i]));
+  return codes;
+}
+
+bool boolean(const fs::path& file, const toml::node& node, const std::string& key) {
+  auto value = node.value<bool>();
+  if (!value || !node.is_boolean()) fail(file, node, key, "expected true or false");
+  return *value;
+}
+
+FileConfig parseTable(const fs::path& path, const toml::table& table, const std::string& prefix) {
+  FileConfig config;
+  config.path = path;
+  config.root = path.parent_path();
+  for (const auto& [raw_key, node] : table) {
+    std::string key(raw_key.str());
+    std::string shown = prefix + key;
+    if (key == "select") config.select = codeArray(path, node, shown);
+    else if (key == "extend-select") config.extend_select = codeArray(path, node, shown);
+    else if (key == "ignore") config.ignore = codeArray(path, node, shown);
+    else if (key == "exclude") config.exclude = stringArray(path, node, shown);
+    else if (key == "extend-exclude") config.extend_exclude = stringArray(path, node, shown);
+    else if (key == "compile-decorators") config.compile_decorators = stringArray(path, node, shown);
+    else if (key == "respect-gitignore") config.respect_gitignore = boolean(path, node, shown);
+    else if (key == "unsafe-fixes") config.unsafe_fixes = boolean(path, node, shown);
+    else if (key == "torch-version") {
+      auto text = node.value<std::string>();
+      auto version = text ? rules::TorchVersion::parse(*text) : std::nullopt;
+      if (!node.is_string() || !version)
+        fail(path, node, shown, "expected a version string such as \"2.6\"");
+      config.torch_version = version;
+    } else if (key == "per-file-ignores") {
+      const toml::table* globs = node.as_table();
+      if (globs == nullptr) fail(path, node, shown, "expected a table of glob = [codes]");
+      for (const auto& [glob, codes] : *globs) {
+        std::string glob_key = shown + "." + std::string(glob.str());
+        config.per_file_ignores.push_back({std::string(glob.str()), codeArray(path, codes, glob_key)});
+      }
+    } else {
+      fail(path, node, shown,
+           "unknown key (known: select, extend-select, ignore, per-file-ignores, exclude, extend-exclude, "
+           "respect-gitignore, torch-version, unsafe-fixes, compile-decorators)");
+    }
+  }
+  return config;
+}
+
+// Glob matching on '/'-separated paths: `*` and `?` stay within a component, `**` spans any.
+bool matchFrom(std::string_view glob, std::string_view path) {
+  size_t g = 0, p = 0;
+  while (g < glob.size()) {
+    if (glob.substr(g, 2) == "**") {
+      size_t rest = g + 2;
+      if (rest < glob.size() && glob[rest] == '/') ++rest;
+      for (size_t k = p; k <= path.size(); ++k)
+        if (matchFrom(glob.substr(rest), path.substr(k))) return true;
+      return false;
+    }
+    if (glob[g] == '*') {
+      for (size_t k = p; k <= path.size(); ++k) {
+        if (matchFrom(glob.substr(g + 1), path.substr(k))) return true;
+        if (k < path.size() && path[k] == '/') break;
+      }
+      return false;
+    }
+    if (p >= path.size()) return false;
+    if (glob[g] == '?') {
+      if (path[p] == '/') return false;
+      ++g, ++p;
+      continue;
+    }
+    if (glob[g] == '[') {
+      size_t close = glob.find(']', g + 1);
+      if (close != std::string_view::npos) {
+        std::string_view set = glob.substr(g + 1, close - g - 1);
+        bool negate = !set.empty() && (set[0] == '!' || set[0] == '^');
+        if (negate) set.remove_prefix(1);
+        bool hit = false;
+        for (size_t i = 0; i < set.size(); ++i) {
+          if (i + 2 < set.size() && set[i + 1] == '-') {
+            hit = hit || (path[p] >= set[i] && path[p] <= set[i + 2]);
+            i += 2;
+          } else {
+            hit = hit || path[p] == set[i];
+          }
+        }
+        if (hit == negate) return false;
+        g = close + 1, ++p;
+        continue;
+      }
+    }
+    if (glob[g] != path[p]) return false;
+    ++g, ++p;
+  }
+  return p == path.size();
+}
+
+}  // namespace
+
+ConfigError::ConfigError(std::string file, int line, std::string key, const std::string& message)
+    : std::runtime_error(key.empty() ? fmt::format("{}:{}: {}", file, line, message)
+                                     : fmt::format("{}:{}: `{}`: {}", file, line, key, message)),
+      file_(std::move(file)),
+      line_(line),
+      key_(std::move(key)) {}
+
+std::optional<FileConfig> loadConfigFile(const fs::path& path) {
+  toml::table document;
+  try {
+    document = toml::parse_file(path.string());
+  } catch (const toml::parse_error& error) {
+    throw ConfigError(path.string(), static_cast<int>(error.source().begin.line), "",
+                      fmt::format("invalid TOML: {}", error.description()));
+  }
+  if (path.filename() == "pyproject.toml") {
+    const toml::table* tool = document["tool"].as_table();
+    const toml::node* ptlint = tool ? tool->get("ptlint") : nullptr;
+    if (ptlint == nullptr) return std::nullopt;
+    const toml::table* table = ptlint->as_table();
+    if (table == nullptr) fail(path, *ptlint, "tool.ptlint", "expected a table");
+    return parseTable(path, *table, "tool.ptlint.");
+  }
+  return parseTable(path, document, "");
+}
+
+const std::vector<std::string>& defaultExcludes() {
+  static const std::vector<std::string> excludes{
+      ".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".ipynb_checkpoints", ".mypy_cache",
+      ".nox", ".pants.d", ".pyenv", ".pytest_cache", ".pytype", ".ruff_cache", ".ptlint_cache", ".svn",
+      ".tox", ".venv", ".vscode", "__pypackages__", "_build", "buck-out", "dist", "node_modules",
+      "site-packages", "venv", "__pycache__"};
+  return excludes;
+}
+
+ConfigResolver::ConfigResolver(Overrides overrides, std::optional<fs::path> explicit_config)
+    : overrides_(std::move(overrides)), explicit_config_(std::move(explicit_config)) {}
+
+void ConfigResolver::invalidate() {
+  std::lock_guard lock(mutex_);
+  by_dir_.clear();
+}
+
+std::shared_ptr<const FileConfig> ConfigResolver::nearestConfig(const fs::path& start_dir) {
+  std::vector<fs::path> visited;
+  std::shared_ptr<const FileConfig> found;
+  bool resolved = false;
+  for (fs::path dir = start_dir;; dir = dir.parent_path()) {
+    {
+      std::lock_guard lock(mutex_);
+      auto it = by_dir_.find(dir);
+      if (it != by_dir_.end()) {
+        found = it->second;
+        resolved = true;
+      }
+    }
+    if (resolved) break;
+    visited.push_back(dir);
+    for (const char* name : kConfigNames) {
+      fs::path candidate = dir / name;
+      std::error_code ec;
+      if (!fs::is_regular_file(candidate, ec)) continue;
+      auto config = loadConfigFile(candidate);  // may throw: the error names the file
+      if (config) {
+        found = std::make_shared<const FileConfig>(std::move(*config));
+        break;
+      }
+    }
+    if (found || dir == dir.parent_path() || dir.empty()) break;
+  }
+  std::lock_guard lock(mutex_);
+  for (const auto& dir : visited) by_dir_[dir] = found;
+  return found;
+}
+
+ResolvedConfig ConfigResolver::forPath(const fs::path& path) {
+  std::error_code ec;
+  fs::path absolute = fs::absolute(path, ec).lexically_normal();
+  fs::path dir = fs::is_directory(absolute, ec) ? absolute : absolute.parent_path();
+  std::shared_ptr<const FileConfig> config;
+  if (explicit_config_) {
+    std::lock_guard lock(mutex_);
+    auto it = by_dir_.find("<explicit>");
+    if (it != by_dir_.end()) config = it->second;
+  }
+  if (explicit_config_ && !config) {
+    auto loaded = loadConfigFile(*explicit_config_);
+    if (!loaded) {
+      // A pyproject.toml without [tool.ptlint] given explicitly: defaults, rooted there.
+      loaded = FileConfig{};
+      loaded->path = *explicit_config_;
+      loaded->root = fs::absolute(*explicit_config_, ec).parent_path();
+    }
+    config = std::make_shared<const FileConfig>(std::move(*loaded));
+    std::lock_guard lock(mutex_);
+    by_dir_["<explicit>"] = config;
+  } else if (!explicit_config_) {
+    config = nearestConfig(dir);
+  }
+  return resolve(config, dir);
+}
+
+ResolvedConfig ConfigResolver::resolve(std::shared_ptr<const FileConfig> config, const fs::path& fallback_root) const {
+  ResolvedConfig out;
+  out.source = config;
+  out.root = config ? config->root : fallback_root;
+  rules::Settings& s = out.settings;
+  auto pick = [&](auto& target, const auto& from_overrides, const auto* from_config) {
+    // CLI: flags win. LSP: a config file wins on conflict.
+    if (overrides_.config_wins) {
+      if (from_config && *from_config) target = **from_config;
+      else if (from_overrides) target = *from_overrides;
+    } else {
+      if (from_overrides) target = *from_overrides;
+      else if (from_config && *from_config) target = **from_config;
+    }
+  };
+  pick(s.select, overrides_.select, config ? &config->select : nullptr);
+  pick(s.ignore, overrides_.ignore, config ? &config->ignore : nullptr);
+  pick(s.torch_version, overrides_.torch_version, config ? &config->torch_version : nullptr);
+  pick(s.unsafe_fixes, overrides_.unsafe_fixes, config ? &config->unsafe_fixes : nullptr);
+  if (config && config->extend_select) s.extend_select = *config->extend_select;
+  if (overrides_.extend_select)
+    s.extend_select.insert(s.extend_select.end(), overrides_.extend_select->begin(), overrides_.extend_select->end());
+  if (config && config->compile_decorators) s.compile_decorators = *config->compile_decorators;
+
+  out.exclude = config && config->exclude ? *config->exclude : defaultExcludes();
+  if (config && config->extend_exclude)
+    out.exclude.insert(out.exclude.end(), config->extend_exclude->begin(), config->extend_exclude->end());
+  out.exclude.insert(out.exclude.end(), overrides_.extend_exclude.begin(), overrides_.extend_exclude.end());
+  out.respect_gitignore = config && config->respect_gitignore ? *config->respect_gitignore : true;
+  return out;
+}
+
+bool globMatches(std::string_view glob, std::string_view relative) {
+  if (glob.starts_with("./")) glob.remove_prefix(2);
+  while (!glob.empty() && glob.back() == '/') glob.remove_suffix(1);
+  if (glob.find('/') == std::string_view::npos) {
+    // No slash: match any single component (or a trailing run of them for `**`).
+    size_t start = 0;
+    while (start <= relative.size()) {
+      size_t slash = relative.find('/', start);
+      std::string_view part = relative.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
+      if (matchFrom(glob, part)) return true;
+      if (slash == std::string_view::npos) break;
+      start = slash + 1;
+    }
+    return false;
+  }
+  if (matchFrom(glob, relative)) return true;
+  // A folder glob also matches everything inside it.
+  for (size_t slash = relative.find('/'); slash != std::string_view::npos; slash = relative.find('/', slash + 1))
+    if (matchFrom(glob, relative.substr(0, slash))) return true;
+  return false;
+}
+
+rules::Settings settingsForFile(const ResolvedConfig& config, const fs::path& file) {
+  rules::Settings settings = config.settings;
+  if (!config.source || config.source->per_file_ignores.empty()) return settings;
+  std::error_code ec;
+  fs::path absolute = fs::absolute(file, ec).lexically_normal();
+  std::string relative = absolute.lexically_relative(config.root).generic_string();
+  for (const auto& entry : config.source->per_file_ignores)
+    if (globMatches(entry.glob, relative))
+      settings.ignore.insert(settings.ignore.end(), entry.codes.begin(), entry.codes.end());
+  return settings;
+}
+
+}  // namespace ptlint::workspace

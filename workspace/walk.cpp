@@ -1,0 +1,152 @@
+#include "workspace/walk.h"
+
+#include <git2.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <set>
+
+namespace fs = std::filesystem;
+
+namespace ptlint::workspace {
+namespace {
+
+// Answers "is this path git-ignored?" using libgit2, one repository handle per work tree.
+class GitIgnoreOracle {
+ public:
+  GitIgnoreOracle() { git_libgit2_init(); }
+  ~GitIgnoreOracle() {
+    for (git_repository* repo : owned_) git_repository_free(repo);
+    git_libgit2_shutdown();
+  }
+
+  bool isIgnored(const fs::path& path, bool is_dir) {
+    git_repository* repo = repositoryFor(is_dir ? path : path.parent_path());
+    if (repo == nullptr) return false;
+    const char* workdir = git_repository_workdir(repo);
+    if (workdir == nullptr) return false;
+    std::string relative = path.lexically_relative(fs::path(workdir)).generic_string();
+    if (relative.empty() || relative.starts_with("..")) return false;
+    if (is_dir) relative += '/';
+    int ignored = 0;
+    if (git_ignore_path_is_ignored(&ignored, repo, relative.c_str()) != 0) return false;
+    return ignored == 1;
+  }
+
+ private:
+  git_repository* repositoryFor(const fs::path& dir) {
+    auto it = repos_.find(dir);
+    if (it != repos_.end()) return it->second;
+    git_repository* repo = nullptr;
+    if (git_repository_open_ext(&repo, dir.c_str(), 0, nullptr) != 0) repo = nullptr;
+    // Share one handle per work tree.
+    if (repo != nullptr) {
+      const char* workdir = git_repository_workdir(repo);
+      std::string key = workdir ? workdir : "";
+      auto shared = by_workdir_.find(key);
+      if (shared != by_workdir_.end()) {
+        git_repository_free(repo);
+        repo = shared->second;
+      } else {
+        by_workdir_[key] = repo;
+        owned_.push_back(repo);
+      }
+    }
+    repos_[dir] = repo;
+    return repo;
+  }
+
+  std::map<fs::path, git_repository*> repos_;  // non-owning cache per folder
+  std::map<std::string, git_repository*> by_workdir_;
+  std::vector<git_repository*> owned_;
+};
+
+bool isPythonFile(const fs::path& path) {
+  auto ext = path.extension();
+  return ext == ".py" || ext == ".pyi";
+}
+
+}  // namespace
+
+bool isExcluded(const ResolvedConfig& config, const fs::path& path) {
+  std::string relative = path.lexically_relative(config.root).generic_string();
+  if (relative.empty() || relative.starts_with("..")) relative = path.filename().generic_string();
+  for (const auto& glob : config.exclude)
+    if (globMatches(glob, relative)) return true;
+  return false;
+}
+
+WalkResult collectFiles(const std::vector<fs::path>& roots, ConfigResolver& resolver, bool force_exclude) {
+  WalkResult result;
+  std::set<fs::path> seen_files;
+  std::set<std::pair<dev_t, ino_t>> seen_dirs;  // guards against bind-mount style loops
+  auto oracle = std::make_unique<GitIgnoreOracle>();
+
+  for (const fs::path& root_arg : roots) {
+    std::error_code ec;
+    fs::path root = fs::absolute(root_arg, ec).lexically_normal();
+    if (root.has_filename() == false && root != root.root_path()) root = root.parent_path();
+    fs::file_status status = fs::status(root, ec);
+    if (ec || !fs::exists(status)) {
+      result.errors.push_back(root_arg.string() + ": No such file or directory");
+      continue;
+    }
+    if (!fs::is_directory(status)) {
+      if (!fs::is_regular_file(status)) {
+        result.errors.push_back(root_arg.string() + ": not a regular file");
+        continue;
+      }
+      if (force_exclude) {
+        ResolvedConfig config = resolver.forPath(root);
+        if (isExcluded(config, root) || (config.respect_gitignore && oracle->isIgnored(root, false))) continue;
+      }
+      seen_files.insert(root);
+      continue;
+    }
+    if (force_exclude) {
+      ResolvedConfig config = resolver.forPath(root);
+      if (isExcluded(config, root)) continue;
+    }
+    // Iterative walk; symlinked folders are not followed.
+    std::vector<fs::path> stack{root};
+    while (!stack.empty()) {
+      fs::path dir = stack.back();
+      stack.pop_back();
+      struct stat st {};
+      if (::stat(dir.c_str(), &st) == 0 && !seen_dirs.insert({st.st_dev, st.st_ino}).second) continue;
+      fs::directory_iterator it(dir, fs::directory_options::none, ec);
+      if (ec) {
+        result.warnings.push_back(dir.string() + ": cannot read folder (" + ec.message() + ")");
+        continue;
+      }
+      ResolvedConfig config = resolver.forPath(dir);
+      std::vector<fs::path> subdirs;
+      for (; it != fs::directory_iterator(); it.increment(ec)) {
+        if (ec) {
+          result.warnings.push_back(dir.string() + ": " + ec.message());
+          break;
+        }
+        const fs::directory_entry& entry = *it;
+        fs::file_status link_status = entry.symlink_status(ec);
+        if (ec) continue;
+        const fs::path& path = entry.path();
+        bool is_dir = fs::is_directory(link_status);
+        bool is_file = fs::is_regular_file(link_status);
+        if (!is_dir && !is_file) continue;  // symlinks, FIFOs, sockets, devices
+        if (is_file && !isPythonFile(path)) continue;
+        if (isExcluded(config, path)) continue;
+        if (config.respect_gitignore && oracle->isIgnored(path, is_dir)) continue;
+        if (is_dir) subdirs.push_back(path);
+        else seen_files.insert(path);
+      }
+      std::sort(subdirs.rbegin(), subdirs.rend());
+      for (auto& sub : subdirs) stack.push_back(std::move(sub));
+    }
+  }
+  result.files.assign(seen_files.begin(), seen_files.end());
+  return result;
+}
+
+}  // namespace ptlint::workspace

@@ -1,0 +1,26 @@
+// Finding the files to lint: folders are walked for *.py and *.pyi, honouring .gitignore
+// (through libgit2), `exclude` globs and the default excludes. Files named explicitly are always
+// linted unless `force_exclude`. Symlinked folders are not followed; FIFOs and devices are
+// never opened; each real file is listed once.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "workspace/config.h"
+
+namespace ptlint::workspace {
+
+struct WalkResult {
+  std::vector<std::filesystem::path> files;  // sorted, unique
+  std::vector<std::string> errors;           // "path: reason" (missing path: exit 2)
+  std::vector<std::string> warnings;         // unreadable folder, ... (reported once each)
+};
+
+WalkResult collectFiles(const std::vector<std::filesystem::path>& roots, ConfigResolver& resolver, bool force_exclude);
+
+// Is `path` excluded by `config` (its exclude globs, relative to the config root, or a basename)?
+bool isExcluded(const ResolvedConfig& config, const std::filesystem::path& path);
+
+}  // namespace ptlint::workspace
