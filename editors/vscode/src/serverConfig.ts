@@ -1,0 +1,161 @@
+// How the extension starts and configures `ptlint --lsp`.
+//
+// This module is deliberately free of the `vscode` API: the extension imports it to build its
+// LanguageClient, and the session test imports the very same functions to drive the real
+// server outside VS Code. Anything that decides what the server receives belongs here.
+
+import * as fs from "node:fs";
+import * as path from "node:path";
+import type { Executable, ServerOptions } from "vscode-languageclient/node";
+
+/** The configuration section, as in `workspace/didChangeConfiguration` (SPEC §5). */
+export const SECTION = "ptlint";
+
+/** The code action kind the server offers for "apply every safe fix". */
+export const FIX_ALL_KIND = "source.fixAll.ptlint";
+
+/** The user-facing settings of SPEC §5, as VS Code stores them. */
+export interface PtlintSettings {
+  select: string[];
+  ignore: string[];
+  unsafeFixes: boolean;
+  torchVersion: string;
+  gpuCheck: boolean;
+}
+
+/** What the server receives: unset values are left out so the configuration file decides. */
+export interface ServerSettings {
+  select?: string[];
+  ignore?: string[];
+  unsafeFixes: boolean;
+  torchVersion?: string;
+  gpuCheck: boolean;
+}
+
+/** The one method of `vscode.WorkspaceConfiguration` used here, so tests can pass a plain map. */
+export interface ConfigSource {
+  get<T>(key: string): T | undefined;
+}
+
+function stringList(value: unknown): string[] {
+  if (!Array.isArray(value)) return [];
+  return value
+    .filter((v): v is string => typeof v === "string")
+    .map((v) => v.trim())
+    .filter((v) => v.length > 0);
+}
+
+/** Reads the `ptlint.*` settings, tolerating missing or mistyped values. */
+export function readSettings(config: ConfigSource): PtlintSettings {
+  const torchVersion = config.get<unknown>("torchVersion");
+  return {
+    select: stringList(config.get<unknown>("select")),
+    ignore: stringList(config.get<unknown>("ignore")),
+    unsafeFixes: config.get<unknown>("unsafeFixes") === true,
+    torchVersion: typeof torchVersion === "string" ? torchVersion.trim() : "",
+    gpuCheck: config.get<unknown>("gpuCheck") === true,
+  };
+}
+
+/** The settings object sent as `initializationOptions` and as `settings.ptlint` on change. */
+export function serverSettings(settings: PtlintSettings): ServerSettings {
+  const out: ServerSettings = {
+    unsafeFixes: settings.unsafeFixes,
+    gpuCheck: settings.gpuCheck,
+  };
+  if (settings.select.length > 0) out.select = [...settings.select];
+  if (settings.ignore.length > 0) out.ignore = [...settings.ignore];
+  if (settings.torchVersion.length > 0) out.torchVersion = settings.torchVersion;
+  return out;
+}
+
+export function initializationOptions(config: ConfigSource): ServerSettings {
+  return serverSettings(readSettings(config));
+}
+
+/** `workspace/didChangeConfiguration` parameters for the current settings. */
+export function didChangeConfigurationParams(config: ConfigSource): {
+  settings: { [SECTION]: ServerSettings };
+} {
+  return { settings: { [SECTION]: initializationOptions(config) } };
+}
+
+export class ServerNotFoundError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ServerNotFoundError";
+  }
+}
+
+function isExecutableFile(file: string): boolean {
+  try {
+    const stat = fs.statSync(file);
+    if (!stat.isFile()) return false;
+    fs.accessSync(file, fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Looks `name` up on a PATH-like string, like the shell would. */
+export function findOnPath(
+  name: string,
+  envPath: string | undefined,
+  platform: NodeJS.Platform = process.platform,
+): string | undefined {
+  if (!envPath) return undefined;
+  const suffixes = platform === "win32" ? [".exe", ".cmd", ""] : [""];
+  for (const dir of envPath.split(path.delimiter)) {
+    if (dir.length === 0) continue;
+    for (const suffix of suffixes) {
+      const candidate = path.join(dir, name + suffix);
+      if (isExecutableFile(candidate)) return candidate;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The executable to start: `ptlint.path` when set (it must exist), else `ptlint` on PATH.
+ * Throws ServerNotFoundError with a message that says what to do.
+ */
+export function resolveServerPath(
+  config: ConfigSource,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
+  const configured = config.get<unknown>("path");
+  if (typeof configured === "string" && configured.trim().length > 0) {
+    const file = configured.trim();
+    if (!isExecutableFile(file)) {
+      throw new ServerNotFoundError(
+        `ptlint: the executable set in "ptlint.path" (${file}) does not exist or is not executable.`,
+      );
+    }
+    return file;
+  }
+  const found = findOnPath("ptlint", env["PATH"]);
+  if (found === undefined) {
+    throw new ServerNotFoundError(
+      'ptlint: no "ptlint" executable on PATH. Install ptlint (see docs/install.md) ' +
+        'or set "ptlint.path" to the executable.',
+    );
+  }
+  return found;
+}
+
+/** `ptlint --lsp` on stdio (the transport vscode-languageclient uses when none is named). */
+export function serverOptions(command: string, env: NodeJS.ProcessEnv = process.env): ServerOptions {
+  const executable: Executable = {
+    command,
+    args: ["--lsp"],
+    options: { env: { ...env } },
+  };
+  return { run: executable, debug: executable };
+}
+
+/** Python sources on disk and unsaved buffers; `.pyi` stubs are `python` in VS Code too. */
+export const DOCUMENT_SELECTOR = [
+  { scheme: "file", language: "python" },
+  { scheme: "untitled", language: "python" },
+];
