@@ -75,13 +75,18 @@ void walkTree(TSNode root, Enter&& enter, Leave&& leave) {
 }
 
 // Children of `node` stored under `field` (a node may hold several, e.g. import names).
+// Uses a cursor: tree-sitter 0.20's ts_node_field_name_for_child misses repeated fields after
+// the first (`from m import a, b as c` loses `b as c`).
 template <typename Visit>
 void forEachFieldChild(TSNode node, const char* field, Visit&& visit) {
-  uint32_t count = ts_node_child_count(node);
-  for (uint32_t i = 0; i < count; ++i) {
-    const char* name = ts_node_field_name_for_child(node, i);
-    if (name != nullptr && std::strcmp(name, field) == 0) visit(ts_node_child(node, i));
+  TSTreeCursor cursor = ts_tree_cursor_new(node);
+  if (ts_tree_cursor_goto_first_child(&cursor)) {
+    do {
+      const char* name = ts_tree_cursor_current_field_name(&cursor);
+      if (name != nullptr && std::strcmp(name, field) == 0) visit(ts_tree_cursor_current_node(&cursor));
+    } while (ts_tree_cursor_goto_next_sibling(&cursor));
   }
+  ts_tree_cursor_delete(&cursor);
 }
 
 }  // namespace ptlint::analysis
