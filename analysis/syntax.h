@@ -14,6 +14,7 @@ inline uint32_t startOf(TSNode node) { return ts_node_start_byte(node); }
 inline uint32_t endOf(TSNode node) { return ts_node_end_byte(node); }
 
 inline std::string_view textOf(TSNode node, std::string_view source) {
+  if (ts_node_is_null(node)) return {};  // broken syntax leaves fields missing
   uint32_t start = ts_node_start_byte(node), end = ts_node_end_byte(node);
   if (start > source.size()) return {};
   if (end > source.size()) end = static_cast<uint32_t>(source.size());
