@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Builds the Debian package with CPack and installs it with dpkg into a throwaway root whose
+# package database is a copy of this machine's: dpkg itself checks that every declared
+# dependency is satisfiable here, without touching the real system. Then runs the installed
+# binary.
+# Usage: deb.sh <build dir> <expected version>
+set -euo pipefail
+build=$(cd "$1" && pwd); version=$2
+for tool in cpack dpkg dpkg-deb dpkg-shlibdeps; do
+  command -v "$tool" >/dev/null || { echo "FAIL: $tool is not installed (scripts/setup.sh installs dpkg-dev)"; exit 1; }
+done
+work=$(mktemp -d "${TMPDIR:-/tmp}/ptlint-deb.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+(cd "$work" && cpack --config "$build/CPackConfig.cmake" -G DEB -B "$work/out" >"$work/cpack.log" 2>&1) \
+  || { cat "$work/cpack.log"; echo "FAIL: cpack -G DEB"; exit 1; }
+arch=$(dpkg --print-architecture)
+deb="$work/out/ptlint_${version}_${arch}.deb"
+[ -f "$deb" ] || { ls -l "$work/out"; echo "FAIL: expected $(basename "$deb")"; exit 1; }
+echo "ok: $(basename "$deb") ($(stat -c %s "$deb") bytes)"
+
+depends=$(dpkg-deb -f "$deb" Depends)
+echo "Depends: $depends"
+for lib in libc6 libstdc++6 libgit2 libtree-sitter; do
+  grep -q "$lib" <<<"$depends" || { echo "FAIL: Depends does not declare $lib"; exit 1; }
+done
+[ "$(dpkg-deb -f "$deb" Package)" = ptlint ] || { echo "FAIL: package name"; exit 1; }
+[ "$(dpkg-deb -f "$deb" Version)" = "$version" ] || { echo "FAIL: package version"; exit 1; }
+
+root="$work/root"
+admin="$root/var/lib/dpkg"
+mkdir -p "$admin/info" "$admin/updates" "$admin/triggers" "$root/var/log" "$root/usr/bin"
+cp /var/lib/dpkg/status "$admin/status"
+touch "$admin/available"
+dpkg --root="$root" --admindir="$admin" --log=/dev/null --force-not-root --force-script-chrootless \
+     --no-triggers -i "$deb" >"$work/dpkg.log" 2>&1 \
+  || { cat "$work/dpkg.log"; echo "FAIL: dpkg -i (dependencies not satisfiable on this system?)"; exit 1; }
+grep -q '^Package: ptlint$' "$admin/status" || { echo "FAIL: ptlint not recorded as installed"; exit 1; }
+
+out=$("$root/usr/bin/ptlint" --version)
+[ "$out" = "ptlint $version" ] || { echo "FAIL: '$out', expected 'ptlint $version'"; exit 1; }
+echo "ok: $out from the installed package"
+[ -s "$root/usr/share/doc/ptlint/rules/PTL101.md" ] || { echo "FAIL: rule docs missing from the package"; exit 1; }
+[ -f "$root/usr/share/nvim/site/pack/ptlint/start/ptlint/lua/ptlint/init.lua" ] || { echo "FAIL: Neovim module missing"; exit 1; }
+if [ -f "$work/out/ptlint-gpu_${version}_${arch}.deb" ]; then
+  echo "ok: also ptlint-gpu_${version}_${arch}.deb (Depends: $(dpkg-deb -f "$work/out/ptlint-gpu_${version}_${arch}.deb" Depends))"
+fi
+echo PASS

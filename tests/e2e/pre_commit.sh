@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The real pre-commit (from apt) runs this repository's .pre-commit-hooks.yaml via `try-repo`
+# in a throwaway git repository, with the built ptlint first on PATH:
+#   - hook `ptlint` fails on a file with findings and names the finding;
+#   - hook `ptlint-fix` rewrites the file to the fixed text (and fails, as the file changed);
+#   - hook `ptlint` then passes, and a clean `.pyi`/excluded file set behaves.
+# Usage: pre_commit.sh <repo root> <ptlint executable> <fixtures dir>
+set -euo pipefail
+repo=$(cd "$1" && pwd); bin=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); fixtures=$(cd "$3" && pwd)
+
+command -v pre-commit >/dev/null || { echo "FAIL: pre-commit is not installed (scripts/setup.sh installs it)"; exit 1; }
+command -v git >/dev/null || { echo "FAIL: git is not installed"; exit 1; }
+[ -x "$bin" ] || { echo "FAIL: $bin is not an executable"; exit 1; }
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/ptlint-pre-commit.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/bin" "$work/project"
+ln -s "$bin" "$work/bin/ptlint"
+export PATH="$work/bin:$PATH"
+export PRE_COMMIT_HOME="$work/cache" HOME="$work"
+# try-repo snapshots uncommitted hook changes with a commit: it needs an identity.
+export GIT_AUTHOR_NAME=ptlint-test GIT_AUTHOR_EMAIL=test@localhost \
+       GIT_COMMITTER_NAME=ptlint-test GIT_COMMITTER_EMAIL=test@localhost
+git config --global init.defaultBranch main
+git config --global --add safe.directory '*'
+
+cd "$work/project"
+git init -q .
+cp "$fixtures/amp_train.py" train.py
+printf 'import torch\n\nx: torch.Tensor\n' > stubs.pyi
+git add train.py stubs.pyi
+
+try_repo() { pre-commit try-repo "$repo" "$1" --all-files --verbose >"$work/out.txt" 2>&1; }
+
+if try_repo ptlint; then
+  cat "$work/out.txt"; echo "FAIL: hook ptlint passed on a file with findings"; exit 1
+fi
+grep -q 'PTL101' "$work/out.txt" || { cat "$work/out.txt"; echo "FAIL: the hook output does not name PTL101"; exit 1; }
+cmp -s train.py "$fixtures/amp_train.py" || { echo "FAIL: hook ptlint modified the file"; exit 1; }
+echo "ok: ptlint fails on findings"
+
+if try_repo ptlint-fix; then
+  cat "$work/out.txt"; echo "FAIL: hook ptlint-fix passed although it rewrote a file"; exit 1
+fi
+cmp -s train.py "$fixtures/amp_train.py.fixed" || {
+  cat "$work/out.txt"; diff -u "$fixtures/amp_train.py.fixed" train.py || true
+  echo "FAIL: ptlint-fix did not rewrite the file to the fixed text"; exit 1
+}
+echo "ok: ptlint-fix rewrites the file"
+
+git add train.py
+try_repo ptlint || { cat "$work/out.txt"; echo "FAIL: hook ptlint fails on the fixed file"; exit 1; }
+try_repo ptlint-fix || { cat "$work/out.txt"; echo "FAIL: hook ptlint-fix fails on the fixed file"; exit 1; }
+echo "ok: both hooks pass once fixed"
+
+# `--force-exclude`: a file excluded by the project configuration is skipped even though
+# pre-commit names it explicitly.
+cp "$fixtures/amp_train.py" legacy.py
+printf '[tool.ptlint]\nextend-exclude = ["legacy.py"]\n' > pyproject.toml
+git add legacy.py pyproject.toml
+try_repo ptlint || { cat "$work/out.txt"; echo "FAIL: an excluded file was linted (--force-exclude)"; exit 1; }
+echo "ok: excluded files stay excluded"
+echo PASS
