@@ -140,7 +140,20 @@ quickfix::Edit appendArgument(TSNode call, std::string_view argument, std::strin
   });
   if (ts_node_is_null(last)) return {close, close, std::string(argument)};
   std::string_view between = source.substr(analysis::endOf(last), close - analysis::endOf(last));
-  if (between.find(',') != std::string_view::npos) {
+  if (size_t comma = between.find(','); comma != std::string_view::npos) {
+    // One argument per line with a trailing comma: add a line like the last argument's, so
+    // that the closing parenthesis keeps its own line.
+    if (size_t newline = between.find('\n', comma); newline != std::string_view::npos) {
+      uint32_t line_start = analysis::startOf(last);
+      while (line_start > 0 && source[line_start - 1] != '\n') --line_start;
+      std::string_view prefix = source.substr(line_start, analysis::startOf(last) - line_start);
+      if (prefix.find_first_not_of(" \t") == std::string_view::npos) {
+        // At the end of the comma's line, after any comment there.
+        uint32_t at = analysis::endOf(last) + static_cast<uint32_t>(newline);
+        if (at > 0 && source[at - 1] == '\r') --at;
+        return {at, at, "\n" + std::string(prefix) + std::string(argument) + ","};
+      }
+    }
     return {close, close, std::string(argument)};
   }
   uint32_t at = analysis::endOf(last);

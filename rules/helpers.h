@@ -38,7 +38,8 @@ quickfix::Edit moduleLevelInsertion(const analysis::ParsedFile& file, std::strin
 std::string torchModuleName(const analysis::SemanticModel& model, TSNode at, bool& needs_import);
 
 // Appends the insertion/deletion that joins arguments: `f()` + "x" -> `f(x)`, `f(a)` -> `f(a, x)`.
-// Inserts at the end of the argument list.
+// Inserts at the end of the argument list; with one argument per line and a trailing comma, as
+// a new line (`    x,`) so that the closing parenthesis keeps its own line.
 quickfix::Edit appendArgument(TSNode call, std::string_view argument, std::string_view source);
 
 }  // namespace ptlint::rules
