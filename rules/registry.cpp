@@ -49,12 +49,10 @@ const std::vector<const Rule*>& table() {
   static const std::vector<const Rule*> rules = [] {
     std::vector<const Rule*> all{
         // One line per rule (any order; sorted below).
-        &deprecatedCudaAmpRule(),
         &gradScalerWithBf16Rule(),
         &ddpFindUnusedParametersRule(),
         &dataLoaderWorkerInitFnRule(),
         &itemInCompiledRegionRule(),
-        &handRolledAttentionRule(),
     };
     std::sort(all.begin(), all.end(), [](const Rule* a, const Rule* b) { return a->meta().code < b->meta().code; });
     return all;
