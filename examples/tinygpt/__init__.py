@@ -1,0 +1,1 @@
+"""tinygpt: a small character-level GPT."""

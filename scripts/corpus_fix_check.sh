@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# Whole-corpus fix check: `ptlint check --fix --unsafe-fixes --select=ALL` over copies of Debian's
+# torch, torchvision, torchaudio and skorch sources and their CRLF and BOM variants. Fails on:
+#  - a syntax error a fix introduced (tree-sitter: `--select=PTL000`; CPython: `ast.parse`),
+#  - a file left at the fix pass cap or a reverted fix (ptlint prints a warning naming it),
+#  - a second `--fix` run that still changes something,
+#  - a changed line that no reported fix edit covers (pure insertions excepted), a changed
+#    line ending or BOM.
+# Usage: scripts/corpus_fix_check.sh [PTLINT] [PACKAGE...]   (env SAMPLE=N: every Nth file only)
+set -euo pipefail
+PTLINT=$(realpath "${1:-build/ptlint}")
+shift || true
+PACKAGES=("${@:-torch torchvision torchaudio skorch}")
+read -r -a PACKAGES <<<"${PACKAGES[*]}"
+SITE=/usr/lib/python3/dist-packages
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/ptlint-corpus-XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+exec python3 - "$PTLINT" "$WORK" "$SITE" "${SAMPLE:-1}" "${PACKAGES[@]}" <<'PYEOF'
+import ast, difflib, json, os, shutil, subprocess, sys, time, warnings
+
+ptlint, work, site, sample = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+packages = sys.argv[5:]
+warnings.simplefilter("ignore")  # SyntaxWarning from invalid escapes in real sources
+VARIANTS = {
+    "lf": lambda b: b,
+    "crlf": lambda b: b.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n"),
+    "bom": lambda b: b"\xef\xbb\xbf" + b,
+}
+failures = []
+
+
+def fail(msg):
+    failures.append(msg)
+    print("FAIL", msg, flush=True)
+
+
+def ptlint_run(args, **kw):
+    p = subprocess.run([ptlint] + args, capture_output=True, **kw)
+    if p.returncode not in (0, 1):
+        fail(f"ptlint {' '.join(args[:4])}... exit {p.returncode}: {p.stderr.decode(errors='replace')[-800:]}")
+    return p
+
+
+def ast_ok(data):
+    try:
+        ast.parse(data)
+        return True
+    except (SyntaxError, ValueError):
+        return False
+
+
+def syntax_errors(root):
+    p = ptlint_run(["check", "--no-cache", "--exit-zero", "--select=PTL000", "--output-format", "json", root])
+    return {d["filename"] for d in json.loads(p.stdout or b"[]")}
+
+
+def snapshot(root):
+    out = {}
+    for dirpath, _, files in os.walk(root):
+        for f in files:
+            p = os.path.join(dirpath, f)
+            with open(p, "rb") as h:
+                out[p] = h.read()
+    return out
+
+
+total = {"files": 0, "changed": 0, "seconds": 0.0, "edits": 0}
+for pkg in packages:
+    src_root = os.path.join(site, pkg)
+    sources = []
+    for dirpath, _, files in os.walk(src_root):
+        for f in sorted(files):
+            if f.endswith((".py", ".pyi")):
+                sources.append(os.path.join(dirpath, f))
+    sources = sorted(sources)[::sample]
+    for variant, transform in VARIANTS.items():
+        root = os.path.join(work, variant, pkg)
+        for s in sources:
+            dest = os.path.join(root, os.path.relpath(s, src_root))
+            os.makedirs(os.path.dirname(dest), exist_ok=True)
+            with open(s, "rb") as h:
+                data = h.read()
+            with open(dest, "wb") as h:
+                h.write(transform(data))
+        before = snapshot(root)
+        ts_before = syntax_errors(root)
+        # The edits on offer, to check that nothing outside them changes.
+        p = ptlint_run(["check", "--no-cache", "--exit-zero", "--select=ALL", "--unsafe-fixes", "--output-format",
+                        "json", root])
+        fix_rows = {}
+        for d in json.loads(p.stdout or b"[]"):
+            for e in (d.get("fix") or {}).get("edits", []):
+                fix_rows.setdefault(os.path.realpath(d["filename"]), set()).update(
+                    range(e["location"]["row"], e["end_location"]["row"] + 1))
+                total["edits"] += 1
+        t0 = time.monotonic()
+        p = ptlint_run(["check", "--no-cache", "--exit-zero", "--select=ALL", "--fix", "--unsafe-fixes", root])
+        total["seconds"] += time.monotonic() - t0
+        for line in p.stderr.decode(errors="replace").splitlines():
+            if line.startswith("warning:") and ("converge" in line or "syntax error" in line):
+                fail(f"{variant}: {line}")
+        after = snapshot(root)
+        ts_after = syntax_errors(root)
+        for f in sorted(ts_after - ts_before):
+            fail(f"{variant}: tree-sitter syntax error introduced in {f}")
+        changed = [f for f in before if after.get(f) != before[f]]
+        total["files"] += len(before)
+        total["changed"] += len(changed)
+        for f in changed:
+            old, new = before[f], after[f]
+            if ast_ok(old) and not ast_ok(new):
+                fail(f"{variant}: ast.parse fails after the fix: {f}")
+            if old.startswith(b"\xef\xbb\xbf") != new.startswith(b"\xef\xbb\xbf"):
+                fail(f"{variant}: BOM changed: {f}")
+            if variant == "crlf" and new.count(b"\n") != new.count(b"\r\n"):
+                fail(f"{variant}: a bare LF in a CRLF file: {f}")
+            if variant != "crlf" and b"\r" in new and b"\r" not in old:
+                fail(f"{variant}: a CR in an LF file: {f}")
+            rows = fix_rows.get(os.path.realpath(f), set())
+            old_lines, new_lines = old.splitlines(True), new.splitlines(True)
+            for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False).get_opcodes():
+                if tag in ("replace", "delete") and not any(r in rows for r in range(i1 + 1, i2 + 1)):
+                    fail(f"{variant}: lines {i1 + 1}-{i2} of {f} changed outside every reported edit")
+                    break
+        # A second run is a no-op.
+        ptlint_run(["check", "--no-cache", "--exit-zero", "--select=ALL", "--fix", "--unsafe-fixes", root])
+        again = snapshot(root)
+        for f in again:
+            if again[f] != after.get(f):
+                fail(f"{variant}: the second --fix run changed {f}")
+        print(f"{pkg:12} {variant:5} files={len(before):5} changed={len(changed):4} "
+              f"syntax-errors(before)={len(ts_before)}", flush=True)
+print(f"total: {total['files']} files, {total['changed']} changed, {total['edits']} first-pass edits, "
+      f"fix time {total['seconds']:.1f}s, {len(failures)} failures")
+sys.exit(1 if failures else 0)
+PYEOF

@@ -1,0 +1,319 @@
+"""End-to-end tests of the `ptlint` executable: formats, exit codes, noqa, config, walking,
+fixes. Run by ctest with PTLINT pointing at the built binary; standard library only."""
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import textwrap
+import unittest
+
+PTLINT = os.environ.get("PTLINT", "build/ptlint")
+
+AMP_SOURCE = "import torch\n\nwith torch.cuda.amp.autocast():\n    pass\n"
+AMP_FIXED = 'import torch\n\nwith torch.amp.autocast("cuda"):\n    pass\n'
+CLEAN_SOURCE = "import torch\n\nx = torch.zeros(3)\n"
+
+
+def run(args, cwd, stdin=None):
+    proc = subprocess.run([PTLINT, *args], cwd=cwd, input=stdin, capture_output=True, timeout=120)
+    return proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace")
+
+
+class Workdir(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="ptlint-cli-")
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def write(self, name, content, mode="w"):
+        path = os.path.join(self.dir, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, mode) as f:
+            f.write(content)
+        return path
+
+    def read(self, name, mode="r"):
+        with open(os.path.join(self.dir, name), mode) as f:
+            return f.read()
+
+    def check(self, *args, stdin=None):
+        return run(["check", *args], self.dir, stdin)
+
+
+class ExitCodes(Workdir):
+    def test_clean_tree_exits_0(self):
+        self.write("ok.py", CLEAN_SOURCE)
+        code, out, _ = self.check(".")
+        self.assertEqual(code, 0)
+        self.assertIn("All checks passed!", out)
+
+    def test_findings_exit_1(self):
+        self.write("train.py", AMP_SOURCE)
+        code, out, _ = self.check("--output-format", "concise", ".")
+        self.assertEqual(code, 1)
+        self.assertIn("train.py:3:6: PTL101", out)
+
+    def test_exit_zero(self):
+        self.write("train.py", AMP_SOURCE)
+        self.assertEqual(self.check("--exit-zero", ".")[0], 0)
+
+    def test_missing_path_exits_2_and_still_lints_the_rest(self):
+        self.write("train.py", AMP_SOURCE)
+        code, out, err = self.check("--output-format", "concise", "train.py", "nope.py")
+        self.assertEqual(code, 2)
+        self.assertIn("nope.py", err)
+        self.assertIn("PTL101", out)
+
+    def test_bad_flag_value_exits_2(self):
+        code, _, err = self.check("--select", "E501", ".")
+        self.assertEqual(code, 2)
+        self.assertIn("E501", err)
+
+
+class OutputFormats(Workdir):
+    def setUp(self):
+        super().setUp()
+        # Non-ASCII before the finding: columns count code points, not bytes.
+        self.path = self.write("train.py", "import torch\nnamé = 'é'; ctx = torch.cuda.amp.autocast()\n")
+
+    def test_json_fields(self):
+        code, out, _ = self.check("--output-format", "json", ".")
+        self.assertEqual(code, 1)
+        rows = json.loads(out)
+        self.assertEqual(len(rows), 1)
+        row = rows[0]
+        self.assertEqual(set(row), {"code", "message", "filename", "location", "end_location", "fix",
+                                    "noqa_row", "url", "severity", "cell"})
+        self.assertEqual(row["code"], "PTL101")
+        self.assertEqual(row["filename"], os.path.realpath(self.path))
+        self.assertEqual(row["location"], {"row": 2, "column": 19})
+        self.assertEqual(row["end_location"], {"row": 2, "column": 44})
+        self.assertEqual(row["noqa_row"], 2)
+        self.assertIsNone(row["url"])
+        self.assertIsNone(row["cell"])
+        self.assertEqual(row["severity"], "warning")
+        fix = row["fix"]
+        self.assertEqual(fix["applicability"], "safe")
+        self.assertTrue(fix["message"])
+        self.assertEqual(fix["edits"][0]["location"]["row"], 2)
+        for edit in fix["edits"]:
+            self.assertEqual(set(edit), {"content", "location", "end_location"})
+
+    def test_json_lines(self):
+        _, out, _ = self.check("--output-format", "json-lines", ".")
+        lines = [json.loads(line) for line in out.splitlines() if line.strip()]
+        self.assertEqual([r["code"] for r in lines], ["PTL101"])
+
+    def test_sarif_structure(self):
+        _, out, _ = self.check("--output-format", "sarif", ".")
+        sarif = json.loads(out)
+        self.assertEqual(sarif["version"], "2.1.0")
+        run0 = sarif["runs"][0]
+        self.assertEqual(run0["tool"]["driver"]["name"], "ptlint")
+        rule_ids = {r["id"] for r in run0["tool"]["driver"]["rules"]}
+        self.assertIn("PTL101", rule_ids)
+        result = run0["results"][0]
+        self.assertEqual(result["ruleId"], "PTL101")
+        self.assertIn(result["level"], {"warning", "error", "note"})
+        self.assertTrue(result["message"]["text"])
+        region = result["locations"][0]["physicalLocation"]["region"]
+        self.assertEqual((region["startLine"], region["startColumn"]), (2, 19))
+        self.assertTrue(result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].endswith("train.py"))
+
+    def test_github(self):
+        _, out, _ = self.check("--output-format", "github", ".")
+        self.assertRegex(out, r"^::warning title=ptlint \(PTL101\),file=.*train\.py,line=2,col=19,endLine=2,endColumn=44::")
+
+    def test_full_shows_source_and_caret(self):
+        _, out, _ = self.check("--output-format", "full", ".")
+        self.assertIn("2 | namé = 'é'; ctx = torch.cuda.amp.autocast()", out)
+        caret_line = [l for l in out.splitlines() if "^" in l][0]
+        self.assertEqual(caret_line.index("^") - caret_line.index("|") - 2, 18)
+        self.assertIn("= help:", out)
+
+    def test_statistics(self):
+        _, out, _ = self.check("--statistics", ".")
+        self.assertRegex(out, r"\s+1\tPTL101\t\[\*\] deprecated-cuda-amp")
+
+
+class Noqa(Workdir):
+    def test_noqa_forms(self):
+        self.write("a.py", textwrap.dedent("""\
+            import torch
+            a = torch.cuda.amp.autocast()  # noqa: PTL101
+            b = torch.cuda.amp.autocast()  # noqa
+            c = torch.cuda.amp.autocast()  # noqa: PTL1
+            d = torch.cuda.amp.autocast()  # noqa: PTL201
+            e = "torch.cuda.amp.autocast()  # noqa"
+            """))
+        _, out, _ = self.check("--output-format", "json", ".")
+        rows = json.loads(out)
+        self.assertEqual([r["location"]["row"] for r in rows], [5])
+
+    def test_file_level(self):
+        self.write("a.py", "# ptlint: noqa: PTL101\nimport torch\na = torch.cuda.amp.autocast()\n")
+        self.write("b.py", "# ptlint: noqa\nimport torch\na = torch.cuda.amp.autocast()\n")
+        self.assertEqual(self.check(".")[0], 0)
+
+
+class Config(Workdir):
+    def test_unknown_key_names_file_line_key(self):
+        self.write("ptlint.toml", 'select = ["PTL1"]\nbogus = 1\n')
+        self.write("a.py", AMP_SOURCE)
+        code, _, err = self.check(".")
+        self.assertEqual(code, 2)
+        self.assertIn("ptlint.toml:2", err)
+        self.assertIn("bogus", err)
+
+    def test_bad_value(self):
+        self.write("pyproject.toml", '[tool.ptlint]\ntorch-version = 2.6\n')
+        code, _, err = self.check(".")
+        self.assertEqual(code, 2)
+        self.assertIn("pyproject.toml:2", err)
+        self.assertIn("torch-version", err)
+
+    def test_nearest_config_wins(self):
+        self.write("pyproject.toml", '[tool.ptlint]\nignore = ["PTL101"]\n')
+        self.write("sub/ptlint.toml", 'select = ["PTL101"]\n')
+        self.write("a.py", AMP_SOURCE)
+        self.write("sub/b.py", AMP_SOURCE)
+        _, out, _ = self.check("--output-format", "json", ".")
+        self.assertEqual([os.path.basename(r["filename"]) for r in json.loads(out)], ["b.py"])
+
+    def test_per_file_ignores_and_exclude(self):
+        self.write("ptlint.toml", 'extend-exclude = ["vendored"]\n\n[per-file-ignores]\n"legacy/*.py" = ["PTL101"]\n')
+        self.write("legacy/a.py", AMP_SOURCE)
+        self.write("vendored/b.py", AMP_SOURCE)
+        self.write("c.py", AMP_SOURCE)
+        _, out, _ = self.check("--output-format", "json", ".")
+        self.assertEqual([os.path.basename(r["filename"]) for r in json.loads(out)], ["c.py"])
+        # Named explicitly, an excluded file is linted unless --force-exclude.
+        self.assertEqual(self.check("vendored/b.py")[0], 1)
+        self.assertEqual(self.check("--force-exclude", "vendored/b.py")[0], 0)
+
+    def test_torch_version_gates_fix(self):
+        self.write("a.py", "import torch\ns = torch.cuda.amp.GradScaler()\n")
+        _, out, _ = self.check("--output-format", "json", "--torch-version", "2.2", ".")
+        self.assertIsNone(json.loads(out)[0]["fix"])
+        _, out, _ = self.check("--output-format", "json", "--torch-version", "2.3", ".")
+        self.assertIsNotNone(json.loads(out)[0]["fix"])
+
+
+class Walk(Workdir):
+    def test_gitignore_and_hidden(self):
+        subprocess.run(["git", "init", "-q", self.dir], check=True)
+        self.write(".gitignore", "generated/\nscratch_*.py\n")
+        self.write("generated/a.py", AMP_SOURCE)
+        self.write("scratch_1.py", AMP_SOURCE)
+        self.write(".venv/lib.py", AMP_SOURCE)
+        self.write("src/train.py", AMP_SOURCE)
+        self.write("src/stub.pyi", "import torch\nx = torch.cuda.amp.autocast\n")
+        _, out, _ = self.check("--output-format", "json", ".")
+        names = sorted(os.path.relpath(r["filename"], os.path.realpath(self.dir)) for r in json.loads(out))
+        self.assertEqual(names, ["src/stub.pyi", "src/train.py"])
+
+
+class Fixes(Workdir):
+    def test_fix_rewrites_and_exits_0(self):
+        path = self.write("a.py", AMP_SOURCE)
+        os.chmod(path, 0o754)
+        code, out, _ = self.check("--fix", ".")
+        self.assertEqual(code, 0, out)
+        self.assertEqual(self.read("a.py"), AMP_FIXED)
+        self.assertEqual(stat.S_IMODE(os.stat(path).st_mode), 0o754)
+        self.assertIn("1 fixed", out)
+
+    def test_diff_writes_nothing(self):
+        self.write("a.py", AMP_SOURCE)
+        code, out, _ = self.check("--diff", ".")
+        self.assertEqual(code, 1)
+        self.assertIn("-with torch.cuda.amp.autocast():", out)
+        self.assertIn('+with torch.amp.autocast("cuda"):', out)
+        self.assertEqual(self.read("a.py"), AMP_SOURCE)
+        self.write("a.py", AMP_FIXED)
+        self.assertEqual(self.check("--diff", ".")[0], 0)
+
+    def test_crlf_and_bom_preserved(self):
+        source = ("\ufeff" + AMP_SOURCE.replace("\n", "\r\n")).encode("utf-8")
+        self.write("a.py", source, mode="wb")
+        self.check("--fix", ".")
+        expected = ("\ufeff" + AMP_FIXED.replace("\n", "\r\n")).encode("utf-8")
+        self.assertEqual(self.read("a.py", mode="rb"), expected)
+
+    def test_bom_columns(self):
+        self.write("a.py", ("\ufeff" + AMP_SOURCE).encode("utf-8"), mode="wb")
+        _, out, _ = self.check("--output-format", "json", ".")
+        self.assertEqual(json.loads(out)[0]["location"], {"row": 3, "column": 6})
+
+    def test_non_utf8_file_reported_others_linted(self):
+        self.write("bad.py", b"x = '\xff\xfe'\n", mode="wb")
+        self.write("good.py", AMP_SOURCE)
+        code, out, err = self.check("--fix", "--output-format", "concise", ".")
+        self.assertEqual(code, 2)
+        self.assertIn("bad.py", err)
+        self.assertIn("UTF-8", err)
+        self.assertEqual(self.read("bad.py", mode="rb"), b"x = '\xff\xfe'\n")
+        self.assertEqual(self.read("good.py"), AMP_FIXED)
+
+    def test_syntax_error_file_gets_no_fix(self):
+        broken = "import torch\nwith torch.cuda.amp.autocast():\n    pass\ndef broken(:\n"
+        self.write("a.py", broken)
+        self.check("--fix", ".")
+        self.assertEqual(self.read("a.py"), broken)
+        code, out, _ = self.check("--select", "PTL000", "--output-format", "concise", ".")
+        self.assertEqual(code, 1)
+        self.assertIn("a.py:4", out)
+        self.assertIn("PTL000", out)
+
+
+class Stdin(Workdir):
+    def test_lint_stdin(self):
+        code, out, _ = self.check("--stdin-filename", "train.py", "--output-format", "json", "-",
+                                  stdin=AMP_SOURCE.encode())
+        self.assertEqual(code, 1)
+        self.assertTrue(json.loads(out)[0]["filename"].endswith("train.py"))
+
+    def test_fix_stdin_prints_fixed_source(self):
+        code, out, _ = self.check("--stdin-filename", "train.py", "--fix", "-", stdin=AMP_SOURCE.encode())
+        self.assertEqual(code, 0)
+        self.assertEqual(out, AMP_FIXED)
+
+    def test_stdin_uses_config_of_the_named_path(self):
+        self.write("ptlint.toml", 'ignore = ["PTL101"]\n')
+        code, _, _ = self.check("--stdin-filename", os.path.join(self.dir, "train.py"), "-", stdin=AMP_SOURCE.encode())
+        self.assertEqual(code, 0)
+
+
+class Rules(Workdir):
+    def test_rule_all_json(self):
+        code, out, _ = run(["rule", "--all", "--output-format", "json"], self.dir)
+        self.assertEqual(code, 0)
+        rules = json.loads(out)
+        codes = [r["code"] for r in rules]
+        self.assertEqual(codes, sorted(codes))
+        self.assertIn("PTL000", codes)
+        self.assertIn("PTL101", codes)
+        for r in rules:
+            for heading in ("## What it does", "## Why is this bad?", "## Example", "## Use instead",
+                            "## Fix safety", "## References"):
+                self.assertIn(heading, r["explanation"], r["code"])
+
+    def test_rule_docs(self):
+        code, out, _ = run(["rule", "PTL101"], self.dir)
+        self.assertEqual(code, 0)
+        self.assertIn("deprecated-cuda-amp", out)
+        self.assertIn("## Why is this bad?", out)
+        self.assertEqual(run(["rule", "PTL999"], self.dir)[0], 2)
+
+    def test_version(self):
+        code, out, _ = run(["--version"], self.dir)
+        self.assertEqual(code, 0)
+        self.assertRegex(out.strip(), r"^ptlint \d+\.\d+\.\d+$")
+
+
+if __name__ == "__main__":
+    unittest.main()
