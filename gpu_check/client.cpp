@@ -65,9 +65,10 @@ WorkerAnswer askWorker(const json& request, std::chrono::milliseconds timeout) {
     answer.error = fmt::format("`{}`: {}", *worker, body["error"].get<std::string>());
     return answer;
   }
-  if (body.value("protocol", 0) != kProtocolVersion) {
+  const json& protocol = body["protocol"];
+  if (!protocol.is_number_integer() || protocol.get<int64_t>() != kProtocolVersion) {
     answer.error = fmt::format("`{}` speaks protocol {}, this ptlint speaks {}: rebuild them together", *worker,
-                               body.value("protocol", 0), kProtocolVersion);
+                               protocol.dump(), kProtocolVersion);
     return answer;
   }
   answer.body = std::move(body);
@@ -213,6 +214,10 @@ std::optional<std::string> findWorker() {
 json doctorReport(std::chrono::milliseconds timeout) {
   json report;
   WorkerAnswer answer = askWorker({{"protocol", kProtocolVersion}, {"command", "doctor"}}, timeout);
+  if (answer.body && !((*answer.body)["torch"].is_object() && (*answer.body)["devices"].is_array())) {
+    answer.error = "`ptlint-gpu` answered without the torch and device facts";
+    answer.body.reset();
+  }
   if (answer.body) {
     report["gpu_check"] = {{"available", true}, {"path", findWorker().value_or("")}, {"error", nullptr}};
     report["torch"] = answer.body->value("torch", json::object());
@@ -273,7 +278,12 @@ std::vector<std::optional<Validation>> validateAttention(const std::vector<Atten
     return fail(fmt::format("`{}` answered {} results for {} patterns", kWorkerName,
                             list.is_array() ? list.size() : 0, patterns.size()));
   }
-  for (size_t i = 0; i < patterns.size(); ++i) results[i] = validationFromJson(list[i]);
+  try {
+    for (size_t i = 0; i < patterns.size(); ++i) results[i] = validationFromJson(list[i]);
+  } catch (const json::exception& e) {
+    results.assign(patterns.size(), std::nullopt);
+    return fail(fmt::format("`{}` answered a malformed result: {}", kWorkerName, e.what()));
+  }
   return results;
 }
 
