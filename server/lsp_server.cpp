@@ -885,6 +885,18 @@ class LspServer {
       std::map<fs::path, std::string> open_by_path;
       for (const auto& uri : docs_.openUris())
         if (auto path = uriToPath(uri)) open_by_path[path->lexically_normal()] = uri;
+      // Open documents inside a folder but not (yet) on disk are part of the workspace too.
+      std::set<fs::path> listed(walk.files.begin(), walk.files.end());
+      for (const auto& [path, uri] : open_by_path) {
+        std::string ext = path.extension().string();
+        bool in_folder = false;
+        for (const auto& f : folders) {
+          auto rel = path.lexically_relative(f.path);
+          if (!rel.empty() && *rel.begin() != "..") in_folder = true;
+        }
+        if (in_folder && (ext == ".py" || ext == ".pyi") && !listed.count(path)) walk.files.push_back(path);
+      }
+      std::sort(walk.files.begin(), walk.files.end());
 
       WorkspaceDiagnosticReport report;
       size_t total = walk.files.size(), done = 0;

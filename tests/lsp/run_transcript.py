@@ -11,6 +11,7 @@ the model). A transcript is a `.jsonl` file, one directive per line (`#` lines a
   {"expect_none": {...}, "for": 0.5}               no matching message arrives within the time
   {"respond": {...}, "result": ...}                wait for a server request, answer it
   {"sleep": 0.2}
+  {"discard": true, "after": 0.3}                 read for a while, then forget unmatched messages
   {"close_stdin": true}
   {"exit_code": 0, "timeout": 5}                   the server exits with this code in time
 
@@ -118,6 +119,9 @@ def run(binary, transcript):
                     pattern = step["respond"]
                     got = client.wait(lambda m: "method" in m and "id" in m and matches(pattern, m), step.get("timeout", 20))
                     client.send({"jsonrpc": "2.0", "id": got["id"], "result": step.get("result")})
+                elif "discard" in step:
+                    client.drain(step.get("after", 0.3))
+                    client.backlog.clear()
                 elif "sleep" in step:
                     time.sleep(step["sleep"])
                 elif "close_stdin" in step:
