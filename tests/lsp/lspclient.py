@@ -172,6 +172,12 @@ class LspClient:
         return self.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics"
                          and m["params"]["uri"] == uri and m["params"].get("version") == version, timeout)
 
+    def diagnostics_for_with_time(self, uri, version, timeout=30):
+        """(arrival time, message): the time the reader thread parsed the frame."""
+        return self.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                         and m["params"]["uri"] == uri and m["params"].get("version") == version, timeout,
+                         with_time=True)
+
 
 def utf16_len(text):
     return len(text.encode("utf-16-le")) // 2
