@@ -21,6 +21,12 @@ bool isDynamoDisable(std::string_view qualified) {
          qualified == "torch._dynamo.eval_frame.disable" || qualified == "torch._disable_dynamo";
 }
 
+bool isCompilingPredicate(std::string_view qualified) {
+  return qualified == "torch.compiler.is_compiling" || qualified == "torch.compiler.is_dynamo_compiling" ||
+         qualified == "torch._dynamo.is_compiling" || qualified == "torch._dynamo.external_utils.is_compiling" ||
+         qualified == "torch._utils.is_compiling";
+}
+
 namespace {
 
 constexpr int kMaxDepth = 8;  // alias chains, base classes, `self.x = ...` indirections
@@ -251,6 +257,21 @@ class CompiledRegions::Builder {
     return best;
   }
 
+  // `f = wrap(f, ...)`, `model = model.to(device).eval()`: an assignment that rebinds a name to a
+  // wrapper of its previous value (torch.compile, torch.compiler.disable, DDP, ...).
+  bool wrapsItself(const Binding* c) const {
+    if (c->kind != BindingKind::Assignment || ts_node_is_null(c->value)) return false;
+    TSNode v = unparenthesize(c->value);
+    while (isKind(v, "call")) {
+      TSNode callee = unparenthesize(fieldOf(v, "function"));
+      TSNode first = unparenthesize(targetArgument(v, {}, source_));
+      if (isKind(first, "identifier") && textOf(first, source_) == c->name) return true;
+      if (!isKind(callee, "attribute") || !returnsSelf(textOf(fieldOf(callee, "attribute"), source_))) return false;
+      v = unparenthesize(fieldOf(callee, "object"));
+    }
+    return isKind(v, "identifier") && textOf(v, source_) == c->name;
+  }
+
   // The class_definition of a same-file class that `ident` names, or null.
   TSNode classNamed(TSNode ident) const {
     if (!isKind(ident, "identifier")) return {};
@@ -313,11 +334,17 @@ class CompiledRegions::Builder {
       const Binding* b = bindingFor(expr);
       if (b == nullptr) return {};
       if (b->kind == BindingKind::Parameter) return selfClass(b);
-      if (b->kind == BindingKind::Assignment && !ts_node_is_null(b->value)) {
-        // Only a name bound once in its scope (or the binding just before): the previous value.
-        return instanceClass(b->value, depth + 1);
+      // Every binding of the name in its scope must build the same class (`model = Model()` and
+      // `model = torch.compile(model)` agree; a parameter or another value does not).
+      TSNode found{};
+      for (const Binding* c : *model_.bindingsOf(*b->scope, b->name)) {
+        if (wrapsItself(c)) continue;
+        if (c->kind != BindingKind::Assignment || ts_node_is_null(c->value)) return {};
+        TSNode vc = instanceClass(c->value, depth + 1);
+        if (ts_node_is_null(vc) || (!ts_node_is_null(found) && !sameNode(found, vc))) return {};
+        found = vc;
       }
-      return {};
+      return found;
     }
     if (isKind(expr, "attribute")) {
       TSNode owner_cls = instanceClass(fieldOf(expr, "object"), depth + 1);
@@ -384,17 +411,22 @@ class CompiledRegions::Builder {
     if (isKind(expr, "identifier")) {
       const Binding* b = bindingFor(expr);
       if (b == nullptr) return -1;
-      if (b->kind == BindingKind::Function) {
-        auto it = index_by_def_.find(b->statement.id);
-        return it == index_by_def_.end() ? -1 : it->second;
-      }
-      if (b->kind == BindingKind::Assignment && !ts_node_is_null(b->value)) {
-        const auto* all = model_.bindingsOf(*b->scope, b->name);
+      const auto& all = *model_.bindingsOf(*b->scope, b->name);
+      if (b->kind == BindingKind::Assignment && !ts_node_is_null(b->value) && all.size() == 1) {
         TSNode v = unparenthesize(b->value);
-        if (all != nullptr && all->size() == 1 && (isKind(v, "identifier") || isKind(v, "attribute")))
-          return functionOf(v, depth + 1);  // `step = train_step`
+        if (isKind(v, "identifier") || isKind(v, "attribute")) return functionOf(v, depth + 1);  // `step = train_step`
+        return -1;
       }
-      return -1;
+      // One def, and no other value for the name than wrappers of it (`f = torch.compile(f)`).
+      int fn = -1;
+      for (const Binding* c : all) {
+        if (wrapsItself(c)) continue;
+        if (c->kind != BindingKind::Function) return -1;
+        auto it = index_by_def_.find(c->statement.id);
+        if (it == index_by_def_.end() || (fn >= 0 && fn != it->second)) return -1;
+        fn = it->second;
+      }
+      return fn;
     }
     if (!isKind(expr, "attribute")) return -1;
     std::string_view name = textOf(fieldOf(expr, "attribute"), source_);
@@ -477,6 +509,9 @@ class CompiledRegions::Builder {
     auto fn = std::make_unique<Function>();
     fn->def = info.def;
     fn->name = info.name;
+    fn->display_name = std::string(info.name);
+    if (!ts_node_is_null(info.cls))
+      fn->display_name = std::string(textOf(fieldOf(info.cls, "name"), source_)) + "." + fn->display_name;
     fn->site = site;
     fn->caller = caller;
     fn->root = caller != nullptr ? caller->root : fn.get();
@@ -531,6 +566,66 @@ const CompiledRegions& CompiledRegions::of(const SemanticModel& model,
     if (regions->extra_decorators_ == extra_decorators) return *regions;
   slot.built.push_back(std::make_unique<CompiledRegions>(model, extra_decorators));
   return *slot.built.back();
+}
+
+namespace {
+
+// +1: `condition` is true while compiling (`is_compiling()`), -1: false while compiling
+// (`not is_compiling()`), 0: neither.
+int compilingPolarity(const SemanticModel& model, TSNode condition) {
+  condition = unparenthesize(condition);
+  int polarity = 1;
+  while (isKind(condition, "not_operator")) {
+    polarity = -polarity;
+    condition = unparenthesize(fieldOf(condition, "argument"));
+  }
+  if (!isKind(condition, "call")) return 0;
+  auto q = model.qualifiedName(fieldOf(condition, "function"));
+  return q && isCompilingPredicate(*q) ? polarity : 0;
+}
+
+// Does a block always leave the enclosing code (its last statement returns or raises)?
+bool leaves(TSNode block) {
+  uint32_t count = ts_node_named_child_count(block);
+  for (uint32_t i = count; i-- > 0;) {
+    TSNode last = ts_node_named_child(block, i);
+    if (isKind(last, "comment")) continue;
+    return isKind(last, "return_statement") || isKind(last, "raise_statement");
+  }
+  return false;
+}
+
+}  // namespace
+
+bool CompiledRegions::isSkippedWhileCompiling(TSNode node) const {
+  TSNode child = node;
+  for (TSNode cur = ts_node_parent(node); !ts_node_is_null(cur); child = cur, cur = ts_node_parent(cur)) {
+    std::string_view kind = kindOf(cur);
+    if (kind == "function_definition" || kind == "class_definition" || kind == "lambda") return false;
+    if (kind == "if_statement" || kind == "elif_clause") {
+      int polarity = compilingPolarity(model_, fieldOf(cur, "condition"));
+      TSNode consequence = fieldOf(cur, "consequence");
+      if (polarity < 0 && sameNode(child, consequence)) return true;
+      if (polarity > 0 && !sameNode(child, consequence) && !isKind(child, "comment") &&
+          !sameNode(child, fieldOf(cur, "condition")))
+        return true;  // an `elif` or `else` after `if is_compiling():`
+    } else if (kind == "conditional_expression" && ts_node_named_child_count(cur) == 3) {
+      // `a if cond else b`
+      int polarity = compilingPolarity(model_, ts_node_named_child(cur, 1));
+      if (polarity < 0 && sameNode(child, ts_node_named_child(cur, 0))) return true;
+      if (polarity > 0 && sameNode(child, ts_node_named_child(cur, 2))) return true;
+    } else if (kind == "block" || kind == "module") {
+      // `if is_compiling(): return ...` earlier in the same block.
+      int budget = 512;  // statements looked at per block: bounded on generated code
+      for (TSNode prev = ts_node_prev_named_sibling(child); !ts_node_is_null(prev) && budget-- > 0;
+           prev = ts_node_prev_named_sibling(prev)) {
+        if (isKind(prev, "if_statement") && compilingPolarity(model_, fieldOf(prev, "condition")) > 0 &&
+            leaves(fieldOf(prev, "consequence")))
+          return true;
+      }
+    }
+  }
+  return false;
 }
 
 const CompiledRegions::Function* CompiledRegions::functionAt(TSNode node) const {

@@ -31,7 +31,8 @@ class CompiledRegions {
   // One compiled function (a `function_definition`).
   struct Function {
     TSNode def{};           // the function_definition
-    std::string_view name;  // its name, pointing into the source
+    std::string_view name;     // its name, pointing into the source
+    std::string display_name;  // `name`, or `Class.name` for a method
     // Roots: the decorator or `torch.compile(...)` call that compiles it. Reached functions: the
     // call in `caller` that reaches it.
     TSNode site{};
@@ -56,6 +57,11 @@ class CompiledRegions {
   const Function* functionAt(TSNode node) const;
   bool isCompiled(TSNode node) const { return functionAt(node) != nullptr; }
 
+  // True when `node` only runs eagerly: Dynamo resolves `torch.compiler.is_compiling()` while
+  // tracing and drops the branch it guards (`if not torch.compiler.is_compiling(): ...`, the `else`
+  // of `if is_compiling():`, code after `if is_compiling(): return`).
+  bool isSkippedWhileCompiling(TSNode node) const;
+
   // Every compiled function, roots first, then in the order they were reached.
   const std::vector<std::unique_ptr<Function>>& functions() const { return compiled_; }
   const std::vector<std::string>& extraDecorators() const { return extra_decorators_; }
@@ -75,6 +81,8 @@ class CompiledRegions {
 
 // Is `qualified` torch's compile entry point (`torch.compile`, `torch.compiler.compile`)?
 bool isTorchCompile(std::string_view qualified);
+// Is `qualified` a predicate that is true while Dynamo traces (`torch.compiler.is_compiling`, ...)?
+bool isCompilingPredicate(std::string_view qualified);
 // Is `qualified` a decorator that keeps Dynamo out of a function (`torch.compiler.disable`,
 // `torch._dynamo.disable`, ...)?
 bool isDynamoDisable(std::string_view qualified);

@@ -30,11 +30,16 @@ Reports `Tensor.item()` and `Tensor.tolist()` calls inside code that `torch.comp
 
 Functions decorated with `torch.compiler.disable` or `torch._dynamo.disable` are not compiled, and
 neither is what only they reach. `.item()` on the *result* of a compiled function, outside it,
-is fine and not reported.
+is fine and not reported, and so is code that only runs eagerly because
+`torch.compiler.is_compiling()` (2.3+; `torch._dynamo.is_compiling()` before) guards it:
+`if not torch.compiler.is_compiling(): log(loss.item())`.
+
+Only what can be resolved within the file counts: a function reached through a parameter, a
+name bound to several values, or a module built in another file is not followed.
 
 ## Why is this bad?
-Reading a tensor's value into Python is a graph break by definition ("if `tensor.item()` is a
-graph break by definition", PyTorch operational guide, torch.compile footguns): Dynamo cannot
+Reading a tensor's value into Python is a graph break by definition (the PyTorch operational
+guide lists `tensor.item()` among the torch.compile footguns as "a graph break by definition"): Dynamo cannot
 put a Python number into the graph, so it ends the graph before the call, runs the call eagerly
 — which waits for the device to finish all queued work and copy the value to the host — and
 starts a new graph after it. Each break costs the fusion across it, a device synchronisation
@@ -124,28 +129,24 @@ class ItemInCompiledRegion final : public Rule {
     const auto& regions = analysis::CompiledRegions::of(ctx.model(), ctx.settings().compile_decorators);
     if (regions.capturesScalarOutputs()) return;
     const auto* fn = regions.functionAt(call);
-    if (fn == nullptr) return;
+    if (fn == nullptr || regions.isSkippedWhileCompiling(call)) return;
 
-    std::string message;
-    if (fn->caller == nullptr) {
-      message = fmt::format("`.{}()` inside compiled `{}` is a graph break: Dynamo ends the graph and waits for the "
-                            "device to copy the value to Python",
-                            method, fn->name);
-    } else {
-      message = fmt::format("`.{}()` inside `{}`, which compiled `{}` calls, is a graph break: Dynamo ends the graph "
-                            "and waits for the device to copy the value to Python",
-                            method, fn->name, fn->root->name);
-    }
+    std::string message =
+        fn->caller == nullptr
+            ? fmt::format("`.{}()` in compiled `{}` breaks the graph and waits for the device", method,
+                          fn->display_name)
+            : fmt::format("`.{}()` in `{}`, which compiled `{}` calls, breaks the graph and waits for the device",
+                          method, fn->display_name, fn->root->display_name);
     Diagnostic& d = ctx.report(call, std::move(message));
     // The path from the compile site to here, innermost call first.
     int hops = 0;
     for (const auto* f = fn; f != nullptr && hops < 8; f = f->caller, ++hops) {
       if (f->caller != nullptr)
         d.related.push_back({analysis::startOf(f->site), analysis::endOf(f->site),
-                             fmt::format("`{}` is called from compiled `{}` here", f->name, f->caller->name)});
+                             fmt::format("`{}` is called from compiled `{}` here", f->display_name, f->caller->display_name)});
       else
         d.related.push_back({analysis::startOf(f->site), analysis::endOf(f->site),
-                             fmt::format("`{}` is compiled here", f->name)});
+                             fmt::format("`{}` is compiled here", f->display_name)});
     }
   }
 };
