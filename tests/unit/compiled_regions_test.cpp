@@ -298,3 +298,26 @@ TEST(CompiledRegionsTest, BrokenAndDeepInputsDoNotCrash) {
 }
 
 }  // namespace
+
+#include "rules/linter.h"
+
+namespace {
+
+// PTL501's trigger words follow the configured decorators: a file that never says "compile" is
+// still linted when it uses one.
+TEST(CompiledRegionsTest, TriggersFollowConfiguredDecorators) {
+  ptlint::rules::Settings settings;
+  settings.select = {"PTL501"};
+  std::string source = "from pkg import jit_step\n@jit_step\ndef f(x):\n    return x.item()\n";
+  EXPECT_TRUE(ptlint::rules::cannotMatch(source, settings));
+  settings.compile_decorators = {"pkg.jit_step"};
+  EXPECT_FALSE(ptlint::rules::cannotMatch(source, settings));
+  auto file = ParsedFile::parse(source);
+  auto result = ptlint::rules::lintFile(file, settings);
+  ASSERT_EQ(result.diagnostics.size(), 1u);
+  EXPECT_EQ(result.diagnostics[0].code, "PTL501");
+  ASSERT_EQ(result.diagnostics[0].related.size(), 1u);  // where `f` is compiled
+  EXPECT_EQ(source.substr(result.diagnostics[0].related[0].start, 8), "jit_step");
+}
+
+}  // namespace
