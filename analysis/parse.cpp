@@ -32,6 +32,37 @@ TSTree* parseWith(TSParser* parser, const TSTree* old_tree, std::string_view tex
   return tree;
 }
 
+// tree-sitter-python rejects a few valid constructs. Known one: a starred target list assigned a
+// starred expression list (`host, *rest = endpoint, *[]`, in torch's own sources). An ERROR
+// node is such a gap when the same statement with its right-hand side parenthesised parses.
+bool isKnownGrammarGap(TSNode error, std::string_view source) {
+  std::string_view text = textOf(error, source);
+  if (text.size() > 4096 || text.find('\n') != std::string_view::npos) return false;
+  int depth = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    else if (c == ')' || c == ']' || c == '}') --depth;
+    else if (c == '\'' || c == '"') return false;  // keep the probe simple: no strings
+    else if (c == '=' && depth == 0) {
+      bool compound = (i + 1 < text.size() && text[i + 1] == '=') ||
+                      (i > 0 && std::string_view("=!<>+-*/%&|^@:").find(text[i - 1]) != std::string_view::npos);
+      if (compound) return false;
+      std::string_view rhs = text.substr(i + 1);
+      if (rhs.find('*') == std::string_view::npos) return false;
+      std::string probe = std::string(text.substr(0, i + 1)) + " (" + std::string(rhs) + ")\n";
+      TSParser* parser = ts_parser_new();
+      ts_parser_set_language(parser, pythonLanguage());
+      TSTree* tree = ts_parser_parse_string(parser, nullptr, probe.data(), static_cast<uint32_t>(probe.size()));
+      bool ok = tree != nullptr && !ts_node_has_error(ts_tree_root_node(tree));
+      if (tree) ts_tree_delete(tree);
+      ts_parser_delete(parser);
+      return ok;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 const TSLanguage* pythonLanguage() { return tree_sitter_python(); }
@@ -66,7 +97,8 @@ void ParsedFile::collectSyntaxErrors() {
       syntax_errors_.push_back({startOf(node), startOf(node),
                                 fmt::format("Expected `{}`", ts_node_type(node))});
     } else if (isKind(node, "ERROR")) {
-      syntax_errors_.push_back({startOf(node), endOf(node), "Unexpected syntax"});
+      if (!isKnownGrammarGap(node, text_))
+        syntax_errors_.push_back({startOf(node), endOf(node), "Unexpected syntax"});
     } else if (ts_node_has_error(node)) {
       descend = true;
     }
@@ -76,7 +108,6 @@ void ParsedFile::collectSyntaxErrors() {
     }
   }
   ts_tree_cursor_delete(&cursor);
-  if (syntax_errors_.empty()) syntax_errors_.push_back({0, 0, "Unexpected syntax"});
 }
 
 }  // namespace ptlint::analysis
