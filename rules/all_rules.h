@@ -5,7 +5,7 @@
 
 namespace ptlint::rules {
 
-// const Rule& deprecatedCudaAmpRule();       // PTL101  rules/amp/deprecated_cuda_amp.cpp
+const Rule& deprecatedCudaAmpRule();       // PTL101  rules/amp/deprecated_cuda_amp.cpp
 const Rule& gradScalerWithBf16Rule();      // PTL201  rules/amp/gradscaler_with_bf16.cpp
 const Rule& ddpFindUnusedParametersRule(); // PTL301  rules/distributed/ddp_find_unused_parameters.cpp
 const Rule& dataLoaderWorkerInitFnRule();  // PTL401  rules/data/dataloader_missing_worker_init_fn.cpp

@@ -49,6 +49,7 @@ const std::vector<const Rule*>& table() {
   static const std::vector<const Rule*> rules = [] {
     std::vector<const Rule*> all{
         // One line per rule (any order; sorted below).
+        &deprecatedCudaAmpRule(),
         &gradScalerWithBf16Rule(),
         &ddpFindUnusedParametersRule(),
         &dataLoaderWorkerInitFnRule(),

@@ -1,0 +1,708 @@
+// PTL101 deprecated-cuda-amp: uses of the `torch.cuda.amp` / `torch.cpu.amp` aliases that
+// PyTorch 2.4 deprecated in favour of the device-generic `torch.amp`, with a safe fix that passes
+// the device explicitly.
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "analysis/syntax.h"
+#include "rules/all_rules.h"
+#include "rules/helpers.h"
+
+namespace ptlint::rules {
+namespace {
+
+using analysis::Binding;
+using analysis::BindingKind;
+using analysis::SemanticModel;
+using analysis::endOf;
+using analysis::fieldOf;
+using analysis::isKind;
+using analysis::kindOf;
+using analysis::sameNode;
+using analysis::startOf;
+using quickfix::Edit;
+using quickfix::Fix;
+
+constexpr RuleMeta kDeprecatedCudaAmp{
+    .code = "PTL101",
+    .name = "deprecated-cuda-amp",
+    .summary = "Deprecated `torch.cuda.amp` / `torch.cpu.amp` alias; use `torch.amp` with an explicit device",
+    .fix = FixAvailability::Sometimes,
+    .fix_applicability = quickfix::Applicability::Safe,
+    .severity = Severity::Warning,
+    .enabled_by_default = true,
+    .deprecated_tag = true,
+    .since_torch = "2.4",
+    .docs = R"md(
+## What it does
+Reports every use of the deprecated automatic-mixed-precision aliases
+`torch.cuda.amp.autocast`, `torch.cuda.amp.GradScaler`, `torch.cuda.amp.custom_fwd`,
+`torch.cuda.amp.custom_bwd` and `torch.cpu.amp.autocast`: calls, `with` blocks, decorators (bare
+and called), imports (`import torch.cuda.amp`, `from torch.cuda import amp`,
+`from torch.cuda.amp import autocast as ac`), names imported from those modules, module aliases
+(`import torch as T; T.cuda.amp.autocast()`) and the function object stored in a variable
+(`ac = torch.cuda.amp.autocast`). Names are resolved through the file's imports, so strings,
+comments, a local variable or parameter named `amp`, and apex's `amp` never match.
+
+A fallback for old PyTorch releases is left alone: an import or use in the `except` handler of a
+`try` (or the other branch of an `if`, or of a conditional expression) that already uses
+`torch.amp`.
+
+## Why is this bad?
+Since PyTorch 2.4 the device-specific spellings are deprecated aliases of the device-generic
+`torch.amp` API and emit a `FutureWarning` each time they are used, e.g.
+``torch.cuda.amp.autocast(args...)` is deprecated. Please use `torch.amp.autocast('cuda',
+args...)` instead.`` The operational guide in `seeds/000` gives the modern call as
+`torch.amp.autocast(device_type="cuda", dtype=torch.bfloat16)` and `torch.amp.GradScaler("cuda")`
+and states that "the `torch.cuda.amp.*` aliases are deprecated"; `seeds/002` records that
+"deprecated `torch.cuda.amp` aliases have been migrated to `torch.amp`". Code written against the
+aliases keeps working for now, but floods logs with warnings and will break when the aliases are
+removed; the `torch.amp` spelling also works unchanged for other devices (`"cpu"`, `"xpu"`, `"mps"`).
+
+## Example
+```python
+import torch
+
+scaler = torch.cuda.amp.GradScaler(2.0**14)
+with torch.cuda.amp.autocast(True, torch.bfloat16):
+    loss = model(x)
+
+class MyFn(torch.autograd.Function):
+    @staticmethod
+    @torch.cuda.amp.custom_fwd(cast_inputs=torch.float32)
+    def forward(ctx, x): ...
+```
+
+## Use instead
+```python
+import torch
+
+scaler = torch.amp.GradScaler("cuda", init_scale=2.0**14)
+with torch.amp.autocast("cuda", enabled=True, dtype=torch.bfloat16):
+    loss = model(x)
+
+class MyFn(torch.autograd.Function):
+    @staticmethod
+    @torch.amp.custom_fwd(device_type="cuda", cast_inputs=torch.float32)
+    def forward(ctx, x): ...
+```
+
+## Fix safety
+The fix is safe: the old aliases are thin subclasses/wrappers of the `torch.amp` objects with the
+device fixed, so the rewrite calls the same code.
+
+- Old positional arguments become keywords, because the new signatures start with the device:
+  `autocast(enabled, dtype, cache_enabled)` and
+  `GradScaler(init_scale, growth_factor, backoff_factor, growth_interval, enabled)`.
+  A call with `*args` (whose positions cannot be known) gets no fix.
+- `@custom_fwd` / `@custom_bwd` become `@torch.amp.custom_fwd(device_type="cuda")`, keeping
+  `cast_inputs=`.
+- The file's own spelling of `torch` is kept (`T.amp.autocast`); where no name for `torch` is
+  visible, `import torch` is added, so no name is ever left undefined.
+- `from torch.cuda.amp import X`, `from torch.cuda import amp` and `import torch.cuda.amp as A`
+  are rewritten together with every use of the imported names in the file, as one fix. If one use
+  cannot be rewritten (the name passed as a value, subclassed, rebound, or never used in the file,
+  which may mean it is re-exported), that import and its uses get no fix.
+- A reference that is not a call, decorator or annotation (e.g. `ac = torch.cuda.amp.autocast`)
+  gets no fix: its callers would need the device too.
+- Fixes are offered only when the configured `torch-version` has the replacement:
+  `torch.amp.autocast` (1.13 and later here), `torch.amp.GradScaler` 2.3, `torch.amp.custom_fwd` /
+  `custom_bwd` 2.4.
+
+## References
+- `seeds/000` (PyTorch 2.4–2.8 operational guide), AMP section: the `torch.cuda.amp.*` aliases are
+  deprecated; use `torch.amp.autocast(device_type="cuda", ...)` and `torch.amp.GradScaler("cuda")`.
+- `seeds/002` (PyTorch 2.9+ routing guide): "Deprecated torch.cuda.amp aliases have been migrated
+  to torch.amp".
+- [PyTorch docs: Automatic Mixed Precision package - torch.amp](https://pytorch.org/docs/stable/amp.html)
+  (`torch.cuda.amp.autocast(args...)` is equivalent to `torch.autocast("cuda", args...)`;
+  `torch.amp.GradScaler` since 2.3; `torch.amp.custom_fwd` / `custom_bwd` since 2.4).
+)md"};
+
+enum class Api { Autocast, GradScaler, CustomFwd, CustomBwd };
+
+struct Target {
+  std::string_view qualified;  // "torch.cuda.amp.autocast"
+  std::string_view member;     // "autocast"
+  std::string_view device;     // "cuda"
+  Api api;
+  int major, minor;            // first PyTorch whose `torch.amp` has the replacement
+};
+
+constexpr std::array<Target, 5> kTargets{{
+    {"torch.cuda.amp.autocast", "autocast", "cuda", Api::Autocast, 1, 13},
+    {"torch.cuda.amp.GradScaler", "GradScaler", "cuda", Api::GradScaler, 2, 3},
+    {"torch.cuda.amp.custom_fwd", "custom_fwd", "cuda", Api::CustomFwd, 2, 4},
+    {"torch.cuda.amp.custom_bwd", "custom_bwd", "cuda", Api::CustomBwd, 2, 4},
+    {"torch.cpu.amp.autocast", "autocast", "cpu", Api::Autocast, 1, 13},
+}};
+
+const Target* findTarget(std::string_view qualified) {
+  for (const Target& t : kTargets)
+    if (t.qualified == qualified) return &t;
+  return nullptr;
+}
+
+bool isMemberName(std::string_view name) {
+  return name == "autocast" || name == "GradScaler" || name == "custom_fwd" || name == "custom_bwd";
+}
+
+// The deprecated namespaces themselves: "torch.cuda.amp" -> "cuda".
+std::optional<std::string_view> deprecatedModuleDevice(std::string_view qualified) {
+  if (qualified == "torch.cuda.amp") return "cuda";
+  if (qualified == "torch.cpu.amp") return "cpu";
+  return std::nullopt;
+}
+
+bool isNewApi(std::string_view qualified) {
+  return qualified == "torch.amp" || qualified.starts_with("torch.amp.");
+}
+
+// Positional parameters of the old constructors, in order; the new ones take the device first,
+// so each old positional argument must become a keyword.
+std::span<const std::string_view> oldPositionalNames(Api api) {
+  static constexpr std::array<std::string_view, 3> kAutocast{"enabled", "dtype", "cache_enabled"};
+  static constexpr std::array<std::string_view, 5> kScaler{"init_scale", "growth_factor", "backoff_factor",
+                                                           "growth_interval", "enabled"};
+  if (api == Api::Autocast) return kAutocast;
+  if (api == Api::GradScaler) return kScaler;
+  return {};
+}
+
+std::string quoted(std::string_view device) { return "\"" + std::string(device) + "\""; }
+
+// How the fix message and diagnostic spell the replacement.
+std::string replacementSpelling(const Target& t) {
+  switch (t.api) {
+    case Api::Autocast: return "torch.amp.autocast(" + quoted(t.device) + ", ...)";
+    case Api::GradScaler: return "torch.amp.GradScaler(" + quoted(t.device) + ", ...)";
+    case Api::CustomFwd: return "torch.amp.custom_fwd(device_type=" + quoted(t.device) + ", ...)";
+    case Api::CustomBwd: return "torch.amp.custom_bwd(device_type=" + quoted(t.device) + ")";
+  }
+  return {};
+}
+
+// "a . b" -> "a.b".
+std::string dottedText(TSNode node, std::string_view source) {
+  if (!isKind(node, "dotted_name")) return std::string(analysis::textOf(node, source));
+  std::string out;
+  analysis::forEachNamedChild(node, [&](TSNode part) {
+    if (!out.empty()) out += '.';
+    out += analysis::textOf(part, source);
+  });
+  return out;
+}
+
+// --- Where a reference sits ---------------------------------------------------------------
+
+enum class Form { Call, Decorator, Annotation, Value };
+
+struct Site {
+  TSNode ref{};    // the reference itself: `torch.cuda.amp.autocast`, `amp.autocast`, `ac`
+  TSNode range{};  // what the diagnostic covers: the call, the decorator, or the reference
+  TSNode call{};   // Form::Call: the call (also when it is a decorator's expression)
+  Form form = Form::Value;
+};
+
+bool inAnnotation(TSNode ref) {
+  TSNode node = ts_node_parent(ref);
+  for (int depth = 0; depth < 16 && !ts_node_is_null(node); ++depth, node = ts_node_parent(node)) {
+    std::string_view kind = kindOf(node);
+    if (kind == "type") return true;
+    if (kind != "generic_type" && kind != "type_parameter" && kind != "subscript" && kind != "binary_operator" &&
+        kind != "union_type" && kind != "tuple" && kind != "list")
+      return false;
+  }
+  return false;
+}
+
+Site classify(TSNode ref) {
+  TSNode parent = ts_node_parent(ref);
+  if (isKind(parent, "call") && sameNode(fieldOf(parent, "function"), ref)) {
+    TSNode outer = ts_node_parent(parent);
+    return {ref, isKind(outer, "decorator") ? outer : parent, parent, Form::Call};
+  }
+  if (isKind(parent, "decorator")) return {ref, parent, {}, Form::Decorator};
+  if (inAnnotation(ref)) return {ref, ref, {}, Form::Annotation};
+  return {ref, ref, {}, Form::Value};
+}
+
+// --- Edits ----------------------------------------------------------------------------------
+
+// Sorts edits and joins an insertion with an edit starting at the same byte (the fix loop treats
+// two edits at one point as overlapping). False when edits truly overlap.
+bool normalizeEdits(std::vector<Edit>& edits) {
+  std::stable_sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) {
+    if (a.start != b.start) return a.start < b.start;
+    return (a.start == a.end) > (b.start == b.end);  // insertions first
+  });
+  std::vector<Edit> out;
+  for (Edit& e : edits) {
+    if (!out.empty() && out.back().start == e.start && out.back().start == out.back().end) {
+      out.back().end = e.end;
+      out.back().content += e.content;
+      continue;
+    }
+    if (!out.empty() && e.start < out.back().end) return false;
+    out.push_back(std::move(e));
+  }
+  edits = std::move(out);
+  return true;
+}
+
+// Edits that turn an old argument list into the new one: the device first and old positional
+// arguments as keywords (autocast, GradScaler), or `device_type=` appended (custom_fwd/bwd).
+// nullopt when the arguments cannot be mapped.
+std::optional<std::vector<Edit>> argumentEdits(TSNode call, const Target& t, std::string_view source) {
+  TSNode args = argumentList(call);
+  if (ts_node_is_null(args) || hasStarArguments(call)) return std::nullopt;
+  std::vector<TSNode> positional = positionalArguments(call);
+  std::vector<Edit> edits;
+  if (t.api == Api::Autocast || t.api == Api::GradScaler) {
+    auto names = oldPositionalNames(t.api);
+    if (positional.size() > names.size()) return std::nullopt;
+    if (!ts_node_is_null(keywordArgumentNode(call, "device_type", source)) ||
+        !ts_node_is_null(keywordArgumentNode(call, "device", source)))
+      return std::nullopt;
+    for (size_t i = 0; i < positional.size(); ++i)
+      if (!ts_node_is_null(keywordArgumentNode(call, names[i], source))) return std::nullopt;
+    // The device goes before the first argument (on its line, when arguments start on a new
+    // line), or inside the empty parentheses.
+    TSNode first{};
+    analysis::forEachNamedChild(args, [&](TSNode arg) {
+      if (ts_node_is_null(first) && !isKind(arg, "comment")) first = arg;
+    });
+    uint32_t at = ts_node_is_null(first) ? startOf(args) + 1 : startOf(first);
+    edits.push_back({at, at, quoted(t.device) + (ts_node_is_null(first) ? "" : ", ")});
+    for (size_t i = 0; i < positional.size(); ++i)
+      edits.push_back({startOf(positional[i]), startOf(positional[i]), std::string(names[i]) + "="});
+    return edits;
+  }
+  // custom_fwd(fwd=None, *, cast_inputs=None) / custom_bwd(bwd): at most the function positionally.
+  if (positional.size() > 1 || !ts_node_is_null(keywordArgumentNode(call, "device_type", source)))
+    return std::nullopt;
+  edits.push_back(appendArgument(call, "device_type=" + quoted(t.device), source));
+  return edits;
+}
+
+// Edits for one use at `site` once its callee spells the new API: `callee` replaces the
+// reference (empty: the reference stays, its import is rewritten instead). nullopt when the use
+// cannot be rewritten.
+std::optional<std::vector<Edit>> siteEdits(const Site& site, const Target& t, const std::string& callee,
+                                           std::string_view source) {
+  std::vector<Edit> edits;
+  auto replaceRef = [&](std::string suffix) {
+    if (!callee.empty()) edits.push_back({startOf(site.ref), endOf(site.ref), callee + suffix});
+    else if (!suffix.empty()) edits.push_back({endOf(site.ref), endOf(site.ref), std::move(suffix)});
+  };
+  switch (site.form) {
+    case Form::Call: {
+      auto args = argumentEdits(site.call, t, source);
+      if (!args) return std::nullopt;
+      edits = std::move(*args);
+      replaceRef("");
+      return edits;
+    }
+    case Form::Decorator:
+      // `@custom_fwd` -> `@custom_fwd(device_type="cuda")`; autocast or GradScaler used as a bare
+      // decorator is not something the old API supported either.
+      if (t.api != Api::CustomFwd && t.api != Api::CustomBwd) return std::nullopt;
+      replaceRef("(device_type=" + quoted(t.device) + ")");
+      return edits;
+    case Form::Annotation:
+      // The old classes subclass the new ones, so an annotation may name the new one.
+      replaceRef("");
+      return edits;
+    case Form::Value:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+// --- Compatibility shims ------------------------------------------------------------------
+
+// True when `node` sits in the fallback branch of code that already handles the new API: an
+// `except` handler whose `try` uses `torch.amp`, another branch of an `if` (or of a conditional
+// expression) that does. Such code exists to support old PyTorch releases.
+class ShimDetector {
+ public:
+  explicit ShimDetector(const SemanticModel& model) : model_(model), source_(model.file().text()) {}
+
+  bool isShim(TSNode node) {
+    TSNode child = node;
+    for (TSNode parent = ts_node_parent(node); !ts_node_is_null(parent);
+         child = parent, parent = ts_node_parent(parent)) {
+      std::string_view kind = kindOf(parent);
+      if (kind == "try_statement" && isKind(child, "except_clause")) {
+        if (mentionsNewApi(fieldOf(parent, "body"), {})) return true;
+      } else if (kind == "if_statement" || kind == "conditional_expression") {
+        // Only a branch chosen by a feature or version test: `if torch.cuda.is_available():
+        // <old API> else: torch.amp.autocast("cpu")` is a real use.
+        TSNode condition = kind == "if_statement" ? fieldOf(parent, "condition") : ts_node_named_child(parent, 1);
+        if (!sameNode(condition, child) && isFeatureTest(condition) && mentionsNewApi(parent, child)) return true;
+      }
+    }
+    return false;
+  }
+
+ private:
+  // `hasattr(torch.amp, "custom_fwd")`, `TORCH_VERSION >= (2, 4)`, `version.parse(...)`.
+  bool isFeatureTest(TSNode condition) {
+    if (ts_node_is_null(condition)) return false;
+    std::string text(analysis::textOf(condition, source_));
+    std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+    return text.find("version") != std::string::npos || text.find("hasattr") != std::string::npos ||
+           mentionsNewApi(condition, {});
+  }
+
+  // Does `root`, outside `skip`, import or refer to `torch.amp`?
+  bool mentionsNewApi(TSNode root, TSNode skip) {
+    if (ts_node_is_null(root)) return false;
+    uint64_t key = reinterpret_cast<uintptr_t>(root.id) ^ (reinterpret_cast<uintptr_t>(skip.id) * 31);
+    if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+    bool found = false;
+    analysis::walkTree(
+        root,
+        [&](TSNode node) {
+          if (found || (!ts_node_is_null(skip) && sameNode(node, skip))) return false;
+          std::string_view kind = kindOf(node);
+          if (kind == "import_statement" || kind == "import_from_statement") {
+            found = importsNewApi(node);
+            return false;
+          }
+          if (kind == "attribute" || kind == "identifier") {
+            auto q = model_.qualifiedName(node);
+            if (q && isNewApi(*q)) found = true;
+            return !found && kind == "attribute" && !q;
+          }
+          return true;
+        },
+        [](TSNode) {});
+    cache_[key] = found;
+    return found;
+  }
+
+  bool importsNewApi(TSNode statement) {
+    bool found = false;
+    std::string module;
+    if (isKind(statement, "import_from_statement")) {
+      TSNode module_node = fieldOf(statement, "module_name");
+      if (!isKind(module_node, "dotted_name")) return false;
+      module = dottedText(module_node, source_) + ".";
+    }
+    analysis::forEachFieldChild(statement, "name", [&](TSNode name) {
+      TSNode dotted = isKind(name, "aliased_import") ? fieldOf(name, "name") : name;
+      found = found || isNewApi(analysis::canonicalQualifiedName(module + dottedText(dotted, source_)));
+    });
+    return found;
+  }
+
+  const SemanticModel& model_;
+  std::string_view source_;
+  std::unordered_map<uint64_t, bool> cache_;
+};
+
+// --- The check ----------------------------------------------------------------------------
+
+// A name bound by a deprecated import: a member (`from torch.cuda.amp import autocast as ac`)
+// or the namespace itself (`from torch.cuda import amp`, `import torch.cuda.amp as A`).
+struct ImportedName {
+  const Binding* binding = nullptr;
+  const Target* target = nullptr;  // a member
+  std::string_view device;         // the namespace: "cuda" or "cpu"
+};
+
+struct Use {
+  Site site;
+  const Target* target = nullptr;
+  const Binding* binding = nullptr;  // for a use of an imported name: that name
+};
+
+// One deprecated import statement with every use of the names it binds: they are fixed together.
+struct ImportGroup {
+  TSNode statement{};
+  std::vector<ImportedName> names;
+  std::vector<Use> uses;     // the names, and namespace members (`amp.autocast`)
+  bool rewritable = true;    // false once some use of a name cannot be rewritten
+  std::optional<Fix> fix;
+};
+
+// A name bound more than once in its scope may mean either binding at a use. `except
+// ImportError` fallbacks do not count: name resolution prefers the `try` side, as Python does
+// whenever the import succeeds.
+bool isAmbiguous(const Binding& binding, const SemanticModel& model) {
+  const auto* all = model.bindingsOf(*binding.scope, binding.name);
+  if (all == nullptr) return true;
+  return std::count_if(all->begin(), all->end(), [&](const Binding* b) { return !b->is_fallback || b == &binding; }) != 1;
+}
+
+// Identifiers that read a name (not an attribute's member name, a keyword argument's name, or a
+// `global` declaration). Names being bound resolve to their own binding, so they need no test.
+bool isReference(TSNode identifier) {
+  TSNode parent = ts_node_parent(identifier);
+  std::string_view kind = kindOf(parent);
+  if (kind == "attribute") return !sameNode(fieldOf(parent, "attribute"), identifier);
+  if (kind == "keyword_argument") return !sameNode(fieldOf(parent, "name"), identifier);
+  return kind != "global_statement" && kind != "nonlocal_statement";
+}
+
+TSNode baseOf(TSNode ref) {
+  while (isKind(ref, "attribute")) ref = analysis::unparenthesize(fieldOf(ref, "object"));
+  return ref;
+}
+
+// The spelling of `torch` for a rewritten reference: the reference's own base when it is torch
+// under any alias (`T.cuda.amp.autocast` keeps `T`), else a visible torch binding, else "torch"
+// with `needs_import` set. Empty when no spelling works at `ref`.
+std::string torchPrefix(TSNode ref, const SemanticModel& model, bool& needs_import) {
+  needs_import = false;
+  TSNode base = baseOf(ref);
+  if (isKind(base, "identifier") && !sameNode(base, ref)) {
+    const Binding* b = model.resolve(model.text(base), base);
+    if (b != nullptr && b->kind == BindingKind::Import && b->qualified_name == "torch")
+      return std::string(model.text(base));
+  }
+  return torchModuleName(model, ref, needs_import);
+}
+
+std::string describe(const Target& t, const Site& site, const SemanticModel& model) {
+  std::string_view written = model.text(site.ref);
+  std::string old = "`" + std::string(t.qualified) + "`";
+  if (written != t.qualified && written.size() <= 60 && written.find('\n') == std::string_view::npos)
+    old = "`" + std::string(written) + "` (" + old + ")";
+  std::string use = replacementSpelling(t);
+  if (site.form == Form::Decorator) use = "@" + use;
+  return old + " is deprecated since PyTorch 2.4; use `" + use + "`";
+}
+
+class DeprecatedCudaAmp final : public Rule {
+ public:
+  const RuleMeta& meta() const override { return kDeprecatedCudaAmp; }
+  // An import's fix must see every use of the names it binds, so the rule looks at the whole
+  // file at once, from the module node, in one walk of its own.
+  std::vector<std::string_view> nodeKinds() const override { return {"module"}; }
+  std::vector<std::string_view> triggers() const override { return {"amp"}; }
+
+  void check(TSNode root, Context& ctx) const override {
+    const SemanticModel& model = ctx.model();
+    ShimDetector shims(model);
+
+    // 1. Names bound by deprecated imports, grouped by statement.
+    std::unordered_map<const void*, ImportGroup> groups;
+    std::unordered_map<const Binding*, std::pair<ImportGroup*, const ImportedName*>> group_of;
+    std::unordered_set<std::string_view> group_names;
+    for (const auto& binding : model.bindings()) {
+      if (binding->kind != BindingKind::Import) continue;
+      std::string q = analysis::canonicalQualifiedName(binding->qualified_name);
+      ImportedName name{binding.get(), findTarget(q), {}};
+      if (auto device = deprecatedModuleDevice(q)) name.device = *device;
+      if (name.target == nullptr && name.device.empty()) continue;
+      ImportGroup& group = groups[binding->statement.id];
+      group.statement = binding->statement;
+      group.names.push_back(name);
+    }
+    for (auto& [id, group] : groups) {
+      for (const ImportedName& name : group.names) {
+        group_of[name.binding] = {&group, &name};
+        group_names.insert(name.binding->name);
+      }
+    }
+
+    // 2. One walk: import statements, references to the old API, uses of the imported names.
+    std::vector<TSNode> imports;
+    std::vector<Use> direct;
+    analysis::walkTree(
+        root,
+        [&](TSNode node) {
+          std::string_view kind = kindOf(node);
+          if (kind == "import_statement" || kind == "import_from_statement") {
+            imports.push_back(node);
+            return false;
+          }
+          if (kind == "attribute") {
+            if (!isMemberName(model.text(fieldOf(node, "attribute")))) return true;
+            auto q = model.qualifiedName(node);
+            const Target* target = q ? findTarget(*q) : nullptr;
+            if (target == nullptr) return true;
+            TSNode base = baseOf(node);
+            const Binding* binding = isKind(base, "identifier") ? model.resolve(model.text(base), base) : nullptr;
+            auto it = binding != nullptr ? group_of.find(binding) : group_of.end();
+            if (it != group_of.end() && sameNode(analysis::unparenthesize(fieldOf(node, "object")), base)) {
+              // `amp.autocast` through an imported namespace: part of that import's group.
+              it->second.first->uses.push_back({classify(node), target, binding});
+            } else {
+              if (it != group_of.end()) it->second.first->rewritable = false;  // `A.autocast_mode.autocast`
+              // Calls through a variable bound to the old API (`ac = torch.cuda.amp.autocast`) are
+              // reported at that assignment, not at each call.
+              direct.push_back({classify(node), target, nullptr});
+            }
+            return false;
+          }
+          if (kind == "identifier") {
+            std::string_view text = model.text(node);
+            if (!group_names.contains(text) || !isReference(node)) return true;
+            const Binding* binding = model.resolve(text, node);
+            auto it = binding != nullptr ? group_of.find(binding) : group_of.end();
+            if (it == group_of.end()) return true;
+            const auto& [group, name] = it->second;
+            if (name->target != nullptr) group->uses.push_back({classify(node), name->target, binding});
+            else group->rewritable = false;  // the namespace used other than as `amp.<member>`
+          }
+          return true;
+        },
+        [](TSNode) {});
+
+    // 3. One fix per import group, shared by the import and every use.
+    for (auto& [id, group] : groups) group.fix = groupFix(group, ctx, shims);
+
+    // 4. Reports.
+    for (TSNode statement : imports) reportImport(statement, groups, ctx, shims);
+    for (auto& [id, group] : groups) {
+      if (shims.isShim(group.statement)) continue;
+      for (const Use& use : group.uses) {
+        // A name also bound elsewhere in its scope (`if ...: from torch.amp import autocast
+        // else: from torch.cuda.amp import autocast`) may mean either: only the import reports.
+        if (isAmbiguous(*use.binding, model) || shims.isShim(use.site.range)) continue;
+        Diagnostic& d = ctx.report(use.site.range, describe(*use.target, use.site, model));
+        d.fix = group.fix;
+      }
+    }
+    for (const Use& use : direct) {
+      if (shims.isShim(use.site.range)) continue;
+      Diagnostic& d = ctx.report(use.site.range, describe(*use.target, use.site, model));
+      d.fix = directFix(use, ctx);
+    }
+  }
+
+ private:
+  // `torch.cuda.amp.autocast(...)` -> `torch.amp.autocast("cuda", ...)`, keeping the file's
+  // spelling of torch and adding `import torch` when none is visible.
+  static std::optional<Fix> directFix(const Use& use, const Context& ctx) {
+    const Target& t = *use.target;
+    if (!ctx.torchAtLeast(t.major, t.minor) || use.site.form == Form::Value) return std::nullopt;
+    bool needs_import = false;
+    std::string prefix = torchPrefix(use.site.ref, ctx.model(), needs_import);
+    if (prefix.empty()) return std::nullopt;
+    auto edits = siteEdits(use.site, t, prefix + ".amp." + std::string(t.member), ctx.source());
+    if (!edits) return std::nullopt;
+    if (needs_import) edits->push_back(moduleLevelInsertion(ctx.file(), "import torch"));
+    if (!normalizeEdits(*edits)) return std::nullopt;
+    std::string spelling = use.site.form == Form::Annotation ? "torch.amp." + std::string(t.member) : replacementSpelling(t);
+    return Fix{quickfix::Applicability::Safe, "Use `" + spelling + "`", std::move(*edits)};
+  }
+
+  // The import rewritten to `torch.amp` and every use given its device: all or nothing.
+  static std::optional<Fix> groupFix(const ImportGroup& group, const Context& ctx, ShimDetector& shims) {
+    const SemanticModel& model = ctx.model();
+    std::string_view source = ctx.source();
+    if (!group.rewritable || shims.isShim(group.statement)) return std::nullopt;
+    std::vector<Edit> edits;
+    if (isKind(group.statement, "import_from_statement")) {
+      TSNode module_node = fieldOf(group.statement, "module_name");
+      if (!isKind(module_node, "dotted_name")) return std::nullopt;
+      std::string module = analysis::canonicalQualifiedName(dottedText(module_node, source));
+      size_t count = 0;
+      analysis::forEachFieldChild(group.statement, "name", [&](TSNode) { ++count; });
+      if (count != group.names.size()) return std::nullopt;  // also imports something else
+      bool members = std::all_of(group.names.begin(), group.names.end(), [](auto& n) { return n.target != nullptr; });
+      bool namespaces = std::all_of(group.names.begin(), group.names.end(), [](auto& n) { return n.target == nullptr; });
+      if (deprecatedModuleDevice(module) && members) {
+        edits.push_back({startOf(module_node), endOf(module_node), "torch.amp"});  // from torch.amp import autocast
+      } else if ((module == "torch.cuda" || module == "torch.cpu") && namespaces) {
+        edits.push_back({startOf(module_node), endOf(module_node), "torch"});  // from torch import amp
+      } else {
+        return std::nullopt;
+      }
+    } else {
+      for (const ImportedName& name : group.names) {
+        TSNode aliased = ts_node_parent(name.binding->name_node);
+        if (name.target != nullptr || !isKind(aliased, "aliased_import")) return std::nullopt;
+        TSNode dotted = fieldOf(aliased, "name");
+        edits.push_back({startOf(dotted), endOf(dotted), "torch.amp"});  // import torch.amp as A
+      }
+    }
+    for (const ImportedName& name : group.names) {
+      if (name.binding->is_fallback || isAmbiguous(*name.binding, model)) return std::nullopt;
+      if (name.target != nullptr && !ctx.torchAtLeast(name.target->major, name.target->minor)) return std::nullopt;
+      // An unused name may be re-exported: importers would get the new API without the device.
+      bool used = std::any_of(group.uses.begin(), group.uses.end(), [&](const Use& u) { return u.binding == name.binding; });
+      if (!used) return std::nullopt;
+    }
+    for (const Use& use : group.uses) {
+      if (!ctx.torchAtLeast(use.target->major, use.target->minor)) return std::nullopt;
+      auto use_edits = siteEdits(use.site, *use.target, "", source);
+      if (!use_edits) return std::nullopt;
+      edits.insert(edits.end(), use_edits->begin(), use_edits->end());
+    }
+    if (!normalizeEdits(edits)) return std::nullopt;
+    return Fix{quickfix::Applicability::Safe, "Import from `torch.amp` and pass the device at each use", std::move(edits)};
+  }
+
+  static void reportImport(TSNode statement, const std::unordered_map<const void*, ImportGroup>& groups,
+                           Context& ctx, ShimDetector& shims) {
+    std::string_view source = ctx.source();
+    std::vector<std::string> names;  // what the statement imports from the old API
+    std::vector<Edit> plain;         // `import torch.cuda.amp` -> `import torch.amp`
+    bool plain_fixable = true;
+    std::string module;
+    if (isKind(statement, "import_from_statement")) {
+      TSNode module_node = fieldOf(statement, "module_name");
+      if (!isKind(module_node, "dotted_name")) return;  // relative: torch's own sources
+      module = dottedText(module_node, source);
+      bool wildcard = false;
+      analysis::forEachNamedChild(statement, [&](TSNode child) { wildcard = wildcard || isKind(child, "wildcard_import"); });
+      std::string canonical = analysis::canonicalQualifiedName(module);
+      if (wildcard && deprecatedModuleDevice(canonical)) names.push_back(canonical + ".*");
+      module += ".";
+    }
+    analysis::forEachFieldChild(statement, "name", [&](TSNode name) {
+      bool aliased = isKind(name, "aliased_import");
+      TSNode dotted = aliased ? fieldOf(name, "name") : name;
+      std::string q = analysis::canonicalQualifiedName(module + dottedText(dotted, source));
+      bool is_module = deprecatedModuleDevice(q).has_value();
+      if (!is_module && findTarget(q) == nullptr) return;
+      names.push_back(q);
+      if (module.empty() && !aliased) {
+        // `import torch.cuda.amp` binds `torch`: its uses are reported one by one.
+        if (is_module) plain.push_back({startOf(dotted), endOf(dotted), "torch.amp"});
+        else plain_fixable = false;
+      }
+    });
+    if (names.empty() || shims.isShim(statement)) return;
+
+    std::string list;
+    for (const std::string& n : names) list += (list.empty() ? "`" : ", `") + n + "`";
+    Diagnostic& d = ctx.report(statement, "Import of deprecated " + list +
+                                              "; since PyTorch 2.4 use `torch.amp` with an explicit device");
+    auto group = groups.find(statement.id);
+    std::optional<Fix> fix;
+    if (group != groups.end()) {
+      fix = group->second.fix;
+      if (!fix) return;
+    }
+    if (!plain.empty()) {
+      if (!plain_fixable || !ctx.torchAtLeast(1, 13)) return;
+      if (!fix) fix = Fix{quickfix::Applicability::Safe, "Import `torch.amp`", {}};
+      fix->edits.insert(fix->edits.end(), plain.begin(), plain.end());
+      if (!normalizeEdits(fix->edits)) return;
+    }
+    d.fix = std::move(fix);
+  }
+};
+
+}  // namespace
+
+const Rule& deprecatedCudaAmpRule() {
+  static const DeprecatedCudaAmp rule;
+  return rule;
+}
+
+}  // namespace ptlint::rules
