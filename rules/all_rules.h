@@ -10,6 +10,6 @@ const Rule& gradScalerWithBf16Rule();      // PTL201  rules/amp/gradscaler_with_
 const Rule& ddpFindUnusedParametersRule(); // PTL301  rules/distributed/ddp_find_unused_parameters.cpp
 const Rule& dataLoaderWorkerInitFnRule();  // PTL401  rules/data/dataloader_missing_worker_init_fn.cpp
 const Rule& itemInCompiledRegionRule();       // PTL501  rules/compile/item_in_compiled_region.cpp
-// const Rule& handRolledAttentionRule();     // PTL601  rules/attention/hand_rolled_attention.cpp
+const Rule& handRolledAttentionRule();     // PTL601  rules/attention/hand_rolled_attention.cpp
 
 }  // namespace ptlint::rules

@@ -54,6 +54,7 @@ const std::vector<const Rule*>& table() {
         &ddpFindUnusedParametersRule(),
         &dataLoaderWorkerInitFnRule(),
         &itemInCompiledRegionRule(),
+        &handRolledAttentionRule(),
     };
     std::sort(all.begin(), all.end(), [](const Rule* a, const Rule* b) { return a->meta().code < b->meta().code; });
     return all;

@@ -1,0 +1,61 @@
+// Intra-function data flow for PTL601: where each local name of one function body is
+// (re)defined, in source order, so the matcher can follow `scores = ...; scores = scores / s;
+// probs = scores.softmax(-1); out = probs @ v` backwards. Flow-insensitive beyond "the last
+// definition before this point"; definitions inside a nested block are marked so that callers
+// can refuse to rewrite across branches. Nested functions, classes and lambdas are opaque.
+#pragma once
+
+#include <tree_sitter/api.h>
+
+#include <string_view>
+#include <vector>
+
+namespace ptlint::rules::attention {
+
+struct Definition {
+  enum class Kind {
+    Assign,     // name = value
+    AugAssign,  // name op= value
+    InPlace,    // name.method_(...) as a statement (masked_fill_, div_, ...)
+    Opaque,     // anything else that rebinds or mutates the name (tuple targets, loops, x[i] = ...)
+  };
+  Kind kind = Kind::Opaque;
+  std::string_view name;
+  TSNode statement{};  // the statement holding the definition (expression_statement, for, ...)
+  TSNode node{};       // assignment / augmented_assignment / call / target
+  TSNode value{};      // Assign, AugAssign: the right-hand side; InPlace: the call
+  TSNode block{};      // the nearest enclosing `block` (or the module) of `statement`
+};
+
+class FunctionFlow {
+ public:
+  // `owner` is a function_definition (its body is analysed) or a module.
+  FunctionFlow(TSNode owner, std::string_view source);
+
+  // The last definition of `name` that ends at or before byte `at`, or nullptr.
+  const Definition* reaching(std::string_view name, uint32_t at) const;
+  // The definition before `def` (same name), or nullptr.
+  const Definition* previous(const Definition* def) const;
+  // Every definition of `name` whose node starts in [from, to).
+  bool definedBetween(std::string_view name, uint32_t from, uint32_t to) const;
+  // Identifiers read in the body (excluding attribute names, keyword names and assignment
+  // targets), in source order.
+  const std::vector<TSNode>& uses() const { return uses_; }
+  TSNode owner() const { return owner_; }
+
+ private:
+  void addTargets(TSNode target, TSNode statement, TSNode block);
+  std::string_view text(TSNode node) const;
+
+  TSNode owner_;
+  std::string_view source_;
+  std::vector<Definition> defs_;  // in source order
+  std::vector<TSNode> uses_;
+};
+
+// The statement (child of a block or module) that contains `node`, or a null node.
+TSNode enclosingStatement(TSNode node);
+// The nearest function_definition around `node`, else the module root.
+TSNode enclosingFunctionOrModule(TSNode node);
+
+}  // namespace ptlint::rules::attention

@@ -1,0 +1,1293 @@
+// PTL601 hand-rolled-attention: `softmax(Q·Kᵀ [scaled] [masked]) [dropout] · V` written by hand.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/syntax.h"
+#include "rules/all_rules.h"
+#include "rules/attention/attention_flow.h"
+#include "rules/helpers.h"
+#include "rules/rule.h"
+
+namespace ptlint::rules {
+
+namespace {
+
+constexpr RuleMeta kHandRolledAttention{
+    .code = "PTL601",
+    .name = "hand-rolled-attention",
+    .summary = "Attention written by hand as softmax(Q·Kᵀ)·V instead of `scaled_dot_product_attention`",
+    .fix = FixAvailability::Sometimes,
+    .fix_applicability = quickfix::Applicability::Unsafe,
+    .severity = Severity::Warning,
+    .enabled_by_default = true,
+    .since_torch = "2.0",
+    .docs = R"md(
+## What it does
+Reports scaled dot-product attention written out by hand: attention scores from a matrix product
+of queries with transposed keys (`q @ k.transpose(-2, -1)`, `k.mT`, `torch.matmul`, `torch.bmm`,
+`torch.einsum("...qd,...kd->...qk")`), optionally scaled (`/ math.sqrt(d)`, `* d ** -0.5`,
+`* self.scale`) and masked (`masked_fill(mask == 0, float("-inf"))`, `+ mask`, a causal `tril`
+buffer), a softmax over the last dimension (`F.softmax`, `torch.softmax`, `.softmax(dim=-1)`, an
+`nn.Softmax` module), optionally dropout, and a matrix product with the values. The pattern is
+followed through the assignments of one function; the report covers it from the first Q·Kᵀ to
+the final ·V.
+
+It stays silent on softmax over logits (sampling, classification), similarity softmax with no
+product with values (CLIP-style logits, pointer heads), router softmax in mixture-of-experts
+layers, linear attention (softmax over queries and keys separately), and functions that already
+call `scaled_dot_product_attention` (typically a fallback path beside the fused one).
+
+## Why is this bad?
+The hand-written form materialises the full `T×T` score matrix in memory, reads and writes it
+several times (scale, mask, softmax, dropout), and runs the softmax in the input precision unless
+upcast by hand. `torch.nn.functional.scaled_dot_product_attention` (PyTorch 2.0+) dispatches to
+fused kernels — FlashAttention (default for fp16/bf16 on recent GPUs), memory-efficient
+attention, cuDNN (2.5+) — that never store the score matrix and keep the softmax in fp32, and
+falls back to the math reference elsewhere. PyTorch's operational guidance lists hand-rolled
+attention among the patterns to replace: "Fused SDPA / FlexAttention is faster, more
+memory-efficient, and numerically saner".
+
+## Example
+```python
+import math
+import torch.nn.functional as F
+
+def attend(q, k, v, mask):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
+    scores = scores.masked_fill(mask == 0, float("-inf"))
+    probs = F.softmax(scores, dim=-1)
+    probs = F.dropout(probs, p=0.1, training=self.training)
+    return probs @ v
+```
+
+## Use instead
+```python
+import torch.nn.functional as F
+
+def attend(q, k, v, mask):
+    return F.scaled_dot_product_attention(
+        q, k, v, attn_mask=mask != 0, dropout_p=0.1 if self.training else 0.0)
+```
+A lower-triangular (`tril`) causal mask becomes `is_causal=True`, which also lets the
+FlashAttention backend run (it accepts no arbitrary `attn_mask`).
+
+## Fix safety
+The fix is unsafe, and offered only when every step of the pattern maps onto an argument:
+- A boolean fill `masked_fill(c, -inf)` keeps the positions where `c` is false, so it becomes
+  `attn_mask=<not c>` (`mask == 0` → `mask != 0`): SDPA's boolean `attn_mask` marks the
+  positions that take part. An additive mask (`scores + mask`) becomes `attn_mask=mask`.
+  A fill with a large finite value (`-1e9`) becomes `-inf`: rows with every position masked
+  give NaN instead of a uniform average.
+- A causal `tril(ones(...))` buffer or local becomes `is_causal=True` (top-left aligned, as the
+  sliced buffer is).
+- Dropout becomes `dropout_p=<p> if self.training else 0.0` (for `F.dropout`, its own `training=`
+  argument); a dropout module's rate is read from its `.p`. Random numbers differ.
+- The default scale of SDPA is `1/sqrt(q.size(-1))`. A scale that is not provably that one is
+  passed as `scale=` (PyTorch 2.1+; with an older `torch-version` no fix is offered unless the
+  scale is the conventional one); no scaling at all becomes `scale=1.0`.
+- The intermediate assignments are removed only when nothing else reads them: code that also
+  returns the attention weights (`return out, attn`) gets no fix, since SDPA does not return them.
+- Fused kernels round differently from the hand-written form (FlashAttention keeps its softmax
+  in fp32), so results agree to the dtype's tolerance, not bit for bit. `ptlint check
+  --gpu-check` runs both forms on random inputs and reports the difference.
+
+## References
+- [`torch.nn.functional.scaled_dot_product_attention`](https://pytorch.org/docs/stable/generated/torch.nn.functional.scaled_dot_product_attention.html) (added in 2.0; `scale=` since 2.1)
+- [SDPA backends and `torch.nn.attention.sdpa_kernel`](https://pytorch.org/docs/stable/backends.html)
+- ptlint seeds: `000` (SDPA dispatches to FlashAttention, memory-efficient, cuDNN 2.5+ and math
+  backends; FlashAttention needs fp16/bf16 and only causal or no mask) and `002` (hand-rolled
+  QKᵀ/√d softmax attention routed to `scaled_dot_product_attention` / FlexAttention)
+)md"};
+
+using analysis::endOf;
+using analysis::fieldOf;
+using analysis::isKind;
+using analysis::kindOf;
+using analysis::startOf;
+using analysis::unparenthesize;
+using attention::Definition;
+using attention::FunctionFlow;
+
+constexpr int kMaxDepth = 40;
+
+enum class MaskKind { None, Boolean, Additive, Causal };
+
+// What the matcher recognised, step by step, from the ·V product backwards.
+struct Pattern {
+  TSNode final_node{};  // P · V
+  TSNode qk_node{};     // Q · Kᵀ
+  TSNode q{}, k{}, v{};
+  std::string layout = "bhtd";
+  int rank = 0;  // of the scores, when known (bmm: 3, transpose(2, 3): 4, einsum)
+  std::optional<long long> softmax_dim;
+
+  int scales = 0;
+  TSNode scale_factor{};
+  bool scale_divides = false;
+  bool scale_seen_outside = false;  // a scale step outside (after) the current position
+  bool scale_after_additive = false;
+
+  int masks = 0;
+  MaskKind mask = MaskKind::None;
+  std::string attn_mask;
+  TSNode mask_node{};
+
+  bool upcast = false;
+
+  int dropouts = 0;
+  std::string dropout_p;  // argument text; empty when none
+  TSNode dropout_p_node{};
+  std::string dropout_fact = "0";
+
+  std::vector<const Definition*> consumed;  // assignments the pattern runs through
+  bool conditional = false;                 // followed a definition made in another block
+};
+
+bool isIntValue(TSNode node, std::string_view source, long long& out) {
+  node = unparenthesize(node);
+  bool negative = false;
+  if (isKind(node, "unary_operator") && analysis::textOf(fieldOf(node, "operator"), source) == "-") {
+    negative = true;
+    node = unparenthesize(fieldOf(node, "argument"));
+  }
+  auto value = integerLiteral(node, source);
+  if (!value) return false;
+  out = negative ? -*value : *value;
+  return true;
+}
+
+std::optional<double> numberValue(TSNode node, std::string_view source) {
+  node = unparenthesize(node);
+  bool negative = false;
+  if (isKind(node, "unary_operator") && analysis::textOf(fieldOf(node, "operator"), source) == "-") {
+    negative = true;
+    node = unparenthesize(fieldOf(node, "argument"));
+  }
+  if (!isKind(node, "integer") && !isKind(node, "float")) return std::nullopt;
+  std::string text(analysis::textOf(node, source));
+  std::erase(text, '_');
+  char* end = nullptr;
+  double value = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || *end != '\0') return std::nullopt;
+  return negative ? -value : value;
+}
+
+std::string decimal(double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.6g", value);
+  return buffer;
+}
+
+// The text of an expression as an argument: conditional expressions and lambdas get parentheses.
+std::string argumentText(TSNode node, std::string_view source) {
+  std::string text(analysis::textOf(node, source));
+  std::string_view kind = kindOf(unparenthesize(node));
+  if (kind == "conditional_expression" || kind == "lambda") return "(" + text + ")";
+  return text;
+}
+
+// Text of an operand that is safe next to a binary operator / unary `~`.
+bool isAtomic(TSNode node) {
+  std::string_view kind = kindOf(node);
+  return kind == "identifier" || kind == "attribute" || kind == "subscript" || kind == "call" ||
+         kind == "parenthesized_expression" || kind == "integer" || kind == "float";
+}
+
+struct Einsum {
+  std::string a, b, out;  // operand and output subscripts, spaces removed
+};
+
+std::optional<Einsum> parseEinsum(TSNode string, std::string_view source) {
+  string = unparenthesize(string);
+  if (!isKind(string, "string")) return std::nullopt;
+  std::string content;
+  bool interpolated = false;
+  analysis::forEachNamedChild(string, [&](TSNode child) {
+    if (isKind(child, "string_content")) content += analysis::textOf(child, source);
+    if (isKind(child, "interpolation") || isKind(child, "escape_sequence")) interpolated = true;
+  });
+  if (interpolated) return std::nullopt;
+  std::string_view text = analysis::textOf(string, source);
+  if (!text.empty() && (text.front() == 'f' || text.front() == 'F' || text.front() == 'b' || text.front() == 'B'))
+    return std::nullopt;
+  std::erase_if(content, [](char c) { return c == ' ' || c == '\t' || c == '\n'; });
+  size_t arrow = content.find("->");
+  if (arrow == std::string::npos) return std::nullopt;
+  std::string inputs = content.substr(0, arrow);
+  size_t comma = inputs.find(',');
+  if (comma == std::string::npos || inputs.find(',', comma + 1) != std::string::npos) return std::nullopt;
+  Einsum e{inputs.substr(0, comma), inputs.substr(comma + 1), content.substr(arrow + 2)};
+  auto valid = [](const std::string& s) {
+    std::string_view rest = s;
+    if (rest.starts_with("...")) rest.remove_prefix(3);
+    return !rest.empty() && std::all_of(rest.begin(), rest.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
+  };
+  if (!valid(e.a) || !valid(e.b) || !valid(e.out)) return std::nullopt;
+  return e;
+}
+
+// `P x y, P y z -> P x z` shapes, with one shared batch prefix P (letters or `...`).
+// Q·Kᵀ is `P q d, P k d -> P q k`; P·V is `P q k, P k d -> P q d`.
+bool einsumShape(const Einsum& e, bool scores, std::string& prefix) {
+  if (e.a.size() < 2 || e.b.size() < 2 || e.out.size() < 2) return false;
+  prefix = e.a.substr(0, e.a.size() - 2);
+  if (e.b.substr(0, e.b.size() - 2) != prefix || e.out.substr(0, e.out.size() - 2) != prefix) return false;
+  char a1 = e.a[e.a.size() - 2], a2 = e.a.back(), b1 = e.b[e.b.size() - 2], b2 = e.b.back();
+  char o1 = e.out[e.out.size() - 2], o2 = e.out.back();
+  if (prefix.find(a1) != std::string::npos || prefix.find(a2) != std::string::npos ||
+      prefix.find(b1) != std::string::npos || prefix.find(b2) != std::string::npos)
+    return false;
+  if (scores) {
+    // q d, k d -> q k
+    return a2 == b2 && a1 != b1 && a1 != a2 && b1 != b2 && o1 == a1 && o2 == b1;
+  }
+  // q k, k d -> q d
+  return a2 == b1 && a1 != a2 && b2 != b1 && b2 != a1 && o1 == a1 && o2 == b2;
+}
+
+struct Matmul {
+  TSNode left{}, right{};
+  bool bmm = false;
+  std::optional<Einsum> einsum;
+};
+
+class Matcher {
+ public:
+  Matcher(Context& ctx, const FunctionFlow& flow) : ctx_(ctx), flow_(flow), source_(ctx.source()) {}
+
+  std::optional<Pattern> match(TSNode final_node) {
+    auto mm = asMatmul(final_node);
+    if (!mm) return std::nullopt;
+    std::string prefix;
+    if (mm->einsum && !einsumShape(*mm->einsum, /*scores=*/false, prefix)) return std::nullopt;
+    Pattern p;
+    p.final_node = final_node;
+    p.v = mm->right;
+    if (!traceProbs(mm->left, p, 0, /*after_softmax=*/false)) return std::nullopt;
+    return p;
+  }
+
+  std::string_view text(TSNode node) const { return analysis::textOf(node, source_); }
+
+  // ---- structure -------------------------------------------------------------------------
+
+  // The method called on a tensor (`x.softmax(...)`), when the callee is not an import.
+  std::string_view tensorMethod(TSNode call, TSNode* object = nullptr) const {
+    if (!isKind(call, "call")) return {};
+    TSNode function = fieldOf(call, "function");
+    if (!isKind(function, "attribute")) return {};
+    if (ctx_.model().qualifiedName(function)) return {};
+    if (object != nullptr) *object = fieldOf(function, "object");
+    return text(fieldOf(function, "attribute"));
+  }
+
+  std::string callee(TSNode call) const {
+    if (!isKind(call, "call")) return {};
+    auto name = ctx_.model().calleeName(call);
+    return name ? *name : std::string{};
+  }
+
+  // Argument by keyword, else by position (keywords take priority, as Python binds them).
+  TSNode argument(TSNode call, size_t index, std::string_view keyword) const {
+    TSNode kw = keywordArgument(call, keyword, source_);
+    if (!ts_node_is_null(kw)) return kw;
+    auto positional = positionalArguments(call);
+    return index < positional.size() ? positional[index] : TSNode{};
+  }
+
+  bool plainCall(TSNode call) const { return !hasStarArguments(call) && !hasDoubleStarArguments(call); }
+
+  std::optional<Matmul> asMatmul(TSNode node) const {
+    node = unparenthesize(node);
+    if (isKind(node, "binary_operator")) {
+      if (text(fieldOf(node, "operator")) != "@") return std::nullopt;
+      return Matmul{fieldOf(node, "left"), fieldOf(node, "right")};
+    }
+    if (!isKind(node, "call") || !plainCall(node)) return std::nullopt;
+    auto args = positionalArguments(node);
+    std::string name = callee(node);
+    if (name == "torch.matmul" || name == "torch.bmm") {
+      if (args.size() != 2) return std::nullopt;
+      return Matmul{args[0], args[1], name == "torch.bmm"};
+    }
+    if (name == "torch.einsum") {
+      if (args.size() != 3) return std::nullopt;
+      auto e = parseEinsum(args[0], source_);
+      if (!e) return std::nullopt;
+      return Matmul{args[1], args[2], false, e};
+    }
+    TSNode object{};
+    std::string_view method = tensorMethod(node, &object);
+    if ((method == "matmul" || method == "bmm") && args.size() == 1)
+      return Matmul{object, args[0], method == "bmm"};
+    return std::nullopt;
+  }
+
+  // `self.<attr>` built in the class: the value of its only `self.<attr> = ...` or
+  // `self.register_buffer("<attr>", ...)`; null when absent or ambiguous.
+  TSNode classMember(TSNode attribute) const {
+    if (!isKind(attribute, "attribute")) return {};
+    TSNode object = unparenthesize(fieldOf(attribute, "object"));
+    if (!isKind(object, "identifier")) return {};
+    TSNode function = attention::enclosingFunctionOrModule(attribute);
+    if (!isKind(function, "function_definition")) return {};
+    TSNode params = fieldOf(function, "parameters");
+    TSNode first = ts_node_named_child_count(params) > 0 ? ts_node_named_child(params, 0) : TSNode{};
+    if (!isKind(first, "identifier") || text(first) != text(object)) return {};
+    TSNode cls = ts_node_parent(function);
+    if (isKind(cls, "decorated_definition")) cls = ts_node_parent(cls);
+    if (isKind(cls, "block")) cls = ts_node_parent(cls);
+    if (!isKind(cls, "class_definition")) return {};
+    std::string_view member = text(fieldOf(attribute, "attribute"));
+    TSNode found{};
+    int count = 0;
+    analysis::walkTree(
+        fieldOf(cls, "body"),
+        [&](TSNode node) {
+          if (isKind(node, "class_definition") || isKind(node, "lambda")) return false;
+          if (isKind(node, "assignment")) {
+            TSNode left = fieldOf(node, "left");
+            if (isKind(left, "attribute") && text(fieldOf(left, "attribute")) == member &&
+                isKind(fieldOf(left, "object"), "identifier") && text(fieldOf(left, "object")) == text(object)) {
+              found = fieldOf(node, "right");
+              ++count;
+            }
+          } else if (isKind(node, "call") && tensorMethod(node) == "register_buffer") {
+            auto args = positionalArguments(node);
+            if (args.size() >= 2 && isKind(args[0], "string")) {
+              std::string_view name = text(args[0]);
+              if (name.size() >= 2 && name.substr(1, name.size() - 2) == member) {
+                found = args[1];
+                ++count;
+              }
+            }
+          }
+          return true;
+        },
+        [](TSNode) {});
+    return count == 1 ? unparenthesize(found) : TSNode{};
+  }
+
+  // ---- following names -------------------------------------------------------------------
+
+  // Definitions of `name` that may reach `use` (the last one; earlier ones when it was made in
+  // a branch that does not enclose the use). Empty when the name is not local.
+  std::vector<const Definition*> candidates(std::string_view name, uint32_t at, TSNode use) const {
+    std::vector<const Definition*> out;
+    const Definition* def = flow_.reaching(name, at);
+    while (def != nullptr && out.size() < 4) {
+      out.push_back(def);
+      bool encloses = !ts_node_is_null(def->block) && analysis::contains(def->block, use);
+      if (encloses) break;
+      def = flow_.previous(def);
+    }
+    return out;
+  }
+
+  void noteFollowed(Pattern& p, const Definition* def, TSNode use) const {
+    p.consumed.push_back(def);
+    if (ts_node_is_null(def->block) || !analysis::contains(def->block, use)) p.conditional = true;
+  }
+
+  // Follows a local name bound by a plain assignment to its value (for operands like `kT`).
+  TSNode followAssigned(TSNode node, Pattern& p) const {
+    node = unparenthesize(node);
+    if (!isKind(node, "identifier")) return node;
+    const Definition* def = flow_.reaching(text(node), startOf(node));
+    if (def == nullptr || def->kind != Definition::Kind::Assign) return node;
+    if (ts_node_is_null(def->block) || !analysis::contains(def->block, node)) return node;
+    p.consumed.push_back(def);
+    return unparenthesize(def->value);
+  }
+
+  // ---- after the softmax: casts and dropout ------------------------------------------------
+
+  bool traceProbs(TSNode expr, Pattern& p, int depth, bool) {
+    if (depth > kMaxDepth) return false;
+    expr = unparenthesize(expr);
+    if (isKind(expr, "identifier")) {
+      for (const Definition* def : candidates(text(expr), startOf(expr), expr)) {
+        if (def->kind != Definition::Kind::Assign) return false;
+        Pattern attempt = p;
+        noteFollowed(attempt, def, expr);
+        if (traceProbs(def->value, attempt, depth + 1, false)) {
+          p = std::move(attempt);
+          return true;
+        }
+      }
+      return false;
+    }
+    if (!isKind(expr, "call") || !plainCall(expr)) return false;
+
+    // Casts back to the input dtype after an upcast softmax.
+    TSNode object{};
+    std::string_view method = tensorMethod(expr, &object);
+    if (method == "to" || method == "type_as" || method == "type" || method == "half" || method == "bfloat16")
+      return traceProbs(object, p, depth + 1, false);
+
+    if (TSNode input = dropoutInput(expr, p); !ts_node_is_null(input)) return traceProbs(input, p, depth + 1, false);
+
+    TSNode scores = softmaxInput(expr, p);
+    if (ts_node_is_null(scores)) return false;
+    if (!traceScores(scores, p, depth + 1)) return false;
+    if (!p.softmax_dim) return false;
+    long long dim = *p.softmax_dim;
+    return dim == -1 || (p.rank > 0 && dim == p.rank - 1);
+  }
+
+  TSNode dropoutInput(TSNode call, Pattern& p) const {
+    std::string name = callee(call);
+    TSNode input{}, rate{}, training{};
+    std::string owner;
+    if (name == "torch.nn.functional.dropout") {
+      input = argument(call, 0, "input");
+      rate = argument(call, 1, "p");
+      training = argument(call, 2, "training");
+    } else if (name == "torch.dropout") {
+      input = argument(call, 0, "input");
+      rate = argument(call, 1, "p");
+      training = argument(call, 2, "train");
+      if (ts_node_is_null(training)) return {};
+    } else if (name.empty()) {
+      TSNode function = fieldOf(call, "function");
+      TSNode built = classMember(function);
+      if (!isKind(built, "call") || callee(built) != "torch.nn.Dropout") return {};
+      auto args = positionalArguments(call);
+      if (args.size() != 1) return {};
+      input = args[0];
+      TSNode module_rate = argument(built, 0, "p");
+      std::string self(text(fieldOf(function, "object")));
+      p.dropouts += 1;
+      p.dropout_p = std::string(text(function)) + ".p if " + self + ".training else 0.0";
+      auto literal = ts_node_is_null(module_rate) ? std::optional<double>(0.5) : numberValue(module_rate, source_);
+      p.dropout_fact = literal ? decimal(*literal) : "module";
+      return input;
+    } else {
+      return {};
+    }
+    if (ts_node_is_null(input)) return {};
+    p.dropouts += 1;
+    auto literal = ts_node_is_null(rate) ? std::optional<double>(0.5) : numberValue(rate, source_);
+    std::string rate_text = ts_node_is_null(rate) ? "0.5" : argumentText(rate, source_);
+    if (!ts_node_is_null(training) && isFalseLiteral(training)) return input;  // never applied
+    p.dropout_p_node = rate;
+    p.dropout_fact = literal ? decimal(*literal) : "module";
+    if (ts_node_is_null(training) || isTrueLiteral(training))
+      p.dropout_p = rate_text;
+    else
+      p.dropout_p = rate_text + " if " + argumentText(training, source_) + " else 0.0";
+    return input;
+  }
+
+  // The softmax's input, recording its dim and dtype; null when `call` is no softmax.
+  TSNode softmaxInput(TSNode call, Pattern& p) const {
+    std::string name = callee(call);
+    TSNode input{}, dim{}, dtype{};
+    if (name == "torch.nn.functional.softmax" || name == "torch.softmax" || name == "torch.special.softmax") {
+      input = argument(call, 0, "input");
+      dim = argument(call, 1, "dim");
+      dtype = keywordArgument(call, "dtype", source_);
+      if (ts_node_is_null(dtype) && name != "torch.nn.functional.softmax") {
+        auto args = positionalArguments(call);
+        if (args.size() > 2) dtype = args[2];
+      }
+    } else if (!name.empty()) {
+      return {};
+    } else if (TSNode built = classMember(fieldOf(call, "function")); !ts_node_is_null(built)) {
+      // `self.softmax(x)` with `self.softmax = nn.Softmax(dim=-1)` in the class.
+      if (!isKind(built, "call") || callee(built) != "torch.nn.Softmax") return {};
+      auto args = positionalArguments(call);
+      if (args.size() != 1) return {};
+      input = args[0];
+      dim = argument(built, 0, "dim");
+    } else if (TSNode object{}; tensorMethod(call, &object) == "softmax") {
+      input = object;
+      dim = argument(call, 0, "dim");
+      dtype = argument(call, 1, "dtype");
+    } else {
+      return {};
+    }
+    long long value = 0;
+    if (ts_node_is_null(input) || ts_node_is_null(dim) || !isIntValue(dim, source_, value)) return {};
+    p.softmax_dim = value;
+    if (!ts_node_is_null(dtype)) {
+      auto q = ctx_.model().qualifiedName(dtype);
+      if (!q || (*q != "torch.float32" && *q != "torch.float")) return {};
+      p.upcast = true;
+    }
+    return input;
+  }
+
+  // ---- before the softmax: mask, scale, upcast, then Q·Kᵀ --------------------------------
+
+  bool traceScores(TSNode expr, Pattern& p, int depth) {
+    if (depth > kMaxDepth) return false;
+    expr = unparenthesize(expr);
+    if (isKind(expr, "identifier")) return traceScoresName(text(expr), startOf(expr), expr, p, depth + 1);
+
+    if (qkProduct(expr, p)) return true;
+
+    if (isKind(expr, "binary_operator")) {
+      std::string_view op = text(fieldOf(expr, "operator"));
+      TSNode left = fieldOf(expr, "left"), right = fieldOf(expr, "right");
+      if (op == "/") return scaleStep(left, right, true, p, depth);
+      if (op == "*") return scaleStep(left, right, false, p, depth) || scaleStep(right, left, false, p, depth);
+      if (op == "+") return additiveStep(left, right, p, depth) || additiveStep(right, left, p, depth);
+      if (op == "-" && isMaxOf(right, left)) return traceScores(left, p, depth + 1);
+      return false;
+    }
+    if (!isKind(expr, "call") || !plainCall(expr)) return false;
+    TSNode object{};
+    std::string_view method = tensorMethod(expr, &object);
+    auto args = positionalArguments(expr);
+    if (method == "masked_fill" && args.size() == 2) return maskStep(object, args[0], args[1], p, depth);
+    if ((method == "div" || method == "mul") && args.size() == 1 && ts_node_named_child_count(argumentList(expr)) == 1)
+      return scaleStep(object, args[0], method == "div", p, depth);
+    if (method == "add" && args.size() == 1 && ts_node_named_child_count(argumentList(expr)) == 1)
+      return additiveStep(object, args[0], p, depth);
+    if (method == "float" && args.empty()) {
+      p.upcast = true;
+      return traceScores(object, p, depth + 1);
+    }
+    if (method == "to" && args.size() == 1) {
+      auto q = ctx_.model().qualifiedName(args[0]);
+      if (q && (*q == "torch.float32" || *q == "torch.float")) {
+        p.upcast = true;
+        return traceScores(object, p, depth + 1);
+      }
+    }
+    return false;
+  }
+
+  bool traceScoresName(std::string_view name, uint32_t at, TSNode use, Pattern& p, int depth) {
+    if (depth > kMaxDepth) return false;
+    for (const Definition* def : candidates(name, at, use)) {
+      Pattern attempt = p;
+      noteFollowed(attempt, def, use);
+      bool ok = false;
+      if (def->kind == Definition::Kind::Assign) {
+        ok = traceScores(def->value, attempt, depth + 1);
+      } else if (def->kind == Definition::Kind::AugAssign) {
+        std::string_view op = text(fieldOf(def->node, "operator"));
+        TSNode operand = def->value;
+        uint32_t before = startOf(def->node);
+        TSNode left = fieldOf(def->node, "left");
+        if (op == "/=" || op == "*=") ok = scaleName(name, before, left, operand, op == "/=", attempt, depth);
+        else if (op == "+=") ok = additiveName(name, before, left, operand, attempt, depth);
+      } else if (def->kind == Definition::Kind::InPlace) {
+        TSNode call = def->value;
+        TSNode object{};
+        std::string_view method = tensorMethod(call, &object);
+        auto args = positionalArguments(call);
+        uint32_t before = startOf(call);
+        if (!plainCall(call)) {
+          ok = false;
+        } else if (method == "masked_fill_" && args.size() == 2) {
+          ok = maskFill(args[0], args[1], attempt) && traceScoresName(name, before, object, attempt, depth + 1);
+        } else if ((method == "div_" || method == "mul_") && args.size() == 1) {
+          ok = scaleName(name, before, object, args[0], method == "div_", attempt, depth);
+        } else if (method == "add_" && args.size() == 1) {
+          ok = additiveName(name, before, object, args[0], attempt, depth);
+        }
+      }
+      if (ok) {
+        p = std::move(attempt);
+        return true;
+      }
+      if (def->kind != Definition::Kind::Assign) return false;
+    }
+    return false;
+  }
+
+  void recordScale(TSNode factor, bool divides, Pattern& p) const {
+    p.scales += 1;
+    p.scale_factor = factor;
+    p.scale_divides = divides;
+  }
+
+  bool scaleStep(TSNode scores, TSNode factor, bool divides, Pattern& p, int depth) {
+    if (looksLikeScores(factor)) return false;
+    Pattern attempt = p;
+    recordScale(factor, divides, attempt);
+    bool outside = attempt.scale_seen_outside;
+    attempt.scale_seen_outside = true;
+    if (!traceScores(scores, attempt, depth + 1)) return false;
+    attempt.scale_seen_outside = outside || attempt.scale_seen_outside;
+    p = std::move(attempt);
+    return true;
+  }
+
+  bool scaleName(std::string_view name, uint32_t before, TSNode use, TSNode factor, bool divides, Pattern& p,
+                 int depth) {
+    recordScale(factor, divides, p);
+    p.scale_seen_outside = true;
+    return traceScoresName(name, before, use, p, depth + 1);
+  }
+
+  void recordAdditive(TSNode mask, Pattern& p) const {
+    p.masks += 1;
+    p.mask = MaskKind::Additive;
+    p.mask_node = mask;
+    p.attn_mask = argumentText(mask, source_);
+    if (p.scale_seen_outside) p.scale_after_additive = true;
+  }
+
+  bool additiveStep(TSNode scores, TSNode mask, Pattern& p, int depth) {
+    if (looksLikeScores(mask)) return false;
+    Pattern attempt = p;
+    recordAdditive(mask, attempt);
+    if (!traceScores(scores, attempt, depth + 1)) return false;
+    p = std::move(attempt);
+    return true;
+  }
+
+  bool additiveName(std::string_view name, uint32_t before, TSNode use, TSNode mask, Pattern& p, int depth) {
+    recordAdditive(mask, p);
+    return traceScoresName(name, before, use, p, depth + 1);
+  }
+
+  bool maskStep(TSNode scores, TSNode condition, TSNode fill, Pattern& p, int depth) {
+    Pattern attempt = p;
+    if (!maskFill(condition, fill, attempt)) return false;
+    if (!traceScores(scores, attempt, depth + 1)) return false;
+    p = std::move(attempt);
+    return true;
+  }
+
+  // A product that is itself Q·Kᵀ is never a scale factor or a mask.
+  bool looksLikeScores(TSNode node) const {
+    auto mm = asMatmul(node);
+    return mm.has_value();
+  }
+
+  // `scores - scores.max(-1, keepdim=True)[0]` / `.amax(...)`: softmax-invariant.
+  bool isMaxOf(TSNode maximum, TSNode scores) const {
+    maximum = unparenthesize(maximum);
+    for (int i = 0; i < 4; ++i) {
+      if (isKind(maximum, "subscript")) maximum = unparenthesize(fieldOf(maximum, "value"));
+      else if (isKind(maximum, "attribute") && text(fieldOf(maximum, "attribute")) == "values")
+        maximum = unparenthesize(fieldOf(maximum, "object"));
+      else break;
+    }
+    TSNode object{};
+    std::string_view method = tensorMethod(maximum, &object);
+    if (method == "detach") method = tensorMethod(unparenthesize(object), &object);
+    if (method != "max" && method != "amax") return false;
+    object = unparenthesize(object);
+    if (isKind(object, "call") && tensorMethod(object) == "detach") object = unparenthesize(fieldOf(fieldOf(object, "function"), "object"));
+    return text(object) == text(unparenthesize(scores));
+  }
+
+  // ---- masks -------------------------------------------------------------------------------
+
+  // `float(...)` and friends: the builtin, not shadowed by a local or an import.
+  bool isBuiltinCall(TSNode node, std::string_view name) const {
+    if (!isKind(node, "call")) return false;
+    TSNode function = fieldOf(node, "function");
+    return isKind(function, "identifier") && text(function) == name &&
+           ctx_.model().resolve(name, function) == nullptr;
+  }
+
+  bool isLargeNegative(TSNode fill) const {
+    fill = unparenthesize(fill);
+    if (auto value = numberValue(fill, source_)) return *value <= -1e4;
+    if (isBuiltinCall(fill, "float")) {
+      auto args = positionalArguments(fill);
+      if (args.size() == 1 && isKind(args[0], "string")) {
+        std::string s(text(args[0]));
+        std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+        return s == "\"-inf\"" || s == "'-inf'" || s == "\"-infinity\"" || s == "'-infinity'";
+      }
+      return false;
+    }
+    if (isKind(fill, "unary_operator") && text(fieldOf(fill, "operator")) == "-") {
+      TSNode inner = unparenthesize(fieldOf(fill, "argument"));
+      auto q = ctx_.model().qualifiedName(inner);
+      if (q && (*q == "math.inf" || *q == "torch.inf" || *q == "numpy.inf")) return true;
+      if (isBuiltinCall(inner, "float")) {
+        auto args = positionalArguments(inner);
+        return args.size() == 1 && (text(args[0]) == "\"inf\"" || text(args[0]) == "'inf'");
+      }
+      // -torch.finfo(x.dtype).max
+      if (isKind(inner, "attribute") && text(fieldOf(inner, "attribute")) == "max") {
+        TSNode base = fieldOf(inner, "object");
+        return isKind(base, "call") && callee(base) == "torch.finfo";
+      }
+      return false;
+    }
+    // torch.finfo(x.dtype).min
+    if (isKind(fill, "attribute") && text(fieldOf(fill, "attribute")) == "min") {
+      TSNode base = fieldOf(fill, "object");
+      return isKind(base, "call") && callee(base) == "torch.finfo";
+    }
+    return false;
+  }
+
+  // Is `node` (after slicing and dtype casts) a lower-triangular ones matrix, i.e. `torch.tril(
+  // torch.ones(...))`, bound locally or registered as a buffer?
+  bool isTrilOnes(TSNode node, int depth = 0) const {
+    if (depth > 8) return false;
+    node = unparenthesize(node);
+    if (isKind(node, "subscript")) {
+      // Only slices that keep a top-left corner: `[:, :, :T, :T]`, `[..., :T, :S]`.
+      bool plain = true;
+      analysis::forEachFieldChild(node, "subscript", [&](TSNode index) {
+        if (isKind(index, "ellipsis")) return;
+        if (!isKind(index, "slice")) { plain = false; return; }
+        std::string_view t = text(index);
+        if (!t.starts_with(":") || t.find(':', 1) != std::string_view::npos) plain = false;
+      });
+      return plain && isTrilOnes(fieldOf(node, "value"), depth + 1);
+    }
+    if (isKind(node, "identifier")) {
+      const Definition* def = flow_.reaching(text(node), startOf(node));
+      if (def == nullptr) return false;
+      return def->kind == Definition::Kind::Assign && isTrilOnes(def->value, depth + 1);
+    }
+    if (isKind(node, "attribute")) {
+      TSNode built = classMember(node);
+      return !ts_node_is_null(built) && isTrilOnes(built, depth + 1);
+    }
+    if (!isKind(node, "call")) return false;
+    TSNode object{};
+    std::string_view method = tensorMethod(node, &object);
+    if (method == "bool" || method == "to" || method == "view" || method == "unsqueeze" || method == "float" ||
+        method == "int" || method == "long" || method == "byte")
+      return isTrilOnes(object, depth + 1);
+    TSNode base{};
+    if (callee(node) == "torch.tril") {
+      auto args = positionalArguments(node);
+      if (args.size() != 1 || ts_node_named_child_count(argumentList(node)) != 1) return false;
+      base = unparenthesize(args[0]);
+    } else if (method == "tril" && positionalArguments(node).empty() &&
+               ts_node_named_child_count(argumentList(node)) == 0) {
+      base = unparenthesize(object);
+    } else {
+      return false;
+    }
+    std::string ones = callee(base);
+    return ones == "torch.ones" || ones == "torch.ones_like";
+  }
+
+  // `scores.masked_fill(condition, -inf)`: positions where `condition` holds are excluded.
+  bool maskFill(TSNode condition, TSNode fill, Pattern& p) const {
+    if (!isLargeNegative(fill)) return false;
+    condition = unparenthesize(condition);
+    p.masks += 1;
+    p.mask_node = condition;
+    // `tril == 0` or `~tril`: excluded above the diagonal, i.e. causal.
+    if (isKind(condition, "comparison_operator") && ts_node_named_child_count(condition) == 2) {
+      TSNode a = ts_node_named_child(condition, 0), b = ts_node_named_child(condition, 1);
+      std::string_view op = text(ts_node_child(condition, 1));
+      long long zero = 1;
+      bool is_zero = isIntValue(b, source_, zero) && zero == 0;
+      if (op == "==" && (is_zero || isFalseLiteral(b)) && isTrilOnes(a)) {
+        p.mask = MaskKind::Causal;
+        return true;
+      }
+      if (op == "==" || op == "!=") {
+        p.mask = MaskKind::Boolean;
+        p.attn_mask = std::string(text(a)) + (op == "==" ? " != " : " == ") + std::string(text(b));
+        return true;
+      }
+    }
+    if (isKind(condition, "unary_operator") && text(fieldOf(condition, "operator")) == "~") {
+      TSNode inner = unparenthesize(fieldOf(condition, "argument"));
+      if (isTrilOnes(inner)) {
+        p.mask = MaskKind::Causal;
+        return true;
+      }
+      p.mask = MaskKind::Boolean;
+      p.attn_mask = text(inner);
+      return true;
+    }
+    if (TSNode object{}; tensorMethod(condition, &object) == "logical_not" && positionalArguments(condition).empty()) {
+      p.mask = MaskKind::Boolean;
+      p.attn_mask = text(object);
+      return true;
+    }
+    p.mask = MaskKind::Boolean;
+    p.attn_mask = isAtomic(condition) ? "~" + std::string(text(condition)) : "~(" + std::string(text(condition)) + ")";
+    return true;
+  }
+
+  // ---- Q·Kᵀ --------------------------------------------------------------------------------
+
+  // `k.transpose(-2, -1)`, `k.mT`, `torch.transpose(k, -2, -1)`, `k.permute(0, 1, 3, 2)`:
+  // returns `k`; null when the operand is not a transposed key.
+  TSNode untransposed(TSNode node, bool bmm, int& rank) const {
+    node = unparenthesize(node);
+    if (isKind(node, "attribute") && text(fieldOf(node, "attribute")) == "mT" &&
+        !ctx_.model().qualifiedName(node))
+      return fieldOf(node, "object");
+    if (!isKind(node, "call") || !plainCall(node)) return {};
+    TSNode object{};
+    std::vector<TSNode> dims;
+    std::string_view method = tensorMethod(node, &object);
+    auto args = positionalArguments(node);
+    if (method == "transpose" && args.size() == 2) {
+      dims = args;
+    } else if (callee(node) == "torch.transpose" && args.size() == 3) {
+      object = args[0];
+      dims = {args[1], args[2]};
+    } else if (method == "permute") {
+      std::vector<long long> order;
+      for (TSNode a : args) {
+        long long v = 0;
+        if (!isIntValue(a, source_, v)) return {};
+        order.push_back(v);
+      }
+      if (order == std::vector<long long>{0, 1, 3, 2}) { rank = 4; return object; }
+      if (bmm && order == std::vector<long long>{0, 2, 1}) { rank = 3; return object; }
+      return {};
+    } else {
+      return {};
+    }
+    long long a = 0, b = 0;
+    if (!isIntValue(dims[0], source_, a) || !isIntValue(dims[1], source_, b)) return {};
+    if (a > b) std::swap(a, b);
+    if (a == -2 && b == -1) return object;
+    if (a == 2 && b == 3) { rank = 4; return object; }
+    if (bmm && a == 1 && b == 2) { rank = 3; return object; }
+    return {};
+  }
+
+  // A scale factor written on the query inside the product: `(q * self.scale) @ kᵀ`.
+  bool scaleLike(TSNode node) const {
+    node = unparenthesize(node);
+    if (numberValue(node, source_)) return true;
+    if (isKind(node, "binary_operator")) {
+      std::string_view op = text(fieldOf(node, "operator"));
+      return op == "**" || (op == "/" && numberValue(fieldOf(node, "left"), source_));
+    }
+    if (isKind(node, "call")) {
+      std::string name = callee(node);
+      return name == "math.sqrt" || name == "numpy.sqrt" || name == "math.pow";
+    }
+    std::string_view name = text(isKind(node, "attribute") ? fieldOf(node, "attribute") : node);
+    if (!isKind(node, "attribute") && !isKind(node, "identifier")) return false;
+    std::string lower(name);
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+    return lower.find("scal") != std::string::npos;
+  }
+
+  bool qkProduct(TSNode expr, Pattern& p) const {
+    auto mm = asMatmul(expr);
+    if (!mm) return false;
+    Pattern attempt = p;
+    TSNode query = unparenthesize(mm->left);
+    TSNode key{};
+    if (mm->einsum) {
+      std::string prefix;
+      if (!einsumShape(*mm->einsum, /*scores=*/true, prefix)) return false;
+      key = mm->right;
+      if (!prefix.starts_with("...")) {
+        attempt.rank = static_cast<int>(prefix.size()) + 2;
+        attempt.layout = prefix.size() == 1 ? "btd" : "bhtd";
+      }
+    } else {
+      int rank = 0;
+      TSNode right = followAssigned(mm->right, attempt);
+      key = untransposed(right, mm->bmm, rank);
+      if (ts_node_is_null(key)) {
+        // A name bound to something else: drop what followAssigned recorded.
+        return false;
+      }
+      if (mm->bmm) rank = 3;
+      attempt.rank = rank;
+      attempt.layout = rank == 3 ? "btd" : "bhtd";
+    }
+    // `(q * scale) @ kᵀ`: the scale goes to `scale=`, the query is `q`.
+    if (isKind(query, "binary_operator")) {
+      std::string_view op = text(fieldOf(query, "operator"));
+      TSNode left = fieldOf(query, "left"), right = fieldOf(query, "right");
+      if (op == "*" && scaleLike(left) && !scaleLike(right)) {
+        recordScale(left, false, attempt);
+        query = right;
+      } else if ((op == "*" || op == "/") && scaleLike(right) && !scaleLike(left)) {
+        recordScale(right, op == "/", attempt);
+        query = left;
+      }
+    }
+    attempt.q = unparenthesize(query);
+    attempt.k = unparenthesize(key);
+    attempt.qk_node = expr;
+    p = std::move(attempt);
+    return true;
+  }
+
+  Context& ctx_;
+  const FunctionFlow& flow_;
+  std::string_view source_;
+};
+
+// ---- facts and fix -------------------------------------------------------------------------
+
+struct ScaleInfo {
+  std::string fact = "none";
+  bool provably_default = false;  // exactly 1/sqrt(q.size(-1))
+  bool conventional = false;      // 1/sqrt(<something>): the usual head-dim scale
+};
+
+class FixBuilder;
+
+// `q.size(-1)`, `q.shape[-1]`, `k.size(-1)`, ... of the pattern's own query or key.
+bool isHeadDimOf(TSNode node, const Pattern& p, std::string_view source) {
+  node = unparenthesize(node);
+  TSNode object{};
+  TSNode index{};
+  if (isKind(node, "call")) {
+    TSNode function = fieldOf(node, "function");
+    if (!isKind(function, "attribute") || analysis::textOf(fieldOf(function, "attribute"), source) != "size") return false;
+    auto args = positionalArguments(node);
+    if (args.size() != 1) return false;
+    object = fieldOf(function, "object");
+    index = args[0];
+  } else if (isKind(node, "subscript")) {
+    TSNode value = fieldOf(node, "value");
+    if (!isKind(value, "attribute") || analysis::textOf(fieldOf(value, "attribute"), source) != "shape") return false;
+    object = fieldOf(value, "object");
+    index = fieldOf(node, "subscript");
+  } else {
+    return false;
+  }
+  long long i = 0;
+  if (!isIntValue(index, source, i)) return false;
+  if (!(i == -1 || (p.rank > 0 && i == p.rank - 1))) return false;
+  std::string_view t = analysis::textOf(unparenthesize(object), source);
+  return t == analysis::textOf(p.q, source) || t == analysis::textOf(p.k, source);
+}
+
+ScaleInfo classifyScale(const Pattern& p, Matcher& m, std::string_view source, int depth = 0,
+                        TSNode factor_override = {}, bool divides_override = false, bool use_override = false) {
+  ScaleInfo info;
+  if (p.scales == 0) return info;
+  TSNode factor = unparenthesize(use_override ? factor_override : p.scale_factor);
+  bool divides = use_override ? divides_override : p.scale_divides;
+  info.fact = "unknown";
+  if (depth > 4) return info;
+  if (auto value = numberValue(factor, source)) {
+    if (*value == 0) return info;
+    info.fact = decimal(divides ? 1.0 / *value : *value);
+    return info;
+  }
+  auto sqrtArgument = [&](TSNode node) -> TSNode {
+    node = unparenthesize(node);
+    if (isKind(node, "call")) {
+      std::string name = m.callee(node);
+      auto args = positionalArguments(node);
+      if ((name == "math.sqrt" || name == "numpy.sqrt") && args.size() == 1) return args[0];
+    }
+    if (isKind(node, "binary_operator") && m.text(fieldOf(node, "operator")) == "**") {
+      auto e = numberValue(fieldOf(node, "right"), source);
+      if (e && *e == 0.5) return fieldOf(node, "left");
+    }
+    return {};
+  };
+  TSNode dim{};
+  if (divides) {
+    dim = sqrtArgument(factor);
+  } else if (isKind(factor, "binary_operator")) {
+    std::string_view op = m.text(fieldOf(factor, "operator"));
+    if (op == "**") {
+      auto e = numberValue(fieldOf(factor, "right"), source);
+      if (e && *e == -0.5) dim = fieldOf(factor, "left");
+    } else if (op == "/") {
+      auto one = numberValue(fieldOf(factor, "left"), source);
+      if (one && *one == 1.0) dim = sqrtArgument(fieldOf(factor, "right"));
+    }
+  } else if (isKind(factor, "call") && m.callee(factor) == "math.pow") {
+    auto args = positionalArguments(factor);
+    auto e = args.size() == 2 ? numberValue(args[1], source) : std::nullopt;
+    if (e && *e == -0.5) dim = args[0];
+  } else if (isKind(factor, "attribute")) {
+    // `self.scale` built in __init__ as `head_dim ** -0.5`.
+    TSNode built = m.classMember(factor);
+    if (!ts_node_is_null(built)) {
+      ScaleInfo inner = classifyScale(p, m, source, depth + 1, built, false, true);
+      inner.provably_default = false;
+      return inner;
+    }
+    return info;
+  }
+  if (ts_node_is_null(dim)) return info;
+  info.fact = "default";
+  info.conventional = true;
+  info.provably_default = isHeadDimOf(dim, p, source);
+  return info;
+}
+
+std::string autocastDtype(TSNode node, Context& ctx) {
+  for (TSNode cur = ts_node_parent(node); !ts_node_is_null(cur); cur = ts_node_parent(cur)) {
+    if (isKind(cur, "function_definition") || isKind(cur, "class_definition") || isKind(cur, "lambda")) break;
+    if (!isKind(cur, "with_statement")) continue;
+    std::string found;
+    analysis::walkTree(
+        cur,
+        [&](TSNode n) {
+          if (isKind(n, "block")) return false;
+          if (!isKind(n, "with_item")) return true;
+          TSNode call = unparenthesize(fieldOf(n, "value"));
+          if (isKind(call, "as_pattern")) call = unparenthesize(ts_node_named_child(call, 0));
+          auto name = ctx.model().calleeName(call);
+          if (!name) return false;
+          bool amp = *name == "torch.amp.autocast";
+          bool cuda = *name == "torch.cuda.amp.autocast";
+          bool cpu = *name == "torch.cpu.amp.autocast";
+          if (!amp && !cuda && !cpu) return false;
+          TSNode dtype = keywordArgument(call, "dtype", ctx.source());
+          if (ts_node_is_null(dtype) && amp) {
+            auto args = positionalArguments(call);
+            if (args.size() > 1) dtype = args[1];
+          }
+          if (ts_node_is_null(dtype)) {
+            if (cuda) found = "float16";
+            if (cpu) found = "bfloat16";
+            return false;
+          }
+          auto q = ctx.model().qualifiedName(dtype);
+          if (q && *q == "torch.bfloat16") found = "bfloat16";
+          if (q && (*q == "torch.float16" || *q == "torch.half")) found = "float16";
+          return false;
+        },
+        [](TSNode) {});
+    if (!found.empty()) return found;
+  }
+  return "unknown";
+}
+
+// The statement's whole lines, when nothing else shares them; nullopt otherwise.
+std::optional<quickfix::Edit> deleteLines(TSNode statement, const analysis::ParsedFile& file) {
+  std::string_view source = file.text();
+  uint32_t start = startOf(statement), end = endOf(statement);
+  uint32_t line_start = start;
+  while (line_start > 0 && source[line_start - 1] != '\n') --line_start;
+  for (uint32_t i = line_start; i < start; ++i)
+    if (source[i] != ' ' && source[i] != '\t') return std::nullopt;
+  uint32_t line_end = end;
+  bool comment = false;
+  while (line_end < source.size() && source[line_end] != '\n') {
+    char c = source[line_end];
+    if (c == '#') comment = true;
+    if (!comment && c != ' ' && c != '\t' && c != '\r') return std::nullopt;
+    ++line_end;
+  }
+  if (line_end < source.size()) ++line_end;  // the newline
+  return quickfix::Edit{line_start, line_end, ""};
+}
+
+// Identifiers read by `node` (not attribute names or keyword names).
+std::vector<TSNode> identifiersIn(TSNode node) {
+  std::vector<TSNode> out;
+  if (ts_node_is_null(node)) return out;
+  analysis::walkTree(
+      node,
+      [&](TSNode n) {
+        if (isKind(n, "identifier")) {
+          TSNode parent = ts_node_parent(n);
+          bool member = isKind(parent, "attribute") && analysis::sameNode(fieldOf(parent, "attribute"), n);
+          bool keyword = isKind(parent, "keyword_argument") && analysis::sameNode(fieldOf(parent, "name"), n);
+          if (!member && !keyword) out.push_back(n);
+          return false;
+        }
+        return !isKind(n, "lambda");
+      },
+      [](TSNode) {});
+  return out;
+}
+
+std::optional<quickfix::Fix> buildFix(const Pattern& p, const ScaleInfo& scale, const FunctionFlow& flow, Matcher& m,
+                                      Context& ctx) {
+  if (p.conditional || p.scales > 1 || p.masks > 1 || p.dropouts > 1 || p.scale_after_additive) return std::nullopt;
+  std::string_view source = ctx.source();
+
+  // scale=
+  std::string scale_arg;
+  if (p.scales == 0) {
+    scale_arg = "1.0";
+  } else if (!scale.provably_default) {
+    if (ctx.torchAtLeast(2, 1)) {
+      TSNode factor = unparenthesize(p.scale_factor);
+      std::string text(m.text(factor));
+      if (p.scale_divides)
+        scale_arg = "1 / " + (isAtomic(factor) ? text : "(" + text + ")");
+      else
+        scale_arg = argumentText(factor, source);
+    } else if (!scale.conventional) {
+      return std::nullopt;
+    }
+  }
+  if (!scale_arg.empty() && !ctx.torchAtLeast(2, 1)) return std::nullopt;
+
+  // The statement holding ·V stays; every followed assignment goes.
+  TSNode final_statement = attention::enclosingStatement(p.final_node);
+  if (ts_node_is_null(final_statement)) return std::nullopt;
+  TSNode block = ts_node_parent(final_statement);
+  std::vector<const Definition*> consumed = p.consumed;
+  std::sort(consumed.begin(), consumed.end());
+  consumed.erase(std::unique(consumed.begin(), consumed.end()), consumed.end());
+  std::vector<TSNode> statements;
+  for (const Definition* def : consumed) {
+    if (!isKind(def->statement, "expression_statement") || ts_node_named_child_count(def->statement) != 1) return std::nullopt;
+    if (!analysis::sameNode(ts_node_parent(def->statement), block)) return std::nullopt;
+    if (endOf(def->statement) > startOf(final_statement)) return std::nullopt;
+    bool seen = false;
+    for (TSNode s : statements) seen = seen || analysis::sameNode(s, def->statement);
+    if (!seen) statements.push_back(def->statement);
+  }
+  auto insideRemoved = [&](TSNode node) {
+    if (analysis::contains(p.final_node, node)) return true;
+    for (TSNode s : statements)
+      if (analysis::contains(s, node)) return true;
+    return false;
+  };
+  // Nothing else may read a value the fix removes (`return out, attn`).
+  for (const Definition* def : consumed) {
+    for (TSNode use : flow.uses()) {
+      if (m.text(use) != def->name || startOf(use) < startOf(def->node)) continue;
+      if (flow.reaching(def->name, startOf(use)) != def) continue;
+      if (!insideRemoved(use)) return std::nullopt;
+    }
+  }
+  // What moves into the call must mean the same at the ·V product.
+  std::vector<TSNode> moved{p.q, p.k, p.v};
+  if (p.mask == MaskKind::Boolean || p.mask == MaskKind::Additive) moved.push_back(p.mask_node);
+  if (!scale_arg.empty() && p.scales > 0) moved.push_back(p.scale_factor);
+  if (!ts_node_is_null(p.dropout_p_node)) moved.push_back(p.dropout_p_node);
+  for (TSNode expr : moved) {
+    if (ts_node_is_null(expr)) continue;
+    for (TSNode id : identifiersIn(expr)) {
+      std::string_view name = m.text(id);
+      if (flow.definedBetween(name, startOf(id), startOf(p.final_node))) return std::nullopt;
+      const Definition* def = flow.reaching(name, startOf(id));
+      if (def != nullptr && std::find(consumed.begin(), consumed.end(), def) != consumed.end()) return std::nullopt;
+    }
+  }
+
+  // The function's spelling: `F`, `nn.functional`, or the torch module.
+  bool needs_import = false;
+  std::string function;
+  if (auto f = ctx.model().visibleNameFor("torch.nn.functional", p.final_node)) {
+    function = *f + ".scaled_dot_product_attention";
+  } else if (auto nn = ctx.model().visibleNameFor("torch.nn", p.final_node)) {
+    function = *nn + ".functional.scaled_dot_product_attention";
+  } else {
+    std::string torch = torchModuleName(ctx.model(), p.final_node, needs_import);
+    if (torch.empty()) return std::nullopt;
+    function = torch + ".nn.functional.scaled_dot_product_attention";
+  }
+
+  std::string call = function + "(" + std::string(m.text(p.q)) + ", " + std::string(m.text(p.k)) + ", " +
+                     argumentText(p.v, source);
+  if (p.mask == MaskKind::Boolean || p.mask == MaskKind::Additive) call += ", attn_mask=" + p.attn_mask;
+  if (!p.dropout_p.empty()) call += ", dropout_p=" + p.dropout_p;
+  if (p.mask == MaskKind::Causal) call += ", is_causal=True";
+  if (!scale_arg.empty()) call += ", scale=" + scale_arg;
+  call += ")";
+
+  quickfix::Fix fix;
+  fix.applicability = quickfix::Applicability::Unsafe;
+  fix.message = "Replace with `" + function + "(...)`";
+  for (TSNode s : statements) {
+    auto edit = deleteLines(s, ctx.file());
+    if (!edit) return std::nullopt;
+    fix.edits.push_back(*edit);
+  }
+  fix.edits.push_back({startOf(p.final_node), endOf(p.final_node), call});
+  if (needs_import) {
+    auto edit = moduleLevelInsertion(ctx.file(), "import torch");
+    for (const auto& e : fix.edits)
+      if (e.start <= edit.start && edit.start < e.end) return std::nullopt;
+    fix.edits.push_back(edit);
+  }
+  fix.sortEdits();
+  return fix;
+}
+
+// Does the function already call `scaled_dot_product_attention` (a fused path beside a fallback)?
+bool usesSdpa(TSNode owner, std::string_view source) {
+  bool found = false;
+  analysis::walkTree(
+      owner,
+      [&](TSNode n) {
+        if (found) return false;
+        if (isKind(n, "identifier") && analysis::textOf(n, source).find("scaled_dot_product_attention") != std::string_view::npos)
+          found = true;
+        return true;
+      },
+      [](TSNode) {});
+  return found;
+}
+
+std::string_view maskName(MaskKind kind) {
+  switch (kind) {
+    case MaskKind::None: return "none";
+    case MaskKind::Boolean: return "boolean";
+    case MaskKind::Additive: return "additive";
+    case MaskKind::Causal: return "causal";
+  }
+  return "none";
+}
+
+class HandRolledAttention final : public Rule {
+ public:
+  const RuleMeta& meta() const override { return kHandRolledAttention; }
+  std::vector<std::string_view> nodeKinds() const override { return {"binary_operator", "call"}; }
+  std::vector<std::string_view> triggers() const override { return {"softmax", "Softmax"}; }
+
+  void check(TSNode node, Context& ctx) const override {
+    // Cheap structural filter first: only products can be the final ·V.
+    if (isKind(node, "binary_operator")) {
+      if (analysis::textOf(fieldOf(node, "operator"), ctx.source()) != "@") return;
+    } else {
+      TSNode function = fieldOf(node, "function");
+      std::string_view last = analysis::textOf(isKind(function, "attribute") ? fieldOf(function, "attribute") : function, ctx.source());
+      if (last != "matmul" && last != "bmm" && last != "einsum") return;
+    }
+    TSNode owner = attention::enclosingFunctionOrModule(node);
+    if (ts_node_is_null(owner)) return;
+    std::string_view body = analysis::textOf(owner, ctx.source());
+    if (body.find("softmax") == std::string_view::npos && body.find("Softmax") == std::string_view::npos) return;
+    if (usesSdpa(owner, ctx.source())) return;
+
+    FunctionFlow flow(owner, ctx.source());
+    Matcher matcher(ctx, flow);
+    auto pattern = matcher.match(node);
+    if (!pattern) return;
+    const Pattern& p = *pattern;
+
+    ScaleInfo scale = classifyScale(p, matcher, ctx.source());
+    uint32_t start = std::min(startOf(p.qk_node), startOf(node));
+    std::string detail;
+    if (p.mask == MaskKind::Causal) detail = " with a causal mask";
+    else if (p.mask != MaskKind::None) detail = " with a mask";
+    Diagnostic& d = ctx.report(
+        start, endOf(node),
+        "Hand-rolled attention" + detail +
+            ": `softmax(Q·Kᵀ)·V` is one call to `scaled_dot_product_attention`, which runs fused kernels "
+            "(FlashAttention, memory-efficient) without materialising the score matrix");
+    d.facts = {
+        {"scale", scale.fact},
+        {"mask", std::string(maskName(p.mask))},
+        {"dropout", p.dropouts == 0 ? "0" : p.dropout_fact},
+        {"layout", p.layout},
+        {"softmax_dtype", p.upcast ? "float32" : ""},
+        {"dtype", autocastDtype(node, ctx)},
+    };
+    d.fix = buildFix(p, scale, flow, matcher, ctx);
+  }
+};
+
+}  // namespace
+
+const Rule& handRolledAttentionRule() {
+  static const HandRolledAttention rule;
+  return rule;
+}
+
+}  // namespace ptlint::rules
