@@ -12,6 +12,7 @@
 
 #include "cli/diff.h"
 #include "cli/file_io.h"
+#include "cli/gpu_validation.h"
 #include "quickfix/fix_loop.h"
 #include "rules/linter.h"
 #include "workspace/walk.h"
@@ -179,6 +180,8 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
     err << "error: invalid configuration: " << message << "\n";
     return 2;
   }
+
+  if (options.gpu_check) validateAttentionFixes(reports, err);
 
   // Report.
   size_t remaining = 0, fixed = 0, fixable = 0;

@@ -28,6 +28,11 @@ bool setField(AttentionPattern& p, std::string_view key, std::string_view value,
       p.scale = AttentionPattern::Scale::Default;
     } else if (value == "none") {
       p.scale = AttentionPattern::Scale::None;
+    } else if (value == "unknown") {
+      // Not known statically (`* self.scale`): the fix passes the same expression as `scale=`, so
+      // the rewrite's structure is validated with a representative value.
+      p.scale = AttentionPattern::Scale::Value;
+      p.scale_value = kRepresentativeScale;
     } else if (auto number = parseNumber(value); number && *number != 0) {
       p.scale = AttentionPattern::Scale::Value;
       p.scale_value = *number;
@@ -57,6 +62,9 @@ bool setField(AttentionPattern& p, std::string_view key, std::string_view value,
       return bad();
     }
   } else if (key == "dropout") {
+    // "module" / "unknown": an nn.Dropout whose p is not known. Validation runs in eval mode
+    // (dropout off) either way.
+    if (value == "module" || value == "unknown") return true;
     auto number = parseNumber(value.empty() ? "0" : value);
     if (!number || *number < 0 || *number >= 1) return bad();
     p.dropout = *number;

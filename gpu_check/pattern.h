@@ -2,11 +2,13 @@
 // Shared by the `ptlint` side (client.cpp) and the torch side (ptlint_gpu/); no torch here.
 //
 // Built from a PTL601 diagnostic's `facts` (rules/rule.h). The keys, agreed with the rule:
-//   scale          "default" (1/sqrt(D)) | "none" (scale 1.0) | a decimal number
+//   scale          "default" (1/sqrt(D)) | "none" (scale 1.0) | a decimal number | "unknown"
+//                  (an expression the fix moves into `scale=`: validated with a representative value)
 //   mask           "none" | "boolean" (`masked_fill(mask == 0, -inf)` -> `attn_mask=mask != 0`)
 //                  | "additive" (`scores + mask`, float mask) | "causal" (tril -> `is_causal=True`)
 //   causal         "true" also selects the causal mask (older spelling of mask=causal)
-//   dropout        "0" or a decimal p; validation runs in eval mode, so dropout is off
+//   dropout        "0", a decimal p, or "module" (an nn.Dropout); validation runs in eval mode,
+//                  so dropout is off
 //   layout         "bhtd" (4-D q/k/v) | "btd" (3-D, bmm)
 //   softmax_dtype  "float32" when the code upcasts before softmax, else ""
 //   dtype          "float32" | "float16" | "bfloat16" | "unknown" (from autocast when known)
@@ -23,6 +25,9 @@
 #include <vector>
 
 namespace ptlint::gpu_check {
+
+// The scale used for a pattern whose scale is an expression the rule could not evaluate.
+inline constexpr double kRepresentativeScale = 0.1;
 
 struct AttentionPattern {
   enum class Scale { Default, None, Value };

@@ -189,6 +189,11 @@ TEST(AttentionPatternFacts, DefaultsAndCausalSpellings) {
   EXPECT_EQ(AttentionPattern::fromFacts({{"mask", "causal"}})->mask, AttentionPattern::Mask::Causal);
   EXPECT_EQ(AttentionPattern::fromFacts({{"causal", "true"}, {"mask", "none"}})->mask, AttentionPattern::Mask::Causal);
   EXPECT_EQ(AttentionPattern::fromFacts({{"scale", "none"}})->scale, AttentionPattern::Scale::None);
+  auto unknown_scale = AttentionPattern::fromFacts({{"scale", "unknown"}, {"dropout", "module"}});
+  ASSERT_TRUE(unknown_scale);
+  EXPECT_EQ(unknown_scale->scale, AttentionPattern::Scale::Value);
+  EXPECT_DOUBLE_EQ(unknown_scale->scale_value, kRepresentativeScale);
+  EXPECT_DOUBLE_EQ(unknown_scale->dropout, 0.0);
 }
 
 TEST(AttentionPatternFacts, RejectsValuesOutsideTheirSet) {
@@ -530,6 +535,64 @@ TEST_F(WorkerEnv, PtlintDoctorWithoutWorkerExitsZero) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("unavailable"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("CUBLAS_WORKSPACE_CONFIG"), std::string::npos) << r.out;
+}
+
+}  // namespace
+
+namespace {
+
+// `ptlint check --gpu-check` end to end, on a hand-rolled attention PTL601 offers to fix.
+class CheckGpu : public WorkerEnv {
+ protected:
+  void SetUp() override {
+    WorkerEnv::SetUp();
+    if (kPtlint.empty()) GTEST_SKIP() << "the ptlint binary is not built";
+    file_ = fs::temp_directory_path() / ("ptlint_gpu_check_" + std::to_string(::getpid()) + ".py");
+    std::ofstream(file_) << "import torch\n\n\n"
+                            "def attend(q, k, v):\n"
+                            "    w = torch.bmm(q, k.transpose(1, 2))\n"
+                            "    w = torch.softmax(w, -1)\n"
+                            "    return torch.bmm(w, v)\n";
+  }
+  void TearDown() override {
+    if (!file_.empty()) fs::remove(file_);
+    WorkerEnv::TearDown();
+  }
+  ChildResult check() {
+    return runChild({kPtlint, "check", "--select", "PTL601", "--gpu-check", "--no-cache", "--output-format", "json",
+                     file_.string()},
+                    "", std::chrono::seconds(280));
+  }
+  fs::path file_;
+};
+
+TEST_F(CheckGpu, AddsTheValidationObject) {
+  if (kWorker.empty()) GTEST_SKIP() << "ptlint-gpu is not built (libtorch not found)";
+  ChildResult r = check();
+  ASSERT_TRUE(r.started) << r.error;
+  EXPECT_EQ(r.exit_code, 1) << r.err;  // the finding remains
+  json findings = json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(findings.is_array() && findings.size() == 1) << r.out << r.err;
+  const json& v = findings[0]["validation"];
+  ASSERT_TRUE(v.is_object()) << findings.dump(2) << r.err;
+  for (const char* key : {"device", "dtype", "shape", "max_abs_error", "tolerance", "equivalent", "speedup"}) {
+    EXPECT_TRUE(v.contains(key)) << key;
+  }
+  EXPECT_TRUE(v["equivalent"].get<bool>()) << v.dump();
+  EXPECT_EQ(v["shape"], json({16, 256, 64}));  // the bmm layout at the default shape
+  EXPECT_FALSE(findings[0]["fix"].is_null());
+}
+
+TEST_F(CheckGpu, WithoutWorkerReportsUnvalidatedFindings) {
+  useWorker("none");
+  ChildResult r = check();
+  ASSERT_TRUE(r.started) << r.error;
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  json findings = json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(findings.is_array() && findings.size() == 1) << r.out << r.err;
+  EXPECT_FALSE(findings[0].contains("validation"));
+  EXPECT_FALSE(findings[0]["fix"].is_null());
+  EXPECT_NE(r.err.find("fixes were not validated"), std::string::npos) << r.err;
 }
 
 }  // namespace
