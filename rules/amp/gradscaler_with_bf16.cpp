@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/node_path.h"
 #include "analysis/syntax.h"
 #include "analysis/value_resolution.h"
 #include "rules/all_rules.h"
@@ -41,7 +42,8 @@ Not reported, because the source does not pin the dtype down or already handles 
 that is a parameter, an attribute or a conditional (`torch.bfloat16 if bf16 else
 torch.float16`); a scaler with `enabled=False`, or whose `enabled=` expression (or an enclosing
 `if`) tests the dtype (`enabled=(dtype == "float16")`, `enabled=not args.bf16`); a scaler and an
-autocast in mutually exclusive branches; an autocast with `enabled=False`.
+autocast in mutually exclusive branches; an autocast with `enabled=False`; a function that also enters a float16 autocast, or one whose
+dtype is unknown (the scaler may be meant for that one).
 
 ## Why is this bad?
 Loss scaling exists for float16, whose 5-bit exponent makes small gradients underflow to zero.
@@ -141,6 +143,7 @@ bool testsDtype(const analysis::SemanticModel& model, TSNode expr) {
   std::vector<TSNode> work{expr};
   int budget = 64;  // resolved names to follow, so `a = b; b = a` ends
   bool found = false;
+  std::vector<TSNode> members;  // `x` of `obj.x`: a member name, not a variable to resolve
   while (!work.empty() && !found) {
     TSNode root = work.back();
     work.pop_back();
@@ -154,13 +157,14 @@ bool testsDtype(const analysis::SemanticModel& model, TSNode expr) {
             return false;
           }
           if (kind == "lambda" || kind == "comment") return false;
+          if (kind == "attribute") members.push_back(fieldOf(node, "attribute"));
           if (kind == "identifier") {
             if (isPrecisionWord(model.text(node))) {
               found = true;
               return false;
             }
-            TSNode parent = ts_node_parent(node);
-            bool is_member = isKind(parent, "attribute") && analysis::sameNode(fieldOf(parent, "attribute"), node);
+            bool is_member = !members.empty() && analysis::sameNode(members.back(), node);
+            if (is_member) members.pop_back();
             if (!is_member && budget-- > 0) {
               TSNode value = analysis::singleAssignedValue(model, node);
               if (!ts_node_is_null(value)) work.push_back(value);
@@ -173,27 +177,28 @@ bool testsDtype(const analysis::SemanticModel& model, TSNode expr) {
   return found;
 }
 
-// The function the node runs in (a `function_definition`), or the module root.
-TSNode ownerOf(TSNode node) {
-  for (TSNode cur = ts_node_parent(node); !ts_node_is_null(cur); cur = ts_node_parent(cur)) {
-    if (isKind(cur, "function_definition") || isKind(cur, "module")) return cur;
-  }
-  return {};
+// Index in `path` (root .. node) of the function the node runs in (a `function_definition`), or
+// of the module root.
+size_t ownerIndex(const std::vector<TSNode>& path) {
+  for (size_t i = path.size() - 1; i-- > 0;)
+    if (isKind(path[i], "function_definition")) return i;
+  return 0;
 }
 
-// True when some `if` / conditional expression between `node` and `owner` tests the dtype: the
-// scaler is created only on (or only off) a precision path.
-bool underDtypeCondition(const analysis::SemanticModel& model, TSNode node, TSNode owner) {
-  for (TSNode cur = ts_node_parent(node); !ts_node_is_null(cur) && !analysis::sameNode(cur, owner);
-       cur = ts_node_parent(cur)) {
+// True when some `if` / conditional expression between the owner (`path[owner]`) and the node
+// (`path.back()`) tests the dtype: the scaler is created only on (or only off) a precision path.
+bool underDtypeCondition(const analysis::SemanticModel& model, const std::vector<TSNode>& path, size_t owner) {
+  TSNode node = path.back();
+  for (size_t i = path.size() - 1; i-- > owner + 1;) {
+    TSNode cur = path[i];
     std::string_view kind = kindOf(cur);
     if (kind == "if_statement" || kind == "elif_clause" || kind == "while_statement") {
       if (testsDtype(model, fieldOf(cur, "condition"))) return true;
       if (kind == "if_statement") {
         // In an `elif` / `else`: the earlier conditions decided too.
         uint32_t count = ts_node_named_child_count(cur);
-        for (uint32_t i = 0; i < count; ++i) {
-          TSNode clause = ts_node_named_child(cur, i);
+        for (uint32_t c = 0; c < count; ++c) {
+          TSNode clause = ts_node_named_child(cur, c);
           if (isKind(clause, "elif_clause") && analysis::startOf(clause) < analysis::startOf(node) &&
               testsDtype(model, fieldOf(clause, "condition")))
             return true;
@@ -206,29 +211,13 @@ bool underDtypeCondition(const analysis::SemanticModel& model, TSNode node, TSNo
   return false;
 }
 
-// The child of `ancestor` that contains `node`.
-TSNode childContaining(TSNode ancestor, TSNode node) {
-  uint32_t count = ts_node_child_count(ancestor);
-  for (uint32_t i = 0; i < count; ++i) {
-    TSNode child = ts_node_child(ancestor, i);
-    if (analysis::contains(child, node)) return child;
-  }
-  return {};
-}
-
-// True when `a` and `b` sit in different branches of one `if` / conditional expression / `match`,
-// so at most one of them runs.
-bool mutuallyExclusive(TSNode a, TSNode b) {
-  TSNode lca{};
-  for (TSNode cur = ts_node_parent(a); !ts_node_is_null(cur); cur = ts_node_parent(cur)) {
-    if (analysis::contains(cur, b)) {
-      lca = cur;
-      break;
-    }
-  }
-  if (ts_node_is_null(lca)) return false;
-  TSNode child_a = childContaining(lca, a), child_b = childContaining(lca, b);
-  if (ts_node_is_null(child_a) || ts_node_is_null(child_b) || analysis::sameNode(child_a, child_b)) return false;
+// True when the nodes at the ends of two paths from one root sit in different branches of one
+// `if` / conditional expression / `match`, so at most one of them runs.
+bool mutuallyExclusive(const std::vector<TSNode>& a, const std::vector<TSNode>& b) {
+  size_t common = 0;
+  while (common < a.size() && common < b.size() && analysis::sameNode(a[common], b[common])) ++common;
+  if (common == 0 || common >= a.size() || common >= b.size()) return false;  // one contains the other
+  TSNode lca = a[common - 1], child_a = a[common], child_b = b[common];
   std::string_view kind = kindOf(lca);
   if (kind == "if_statement") {
     TSNode condition = fieldOf(lca, "condition");
@@ -238,16 +227,21 @@ bool mutuallyExclusive(TSNode a, TSNode b) {
     TSNode condition = ts_node_named_child(lca, 1);
     return !analysis::sameNode(child_a, condition) && !analysis::sameNode(child_b, condition);
   }
-  if (kind == "block" && isKind(ts_node_parent(lca), "match_statement")) return true;
+  if (kind == "block" && common >= 2 && isKind(a[common - 2], "match_statement")) return true;
   return false;
 }
 
 // The first bfloat16 autocast that runs in `owner` (its body and, for a function, its
-// decorators) and not in a branch exclusive with `scaler`.
-TSNode findBf16Autocast(const analysis::SemanticModel& model, TSNode owner, TSNode scaler) {
+// decorators) and not in a branch exclusive with `scaler` — provided every such autocast is
+// bfloat16: a float16 one, or one whose dtype is unknown (a parameter, the device default), may be
+// what the scaler is for.
+TSNode findBf16Autocast(const analysis::SemanticModel& model, const std::vector<TSNode>& path, size_t owner_index) {
+  TSNode owner = path[owner_index];
+  // The scaler's path from the owner, to compare with each autocast's.
+  std::vector<TSNode> scaler_path(path.begin() + static_cast<std::ptrdiff_t>(owner_index), path.end());
   std::vector<TSNode> roots;
   if (isKind(owner, "function_definition")) {
-    TSNode decorated = ts_node_parent(owner);
+    TSNode decorated = owner_index > 0 ? path[owner_index - 1] : TSNode{};
     if (isKind(decorated, "decorated_definition"))
       analysis::forEachNamedChild(decorated, [&](TSNode child) {
         if (isKind(child, "decorator")) roots.push_back(child);
@@ -258,11 +252,12 @@ TSNode findBf16Autocast(const analysis::SemanticModel& model, TSNode owner, TSNo
     roots.push_back(owner);
   }
   TSNode found{};
+  bool other_precision = false;
   for (TSNode root : roots) {
     analysis::walkTree(
         root,
         [&](TSNode node) {
-          if (!ts_node_is_null(found)) return false;
+          if (other_precision) return false;
           std::string_view kind = kindOf(node);
           // Nested functions and classes are other scopes; strings and comments never match.
           if (kind == "function_definition" || kind == "class_definition" || kind == "string" || kind == "comment")
@@ -275,17 +270,24 @@ TSNode findBf16Autocast(const analysis::SemanticModel& model, TSNode owner, TSNo
             TSNode value = analysis::unparenthesize(fieldOf(node, "value"));
             if (isKind(value, "identifier")) autocast = amp::autocastCallOf(model, value);
           }
-          if (!ts_node_is_null(autocast) && amp::autocastCallDtype(model, autocast).kind == amp::DtypeKind::BFloat16 &&
-              !mutuallyExclusive(node, scaler)) {
-            found = autocast;
-            return false;
+          if (ts_node_is_null(autocast)) return true;
+          if (mutuallyExclusive(analysis::pathTo(owner, node), scaler_path)) return true;
+          switch (amp::autocastCallDtype(model, autocast).kind) {
+            case amp::DtypeKind::BFloat16:
+              if (ts_node_is_null(found)) found = autocast;
+              break;
+            case amp::DtypeKind::Float16:
+            case amp::DtypeKind::Unknown:
+              other_precision = true;
+              return false;
+            case amp::DtypeKind::Other:  // disabled, or a full-precision dtype
+              break;
           }
           return true;
         },
         [](TSNode) {});
-    if (!ts_node_is_null(found)) break;
   }
-  return found;
+  return other_precision ? TSNode{} : found;
 }
 
 class GradScalerWithBf16 final : public Rule {
@@ -312,9 +314,11 @@ class GradScalerWithBf16 final : public Rule {
       if (testsDtype(model, enabled)) return;
     }
 
-    TSNode owner = ownerOf(call);
-    if (ts_node_is_null(owner) || underDtypeCondition(model, call, owner)) return;
-    TSNode autocast = findBf16Autocast(model, owner, call);
+    std::vector<TSNode> path = analysis::pathTo(ctx.file().root(), call);
+    if (path.size() < 2) return;
+    size_t owner = ownerIndex(path);
+    if (underDtypeCondition(model, path, owner)) return;
+    TSNode autocast = findBf16Autocast(model, path, owner);
     if (ts_node_is_null(autocast)) return;
 
     std::string_view short_name = std::string_view(*callee).substr(callee->rfind('.') + 1);
