@@ -42,7 +42,7 @@ Not reported, because the source does not pin the dtype down or already handles 
 that is a parameter, an attribute or a conditional (`torch.bfloat16 if bf16 else
 torch.float16`); a scaler with `enabled=False`, or whose `enabled=` expression (or an enclosing
 `if`) tests the dtype (`enabled=(dtype == "float16")`, `enabled=not args.bf16`); a scaler and an
-autocast in mutually exclusive branches; an autocast with `enabled=False`; a function that also enters a float16 autocast, or one whose
+autocast in mutually exclusive branches (or one in a branch that returns before the other); an autocast with `enabled=False`; a function that also enters a float16 autocast, or one whose
 dtype is unknown (the scaler may be meant for that one).
 
 ## Why is this bad?
@@ -211,6 +211,36 @@ bool underDtypeCondition(const analysis::SemanticModel& model, const std::vector
   return false;
 }
 
+// True when a block ends in `return` / `raise`, directly or as the last statement of the `with`
+// blocks it ends with.
+bool alwaysExits(TSNode block) {
+  for (int depth = 0; depth < 64 && isKind(block, "block"); ++depth) {
+    TSNode last{};
+    analysis::forEachNamedChild(block, [&](TSNode child) {
+      if (!isKind(child, "comment")) last = child;
+    });
+    if (isKind(last, "return_statement") || isKind(last, "raise_statement")) return true;
+    if (!isKind(last, "with_statement")) return false;
+    block = fieldOf(last, "body");
+  }
+  return false;
+}
+
+// True when the node at the end of `path` sits in a branch (below `path[from]`) that ends in
+// `return` / `raise`, and `other` comes after that `if`: `other` runs only when the branch did
+// not (`if bf16: ...; return` then the fp16 path with its scaler).
+bool exitsBefore(const std::vector<TSNode>& path, size_t from, TSNode other) {
+  for (size_t i = std::max<size_t>(from, 2); i < path.size(); ++i) {
+    if (!isKind(path[i], "block")) continue;
+    TSNode clause = path[i - 1];
+    TSNode statement = isKind(clause, "if_statement") ? clause : path[i - 2];
+    if (!isKind(statement, "if_statement")) continue;
+    if (!isKind(clause, "if_statement") && !isKind(clause, "elif_clause") && !isKind(clause, "else_clause")) continue;
+    if (alwaysExits(path[i]) && analysis::startOf(other) >= analysis::endOf(statement)) return true;
+  }
+  return false;
+}
+
 // True when the nodes at the ends of two paths from one root sit in different branches of one
 // `if` / conditional expression / `match`, so at most one of them runs.
 bool mutuallyExclusive(const std::vector<TSNode>& a, const std::vector<TSNode>& b) {
@@ -228,7 +258,7 @@ bool mutuallyExclusive(const std::vector<TSNode>& a, const std::vector<TSNode>& 
     return !analysis::sameNode(child_a, condition) && !analysis::sameNode(child_b, condition);
   }
   if (kind == "block" && common >= 2 && isKind(a[common - 2], "match_statement")) return true;
-  return false;
+  return exitsBefore(a, common, b.back()) || exitsBefore(b, common, a.back());
 }
 
 // The first bfloat16 autocast that runs in `owner` (its body and, for a function, its
