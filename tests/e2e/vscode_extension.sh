@@ -11,18 +11,20 @@ for tool in node npm; do
   command -v "$tool" >/dev/null || { echo "FAIL: $tool is not installed (scripts/setup.sh installs it)"; exit 1; }
 done
 ext="$work/vscode"
+stampfile="$work/vscode.lock-stamp"   # test bookkeeping stays outside the packaged folder
+unpacked="$work/vscode-unpacked"
 
 case "$stage" in
 setup)
   mkdir -p "$ext"
   # Refresh the sources; keep node_modules when the lockfile is unchanged (npm ci is the slow part).
-  find "$ext" -mindepth 1 -maxdepth 1 ! -name node_modules ! -name .lock-stamp -exec rm -rf {} +
+  find "$ext" -mindepth 1 -maxdepth 1 ! -name node_modules -exec rm -rf {} +
   (cd "$src" && tar --exclude=./node_modules --exclude=./out --exclude='*.vsix' -cf - .) | (cd "$ext" && tar -xf -)
   stamp=$(sha256sum "$ext/package-lock.json" | cut -d' ' -f1)
-  if [ ! -d "$ext/node_modules" ] || [ "$(cat "$ext/.lock-stamp" 2>/dev/null)" != "$stamp" ]; then
-    rm -f "$ext/.lock-stamp"
+  if [ ! -d "$ext/node_modules" ] || [ "$(cat "$stampfile" 2>/dev/null)" != "$stamp" ]; then
+    rm -f "$stampfile"
     (cd "$ext" && npm ci --no-audit --no-fund --loglevel=error)
-    echo "$stamp" > "$ext/.lock-stamp"
+    echo "$stamp" > "$stampfile"
   fi
   (cd "$ext" && npx --no-install tsc -p .)
   echo "ok: npm ci + tsc (strict)"
@@ -40,9 +42,28 @@ package)
   if grep -q -e 'extension/out/test/' -e 'extension/src/' -e 'node_modules/typescript/' <<<"$listing"; then
     echo "FAIL: ptlint.vsix ships tests, sources or dev dependencies"; exit 1
   fi
-  # The packaged code loads with only what the package ships (the `vscode` module aside).
-  rm -rf unpacked && python3 -m zipfile -e ptlint.vsix unpacked
-  (cd unpacked/extension && node -e 'require("vscode-languageclient/node"); require("./out/src/serverConfig.js")')
+  # The package ships every runtime dependency, transitively (resolved the way node does,
+  # through nested and parent node_modules), and its shared module loads from there.
+  rm -rf "$unpacked" && python3 -m zipfile -e ptlint.vsix "$unpacked"
+  (cd "$unpacked/extension" && node -e '
+    const fs = require("fs"), path = require("path");
+    const root = process.cwd(), seen = new Set();
+    function locate(dep, from) {
+      for (let dir = from; ; dir = path.dirname(dir)) {
+        const candidate = path.join(dir, "node_modules", dep);
+        if (fs.existsSync(path.join(candidate, "package.json"))) return candidate;
+        if (dir === root) throw new Error(`${dep} (needed by ${from}) is not in the package`);
+      }
+    }
+    function walk(dir) {
+      if (seen.has(dir)) return;
+      seen.add(dir);
+      const pkg = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8"));
+      for (const dep of Object.keys(pkg.dependencies || {})) walk(locate(dep, dir));
+    }
+    walk(root);
+    require("./out/src/serverConfig.js");
+    console.log(`ok: ${seen.size - 1} runtime packages shipped`);')
   echo "ok: $(ls -l ptlint.vsix | awk '{print $5}') bytes, ptlint.vsix"
   ;;
 session)

@@ -62,7 +62,14 @@ const ptlintBin = path.resolve(requireEnv("PTLINT_BIN"));
 const fixtures = path.resolve(requireEnv("PTLINT_E2E_FIXTURES"));
 const packageJson = JSON.parse(
   fs.readFileSync(path.join(__dirname, "..", "..", "package.json"), "utf8"),
-) as { contributes: { configuration: { properties: Record<string, { default: unknown }> } } };
+) as {
+  main: string;
+  activationEvents: string[];
+  contributes: {
+    commands: { command: string }[];
+    configuration: { properties: Record<string, { default: unknown }> };
+  };
+};
 
 /** The package's declared defaults, overridden by `overrides`: what a fresh VS Code returns. */
 function config(overrides: Record<string, unknown> = {}): ConfigSource {
@@ -258,6 +265,27 @@ class Session {
 }
 
 const isPTL101 = (d: Diagnostic) => d.code === "PTL101";
+
+describe("package manifest", () => {
+  // VS Code itself cannot run here: check that the manifest and the compiled extension agree.
+  const extensionJs = fs.readFileSync(path.join(__dirname, "..", "..", packageJson.main), "utf8");
+
+  test("every contributed command is registered by the extension", () => {
+    const commands = packageJson.contributes.commands.map((c) => c.command);
+    assert.deepEqual(commands.sort(), ["ptlint.fixAll", "ptlint.restart", "ptlint.showOutput"]);
+    for (const command of commands) {
+      assert.ok(extensionJs.includes(`registerCommand("${command}"`), `${command} is not registered`);
+    }
+  });
+
+  test("every setting the server options read is declared, with SPEC §5's names", () => {
+    const declared = Object.keys(packageJson.contributes.configuration.properties);
+    for (const key of ["path", "select", "ignore", "unsafeFixes", "torchVersion", "gpuCheck"]) {
+      assert.ok(declared.includes(`${SECTION}.${key}`), `ptlint.${key} is not declared in package.json`);
+    }
+    assert.ok(packageJson.activationEvents.includes("onLanguage:python"));
+  });
+});
 
 describe("server options", () => {
   test("the package's default settings send only the booleans", () => {
