@@ -187,6 +187,27 @@ local function main()
   end)
   say("ok settings change")
 
+  -- 5. :PtlintRestart starts a fresh server for the attached buffers, with the current settings
+  --    (an emptied list clears the ignore again).
+  local old_id = vim.lsp.get_active_clients()[1].id
+  ptlint.update_settings({ ignore = {} })
+  vim.cmd("PtlintRestart")
+  local ok_restart = vim.wait(10000, function()
+    local clients = vim.lsp.get_active_clients()
+    return #clients == 1 and clients[1].id ~= old_id and vim.lsp.buf_is_attached(other, clients[1].id)
+  end, 20)
+  check(ok_restart, "a new client after :PtlintRestart: %s", vim.inspect(vim.tbl_map(function(c)
+    return { id = c.id, stopped = c.is_stopped(), attached = vim.lsp.buf_is_attached(other, c.id) }
+  end, vim.lsp.get_active_clients())))
+  wait_for("PTL101 back in other.py from the new server", 15000, function()
+    return #ptl101(other) == 3
+  end)
+  check(#vim.lsp.get_active_clients() == 1, "one client after the restart, got %d", #vim.lsp.get_active_clients())
+  check(vim.fn.exists(":PtlintFixAll") == 2 and vim.fn.exists(":PtlintInfo") == 2, "user commands exist")
+  vim.cmd("PtlintFixAll")
+  check(buffer_text(other) == fixed, "other.py after :PtlintFixAll:\n%s", buffer_text(other))
+  say("ok restart and :PtlintFixAll")
+
   vim.lsp.stop_client(vim.lsp.get_active_clients())
   wait_for("the server to exit", 5000, function()
     return #vim.lsp.get_active_clients() == 0

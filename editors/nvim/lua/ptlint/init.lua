@@ -38,6 +38,17 @@ local state = {
 }
 
 local has_start = type(vim.lsp.start) == "function" -- Neovim 0.8+
+-- 0.11 made client functions methods (client:notify); the dot form warns there.
+local method_style = vim.fn.has("nvim-0.11") == 1
+local uv = vim.uv or vim.loop
+
+--- client.notify / client:notify, client.request_sync / client:request_sync, ...
+local function invoke(client, name, ...)
+  if method_style then
+    return client[name](client, ...)
+  end
+  return client[name](...)
+end
 
 local function get_clients()
   local list = (vim.lsp.get_clients or vim.lsp.get_active_clients)()
@@ -104,7 +115,7 @@ function M.server_cmd(config)
 end
 
 local function exists(path)
-  return vim.loop.fs_stat(path) ~= nil
+  return uv.fs_stat(path) ~= nil
 end
 
 --- The project root of `file`: the nearest folder above it holding a root marker, else its folder.
@@ -140,15 +151,14 @@ local function client_config(config, cmd, root_dir)
     capabilities = capabilities,
     on_init = function(client)
       -- 0.7 does not send settings after initialize by itself; the server expects them.
-      client.notify("workspace/didChangeConfiguration", { settings = client.config.settings })
+      invoke(client, "notify", "workspace/didChangeConfiguration", { settings = client.config.settings })
       return true
     end,
     on_attach = config.on_attach,
-    on_exit = function()
-      for root, id in pairs(state.clients) do
-        if vim.lsp.get_client_by_id(id) == nil or root == root_dir then
-          state.clients[root] = nil
-        end
+    on_exit = function(_, _, client_id)
+      -- Only forget this client: a restart may already have registered its successor.
+      if state.clients[root_dir] == client_id then
+        state.clients[root_dir] = nil
       end
     end,
   }
@@ -180,8 +190,11 @@ function M.attach(bufnr)
     return vim.lsp.start(lsp_config, { bufnr = bufnr })
   end
 
+  -- Reuse the project's client, also while it is still initializing (0.7's client_is_stopped()
+  -- would call that one stopped and start a second server).
   local id = state.clients[root_dir]
-  if id == nil or vim.lsp.get_client_by_id(id) == nil or vim.lsp.client_is_stopped(id) then
+  local existing = id and vim.lsp.get_client_by_id(id)
+  if not existing or invoke(existing, "is_stopped") then
     id = vim.lsp.start_client(lsp_config)
     if id == nil then
       notify("could not start `" .. table.concat(cmd, " ") .. "`", vim.log.levels.ERROR)
@@ -217,7 +230,7 @@ function M.fix_all(bufnr, timeout_ms)
     range = { start = { line = 0, character = 0 }, ["end"] = { line = last, character = 0 } },
     context = { diagnostics = {}, only = { FIX_ALL_KIND } },
   }
-  local response, err = client.request_sync("textDocument/codeAction", params, timeout_ms or 3000, bufnr)
+  local response, err = invoke(client, "request_sync", "textDocument/codeAction", params, timeout_ms or 3000, bufnr)
   if response == nil or response.err then
     notify("fix-all failed: " .. vim.inspect(err or (response and response.err)), vim.log.levels.ERROR)
     return false
@@ -225,7 +238,7 @@ function M.fix_all(bufnr, timeout_ms)
   for _, action in ipairs(response.result or {}) do
     if action.kind == FIX_ALL_KIND then
       if action.edit == nil and action.data ~= nil then
-        local resolved = client.request_sync("codeAction/resolve", action, timeout_ms or 3000, bufnr)
+        local resolved = invoke(client, "request_sync", "codeAction/resolve", action, timeout_ms or 3000, bufnr)
         action = (resolved and resolved.result) or action
       end
       if action.edit then
@@ -242,11 +255,12 @@ function M.update_settings(settings)
   if state.config == nil then
     return
   end
-  state.config.settings = vim.tbl_deep_extend("force", state.config.settings, settings or {})
+  -- Settings are flat: a given key replaces the old value (lists included, so {} clears one).
+  state.config.settings = vim.tbl_extend("force", state.config.settings, settings or {})
   local server = M.server_settings(state.config.settings)
   for _, client in ipairs(get_clients()) do
     client.config.settings = { ptlint = server }
-    client.notify("workspace/didChangeConfiguration", { settings = client.config.settings })
+    invoke(client, "notify", "workspace/didChangeConfiguration", { settings = client.config.settings })
   end
 end
 
@@ -259,7 +273,7 @@ function M.restart()
         buffers[buf] = true
       end
     end
-    client.stop()
+    invoke(client, "stop")
   end
   state.clients = {}
   state.warned = false
@@ -293,21 +307,10 @@ local function info()
 end
 
 function M.setup(opts)
-  local config = vim.tbl_deep_extend("force", vim.deepcopy(M.defaults), opts or {})
-  -- Lists replace, never merge index by index.
-  if opts and opts.settings then
-    for _, key in ipairs({ "select", "ignore" }) do
-      if opts.settings[key] ~= nil then
-        config.settings[key] = opts.settings[key]
-      end
-    end
-  end
-  if opts and opts.filetypes then
-    config.filetypes = opts.filetypes
-  end
-  if opts and opts.root_markers then
-    config.root_markers = opts.root_markers
-  end
+  opts = opts or {}
+  -- Shallow merges: a list given by the user replaces the default, never merges index by index.
+  local config = vim.tbl_extend("force", vim.deepcopy(M.defaults), opts)
+  config.settings = vim.tbl_extend("force", vim.deepcopy(M.defaults.settings), opts.settings or {})
   state.config = config
   state.warned = false
 
