@@ -7,6 +7,8 @@
 #include <atomic>
 #include <iostream>
 #include <iterator>
+#include <memory>
+#include <mutex>
 #include <sstream>
 #include <thread>
 
@@ -15,6 +17,7 @@
 #include "cli/gpu_validation.h"
 #include "quickfix/fix_loop.h"
 #include "rules/linter.h"
+#include "workspace/cache.h"
 #include "workspace/walk.h"
 
 namespace fs = std::filesystem;
@@ -123,6 +126,12 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
       for (auto& p : paths) roots.push_back(fs::absolute(p).lexically_normal());
       unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
       threads = std::min<unsigned>(threads, std::max<size_t>(1, walk.files.size()));
+      // The cache serves plain checks only: fixing always works on the file as it is.
+      std::unique_ptr<workspace::ResultsCache> cache;
+      if (!options.no_cache && !options.fix && !options.diff) {
+        std::error_code ec;
+        cache = std::make_unique<workspace::ResultsCache>(fs::current_path(ec));
+      }
       std::atomic<size_t> next{0};
       std::atomic<bool> config_failed{false};
       std::string config_error;
@@ -141,9 +150,22 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
               report.error = error;
               continue;
             }
+            std::string cache_key;
+            if (cache) {
+              cache_key = workspace::ResultsCache::keyFor(source->text, settings);
+              if (auto hit = cache->lookup(report.path, cache_key)) {
+                report.diagnostics = std::move(*hit);
+                if (!report.diagnostics.empty()) {
+                  report.text = std::move(source->text);
+                  report.lines = analysis::LineIndex(report.text);
+                }
+                continue;
+              }
+            }
             bool had_bom = source->had_bom;
             std::string original = source->text;
             checkText(report, std::move(*source), settings, options);
+            if (cache) cache->store(report.path, cache_key, report.diagnostics);
             if (options.fix && !options.diff && report.text != original) {
               std::string bytes = (had_bom ? "\xEF\xBB\xBF" : "") + report.text;
               std::string write_error;
@@ -173,6 +195,7 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
       worker();
       for (auto& t : pool) t.join();
       if (config_failed) throw workspace::ConfigError("", 0, "", config_error);
+      if (cache) cache->save();
     }
   } catch (const workspace::ConfigError& e) {
     std::string message = e.what();

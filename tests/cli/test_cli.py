@@ -270,6 +270,30 @@ class Fixes(Workdir):
         self.assertIn("PTL000", out)
 
 
+class Cache(Workdir):
+    def test_warm_cache_gives_same_results_and_corrupt_cache_is_ignored(self):
+        self.write("a.py", AMP_SOURCE)
+        cold = self.check("--output-format", "json", ".")
+        cache_dir = os.path.join(self.dir, ".ptlint_cache")
+        self.assertTrue(os.path.exists(os.path.join(cache_dir, "CACHEDIR.TAG")))
+        self.assertEqual(self.check("--output-format", "json", "."), cold)
+        # An edit invalidates the entry.
+        self.write("a.py", AMP_FIXED)
+        self.assertEqual(self.check(".")[0], 0)
+        self.write("a.py", AMP_SOURCE)
+        # Corrupt and foreign caches are ignored, never trusted.
+        for junk in ("{not json", '{"format": 1, "build": "other", "entries": {}}',
+                     '{"format": 1, "build": 7, "entries": []}'):
+            with open(os.path.join(cache_dir, "results.json"), "w") as f:
+                f.write(junk)
+            self.assertEqual(self.check("--output-format", "json", "."), cold)
+
+    def test_no_cache_writes_nothing(self):
+        self.write("a.py", AMP_SOURCE)
+        self.check("--no-cache", ".")
+        self.assertFalse(os.path.exists(os.path.join(self.dir, ".ptlint_cache")))
+
+
 class Stdin(Workdir):
     def test_lint_stdin(self):
         code, out, _ = self.check("--stdin-filename", "train.py", "--output-format", "json", "-",

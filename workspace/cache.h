@@ -1,0 +1,48 @@
+// The results cache (`.ptlint_cache/` in the working folder): re-checking an unchanged tree is
+// near-instant. Entries are keyed by the ptlint build, the file's resolved settings and its
+// content; a corrupt, foreign or stale cache is ignored, never trusted. Written atomically.
+#pragma once
+
+#include <filesystem>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "rules/rule.h"
+#include "rules/settings.h"
+
+namespace ptlint::workspace {
+
+class ResultsCache {
+ public:
+  // Loads `<folder>/.ptlint_cache/` if present and valid for this build.
+  explicit ResultsCache(std::filesystem::path folder);
+
+  static std::string keyFor(std::string_view content, const rules::Settings& settings);
+
+  // Cached diagnostics for `path` if its key matches.
+  std::optional<std::vector<rules::Diagnostic>> lookup(const std::filesystem::path& path, const std::string& key) const;
+  void store(const std::filesystem::path& path, const std::string& key, const std::vector<rules::Diagnostic>& diagnostics);
+
+  // Writes the cache if anything changed. Failure to write is not an error (returns false).
+  bool save();
+
+ private:
+  struct Entry {
+    std::string key;
+    std::vector<rules::Diagnostic> diagnostics;
+  };
+  std::filesystem::path dir_;
+  mutable std::mutex mutex_;
+  std::unordered_map<std::string, Entry> entries_;
+  bool dirty_ = false;
+};
+
+// Identifies this ptlint build (version + executable size and mtime): a rebuilt binary never
+// reads results of another.
+const std::string& buildIdentity();
+
+}  // namespace ptlint::workspace
