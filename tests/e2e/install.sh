@@ -6,7 +6,7 @@ set -euo pipefail
 build=$1; version=$2
 prefix=$(mktemp -d "${TMPDIR:-/tmp}/ptlint-install.XXXXXX")
 trap 'rm -rf "$prefix"' EXIT
-cmake --install "$build" --prefix "$prefix" --component ptlint >"$prefix.log" 2>&1 || { cat "$prefix.log"; rm -f "$prefix.log"; echo "FAIL: cmake --install"; exit 1; }
+cmake --install "$build" --prefix "$prefix" >"$prefix.log" 2>&1 || { cat "$prefix.log"; rm -f "$prefix.log"; echo "FAIL: cmake --install"; exit 1; }
 rm -f "$prefix.log"
 
 out=$("$prefix/bin/ptlint" --version)
@@ -24,4 +24,12 @@ echo "ok: $(ls "$docs" | wc -l) rule pages"
 
 nvim_module="$prefix/share/nvim/site/pack/ptlint/start/ptlint/lua/ptlint/init.lua"
 [ -f "$nvim_module" ] || { echo "FAIL: Neovim module not installed at $nvim_module"; exit 1; }
+# When gpu_check was built, ptlint-gpu is installed beside ptlint, where ptlint looks for it.
+if [ -x "$build/ptlint-gpu" ]; then
+  [ -x "$prefix/bin/ptlint-gpu" ] || { echo "FAIL: ptlint-gpu was built but not installed"; exit 1; }
+  found=$(env -u PTLINT_GPU PATH=/usr/bin:/bin "$prefix/bin/ptlint" doctor --json \
+          | python3 -c 'import json, sys; print(json.load(sys.stdin)["gpu_check"]["path"])')
+  [ "$found" = "$prefix/bin/ptlint-gpu" ] || { echo "FAIL: installed ptlint uses '$found', not $prefix/bin/ptlint-gpu"; exit 1; }
+  echo "ok: installed ptlint finds $found"
+fi
 echo PASS

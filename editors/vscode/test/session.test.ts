@@ -223,8 +223,11 @@ class Session {
     }
   }
 
-  async codeActions(uri: string, range: Range, diagnostics: Diagnostic[], only?: string[]): Promise<CodeAction[]> {
-    const context: Record<string, unknown> = { diagnostics, triggerKind: 1 };
+  /** triggerKind 1: invoked by the user (light bulb, command); 2: automatic (codeActionsOnSave). */
+  async codeActions(
+    uri: string, range: Range, diagnostics: Diagnostic[], only?: string[], triggerKind = 1,
+  ): Promise<CodeAction[]> {
+    const context: Record<string, unknown> = { diagnostics, triggerKind };
     if (only !== undefined) context["only"] = only;
     const actions = await this.connection.sendRequest<(CodeAction | { command: string })[] | null>(
       "textDocument/codeAction",
@@ -412,7 +415,8 @@ describe("session with ptlint --lsp", () => {
 
   test("fix-all applies", async () => {
     const whole = { start: { line: 0, character: 0 }, end: { line: text.split("\n").length, character: 0 } };
-    const actions = await session.codeActions(uri, whole, [], [FIX_ALL_KIND]);
+    // What VS Code sends for `"editor.codeActionsOnSave": {"source.fixAll.ptlint": ...}`.
+    const actions = await session.codeActions(uri, whole, [], [FIX_ALL_KIND], 2);
     const fixAll = actions.find((a) => a.kind === FIX_ALL_KIND);
     assert.ok(fixAll, `a ${FIX_ALL_KIND} action among ${JSON.stringify(actions.map((a) => [a.kind, a.title]))}`);
     await change(editsFor(await session.editOf(fixAll), uri));
