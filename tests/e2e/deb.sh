@@ -42,7 +42,15 @@ out=$("$root/usr/bin/ptlint" --version)
 echo "ok: $out from the installed package"
 [ -s "$root/usr/share/doc/ptlint/rules/PTL101.md" ] || { echo "FAIL: rule docs missing from the package"; exit 1; }
 [ -f "$root/usr/share/nvim/site/pack/ptlint/start/ptlint/lua/ptlint/init.lua" ] || { echo "FAIL: Neovim module missing"; exit 1; }
-if [ -f "$work/out/ptlint-gpu_${version}_${arch}.deb" ]; then
-  echo "ok: also ptlint-gpu_${version}_${arch}.deb (Depends: $(dpkg-deb -f "$work/out/ptlint-gpu_${version}_${arch}.deb" Depends))"
+gpu_deb="$work/out/ptlint-gpu_${version}_${arch}.deb"
+if [ -f "$gpu_deb" ]; then
+  echo "ok: also $(basename "$gpu_deb") (Depends: $(dpkg-deb -f "$gpu_deb" Depends))"
+  dpkg --root="$root" --admindir="$admin" --log=/dev/null --force-not-root --force-script-chrootless \
+       --no-triggers -i "$gpu_deb" >"$work/dpkg.log" 2>&1 \
+    || { cat "$work/dpkg.log"; echo "FAIL: dpkg -i $(basename "$gpu_deb")"; exit 1; }
+  found=$(env -u PTLINT_GPU PATH=/usr/bin:/bin "$root/usr/bin/ptlint" doctor --json \
+          | python3 -c 'import json, sys; print(json.load(sys.stdin)["gpu_check"]["path"])')
+  [ "$found" = "$root/usr/bin/ptlint-gpu" ] || { echo "FAIL: packaged ptlint uses '$found'"; exit 1; }
+  echo "ok: packaged ptlint finds the packaged ptlint-gpu"
 fi
 echo PASS
