@@ -1,8 +1,26 @@
 // Validation of PTL601's rewrite: the hand-rolled attention the rule recognised and the
 // `scaled_dot_product_attention` call its fix writes, run on the same random inputs. Only these
-// operations run — never the user's code. ATen headers only (see worker.h).
-#include <ATen/ATen.h>
+// operations run — never the user's code. ATen headers only (see worker.h), and of those only
+// the per-operator ones: `<ATen/ATen.h>` declares every operator and doubles the compile cost.
+#define TORCH_ASSERT_ONLY_METHOD_OPERATORS
+#include <ATen/Context.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
 #include <ATen/detail/CUDAHooksInterface.h>
+#include <ATen/ops/bmm.h>
+#include <ATen/ops/equal.h>
+#include <ATen/ops/eye.h>
+#include <ATen/ops/isfinite.h>
+#include <ATen/ops/matmul.h>
+#include <ATen/ops/ones.h>
+#include <ATen/ops/rand.h>
+#include <ATen/ops/randn.h>
+#include <ATen/ops/softmax.h>
+#if __has_include(<ATen/ops/scaled_dot_product_attention.h>)
+#include <ATen/ops/scaled_dot_product_attention.h>
+#else
+#include <ATen/ops/_scaled_dot_product_attention.h>
+#endif
 #include <c10/core/InferenceMode.h>
 #include <torch/version.h>
 
