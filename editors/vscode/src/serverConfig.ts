@@ -5,6 +5,7 @@
 // server outside VS Code. Anything that decides what the server receives belongs here.
 
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import type { Executable, ServerOptions } from "vscode-languageclient/node";
 
@@ -117,7 +118,8 @@ export function findOnPath(
 }
 
 /**
- * The executable to start: `ptlint.path` when set (it must exist), else `ptlint` on PATH.
+ * The executable to start: `ptlint.path` when set (it must exist; `~/` is the home folder), else
+ * `ptlint` on PATH.
  * Throws ServerNotFoundError with a message that says what to do.
  */
 export function resolveServerPath(
@@ -126,7 +128,8 @@ export function resolveServerPath(
 ): string {
   const configured = config.get<unknown>("path");
   if (typeof configured === "string" && configured.trim().length > 0) {
-    const file = configured.trim();
+    let file = configured.trim();
+    if (file === "~" || file.startsWith("~/")) file = path.join(os.homedir(), file.slice(1));
     if (!isExecutableFile(file)) {
       throw new ServerNotFoundError(
         `ptlint: the executable set in "ptlint.path" (${file}) does not exist or is not executable.`,

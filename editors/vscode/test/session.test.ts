@@ -327,6 +327,8 @@ describe("server options", () => {
 
   test("ptlint.path wins over PATH; PATH is searched otherwise", () => {
     assert.equal(resolveServerPath(config({ path: ptlintBin }), { PATH: "" }), ptlintBin);
+    assert.throws(() => resolveServerPath(config({ path: "~/no-such-dir/ptlint" }), { PATH: "" }),
+      (err: unknown) => err instanceof ServerNotFoundError && err.message.includes(os.homedir()));
     assert.equal(findOnPath("ptlint", path.dirname(ptlintBin)), ptlintBin);
     const options = serverOptions(resolveServerPath(config(), { PATH: path.dirname(ptlintBin) }));
     assert.ok("run" in options && "command" in options.run);
