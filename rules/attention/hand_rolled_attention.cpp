@@ -114,6 +114,9 @@ using attention::Definition;
 using attention::FunctionFlow;
 
 constexpr int kMaxDepth = 40;
+// Backtracking over branches and operand orders is bounded by a step budget per ·V product, so
+// hostile inputs (deeply branched reassignments) stay linear.
+constexpr int kMaxSteps = 4000;
 
 enum class MaskKind { None, Boolean, Additive, Causal };
 
@@ -407,8 +410,10 @@ class Matcher {
 
   // ---- after the softmax: casts and dropout ------------------------------------------------
 
+  bool spend() { return ++steps_ <= kMaxSteps; }
+
   bool traceProbs(TSNode expr, Pattern& p, int depth, bool) {
-    if (depth > kMaxDepth) return false;
+    if (depth > kMaxDepth || !spend()) return false;
     expr = unparenthesize(expr);
     if (isKind(expr, "identifier")) {
       for (const Definition* def : candidates(text(expr), startOf(expr), expr)) {
@@ -526,7 +531,7 @@ class Matcher {
   // ---- before the softmax: mask, scale, upcast, then Q·Kᵀ --------------------------------
 
   bool traceScores(TSNode expr, Pattern& p, int depth) {
-    if (depth > kMaxDepth) return false;
+    if (depth > kMaxDepth || !spend()) return false;
     expr = unparenthesize(expr);
     if (isKind(expr, "identifier")) return traceScoresName(text(expr), startOf(expr), expr, p, depth + 1);
 
@@ -565,7 +570,7 @@ class Matcher {
   }
 
   bool traceScoresName(std::string_view name, uint32_t at, TSNode use, Pattern& p, int depth) {
-    if (depth > kMaxDepth) return false;
+    if (depth > kMaxDepth || !spend()) return false;
     for (const Definition* def : candidates(name, at, use)) {
       Pattern attempt = p;
       noteFollowed(attempt, def, use);
@@ -924,6 +929,7 @@ class Matcher {
   Context& ctx_;
   const FunctionFlow& flow_;
   std::string_view source_;
+  int steps_ = 0;
 };
 
 // ---- facts and fix -------------------------------------------------------------------------
