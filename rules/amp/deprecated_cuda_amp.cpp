@@ -110,7 +110,8 @@ device fixed, so the rewrite calls the same code.
 - `from torch.cuda.amp import X`, `from torch.cuda import amp` and `import torch.cuda.amp as A`
   are rewritten together with every use of the imported names in the file, as one fix. If one use
   cannot be rewritten (the name passed as a value, subclassed, rebound, or never used in the file,
-  which may mean it is re-exported), that import and its uses get no fix.
+  which may mean it is re-exported), that import and its uses get no fix; nor does an import
+  used more than 256 times (each finding carries the whole fix).
 - A reference that is not a call, decorator or annotation (e.g. `ac = torch.cuda.amp.autocast`)
   gets no fix: its callers would need the device too.
 - Fixes are offered only when the configured `torch-version` has the replacement:
@@ -212,10 +213,15 @@ struct Site {
   Form form = Form::Value;
 };
 
-bool inAnnotation(TSNode ref) {
-  TSNode node = ts_node_parent(ref);
-  for (int depth = 0; depth < 16 && !ts_node_is_null(node); ++depth, node = ts_node_parent(node)) {
-    std::string_view kind = kindOf(node);
+// `path` runs from the root to the node in question (its last element). Ancestors come from the
+// walk's own stack: `ts_node_parent` costs a descent from the root, quadratic on deep input.
+using Path = std::span<const TSNode>;
+
+TSNode ancestor(Path path, size_t up) { return path.size() > up ? path[path.size() - 1 - up] : TSNode{}; }
+
+bool inAnnotation(Path path) {
+  for (size_t up = 1; up <= 16 && up < path.size(); ++up) {
+    std::string_view kind = kindOf(ancestor(path, up));
     if (kind == "type") return true;
     if (kind != "generic_type" && kind != "type_parameter" && kind != "subscript" && kind != "binary_operator" &&
         kind != "union_type" && kind != "tuple" && kind != "list")
@@ -224,14 +230,15 @@ bool inAnnotation(TSNode ref) {
   return false;
 }
 
-Site classify(TSNode ref) {
-  TSNode parent = ts_node_parent(ref);
+Site classify(Path path) {
+  TSNode ref = path.back();
+  TSNode parent = ancestor(path, 1);
   if (isKind(parent, "call") && sameNode(fieldOf(parent, "function"), ref)) {
-    TSNode outer = ts_node_parent(parent);
+    TSNode outer = ancestor(path, 2);
     return {ref, isKind(outer, "decorator") ? outer : parent, parent, Form::Call};
   }
   if (isKind(parent, "decorator")) return {ref, parent, {}, Form::Decorator};
-  if (inAnnotation(ref)) return {ref, ref, {}, Form::Annotation};
+  if (inAnnotation(path)) return {ref, ref, {}, Form::Annotation};
   return {ref, ref, {}, Form::Value};
 }
 
@@ -336,10 +343,9 @@ class ShimDetector {
  public:
   explicit ShimDetector(const SemanticModel& model) : model_(model), source_(model.file().text()) {}
 
-  bool isShim(TSNode node) {
-    TSNode child = node;
-    for (TSNode parent = ts_node_parent(node); !ts_node_is_null(parent);
-         child = parent, parent = ts_node_parent(parent)) {
+  bool isShim(Path path) {
+    for (size_t i = path.size() - 1; i > 0; --i) {
+      TSNode child = path[i], parent = path[i - 1];
       std::string_view kind = kindOf(parent);
       if (kind == "try_statement" && isKind(child, "except_clause")) {
         if (mentionsNewApi(fieldOf(parent, "body"), {})) return true;
@@ -424,14 +430,18 @@ struct Use {
   Site site;
   const Target* target = nullptr;
   const Binding* binding = nullptr;  // for a use of an imported name: that name
+  bool shim = false;                 // in a compatibility fallback: not reported
 };
 
 // One deprecated import statement with every use of the names it binds: they are fixed together.
+constexpr size_t kMaxGroupUses = 256;
+
 struct ImportGroup {
   TSNode statement{};
   std::vector<ImportedName> names;
   std::vector<Use> uses;     // the names, and namespace members (`amp.autocast`)
   bool rewritable = true;    // false once some use of a name cannot be rewritten
+  bool shim = false;         // the import is a compatibility fallback: not reported, not fixed
   std::optional<Fix> fix;
 };
 
@@ -446,8 +456,9 @@ bool isAmbiguous(const Binding& binding, const SemanticModel& model) {
 
 // Identifiers that read a name (not an attribute's member name, a keyword argument's name, or a
 // `global` declaration). Names being bound resolve to their own binding, so they need no test.
-bool isReference(TSNode identifier) {
-  TSNode parent = ts_node_parent(identifier);
+bool isReference(Path path) {
+  TSNode identifier = path.back();
+  TSNode parent = ancestor(path, 1);
   std::string_view kind = kindOf(parent);
   if (kind == "attribute") return !sameNode(fieldOf(parent, "attribute"), identifier);
   if (kind == "keyword_argument") return !sameNode(fieldOf(parent, "name"), identifier);
@@ -517,14 +528,18 @@ class DeprecatedCudaAmp final : public Rule {
     }
 
     // 2. One walk: import statements, references to the old API, uses of the imported names.
-    std::vector<TSNode> imports;
+    std::vector<std::pair<TSNode, bool>> imports;  // with: is it a compatibility shim
     std::vector<Use> direct;
+    std::vector<TSNode> path;
     analysis::walkTree(
         root,
         [&](TSNode node) {
+          path.push_back(node);
           std::string_view kind = kindOf(node);
           if (kind == "import_statement" || kind == "import_from_statement") {
-            imports.push_back(node);
+            bool shim = shims.isShim(path);
+            imports.emplace_back(node, shim);
+            if (auto it = groups.find(node.id); it != groups.end()) it->second.shim = shim;
             return false;
           }
           if (kind == "attribute") {
@@ -537,46 +552,48 @@ class DeprecatedCudaAmp final : public Rule {
             auto it = binding != nullptr ? group_of.find(binding) : group_of.end();
             if (it != group_of.end() && sameNode(analysis::unparenthesize(fieldOf(node, "object")), base)) {
               // `amp.autocast` through an imported namespace: part of that import's group.
-              it->second.first->uses.push_back({classify(node), target, binding});
+              it->second.first->uses.push_back({classify(path), target, binding, shims.isShim(path)});
             } else {
               if (it != group_of.end()) it->second.first->rewritable = false;  // `A.autocast_mode.autocast`
               // Calls through a variable bound to the old API (`ac = torch.cuda.amp.autocast`) are
               // reported at that assignment, not at each call.
-              direct.push_back({classify(node), target, nullptr});
+              direct.push_back({classify(path), target, nullptr, shims.isShim(path)});
             }
             return false;
           }
           if (kind == "identifier") {
             std::string_view text = model.text(node);
-            if (!group_names.contains(text) || !isReference(node)) return true;
+            if (!group_names.contains(text) || !isReference(path)) return true;
             const Binding* binding = model.resolve(text, node);
             auto it = binding != nullptr ? group_of.find(binding) : group_of.end();
             if (it == group_of.end()) return true;
             const auto& [group, name] = it->second;
-            if (name->target != nullptr) group->uses.push_back({classify(node), name->target, binding});
+            if (name->target != nullptr)
+              group->uses.push_back({classify(path), name->target, binding, shims.isShim(path)});
             else group->rewritable = false;  // the namespace used other than as `amp.<member>`
           }
           return true;
         },
-        [](TSNode) {});
+        [&](TSNode) { path.pop_back(); });
 
     // 3. One fix per import group, shared by the import and every use.
-    for (auto& [id, group] : groups) group.fix = groupFix(group, ctx, shims);
+    for (auto& [id, group] : groups) group.fix = groupFix(group, ctx);
 
     // 4. Reports.
-    for (TSNode statement : imports) reportImport(statement, groups, ctx, shims);
+    for (auto [statement, shim] : imports)
+      if (!shim) reportImport(statement, groups, ctx);
     for (auto& [id, group] : groups) {
-      if (shims.isShim(group.statement)) continue;
+      if (group.shim) continue;
       for (const Use& use : group.uses) {
         // A name also bound elsewhere in its scope (`if ...: from torch.amp import autocast
         // else: from torch.cuda.amp import autocast`) may mean either: only the import reports.
-        if (isAmbiguous(*use.binding, model) || shims.isShim(use.site.range)) continue;
+        if (isAmbiguous(*use.binding, model) || use.shim) continue;
         Diagnostic& d = ctx.report(use.site.range, describe(*use.target, use.site, model));
         d.fix = group.fix;
       }
     }
     for (const Use& use : direct) {
-      if (shims.isShim(use.site.range)) continue;
+      if (use.shim) continue;
       Diagnostic& d = ctx.report(use.site.range, describe(*use.target, use.site, model));
       d.fix = directFix(use, ctx);
     }
@@ -600,10 +617,11 @@ class DeprecatedCudaAmp final : public Rule {
   }
 
   // The import rewritten to `torch.amp` and every use given its device: all or nothing.
-  static std::optional<Fix> groupFix(const ImportGroup& group, const Context& ctx, ShimDetector& shims) {
+  static std::optional<Fix> groupFix(const ImportGroup& group, const Context& ctx) {
     const SemanticModel& model = ctx.model();
     std::string_view source = ctx.source();
-    if (!group.rewritable || shims.isShim(group.statement)) return std::nullopt;
+    // Very many uses: every diagnostic carries a copy of the one fix, so the size is bounded.
+    if (!group.rewritable || group.shim || group.uses.size() > kMaxGroupUses) return std::nullopt;
     std::vector<Edit> edits;
     if (isKind(group.statement, "import_from_statement")) {
       TSNode module_node = fieldOf(group.statement, "module_name");
@@ -647,7 +665,7 @@ class DeprecatedCudaAmp final : public Rule {
   }
 
   static void reportImport(TSNode statement, const std::unordered_map<const void*, ImportGroup>& groups,
-                           Context& ctx, ShimDetector& shims) {
+                           Context& ctx) {
     std::string_view source = ctx.source();
     std::vector<std::string> names;  // what the statement imports from the old API
     std::vector<Edit> plain;         // `import torch.cuda.amp` -> `import torch.amp`
@@ -676,7 +694,7 @@ class DeprecatedCudaAmp final : public Rule {
         else plain_fixable = false;
       }
     });
-    if (names.empty() || shims.isShim(statement)) return;
+    if (names.empty()) return;
 
     std::string list;
     for (const std::string& n : names) list += (list.empty() ? "`" : ", `") + n + "`";
