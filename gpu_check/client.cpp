@@ -32,6 +32,12 @@ WorkerAnswer askWorker(const json& request, std::chrono::milliseconds timeout) {
   WorkerAnswer answer;
   auto worker = findWorker();
   if (!worker) {
+    if (auto configured = readEnv("PTLINT_GPU")) {
+      answer.error = configured->empty() || *configured == "none"
+                         ? std::string("turned off (PTLINT_GPU=none)")
+                         : fmt::format("PTLINT_GPU={} is not an executable file", *configured);
+      return answer;
+    }
     answer.error = fmt::format("`{}` was not found (it is built only when libtorch is found: "
                                "configure with -DPTLINT_WITH_TORCH=ON, or set PTLINT_GPU to its path)",
                                kWorkerName);

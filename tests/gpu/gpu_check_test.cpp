@@ -281,6 +281,18 @@ TEST_F(WorkerEnv, DoctorWithoutWorkerSaysSoAndStillChecksTheEnvironment) {
   ::unsetenv("PYTORCH_CUDA_ALLOC_CONF");
 }
 
+TEST_F(WorkerEnv, NotBesideTheExecutableNorOnPathIsNotFound) {
+  // The test binary's folder has no ptlint-gpu; nor has this PATH.
+  std::string path = readEnv("PATH").value_or("");
+  ::setenv("PATH", "/nonexistent", 1);
+  std::string why;
+  auto results = validateAttention({AttentionPattern{}}, smallShape(), &why);
+  EXPECT_FALSE(findWorker());
+  ::setenv("PATH", path.c_str(), 1);
+  EXPECT_FALSE(results[0]);
+  EXPECT_NE(why.find("`ptlint-gpu` was not found"), std::string::npos) << why;
+}
+
 TEST_F(WorkerEnv, PtlintGpuNoneTurnsItOff) {
   useWorker("none");
   EXPECT_FALSE(findWorker());
@@ -293,7 +305,11 @@ TEST_F(WorkerEnv, ValidationWithoutWorkerDegrades) {
   ASSERT_EQ(results.size(), 2u);
   EXPECT_FALSE(results[0]);
   EXPECT_FALSE(results[1]);
-  EXPECT_NE(why.find("was not found"), std::string::npos) << why;
+  EXPECT_NE(why.find("PTLINT_GPU=/nonexistent/ptlint-gpu is not an executable"), std::string::npos) << why;
+
+  useWorker("none");
+  validateAttention({AttentionPattern{}}, smallShape(), &why);
+  EXPECT_NE(why.find("turned off"), std::string::npos) << why;
 }
 
 TEST_F(WorkerEnv, WorkerThatAnswersGarbageDegrades) {
