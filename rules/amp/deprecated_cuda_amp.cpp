@@ -53,14 +53,18 @@ and called), imports (`import torch.cuda.amp`, `from torch.cuda import amp`,
 comments, a local variable or parameter named `amp`, and apex's `amp` never match.
 
 A fallback for old PyTorch releases is left alone: an import or use in the `except` handler of a
-`try` (or the other branch of an `if`, or of a conditional expression) that already uses
-`torch.amp`.
+`try` that already uses `torch.amp`, or in the other branch of an `if` (or conditional
+expression) that uses `torch.amp` and whose condition tests a feature or version
+(`hasattr(torch.amp, "custom_fwd")`, `torch.__version__ >= ...`). A device test such as
+`if torch.cuda.is_available():` is not a fallback: both branches are reported as usual.
 
 ## Why is this bad?
 Since PyTorch 2.4 the device-specific spellings are deprecated aliases of the device-generic
-`torch.amp` API and emit a `FutureWarning` each time they are used, e.g.
-``torch.cuda.amp.autocast(args...)` is deprecated. Please use `torch.amp.autocast('cuda',
-args...)` instead.`` The operational guide in `seeds/000` gives the modern call as
+`torch.amp` API and emit a `FutureWarning` when used:
+
+> `torch.cuda.amp.autocast(args...)` is deprecated. Please use `torch.amp.autocast('cuda', args...)` instead.
+
+The operational guide in `seeds/000` gives the modern call as
 `torch.amp.autocast(device_type="cuda", dtype=torch.bfloat16)` and `torch.amp.GradScaler("cuda")`
 and states that "the `torch.cuda.amp.*` aliases are deprecated"; `seeds/002` records that
 "deprecated `torch.cuda.amp` aliases have been migrated to `torch.amp`". Code written against the
