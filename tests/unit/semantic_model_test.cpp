@@ -116,6 +116,15 @@ TEST(SemanticModel, DefaultAndTypedParametersShadow) {
   EXPECT_EQ(m.qualified("torch.cuda", 1), "<none>");
 }
 
+// Known gap: a function's scope starts at its parameter list, so default values and
+// annotations resolve inside the function, where a parameter of the same name shadows the outer
+// binding. Python evaluates them in the enclosing scope. Enable once the scope starts at the body.
+TEST(SemanticModel, DISABLED_DefaultValuesResolveInEnclosingScope) {
+  Model m("from torch.cuda import amp\ndef f(amp=amp.autocast) -> amp.GradScaler:\n    return amp\n");
+  EXPECT_EQ(m.qualified("amp.autocast"), "torch.cuda.amp.autocast");
+  EXPECT_EQ(m.qualified("amp.GradScaler"), "torch.cuda.amp.GradScaler");
+}
+
 TEST(SemanticModel, LocalAssignmentShadows) {
   Model m("import torch\ndef f():\n    torch = make()\n    return torch.cuda.amp.autocast\n");
   EXPECT_EQ(m.qualified("torch.cuda.amp.autocast"), "<none>");
