@@ -55,48 +55,53 @@ NoqaIndex NoqaIndex::build(const ParsedFile& file) {
   }
   if (!any) return index;
 
-  walkTree(
-      file.root(),
-      [&](TSNode node) {
-        if (!isKind(node, "comment")) return true;
-        std::string_view text = textOf(node, source);
-        uint32_t base = startOf(node);
-        uint32_t row = file.lines().lineOf(base);
-        // A comment may hold several `#` sections: `# type: ignore # noqa: PTL101`.
-        for (size_t hash = text.find('#'); hash != std::string_view::npos; hash = text.find('#', hash + 1)) {
-          size_t i = hash + 1;
-          skipSpaces(text, i);
-          if (startsWithIgnoreCase(text.substr(i), "ptlint:")) {
-            size_t j = i + 7;
-            skipSpaces(text, j);
-            if (!startsWithIgnoreCase(text.substr(j), "noqa")) continue;
-            j += 4;
-            std::vector<std::string> codes;
-            size_t end = 0;
-            if (parseCodes(text, j, codes, end))
-              index.file_codes_.insert(index.file_codes_.end(), codes.begin(), codes.end());
-            else
-              index.file_all_ = true;
-            continue;
-          }
-          if (!startsWithIgnoreCase(text.substr(i), "noqa")) continue;
-          size_t j = i + 4;
-          if (j < text.size() && std::isalnum(static_cast<unsigned char>(text[j]))) continue;  // "noqaxyz"
-          NoqaDirective directive;
-          directive.comment_start = base;
-          directive.comment_end = endOf(node);
-          size_t codes_end = 0;
-          if (parseCodes(text, j, directive.codes, codes_end)) {
-            directive.codes_end = base + static_cast<uint32_t>(codes_end);
-          } else {
-            directive.all = true;
-          }
-          index.by_row_[row] = std::move(directive);
-          break;
-        }
-        return false;
-      },
-      [](TSNode) {});
+  // Every directive lives in a comment that spells `noqa` (in any case), so instead of walking
+  // the whole tree for comments, look at each `noqa` in the text and ask the tree for the node
+  // there: only comments count, each once (strings and code never do).
+  TSNode root = file.root();
+  uint32_t done_until = 0;  // end of the last comment handled
+  for (size_t pos = 0; pos + 4 <= source.size(); ++pos) {
+    if ((source[pos] | 0x20) != 'n' || !startsWithIgnoreCase(source.substr(pos, 4), "noqa")) continue;
+    if (pos < done_until) continue;
+    TSNode node = ts_node_descendant_for_byte_range(root, static_cast<uint32_t>(pos), static_cast<uint32_t>(pos + 4));
+    if (!isKind(node, "comment")) continue;
+    done_until = endOf(node);
+    std::string_view text = textOf(node, source);
+    uint32_t base = startOf(node);
+    uint32_t row = file.lines().lineOf(base);
+    // A comment may hold several `#` sections: `# type: ignore # noqa: PTL101`.
+    for (size_t hash = text.find('#'); hash != std::string_view::npos; hash = text.find('#', hash + 1)) {
+      size_t i = hash + 1;
+      skipSpaces(text, i);
+      if (startsWithIgnoreCase(text.substr(i), "ptlint:")) {
+        size_t j = i + 7;
+        skipSpaces(text, j);
+        if (!startsWithIgnoreCase(text.substr(j), "noqa")) continue;
+        j += 4;
+        std::vector<std::string> codes;
+        size_t end = 0;
+        if (parseCodes(text, j, codes, end))
+          index.file_codes_.insert(index.file_codes_.end(), codes.begin(), codes.end());
+        else
+          index.file_all_ = true;
+        continue;
+      }
+      if (!startsWithIgnoreCase(text.substr(i), "noqa")) continue;
+      size_t j = i + 4;
+      if (j < text.size() && std::isalnum(static_cast<unsigned char>(text[j]))) continue;  // "noqaxyz"
+      NoqaDirective directive;
+      directive.comment_start = base;
+      directive.comment_end = endOf(node);
+      size_t codes_end = 0;
+      if (parseCodes(text, j, directive.codes, codes_end)) {
+        directive.codes_end = base + static_cast<uint32_t>(codes_end);
+      } else {
+        directive.all = true;
+      }
+      index.by_row_[row] = std::move(directive);
+      break;
+    }
+  }
   return index;
 }
 

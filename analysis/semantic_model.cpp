@@ -53,13 +53,29 @@ class ModelBuilder {
  public:
   ModelBuilder(SemanticModel& model) : model_(model), source_(model.file().text()) {}
 
-  void build() {
+  // `visit` (optional) sees every node; the model itself skips the subtrees `enter` declines.
+  void build(const std::function<void(TSNode)>* visit = nullptr) {
     TSNode root = model_.file().root();
     Scope* module = openScope(Scope::Kind::Module, root, startOf(root), endOf(root));
     stack_.push_back(module);
+    bool muted = false;  // inside a subtree the model declined, walked for `visit` only
+    TSNode muted_root{};
     walkTree(
-        root, [&](TSNode node) { return enter(node); },
+        root,
         [&](TSNode node) {
+          if (visit != nullptr) (*visit)(node);
+          if (muted) return true;
+          if (enter(node)) return true;
+          if (visit == nullptr) return false;
+          muted = true;
+          muted_root = node;
+          return true;
+        },
+        [&](TSNode node) {
+          if (muted) {
+            if (sameNode(node, muted_root)) muted = false;  // declined nodes open no scope
+            return;
+          }
           if (!stack_.empty() && stack_.size() > 1 && sameNode(stack_.back()->node, node)) stack_.pop_back();
         });
     std::sort(model_.scopes_.begin() + 1, model_.scopes_.end(),
@@ -258,6 +274,10 @@ class ModelBuilder {
 
 SemanticModel::SemanticModel(const ParsedFile& file) : file_(file) {
   ModelBuilder(*this).build();
+}
+
+SemanticModel::SemanticModel(const ParsedFile& file, const std::function<void(TSNode)>& visit) : file_(file) {
+  ModelBuilder(*this).build(&visit);
 }
 
 std::string_view SemanticModel::text(TSNode node) const { return textOf(node, file_.text()); }

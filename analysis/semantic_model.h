@@ -5,6 +5,7 @@
 
 #include <tree_sitter/api.h>
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -52,6 +53,10 @@ struct Scope {
 class SemanticModel {
  public:
   explicit SemanticModel(const ParsedFile& file);
+  // The same, calling `visit(node)` for every node of the tree in pre-order (as walkTree from
+  // the root would) during the one walk that builds the model: the linter collects the nodes its
+  // rules asked for here instead of walking the tree a second time.
+  SemanticModel(const ParsedFile& file, const std::function<void(TSNode)>& visit);
   SemanticModel(const SemanticModel&) = delete;
   SemanticModel& operator=(const SemanticModel&) = delete;
 

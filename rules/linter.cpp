@@ -1,7 +1,7 @@
 #include "rules/linter.h"
 
 #include <algorithm>
-#include <unordered_map>
+#include <memory>
 
 #include "analysis/noqa.h"
 #include "analysis/syntax.h"
@@ -39,6 +39,16 @@ std::vector<const Rule*> enabledRules(const Settings& settings) {
   return rules;
 }
 
+// False when none of the rule's trigger words occurs in `text`: by the contract of
+// `Rule::triggers()` it cannot report there, so it need not run (nor walk the tree).
+bool mayMatch(const Rule& rule, std::string_view text, const Settings& settings) {
+  auto triggers = rule.triggersFor(settings);
+  if (triggers.empty()) return true;
+  for (std::string_view word : triggers)
+    if (text.find(word) != std::string_view::npos) return true;
+  return false;
+}
+
 }  // namespace
 
 bool cannotMatch(std::string_view text, const Settings& settings) {
@@ -56,6 +66,7 @@ LintResult lintFile(const analysis::ParsedFile& file, const Settings& settings) 
   LintResult result;
   result.has_syntax_errors = file.hasSyntaxErrors();
   std::vector<const Rule*> rules = enabledRules(settings);
+  std::erase_if(rules, [&](const Rule* rule) { return !mayMatch(*rule, file.text(), settings); });
 
   if (result.has_syntax_errors && settings.isEnabled(syntaxErrorMeta().code, syntaxErrorMeta().enabled_by_default)) {
     const auto& error = file.syntaxErrors().front();
@@ -69,30 +80,40 @@ LintResult lintFile(const analysis::ParsedFile& file, const Settings& settings) 
   }
 
   if (!rules.empty()) {
-    // Dispatch table: node symbol -> rules that asked for that kind.
+    // Dispatch table: node symbol -> rules that asked for that kind (a flat table: the walk
+    // looks up every node).
     const TSLanguage* language = analysis::pythonLanguage();
-    std::unordered_map<TSSymbol, std::vector<const Rule*>> by_symbol;
+    std::vector<std::vector<const Rule*>> by_symbol(ts_language_symbol_count(language));
     for (const Rule* rule : rules) {
       for (std::string_view kind : rule->nodeKinds()) {
         TSSymbol symbol = ts_language_symbol_for_name(language, kind.data(), static_cast<uint32_t>(kind.size()), true);
-        if (symbol != 0) by_symbol[symbol].push_back(rule);
+        if (symbol != 0 && symbol < by_symbol.size()) by_symbol[symbol].push_back(rule);
       }
     }
-    analysis::SemanticModel model(file);
-    Context ctx(file, model, settings, *rules.front(), result.diagnostics);
-    analysis::walkTree(
-        file.root(),
-        [&](TSNode node) {
-          auto it = by_symbol.find(ts_node_symbol(node));
-          if (it != by_symbol.end()) {
-            for (const Rule* rule : it->second) {
-              ctx.setRule(*rule);
-              rule->check(node, ctx);
-            }
-          }
-          return true;
-        },
-        [](TSNode) {});
+    // Rules that asked only for the module node (they walk in their own way) need no walk here;
+    // otherwise the nodes they asked for are collected during the semantic model's walk.
+    TSSymbol module_symbol = ts_node_symbol(file.root());
+    bool only_module = std::all_of(by_symbol.begin(), by_symbol.end(), [&](const auto& list) {
+      return list.empty() || (&list - by_symbol.data()) == module_symbol;
+    });
+    std::vector<TSNode> wanted;
+    auto model = only_module ? std::make_unique<analysis::SemanticModel>(file)
+                             : std::make_unique<analysis::SemanticModel>(file, [&](TSNode node) {
+                                 TSSymbol symbol = ts_node_symbol(node);
+                                 if (symbol < by_symbol.size() && !by_symbol[symbol].empty()) wanted.push_back(node);
+                               });
+    if (only_module) wanted.push_back(file.root());
+    Context ctx(file, *model, settings, *rules.front(), result.diagnostics);
+    auto dispatch = [&](TSNode node) {
+      TSSymbol symbol = ts_node_symbol(node);
+      if (symbol >= by_symbol.size()) return;
+      for (const Rule* rule : by_symbol[symbol]) {
+        ctx.setRule(*rule);
+        rule->check(node, ctx);
+      }
+    };
+    // Every rule's checks, in tree order, after the model is complete.
+    for (TSNode node : wanted) dispatch(node);
   }
 
   // Suppressions, then a stable order.

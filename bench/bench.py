@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+"""ptlint's benchmark suite (run it through bench/run.sh, which builds what it needs).
+
+Measures, in one run and on the same files:
+  1. the floor: reading and tree-sitter parsing every corpus file, nothing else (ptlint_parse_floor)
+  2. `ptlint check --no-cache` on the corpus, cold; and again with a warm results cache
+  3. one small file, start to exit
+  4. the LSP latency benchmark (bench/lsp/lsp_latency.py)
+  5. peak memory (/usr/bin/time -v) of 2
+  6. the peer: Ruff's WASM build linting the same files in process (bench/ruff/)
+and the ratios 2/1 and 2/6; plus `--select ALL -j1` against the floor on one thread.
+Wall times are medians over --runs runs (hyperfine); CPU is user+sys, the mean over the same
+runs. On a loaded machine wall times swell and CPU times do not: compare CPU there.
+"""
+
+import argparse
+import json
+import os
+import re
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DIST = "/usr/lib/python3/dist-packages"
+CORPUS = [os.path.join(DIST, "torch")]
+LARGE = [os.path.join(DIST, name) for name in ("torchvision", "torchaudio", "skorch")]
+
+# A small training script that every default rule's trigger words reach, so it is parsed and
+# linted in full (the pre-commit case: one file, start to exit).
+SMALL_FILE = '''import random
+
+import numpy as np
+import torch
+from torch.nn.parallel import DistributedDataParallel as DDP
+from torch.utils.data import DataLoader
+
+
+def train(model, dataset, optimizer, epochs=1):
+    loader = DataLoader(dataset, batch_size=32, num_workers=4)
+    scaler = torch.cuda.amp.GradScaler()
+    ddp = DDP(model, find_unused_parameters=True)
+    for _ in range(epochs):
+        for x, y in loader:
+            optimizer.zero_grad()
+            with torch.cuda.amp.autocast():
+                loss = torch.nn.functional.cross_entropy(ddp(x), y)
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            scaler.update()
+    return random.random() + float(np.mean([1.0]))
+
+
+@torch.compile
+def attention(q, k, v):
+    weights = torch.softmax(q @ k.transpose(-2, -1) / 8.0, dim=-1)
+    print(weights.sum().item())
+    return weights @ v
+'''
+
+
+def log(message):
+    print("bench: " + message, file=sys.stderr, flush=True)
+
+
+def hyperfine(name, command, runs, workdir, warmup=1, prepare=None):
+    """Runs `command` (a list) under hyperfine; returns wall median and mean CPU (seconds)."""
+    out = os.path.join(workdir, name + ".json")
+    args = ["hyperfine", "--style", "none", "-N", "--runs", str(runs), "--warmup", str(warmup),
+            "--export-json", out]
+    if prepare:
+        args += ["--prepare", prepare]
+    args.append(shlex.join(command))
+    log("%s: %s" % (name, " ".join(command)))
+    subprocess.run(args, check=True, cwd=workdir, stdout=subprocess.DEVNULL)
+    with open(out) as f:
+        result = json.load(f)["results"][0]
+    return {"wall": result["median"], "cpu": result["user"] + result["system"],
+            "min": result["min"], "times": result["times"]}
+
+
+def peak_rss_mib(command, runs, workdir):
+    """Median of the peak resident set size over `runs` runs, in MiB."""
+    peaks = []
+    for _ in range(runs):
+        proc = subprocess.run(["/usr/bin/time", "-v"] + command, cwd=workdir, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True)
+        match = re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr)
+        if match:
+            peaks.append(int(match.group(1)) / 1024)
+    return statistics.median(peaks) if peaks else float("nan")
+
+
+def ruff_peer(files_txt, runs):
+    script = os.path.join(ROOT, "bench", "ruff", "ruff_wasm_check.js")
+    log("peer: node %s (%d timed passes after one warm-up)" % (script, runs))
+    proc = subprocess.run(["node", script, files_txt, "--passes", str(runs)], check=True,
+                          stdout=subprocess.PIPE, text=True, cwd=os.path.dirname(script))
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def fmt_s(seconds):
+    if seconds != seconds:  # NaN
+        return "-"
+    return "%.0f ms" % (seconds * 1000) if seconds < 1 else "%.2f s" % seconds
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--build", required=True, help="build folder holding ptlint and ptlint_parse_floor")
+    parser.add_argument("--large", action="store_true", help="add torchvision, torchaudio and skorch")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--skip-lsp", action="store_true")
+    parser.add_argument("--skip-ruff", action="store_true")
+    parser.add_argument("--json", help="also write every figure to this file")
+    args = parser.parse_args()
+
+    ptlint = os.path.join(os.path.abspath(args.build), "ptlint")
+    floor = os.path.join(os.path.abspath(args.build), "ptlint_parse_floor")
+    roots = CORPUS + (LARGE if args.large else [])
+    missing = [r for r in roots if not os.path.isdir(r)]
+    if missing:
+        sys.exit("bench: corpus missing: %s (run scripts/setup.sh)" % ", ".join(missing))
+    runs, threads = max(1, args.runs), max(1, args.threads)
+    work = tempfile.mkdtemp(prefix="ptlint-bench-")
+    load_before = open("/proc/loadavg").read().split()[0]
+    figures = {}
+    try:
+        # The corpus exactly as `ptlint check` walks it.
+        files_txt = os.path.join(work, "files.txt")
+        with open(files_txt, "w") as f:
+            subprocess.run([floor, "--list"] + roots, check=True, stdout=f)
+        with open(files_txt) as f:
+            files = [line.rstrip("\n") for line in f if line.strip()]
+        corpus_bytes = sum(os.path.getsize(p) for p in files)
+        log("corpus: %d files, %.1f MB" % (len(files), corpus_bytes / 1e6))
+
+        j = ["-j", str(threads)]
+        check = [ptlint, "check", "--exit-zero", "--output-format", "concise"]
+        figures["floor"] = hyperfine("floor", [floor] + j + roots, runs, work)
+        figures["floor_j1"] = hyperfine("floor_j1", [floor, "-j", "1"] + roots, runs, work)
+        figures["cold"] = hyperfine("cold", check + ["--no-cache"] + j + roots, runs, work)
+        figures["cold_j1"] = hyperfine("cold_j1", check + ["--no-cache", "-j", "1"] + roots, runs, work)
+        figures["all_j1"] = hyperfine("all_j1", check + ["--no-cache", "--select", "ALL", "-j", "1"] + roots, runs, work)
+        warm_dir = os.path.join(work, "warm")
+        os.mkdir(warm_dir)
+        figures["warm"] = hyperfine("warm", check + j + roots, runs, warm_dir, warmup=1)
+        small = os.path.join(work, "train.py")
+        with open(small, "w") as f:
+            f.write(SMALL_FILE)
+        figures["small"] = hyperfine("small", check + ["--no-cache", small], max(20, runs * 4), work, warmup=3)
+        figures["peak_mib"] = peak_rss_mib(check + ["--no-cache"] + j + roots, min(3, runs), work)
+        figures["peak_all_mib"] = peak_rss_mib(check + ["--no-cache", "--select", "ALL"] + j + roots, min(3, runs), work)
+        if not args.skip_ruff:
+            figures["ruff"] = ruff_peer(files_txt, runs)
+        if not args.skip_lsp:
+            lsp_json = os.path.join(work, "lsp.json")
+            log("lsp: bench/lsp/lsp_latency.py")
+            subprocess.run([sys.executable, os.path.join(ROOT, "bench", "lsp", "lsp_latency.py"), ptlint,
+                            "--iterations", str(max(40, runs * 20)), "--json", lsp_json],
+                           check=True, stdout=sys.stderr)
+            with open(lsp_json) as f:
+                figures["lsp"] = json.load(f)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    load_after = open("/proc/loadavg").read().split()[0]
+
+    f = figures
+    rows = []
+
+    def row(label, wall, cpu, target, met):
+        rows.append((label, wall, cpu, target, "" if met is None else ("met" if met else "NOT met")))
+
+    tj = "-j%d" % threads
+    row("1. floor: read + parse every file, %s" % tj, fmt_s(f["floor"]["wall"]), fmt_s(f["floor"]["cpu"]), "", None)
+    row("1. floor, -j1", fmt_s(f["floor_j1"]["wall"]), fmt_s(f["floor_j1"]["cpu"]), "", None)
+    ruff = f.get("ruff")
+    row("2. ptlint check --no-cache (cold), %s" % tj, fmt_s(f["cold"]["wall"]), fmt_s(f["cold"]["cpu"]),
+        "< Ruff-WASM (6)", None if not ruff else f["cold"]["wall"] < ruff["median"])
+    row("2. ptlint check --no-cache, -j1", fmt_s(f["cold_j1"]["wall"]), fmt_s(f["cold_j1"]["cpu"]), "", None)
+    row("2. ptlint check, warm cache, %s" % tj, fmt_s(f["warm"]["wall"]), fmt_s(f["warm"]["cpu"]),
+        "< 10% of cold", f["warm"]["wall"] < 0.1 * f["cold"]["wall"])
+    row("2. --select ALL --no-cache -j1", fmt_s(f["all_j1"]["wall"]), fmt_s(f["all_j1"]["cpu"]),
+        "<= 1.3x floor -j1", f["all_j1"]["cpu"] <= 1.3 * f["floor_j1"]["cpu"])
+    row("3. one small file (%d lines), start to exit" % SMALL_FILE.count("\n"),
+        "%.1f ms" % (f["small"]["wall"] * 1000), "%.1f ms" % (f["small"]["cpu"] * 1000), "< 10 ms",
+        f["small"]["wall"] < 0.010)
+    for label, lsp in f.get("lsp", {}).items():
+        row("4. LSP didChange -> diagnostics, %s" % label,
+            "%.1f ms (p95 %.1f)" % (lsp["median_ms"], lsp["p95_ms"]), "%.1f ms/edit" % lsp["cpu_ms_per_edit"],
+            "<= %.0f ms" % lsp["target_ms"], lsp["median_ms"] <= lsp["target_ms"])
+    row("5. peak memory of 2 (cold, %s)" % tj, "%.0f MiB" % f["peak_mib"], "", "< 200 MB", f["peak_mib"] * 1.048576 < 200)
+    row("5. peak memory, --select ALL", "%.0f MiB" % f["peak_all_mib"], "", "< 200 MB", f["peak_all_mib"] * 1.048576 < 200)
+    if ruff:
+        row("6. Ruff-WASM %s, in process, default rules" % ruff["ruff"], fmt_s(ruff["median"]), fmt_s(ruff["cpu_median"]),
+            "", None)
+
+    headers = ("measurement", "wall (median)", "CPU (user+sys)", "target", "")
+    widths = [max(len(str(r[i])) for r in rows + [headers]) for i in range(5)]
+    line = "| " + " | ".join(h.ljust(w) for h, w in zip(headers, widths)) + " |"
+    print("\nptlint benchmark: %d files, %.1f MB (%s); %d runs each; %d threads; load average %s -> %s\n" % (
+        len(files), corpus_bytes / 1e6, ", ".join(os.path.basename(r) for r in roots), runs, threads,
+        load_before, load_after))
+    print(line)
+    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    for r in rows:
+        print("| " + " | ".join(str(c).ljust(w) for c, w in zip(r, widths)) + " |")
+    print()
+    print("ratio 2/1  (cold check / floor, %s):     wall %.2fx   CPU %.2fx" % (
+        tj, f["cold"]["wall"] / f["floor"]["wall"], f["cold"]["cpu"] / f["floor"]["cpu"]))
+    print("ratio ALL/1 (--select ALL -j1 / floor -j1): wall %.2fx   CPU %.2fx   (target <= 1.3x)" % (
+        f["all_j1"]["wall"] / f["floor_j1"]["wall"], f["all_j1"]["cpu"] / f["floor_j1"]["cpu"]))
+    if ruff:
+        print("ratio 2/6  (cold check, whole process / Ruff-WASM in process): wall %.2fx   CPU %.2fx   (target < 1)" % (
+            f["cold"]["wall"] / ruff["median"], f["cold"]["cpu"] / ruff["cpu_median"]))
+    print("ratio warm/cold: wall %.1f%%   (target < 10%%)" % (100 * f["warm"]["wall"] / f["cold"]["wall"]))
+    if args.json:
+        with open(args.json, "w") as out:
+            json.dump({"files": len(files), "bytes": corpus_bytes, "threads": threads, "runs": runs,
+                       "load": [load_before, load_after], "figures": figures}, out, indent=1)
+
+
+if __name__ == "__main__":
+    main()
