@@ -37,6 +37,10 @@
 #include "workspace/config.h"
 #include "workspace/walk.h"
 
+#ifdef PTLINT_SERVER_WITH_GPU_CHECK
+#include "gpu_check/client.h"
+#endif
+
 namespace ptlint::server {
 namespace {
 
@@ -209,6 +213,9 @@ bool isConfigFile(const fs::path& path) {
 }
 
 std::optional<std::string> readWholeFile(const fs::path& path) {
+  // Only regular files of sane size: a FIFO would block forever and /dev/zero never ends.
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec) || ec || fs::file_size(path, ec) > kMaxMessageBytes || ec) return std::nullopt;
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
   std::ostringstream out;
@@ -216,6 +223,30 @@ std::optional<std::string> readWholeFile(const fs::path& path) {
   std::string text = out.str();
   if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);
   return text;
+}
+
+// Deepest nesting of arrays and objects in a JSON text (strings skipped). nlohmann::json copies
+// values recursively, so a message nested 100,000 deep would overflow the stack: such messages are
+// refused before they are parsed. Real LSP messages nest about ten deep.
+constexpr size_t kMaxJsonDepth = 512;
+
+size_t jsonNestingDepth(std::string_view text) {
+  size_t depth = 0, deepest = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
 }
 
 // --- The server ---------------------------------------------------------------------------------
@@ -312,6 +343,10 @@ class LspServer {
   void onFrame(FrameParser::Event event) {
     if (!event.ok) {
       sendError(nullptr, ErrorCode::ParseError, "Parse error: " + event.error);
+      return;
+    }
+    if (jsonNestingDepth(event.body) > kMaxJsonDepth) {
+      sendError(nullptr, ErrorCode::InvalidRequest, "Invalid request: JSON nested deeper than " + std::to_string(kMaxJsonDepth));
       return;
     }
     json message = json::parse(event.body, nullptr, /*allow_exceptions=*/false);
@@ -1018,11 +1053,15 @@ class LspServer {
           auto applicability = d.fix->applicability;
           bool offered = applicability == quickfix::Applicability::Safe ||
                          (applicability == quickfix::Applicability::Unsafe && result->settings.unsafe_fixes);
+          std::string verdict;
+          if (offered && !d.facts.empty() && gpuCheckFor(params.textDocument.uri))
+            offered = deviceVerdict(d, verdict);  // a rewrite found not equivalent is withdrawn
           if (offered) {
             CodeAction action;
             bool safe = applicability == quickfix::Applicability::Safe;
             std::string message = d.fix->message.empty() ? "Fix " + std::string(d.code) : d.fix->message;
             action.title = safe ? std::string(d.code) + ": " + message : std::string(d.code) + ": " + message + " (unsafe fix)";
+            action.title += verdict;
             action.kind = "quickfix";
             action.diagnostics = {lsp};
             action.isPreferred = safe;  // never an unsafe one: editors apply preferred fixes unasked
@@ -1142,6 +1181,67 @@ class LspServer {
       reply(json{{"version", snap->version}, {"text", snap->text()}, {"treeMatchesFreshParse", same}});
     });
   }
+
+  // --- gpuCheck ----------------------------------------------------------------------------------
+  bool gpuCheckFor(const std::string& uri) {
+    std::optional<fs::path> path = uriToPath(uri);
+    std::lock_guard lock(state_mutex_);
+    std::string key = path ? folderKeyFor(*path) : (folders_.empty() ? "" : folders_.front().path.string());
+    return effectiveSettingsLocked(key).gpuCheck.value_or(false);
+  }
+
+  // The device's verdict on a recognised pattern's rewrite, as a title suffix. Validation runs in
+  // the background (ptlint-gpu loads libtorch: seconds) and is remembered per pattern; until it is
+  // known the title says so. Returns false when the rewrite was found not equivalent.
+  bool deviceVerdict(const rules::Diagnostic& d, std::string& note) {
+#ifdef PTLINT_SERVER_WITH_GPU_CHECK
+    auto pattern = gpu_check::AttentionPattern::fromFacts(d.facts);
+    if (!pattern) return true;
+    std::string key;
+    for (const auto& [k, v] : d.facts) key += k + "=" + v + ";";
+    std::lock_guard lock(gpu_mutex_);
+    auto it = gpu_verdicts_.find(key);
+    if (it == gpu_verdicts_.end()) {
+      gpu_verdicts_[key] = {};
+      asio::post(workers_, [this, key, p = *pattern] {
+        std::string why;
+        auto results = gpu_check::validateAttention({p}, gpu_check::ValidationOptions{}, &why);
+        std::lock_guard lock(gpu_mutex_);
+        GpuVerdict& verdict = gpu_verdicts_[key];
+        verdict.done = true;
+        if (!results.empty() && results[0]) verdict.validation = results[0];
+        else verdict.why = why.empty() ? "ptlint-gpu is unavailable" : why;
+      });
+      note = " (validating on the device...)";
+      return true;
+    }
+    const GpuVerdict& verdict = it->second;
+    if (!verdict.done) {
+      note = " (validating on the device...)";
+      return true;
+    }
+    if (!verdict.validation || !verdict.validation->error.empty()) {
+      note = " (not validated: " + (verdict.validation ? verdict.validation->error : verdict.why) + ")";
+      return true;
+    }
+    note = " - " + gpu_check::summarize(*verdict.validation);
+    return verdict.validation->equivalent;
+#else
+    (void)d;
+    note = " (not validated: this build has no gpu_check)";
+    return true;
+#endif
+  }
+
+  struct GpuVerdict {
+    bool done = false;
+#ifdef PTLINT_SERVER_WITH_GPU_CHECK
+    std::optional<gpu_check::Validation> validation;
+#endif
+    std::string why;
+  };
+  std::mutex gpu_mutex_;
+  std::map<std::string, GpuVerdict> gpu_verdicts_;
 
   Transport& transport_;
   DocumentStore docs_;
