@@ -21,15 +21,6 @@ bool opensScope(TSNode node) {
   return kind == "function_definition" || kind == "class_definition" || kind == "lambda";
 }
 
-// Is this identifier a read of a variable (not `x.<name>`, not `f(<name>=...)`, not a target)?
-bool isRead(TSNode identifier) {
-  TSNode parent = ts_node_parent(identifier);
-  if (isKind(parent, "attribute") && analysis::sameNode(fieldOf(parent, "attribute"), identifier)) return false;
-  if (isKind(parent, "keyword_argument") && analysis::sameNode(fieldOf(parent, "name"), identifier)) return false;
-  if (isKind(parent, "assignment") && analysis::sameNode(fieldOf(parent, "left"), identifier)) return false;
-  return true;
-}
-
 }  // namespace
 
 TSNode enclosingStatement(TSNode node) {
@@ -82,15 +73,25 @@ void FunctionFlow::addTargets(TSNode target, TSNode statement, TSNode block) {
 FunctionFlow::FunctionFlow(TSNode owner, std::string_view source) : owner_(owner), source_(source) {
   TSNode body = isKind(owner, "function_definition") ? fieldOf(owner, "body") : owner;
   if (ts_node_is_null(body)) return;
-  // Parameters are definitions too (opaque): a parameter is never followed.
+  // Ancestors are kept on stacks during the walk: ts_node_parent costs O(depth), and bodies can
+  // nest 100,000 deep.
+  std::vector<TSNode> ancestors;
   std::vector<TSNode> block_stack;
+  std::vector<TSNode> statement_stack;
   int nested = 0;  // > 0 inside a nested def/class/lambda: reads only
   analysis::walkTree(
       body,
       [&](TSNode node) {
+        TSNode parent = ancestors.empty() ? TSNode{} : ancestors.back();
+        ancestors.push_back(node);
+        if (!ts_node_is_null(parent) && isStatementParent(parent)) statement_stack.push_back(node);
         if (isStatementParent(node)) block_stack.push_back(node);
         if (isKind(node, "identifier")) {
-          if (nested > 0 || isRead(node)) uses_.push_back(node);
+          bool read = true;
+          if (isKind(parent, "attribute") && analysis::sameNode(fieldOf(parent, "attribute"), node)) read = false;
+          if (isKind(parent, "keyword_argument") && analysis::sameNode(fieldOf(parent, "name"), node)) read = false;
+          if (isKind(parent, "assignment") && analysis::sameNode(fieldOf(parent, "left"), node)) read = false;
+          if (nested > 0 || read) uses_.push_back(node);
           return false;
         }
         if (!ts_node_is_named(node)) return true;
@@ -99,7 +100,7 @@ FunctionFlow::FunctionFlow(TSNode owner, std::string_view source) : owner_(owner
           return true;
         }
         if (nested > 0) return true;
-        TSNode statement = enclosingStatement(node);
+        TSNode statement = statement_stack.empty() ? TSNode{} : statement_stack.back();
         TSNode block = block_stack.empty() ? TSNode{} : block_stack.back();
         std::string_view kind = kindOf(node);
         if (kind == "assignment") {
@@ -140,12 +141,85 @@ FunctionFlow::FunctionFlow(TSNode owner, std::string_view source) : owner_(owner
         return true;
       },
       [&](TSNode node) {
+        if (!statement_stack.empty() && analysis::sameNode(statement_stack.back(), node)) statement_stack.pop_back();
         if (isStatementParent(node) && !block_stack.empty()) block_stack.pop_back();
         if (opensScope(node)) --nested;
+        if (!ancestors.empty()) ancestors.pop_back();
       });
   // Definitions take effect where their node ends; keep them ordered by that.
   std::stable_sort(defs_.begin(), defs_.end(),
                    [](const Definition& a, const Definition& b) { return endOf(a.node) < endOf(b.node); });
+}
+
+AttentionIndex::AttentionIndex(TSNode root, std::string_view source) : source_(source) {
+  owners_.reserve(64);
+  std::vector<int> stack;  // owner index per open def; -1 for a class body or a lambda
+  owners_.push_back({root, false, false, -1});
+  stack.push_back(0);
+  analysis::walkTree(
+      root,
+      [&](TSNode node) {
+        std::string_view kind = kindOf(node);
+        if (kind == "function_definition") {
+          int parent = stack.back();
+          owners_.push_back({node, false, false, parent});
+          stack.push_back(static_cast<int>(owners_.size()) - 1);
+        } else if (kind == "lambda" || kind == "class_definition") {
+          stack.push_back(-1);
+        } else if (kind == "identifier") {
+          std::string_view name = analysis::textOf(node, source_);
+          if (stack.back() >= 0) {
+            Owner& owner = owners_[static_cast<size_t>(stack.back())];
+            if (name.find("softmax") != std::string_view::npos || name.find("Softmax") != std::string_view::npos)
+              owner.softmax = true;
+            if (name.find("scaled_dot_product_attention") != std::string_view::npos) owner.sdpa = true;
+          }
+          return false;
+        } else if (kind == "binary_operator" || kind == "call") {
+          bool product = false;
+          if (kind == "binary_operator") {
+            product = analysis::textOf(fieldOf(node, "operator"), source_) == "@";
+          } else {
+            TSNode function = fieldOf(node, "function");
+            std::string_view last =
+                analysis::textOf(isKind(function, "attribute") ? fieldOf(function, "attribute") : function, source_);
+            product = last == "matmul" || last == "bmm" || last == "einsum";
+          }
+          if (product) product_owner_[key(node)] = stack.back();
+        }
+        return true;
+      },
+      [&](TSNode node) {
+        std::string_view kind = kindOf(node);
+        if (kind == "function_definition" || kind == "lambda" || kind == "class_definition") {
+          int closed = stack.back();
+          stack.pop_back();
+          // What a nested def mentions counts for the enclosing one too.
+          if (closed > 0) {
+            const Owner& inner = owners_[static_cast<size_t>(closed)];
+            for (int i = static_cast<int>(stack.size()) - 1; i >= 0; --i) {
+              if (stack[static_cast<size_t>(i)] < 0) continue;
+              Owner& outer = owners_[static_cast<size_t>(stack[static_cast<size_t>(i)])];
+              outer.softmax = outer.softmax || inner.softmax;
+              outer.sdpa = outer.sdpa || inner.sdpa;
+              break;
+            }
+          }
+        }
+      });
+}
+
+const AttentionIndex::Owner* AttentionIndex::ownerOf(TSNode product) const {
+  auto it = product_owner_.find(key(product));
+  if (it == product_owner_.end() || it->second < 0) return nullptr;
+  return &owners_[static_cast<size_t>(it->second)];
+}
+
+const FunctionFlow& AttentionIndex::flow(const Owner& owner) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto& slot = flows_[&owner];
+  if (!slot) slot = std::make_unique<FunctionFlow>(owner.node, source_);
+  return *slot;
 }
 
 const Definition* FunctionFlow::reaching(std::string_view name, uint32_t at) const {

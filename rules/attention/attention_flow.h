@@ -7,7 +7,11 @@
 
 #include <tree_sitter/api.h>
 
+#include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace ptlint::rules::attention {
@@ -51,6 +55,36 @@ class FunctionFlow {
   std::string_view source_;
   std::vector<Definition> defs_;  // in source order
   std::vector<TSNode> uses_;
+};
+
+// One pass over a file for PTL601: which function (or the module) owns each candidate ·V
+// product, whether that body mentions a softmax or already calls scaled_dot_product_attention,
+// and each body's FunctionFlow, built on first use. Without it every product would rescan its
+// whole function, which is quadratic on hostile inputs (10,000 chained `@`).
+class AttentionIndex {
+ public:
+  struct Owner {
+    TSNode node{};      // function_definition or module
+    bool softmax = false;  // the body (nested defs included) names a softmax
+    bool sdpa = false;     // ... or scaled_dot_product_attention
+    int parent = -1;
+  };
+
+  AttentionIndex(TSNode root, std::string_view source);
+
+  // The owner of a product node recorded by the pass; nullptr for products in a class body or
+  // a lambda, and for nodes that are no candidate product.
+  const Owner* ownerOf(TSNode product) const;
+  const FunctionFlow& flow(const Owner& owner) const;
+
+ private:
+  static uint64_t key(TSNode node) { return (uint64_t{ts_node_start_byte(node)} << 32) | ts_node_end_byte(node); }
+
+  std::string_view source_;
+  std::vector<Owner> owners_;
+  std::unordered_map<uint64_t, int> product_owner_;
+  mutable std::mutex mutex_;
+  mutable std::unordered_map<const Owner*, std::unique_ptr<FunctionFlow>> flows_;
 };
 
 // The statement (child of a block or module) that contains `node`, or a null node.

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -1215,21 +1216,6 @@ std::optional<quickfix::Fix> buildFix(const Pattern& p, const ScaleInfo& scale, 
   return fix;
 }
 
-// Does the function already call `scaled_dot_product_attention` (a fused path beside a fallback)?
-bool usesSdpa(TSNode owner, std::string_view source) {
-  bool found = false;
-  analysis::walkTree(
-      owner,
-      [&](TSNode n) {
-        if (found) return false;
-        if (isKind(n, "identifier") && analysis::textOf(n, source).find("scaled_dot_product_attention") != std::string_view::npos)
-          found = true;
-        return true;
-      },
-      [](TSNode) {});
-  return found;
-}
-
 std::string_view maskName(MaskKind kind) {
   switch (kind) {
     case MaskKind::None: return "none";
@@ -1247,21 +1233,31 @@ class HandRolledAttention final : public Rule {
   std::vector<std::string_view> triggers() const override { return {"softmax", "Softmax"}; }
 
   void check(TSNode node, Context& ctx) const override {
-    // Cheap structural filter first: only products can be the final ·V.
+    // One pass per file finds each product's function and what that function mentions; the
+    // checks below are then constant-time until a body names a softmax.
+    static const char kIndexKey = 0;
+    const auto& index = ctx.model().perFileAnalysis<attention::AttentionIndex>(&kIndexKey, [&] {
+      return std::make_shared<const attention::AttentionIndex>(ctx.file().root(), ctx.source());
+    });
+    const attention::AttentionIndex::Owner* owner = index.ownerOf(node);
+    if (owner == nullptr || !owner->softmax || owner->sdpa) return;
+    // The weights enter ·V as a name or a call (softmax, dropout, cast), never as a sum or product.
+    TSNode weights{};
     if (isKind(node, "binary_operator")) {
-      if (analysis::textOf(fieldOf(node, "operator"), ctx.source()) != "@") return;
+      weights = fieldOf(node, "left");
     } else {
+      auto args = positionalArguments(node);
       TSNode function = fieldOf(node, "function");
-      std::string_view last = analysis::textOf(isKind(function, "attribute") ? fieldOf(function, "attribute") : function, ctx.source());
-      if (last != "matmul" && last != "bmm" && last != "einsum") return;
+      bool method = isKind(function, "attribute") && analysis::textOf(fieldOf(function, "attribute"), ctx.source()) != "einsum" &&
+                    !ctx.model().qualifiedName(function);
+      if (method) weights = fieldOf(function, "object");
+      else if (args.size() == 2) weights = args[0];
+      else if (args.size() == 3) weights = args[1];
     }
-    TSNode owner = attention::enclosingFunctionOrModule(node);
-    if (ts_node_is_null(owner)) return;
-    std::string_view body = analysis::textOf(owner, ctx.source());
-    if (body.find("softmax") == std::string_view::npos && body.find("Softmax") == std::string_view::npos) return;
-    if (usesSdpa(owner, ctx.source())) return;
+    weights = unparenthesize(weights);
+    if (!isKind(weights, "identifier") && !isKind(weights, "call")) return;
 
-    FunctionFlow flow(owner, ctx.source());
+    const FunctionFlow& flow = index.flow(*owner);
     Matcher matcher(ctx, flow);
     auto pattern = matcher.match(node);
     if (!pattern) return;

@@ -112,7 +112,11 @@ TEST(Ptl601Facts, HostileInputsDoNotCrash) {
   branchy += "    return s.softmax(-1) @ v\n";
   rules::Settings settings;
   settings.select = {"PTL601"};
-  for (const std::string& source : {deep, branchy}) {
+  // 10,000 chained products in a body that names a softmax: one pass, not one per product.
+  std::string chained = "import torch\ny = torch.softmax(z, -1)\nx = a";
+  for (int i = 0; i < 10000; ++i) chained += " @ a";
+  chained += "\n";
+  for (const std::string& source : {deep, branchy, chained}) {
     auto file = analysis::ParsedFile::parse(source);
     (void)rules::lintFile(file, settings);
   }
