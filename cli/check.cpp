@@ -39,30 +39,36 @@ quickfix::Applicability minimumApplicability(const rules::Settings& settings) {
   return settings.unsafe_fixes ? quickfix::Applicability::Unsafe : quickfix::Applicability::Safe;
 }
 
-std::vector<quickfix::Fix> fixesOf(const analysis::ParsedFile& file, const rules::Settings& settings) {
-  std::vector<quickfix::Fix> fixes;
-  for (auto& d : rules::lintFile(file, settings).diagnostics)
-    if (d.fix) fixes.push_back(std::move(*d.fix));
-  return fixes;
-}
-
 // Lints (and with --fix, fixes) one source text. `report.text` is the final text.
 void checkText(FileReport& report, SourceFile source, const rules::Settings& settings, const CheckOptions& options) {
+  // A file in which no enabled rule could match is neither parsed nor fixed.
+  if (rules::cannotMatch(source.text, settings)) return;
   std::string original = source.text;
   bool want_fix = options.fix || options.diff;
+  size_t initial_findings = 0;
   if (want_fix) {
-    auto provider = [&](const analysis::ParsedFile& file) { return fixesOf(file, settings); };
+    bool first_pass = true;
+    auto provider = [&](const analysis::ParsedFile& file) {
+      std::vector<quickfix::Fix> fixes;
+      auto lint = rules::lintFile(file, settings);
+      if (first_pass) initial_findings = lint.diagnostics.size();
+      first_pass = false;
+      for (auto& d : lint.diagnostics)
+        if (d.fix) fixes.push_back(std::move(*d.fix));
+      return fixes;
+    };
     auto outcome = quickfix::fixToFixpoint(std::move(source.text), minimumApplicability(settings), provider);
     if (outcome.reverted) report.notice = "a fix would have introduced a syntax error; it was not applied";
     if (outcome.hit_pass_cap) report.notice = "fixes did not converge after " + std::to_string(quickfix::kMaxFixPasses) + " passes";
-    report.fixes_applied = outcome.fixes_applied;
     source.text = std::move(outcome.text);
   }
-  if (!want_fix && rules::cannotMatch(source.text, settings)) return;  // nothing can match: no parse
   auto parsed = analysis::ParsedFile::parse(source.text);
   auto result = rules::lintFile(parsed, settings);
   report.diagnostics = std::move(result.diagnostics);
   if (want_fix && source.text != original) {
+    // Findings resolved, as Ruff counts them (one fix can resolve several).
+    report.fixes_applied = static_cast<int>(initial_findings > report.diagnostics.size()
+                                                ? initial_findings - report.diagnostics.size() : 0);
     std::string bom = source.had_bom ? "\xEF\xBB\xBF" : "";
     if (options.diff) report.diff = unifiedDiff(bom + original, bom + source.text, report.display_path);
   }
@@ -255,7 +261,7 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
     if (options.show_fixes && fixed > 0) {
       out << fmt::format("Fixed {} error{}:\n", fixed, fixed == 1 ? "" : "s");
       for (auto& r : reports)
-        if (r.fixes_applied > 0) out << fmt::format("- {}: {} fix{}\n", r.display_path, r.fixes_applied, r.fixes_applied == 1 ? "" : "es");
+        if (r.fixes_applied > 0) out << fmt::format("- {}: {} fixed\n", r.display_path, r.fixes_applied);
     }
   }
   if (had_error) return 2;
