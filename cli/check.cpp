@@ -42,7 +42,10 @@ quickfix::Applicability minimumApplicability(const rules::Settings& settings) {
 // Lints (and with --fix, fixes) one source text. `report.text` is the final text.
 void checkText(FileReport& report, SourceFile source, const rules::Settings& settings, const CheckOptions& options) {
   // A file in which no enabled rule could match is neither parsed nor fixed.
-  if (rules::cannotMatch(source.text, settings)) return;
+  if (rules::cannotMatch(source.text, settings)) {
+    report.text = std::move(source.text);
+    return;
+  }
   std::string original = source.text;
   bool want_fix = options.fix || options.diff;
   size_t initial_findings = 0;

@@ -227,6 +227,22 @@ class Fixes(Workdir):
         self.assertEqual(stat.S_IMODE(os.stat(path).st_mode), 0o754)
         self.assertIn("1 fixed", out)
 
+    def test_fix_leaves_files_without_findings_byte_identical(self):
+        # No rule can match these (no trigger word): they are never parsed, and never written.
+        untouched = {"plain.py": "print('hello')\n", "empty.py": "", "clean.py": CLEAN_SOURCE,
+                     "crlf.py": "x = 1\r\ny = 2\r\n"}
+        for name, content in untouched.items():
+            self.write(name, content.encode("utf-8"), mode="wb")
+        before = {n: os.stat(os.path.join(self.dir, n)).st_mtime_ns for n in untouched}
+        self.write("a.py", AMP_SOURCE)
+        self.check("--fix", "--unsafe-fixes", ".")
+        for name, content in untouched.items():
+            self.assertEqual(self.read(name, mode="rb"), content.encode("utf-8"), name)
+            self.assertEqual(os.stat(os.path.join(self.dir, name)).st_mtime_ns, before[name], name)
+        self.assertEqual(self.read("a.py"), AMP_FIXED)
+        code, out, _ = self.check("--stdin-filename", "plain.py", "--fix", "-", stdin=b"print('hello')\n")
+        self.assertEqual((code, out), (0, "print('hello')\n"))
+
     def test_diff_writes_nothing(self):
         self.write("a.py", AMP_SOURCE)
         code, out, _ = self.check("--diff", ".")
