@@ -39,13 +39,30 @@ std::vector<const Rule*> enabledRules(const Settings& settings) {
   return rules;
 }
 
+// Does `word` occur in `text` (as a whole identifier when `whole_word`)? Bytes >= 0x80 count as
+// identifier characters, so `ampé` is not `amp`.
+bool containsTrigger(std::string_view text, std::string_view word, bool whole_word) {
+  auto isIdent = [](char c) {
+    auto u = static_cast<unsigned char>(c);
+    return u >= 0x80 || u == '_' || (u >= '0' && u <= '9') || ((u | 0x20) >= 'a' && (u | 0x20) <= 'z');
+  };
+  for (size_t pos = text.find(word); pos != std::string_view::npos; pos = text.find(word, pos + 1)) {
+    if (!whole_word) return true;
+    bool starts = pos == 0 || !isIdent(text[pos - 1]);
+    size_t end = pos + word.size();
+    bool ends = end == text.size() || !isIdent(text[end]);
+    if (starts && ends) return true;
+  }
+  return false;
+}
+
 // False when none of the rule's trigger words occurs in `text`: by the contract of
 // `Rule::triggers()` it cannot report there, so it need not run (nor walk the tree).
 bool mayMatch(const Rule& rule, std::string_view text, const Settings& settings) {
   auto triggers = rule.triggersFor(settings);
   if (triggers.empty()) return true;
   for (std::string_view word : triggers)
-    if (text.find(word) != std::string_view::npos) return true;
+    if (containsTrigger(text, word, rule.triggersAreWholeWords())) return true;
   return false;
 }
 
@@ -53,12 +70,8 @@ bool mayMatch(const Rule& rule, std::string_view text, const Settings& settings)
 
 bool cannotMatch(std::string_view text, const Settings& settings) {
   if (settings.isEnabled(syntaxErrorMeta().code, syntaxErrorMeta().enabled_by_default)) return false;
-  for (const Rule* rule : enabledRules(settings)) {
-    auto triggers = rule->triggersFor(settings);
-    if (triggers.empty()) return false;
-    for (std::string_view word : triggers)
-      if (text.find(word) != std::string_view::npos) return false;
-  }
+  for (const Rule* rule : enabledRules(settings))
+    if (mayMatch(*rule, text, settings)) return false;
   return true;
 }
 

@@ -66,6 +66,9 @@ class Rule {
   // Byte strings of which at least one must occur in a file for the rule to possibly report.
   // Empty: the rule must always run. Used to skip parsing files that cannot match.
   virtual std::vector<std::string_view> triggers() const { return {}; }
+  // True when each trigger must occur as a whole identifier (`amp` in `torch.cuda.amp`, not in
+  // `example`): exact for rules whose every finding names that identifier somewhere in the file.
+  virtual bool triggersAreWholeWords() const { return false; }
   // The same under the file's settings, for rules whose triggers depend on them (PTL501 adds
   // the configured `compile-decorators`). The strings may point into `settings`.
   virtual std::vector<std::string_view> triggersFor(const Settings& settings) const {

@@ -1,0 +1,42 @@
+// The byte-level prefilter: exact (never hides a finding) and whole-word where a rule says so.
+#include <gtest/gtest.h>
+
+#include "rules/linter.h"
+
+using namespace ptlint;
+
+namespace {
+
+rules::Settings only(std::string code) {
+  rules::Settings s;
+  s.select = {std::move(code)};
+  return s;
+}
+
+TEST(Prefilter, WholeWordTriggersIgnoreLookalikeSubstrings) {
+  auto ptl101 = only("PTL101");
+  EXPECT_TRUE(rules::cannotMatch("example = sample_rate * 2  # ample\n", ptl101));
+  EXPECT_TRUE(rules::cannotMatch("ampé = 1\n", ptl101));
+  EXPECT_FALSE(rules::cannotMatch("import torch\nwith torch.cuda.amp.autocast(): pass\n", ptl101));
+  EXPECT_FALSE(rules::cannotMatch("from torch.cuda import amp\n", ptl101));
+  EXPECT_FALSE(rules::cannotMatch("amp", ptl101));
+}
+
+TEST(Prefilter, SubstringTriggersStaySubstrings) {
+  // PTL201 also reports FSDP's ShardedGradScaler: its trigger is a substring.
+  EXPECT_FALSE(rules::cannotMatch("s = ShardedGradScaler()\n", only("PTL201")));
+}
+
+TEST(Prefilter, SkippedFilesReallyHaveNoFindings) {
+  const char* source = "import torch\nexample = torch.zeros(3)\n";
+  rules::Settings all = only("ALL");
+  all.ignore = {"PTL000"};
+  ASSERT_TRUE(rules::cannotMatch(source, all));
+  EXPECT_TRUE(rules::lintFile(analysis::ParsedFile::parse(source), all).diagnostics.empty());
+}
+
+TEST(Prefilter, SyntaxErrorRuleNeedsEveryFile) {
+  EXPECT_FALSE(rules::cannotMatch("x = 1\n", only("PTL000")));
+}
+
+}  // namespace
