@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Regenerates the committed seed corpora in fuzz/corpus/<target>/ (small on purpose: < 2 MB in
+all). Seeds: the rule fixtures, a few short Debian PyTorch sources, and generated cases."""
+import glob
+import hashlib
+import json
+import os
+import random
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+SITE = "/usr/lib/python3/dist-packages"
+
+
+def put(target, data, name=None):
+    d = os.path.join(HERE, "corpus", target)
+    os.makedirs(d, exist_ok=True)
+    if isinstance(data, str):
+        data = data.encode()
+    name = name or hashlib.sha1(data).hexdigest()[:16]
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data)
+
+
+def python_seeds():
+    seeds = []
+    for path in sorted(glob.glob(os.path.join(ROOT, "tests", "fixtures", "*.py"))):
+        with open(path, "rb") as f:
+            seeds.append(f.read())
+    for pattern in ("torch/cuda/amp/*.py", "torch/amp/grad_scaler.py", "torch/utils/data/_utils/worker.py",
+                    "torchvision/transforms/_presets.py", "skorch/callbacks/scoring.py"):
+        for path in sorted(glob.glob(os.path.join(SITE, pattern))):
+            with open(path, "rb") as f:
+                data = f.read()
+            if len(data) < 40_000:
+                seeds.append(data)
+    gen = [
+        "x = " + "[" * 50 + "]" * 50,
+        "import torch\nx = " + "torch.cuda.amp.autocast(" * 20 + ")" * 20,
+        "import torch\r\nwith torch.cuda.amp.autocast():\r\n    pass\r\n",
+        "import torch\rwith torch.cuda.amp.autocast():\r    pass\r",
+        "import torch\nx = 'é日本😀'; torch.cuda.amp.GradScaler()  # noqa: PTL2\n",
+        "import torch\x00\ntorch.cuda.amp.autocast()\n",
+        "def f(:\n  torch.cuda.amp.autocast(\n",
+        "# ptlint: noqa\nimport torch\ntorch.cuda.amp.autocast()\n",
+        "from torch.cuda.amp import autocast as ac, GradScaler\nwith ac(enabled=True):\n    s = GradScaler(2.0**16)\n",
+        "import torch\nimport torch.nn.functional as F\ndef attn(q, k, v):\n    a = F.softmax(q @ k.transpose(-2, -1) / 8, dim=-1)\n    return a @ v\n",
+        "import torch, numpy as np\nfrom torch.utils.data import DataLoader\nl = DataLoader(ds, num_workers=n)\n",
+        "import torch\n@torch.compile\ndef f(x):\n    print(x)\n    return x.item()\n",
+        "import torch\nm = torch.nn.parallel.DistributedDataParallel(m, find_unused_parameters=True)\n",
+        "import torch\ntorch.load('x.pt')\ntorch.autograd.set_detect_anomaly(True)\n",
+        "\ufeffimport torch\n",
+        "if x:\n" + "".join(" " * i + "if y:\n" for i in range(1, 40)) + " " * 40 + "pass\n",
+    ]
+    return seeds + [g.encode() for g in gen]
+
+
+def config_seeds():
+    keys = {
+        "select": '["PTL1", "PTL201"]', "extend-select": '["ALL"]', "ignore": '["PTL401"]',
+        "exclude": '["build", "**/gen_*.py"]', "extend-exclude": '["third_party/[ab]*"]', "respect-gitignore": "false",
+        "torch-version": '"2.4"', "unsafe-fixes": "true", "compile-decorators": '["mylib.jit"]',
+    }
+    seeds = ["\n".join(f"{k} = {v}" for k, v in keys.items()) + '\n[per-file-ignores]\n"tests/*.py" = ["PTL5"]\n']
+    seeds += [f"{k} = {v}\n" for k, v in keys.items()]
+    seeds += ['[tool.ptlint]\nselect = ["ALL"]\n[tool.ptlint.per-file-ignores]\n"a/**" = ["PTL1"]\n',
+              '[project]\nname = "x"\n', 'torch-version = "banana"\n', 'select = "PTL1"\n', "unknown-key = 1\n",
+              "select = [\n", 'torch-version = "99999999999999999999.1"\n', '[per-file-ignores]\n"[" = ["PTL1"]\n',
+              "a = 1\na = 2\n", '\ufeffselect = ["PTL101"]\n', "x = \"\\uD800\"\n"]
+    # The first byte picks the file name (ptlint.toml, .ptlint.toml, pyproject.toml).
+    return [bytes([i % 3]) + s.encode() for i, s in enumerate(seeds)]
+
+
+def jsonrpc_seeds():
+    def msg(i, method, params, notify=False):
+        m = {"jsonrpc": "2.0", "method": method, "params": params}
+        if not notify:
+            m["id"] = i
+        return json.dumps(m).encode()
+    uri = "file:///tmp/ptlint-fuzz-nonexistent/a.py"
+    session = [
+        msg(1, "initialize", {"processId": None, "capabilities": {"general": {"positionEncodings": ["utf-8"]}}}),
+        msg(0, "initialized", {}, True),
+        msg(0, "textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1,
+                                                         "text": "import torch\ntorch.cuda.amp.autocast()\n"}}, True),
+        msg(2, "textDocument/codeAction", {"textDocument": {"uri": uri}, "range": {"start": {"line": 0, "character": 0},
+                                           "end": {"line": 5, "character": 0}}, "context": {"diagnostics": []}}),
+        msg(3, "textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 1, "character": 3}}),
+        msg(0, "$/cancelRequest", {"id": 3}, True),
+        msg(4, "textDocument/diagnostic", {"textDocument": {"uri": uri}}),
+        msg(5, "shutdown", None),
+        msg(0, "exit", None, True),
+    ]
+    seeds = [b"\xff".join(session), b"\xff".join(session[:3]), b"{}", b"[]", b"\xff".join([b"{", b"null", b'{"id":1}'])]
+    seeds.append(b"Content-Length: 10\r\n\r\n{\"a\":1}\r\nContent-Length: x\r\n\r\n")
+    return seeds
+
+
+def main():
+    for target in ("analysis", "fix"):
+        for s in python_seeds():
+            put(target, s)
+    for s in config_seeds():
+        put("config", s)
+    for s in jsonrpc_seeds():
+        put("jsonrpc", s)
+    rng = random.Random(8)
+    for n in (0, 8, 64, 256, 1024):
+        put("lsp_session", bytes(rng.randrange(256) for _ in range(n)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,90 @@
+"""Hostile folder trees: symlink loops (`a -> .`, `b -> ..`), dangling links, a FIFO, a link to a
+device, an unreadable folder. The walk must end, lint each real file once, never open the FIFO
+or the device, and warn once about the unreadable folder."""
+import json
+import os
+import pwd
+import shutil
+import stat
+import subprocess
+
+from hostile_common import Failure, check, limit_memory, main, run_ptlint
+
+CODE = "import torch\nwith torch.cuda.amp.autocast():\n    pass\n"
+
+
+def build_tree(root):
+    os.makedirs(os.path.join(root, "pkg", "sub"))
+    for rel in ("a.py", "pkg/b.py", "pkg/sub/c.py"):
+        with open(os.path.join(root, rel), "w") as f:
+            f.write(CODE)
+    os.symlink(".", os.path.join(root, "pkg", "loop"))            # a -> .
+    os.symlink("..", os.path.join(root, "pkg", "sub", "up"))      # b -> ..
+    os.symlink("missing.py", os.path.join(root, "dangling.py"))   # dangling
+    os.symlink("/dev/zero", os.path.join(root, "zero.py"))        # device link
+    os.mkfifo(os.path.join(root, "fifo.py"))                      # FIFO
+    os.symlink("a.py", os.path.join(root, "alias.py"))            # second name of a real file
+    return {"a.py", "pkg/b.py", "pkg/sub/c.py"}
+
+
+def linted_files(proc, root):
+    text = proc.stdout.decode()
+    items = json.loads(text) if text.strip() else []
+    return [os.path.relpath(os.path.realpath(d["filename"]), os.path.realpath(root)) for d in items]
+
+
+def test_links_fifo_device(ptlint, tmp):
+    root = os.path.join(tmp, "tree")
+    expected = build_tree(root)
+    proc = run_ptlint(ptlint, ["check", "--no-cache", "--output-format", "json", root], timeout=30)
+    files = linted_files(proc, root)
+    check(set(files) == expected, f"linted {sorted(set(files))}, expected {sorted(expected)}")
+    check(len(files) == len(expected), f"a real file was linted more than once: {sorted(files)}")
+    # Never opened: trace every open and look for the FIFO and the device.
+    if shutil.which("strace"):
+        trace = os.path.join(tmp, "trace")
+        subprocess.run(["strace", "-f", "-qq", "-e", "trace=open,openat,openat2", "-o", trace, ptlint, "check",
+                        "--no-cache", root], capture_output=True, timeout=60)
+        with open(trace) as f:
+            opens = [l for l in f if "fifo.py" in l or "zero.py" in l or "/dev/zero" in l]
+        check(not opens, f"opened the FIFO or the device: {opens[:3]}")
+    else:
+        print("     strace missing: open trace not checked")
+
+
+def test_unreadable_folder(ptlint, tmp):
+    root = os.path.join(tmp, "tree")
+    build_tree(root)
+    locked = os.path.join(root, "locked")
+    os.makedirs(os.path.join(locked, "inner"))
+    with open(os.path.join(locked, "inner", "d.py"), "w") as f:
+        f.write(CODE)
+    os.chmod(locked, 0)
+    cmd = [ptlint, "check", "--no-cache", "--output-format", "json", root]
+    if os.geteuid() == 0:
+        # root reads mode-000 folders; run ptlint as `nobody` so that the permission bites.
+        if not shutil.which("setpriv"):
+            print("     skipped: running as root without setpriv, cannot make a folder unreadable")
+            return
+        nobody = pwd.getpwnam("nobody")
+        for dirpath, dirnames, filenames in os.walk(tmp):
+            os.chmod(dirpath, 0o755)
+        os.chmod(locked, 0)
+        cmd = ["setpriv", f"--reuid={nobody.pw_uid}", f"--regid={nobody.pw_gid}", "--clear-groups"] + cmd
+        path = os.path.dirname(tmp)
+        while path != "/":
+            if not os.stat(path).st_mode & stat.S_IXOTH:
+                print(f"     skipped: {path} is not searchable by nobody")
+                return
+            path = os.path.dirname(path)
+    proc = subprocess.run(cmd, capture_output=True, timeout=30, preexec_fn=limit_memory)
+    err = proc.stderr.decode(errors="replace")
+    check(proc.returncode >= 0, f"killed by signal {-proc.returncode}")
+    warnings = [l for l in err.splitlines() if "locked" in l]
+    check(len(warnings) == 1, f"expected one warning about the unreadable folder, got {warnings!r}")
+    check(set(linted_files(proc, root)) == {"a.py", "pkg/b.py", "pkg/sub/c.py"}, "the other files were not all linted")
+    os.chmod(locked, 0o755)
+
+
+if __name__ == "__main__":
+    main({"links_fifo_device": test_links_fifo_device, "unreadable_folder": test_unreadable_folder})
