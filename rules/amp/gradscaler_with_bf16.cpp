@@ -2,6 +2,9 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -261,6 +264,47 @@ bool mutuallyExclusive(const std::vector<TSNode>& a, const std::vector<TSNode>& 
   return exitsBefore(a, common, b.back()) || exitsBefore(b, common, a.back());
 }
 
+// The autocasts under `roots` (calls, and `with ctx:` items whose `ctx` was bound to one), in
+// source order, outside nested scopes, strings and comments: (the node met, the autocast call).
+// Cached per owner: a module with n scalers would otherwise be walked n times.
+struct AutocastCandidates {
+  mutable std::mutex mutex;
+  mutable std::map<const void*, std::vector<std::pair<TSNode, TSNode>>> by_owner;
+};
+
+const std::vector<std::pair<TSNode, TSNode>>& autocastCandidates(const analysis::SemanticModel& model, TSNode owner,
+                                                                  const std::vector<TSNode>& roots) {
+  static const int kTag = 0;
+  const auto& cache = model.perFileAnalysis<AutocastCandidates>(&kTag, [] { return std::make_shared<const AutocastCandidates>(); });
+  {
+    std::lock_guard lock(cache.mutex);
+    if (auto it = cache.by_owner.find(owner.id); it != cache.by_owner.end()) return it->second;
+  }
+  std::vector<std::pair<TSNode, TSNode>> found;
+  for (TSNode root : roots) {
+    analysis::walkTree(
+        root,
+        [&](TSNode node) {
+          std::string_view kind = kindOf(node);
+          if (kind == "function_definition" || kind == "class_definition" || kind == "string" || kind == "comment")
+            return false;
+          TSNode autocast{};
+          if (kind == "call" && amp::isAutocastCall(model, node)) {
+            autocast = node;
+          } else if (kind == "with_item") {
+            // `with ctx:` where `ctx = torch.autocast(...)` was bound once, possibly elsewhere.
+            TSNode value = analysis::unparenthesize(fieldOf(node, "value"));
+            if (isKind(value, "identifier")) autocast = amp::autocastCallOf(model, value);
+          }
+          if (!ts_node_is_null(autocast)) found.emplace_back(node, autocast);
+          return true;
+        },
+        [](TSNode) {});
+  }
+  std::lock_guard lock(cache.mutex);
+  return cache.by_owner.emplace(owner.id, std::move(found)).first->second;
+}
+
 // The first bfloat16 autocast that runs in `owner` (its body and, for a function, its
 // decorators) and not in a branch exclusive with `scaler` — provided every such autocast is
 // bfloat16: a float16 one, or one whose dtype is unknown (a parameter, the device default), may be
@@ -282,42 +326,20 @@ TSNode findBf16Autocast(const analysis::SemanticModel& model, const std::vector<
     roots.push_back(owner);
   }
   TSNode found{};
-  bool other_precision = false;
-  for (TSNode root : roots) {
-    analysis::walkTree(
-        root,
-        [&](TSNode node) {
-          if (other_precision) return false;
-          std::string_view kind = kindOf(node);
-          // Nested functions and classes are other scopes; strings and comments never match.
-          if (kind == "function_definition" || kind == "class_definition" || kind == "string" || kind == "comment")
-            return false;
-          TSNode autocast{};
-          if (kind == "call" && amp::isAutocastCall(model, node)) {
-            autocast = node;
-          } else if (kind == "with_item") {
-            // `with ctx:` where `ctx = torch.autocast(...)` was bound once, possibly elsewhere.
-            TSNode value = analysis::unparenthesize(fieldOf(node, "value"));
-            if (isKind(value, "identifier")) autocast = amp::autocastCallOf(model, value);
-          }
-          if (ts_node_is_null(autocast)) return true;
-          if (mutuallyExclusive(analysis::pathTo(owner, node), scaler_path)) return true;
-          switch (amp::autocastCallDtype(model, autocast).kind) {
-            case amp::DtypeKind::BFloat16:
-              if (ts_node_is_null(found)) found = autocast;
-              break;
-            case amp::DtypeKind::Float16:
-            case amp::DtypeKind::Unknown:
-              other_precision = true;
-              return false;
-            case amp::DtypeKind::Other:  // disabled, or a full-precision dtype
-              break;
-          }
-          return true;
-        },
-        [](TSNode) {});
+  for (const auto& [node, autocast] : autocastCandidates(model, owner, roots)) {
+    if (mutuallyExclusive(analysis::pathTo(owner, node), scaler_path)) continue;
+    switch (amp::autocastCallDtype(model, autocast).kind) {
+      case amp::DtypeKind::BFloat16:
+        if (ts_node_is_null(found)) found = autocast;
+        break;
+      case amp::DtypeKind::Float16:
+      case amp::DtypeKind::Unknown:
+        return TSNode{};
+      case amp::DtypeKind::Other:  // disabled, or a full-precision dtype
+        break;
+    }
   }
-  return other_precision ? TSNode{} : found;
+  return found;
 }
 
 class GradScalerWithBf16 final : public Rule {
