@@ -71,7 +71,11 @@ bool writeFileAtomically(const fs::path& path, const std::string& bytes, const s
     }
     bool inside = false;
     for (const auto& root : allowed_roots) {
-      fs::path canonical_root = fs::weakly_canonical(root, ec);
+      // A root that is itself a symlink (`ptlint check --fix link.py`) stands for the link, not
+      // for where it points: resolving it would let its own target count as inside.
+      fs::path canonical_root = fs::is_symlink(fs::symlink_status(root, ec))
+                                    ? fs::weakly_canonical(root.parent_path(), ec) / root.filename()
+                                    : fs::weakly_canonical(root, ec);
       auto rel = target.lexically_relative(canonical_root);
       if (!rel.empty() && !rel.native().starts_with("..")) inside = true;
     }
