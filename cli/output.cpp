@@ -68,8 +68,7 @@ json sarifRules() {
                      {"name", meta.name},
                      {"shortDescription", {{"text", meta.summary}}},
                      {"fullDescription", {{"text", meta.docs}}},
-                     {"defaultConfiguration", {{"level", meta.severity == rules::Severity::Error ? "error" : "warning"}}},
-                     {"helpUri", fmt::format("https://ptlint.invalid/rules/{}", meta.code)}});
+                     {"defaultConfiguration", {{"level", meta.severity == rules::Severity::Error ? "error" : "warning"}}}});
   };
   add(rules::syntaxErrorMeta());
   for (const rules::Rule* rule : rules::allRules()) add(rule->meta());
@@ -144,7 +143,6 @@ void writeDiagnostics(std::ostream& out, const std::vector<FileReport>& files, c
                         {{"driver",
                           {{"name", "ptlint"},
                            {"version", kVersion},
-                           {"informationUri", "https://ptlint.invalid"},
                            {"rules", sarifRules()}}}}},
                        {"results", results}}}}};
       out << sarif.dump(2, ' ', false, json::error_handler_t::replace) << "\n";

@@ -82,7 +82,13 @@ WalkResult collectFiles(const std::vector<fs::path>& roots, ConfigResolver& reso
   WalkResult result;
   std::set<fs::path> seen_files;
   std::set<std::pair<dev_t, ino_t>> seen_dirs;  // guards against bind-mount style loops
-  auto oracle = std::make_unique<GitIgnoreOracle>();
+  // libgit2 is started only when a .gitignore question comes up: `ptlint check one_file.py`
+  // (pre-commit's case) never pays for it.
+  std::unique_ptr<GitIgnoreOracle> lazy_oracle;
+  auto oracle = [&]() -> GitIgnoreOracle& {
+    if (!lazy_oracle) lazy_oracle = std::make_unique<GitIgnoreOracle>();
+    return *lazy_oracle;
+  };
 
   for (const fs::path& root_arg : roots) {
     std::error_code ec;
@@ -100,7 +106,7 @@ WalkResult collectFiles(const std::vector<fs::path>& roots, ConfigResolver& reso
       }
       if (force_exclude) {
         ResolvedConfig config = resolver.forPath(root);
-        if (isExcluded(config, root) || (config.respect_gitignore && oracle->isIgnored(root, false))) continue;
+        if (isExcluded(config, root) || (config.respect_gitignore && oracle().isIgnored(root, false))) continue;
       }
       seen_files.insert(root);
       continue;
@@ -137,7 +143,7 @@ WalkResult collectFiles(const std::vector<fs::path>& roots, ConfigResolver& reso
         if (!is_dir && !is_file) continue;  // symlinks, FIFOs, sockets, devices
         if (is_file && !isPythonFile(path)) continue;
         if (isExcluded(config, path)) continue;
-        if (config.respect_gitignore && oracle->isIgnored(path, is_dir)) continue;
+        if (config.respect_gitignore && oracle().isIgnored(path, is_dir)) continue;
         if (is_dir) subdirs.push_back(path);
         else seen_files.insert(path);
       }
