@@ -6,8 +6,14 @@ namespace ptlint::analysis {
 
 LineIndex::LineIndex(std::string_view text) {
   line_starts_.reserve(text.size() / 32 + 1);
-  for (uint32_t i = 0; i < text.size(); ++i)
-    if (text[i] == '\n') line_starts_.push_back(i + 1);
+  for (uint32_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      line_starts_.push_back(i + 1);
+      line_has_multibyte_.push_back(false);
+    } else if (static_cast<unsigned char>(text[i]) >= 0x80) {
+      line_has_multibyte_.back() = true;
+    }
+  }
 }
 
 uint32_t LineIndex::lineOf(uint32_t offset) const {
@@ -42,6 +48,7 @@ RowColumn LineIndex::codePointRowColumn(uint32_t offset, std::string_view text) 
   if (offset > text.size()) offset = static_cast<uint32_t>(text.size());
   uint32_t row = lineOf(offset);
   uint32_t start = line_starts_[row];
+  if (!line_has_multibyte_[row]) return {row, offset - start};
   return {row, countCodePoints(text.substr(start, offset - start))};
 }
 

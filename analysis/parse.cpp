@@ -72,12 +72,37 @@ ParsedFile::ParsedFile(std::string text, TreePtr tree)
   collectSyntaxErrors();
 }
 
+// Debian's libtree-sitter 0.20 corrupts its heap freeing trees of unclosed brackets nested
+// ~50,000 deep. No real program nests like that: past this depth the file is treated as one
+// syntax error (an empty tree), so it is reported, never fixed, and never crashes anything.
+constexpr int kMaxBracketDepth = 30000;
+
+static bool nestsTooDeep(std::string_view text) {
+  int depth = 0;
+  for (char c : text) {
+    if (c == '(' || c == '[' || c == '{') {
+      if (++depth > kMaxBracketDepth) return true;
+    } else if ((c == ')' || c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return false;
+}
+
 ParsedFile ParsedFile::parse(std::string text) {
+  if (nestsTooDeep(text)) {
+    ParsedFile file(std::move(text), TreePtr(parseWith(threadParser(), nullptr, "")));
+    file.syntax_errors_.push_back({0, 0, "Brackets nested more than 30000 deep; the file is not analysed"});
+    return file;
+  }
   TSTree* tree = parseWith(threadParser(), nullptr, text);
   return ParsedFile(std::move(text), TreePtr(tree));
 }
 
 ParsedFile ParsedFile::reparse(std::string new_text, const TSInputEdit& edit) const {
+  // A placeholder tree (see nestsTooDeep) does not describe the old text: parse afresh.
+  if (nestsTooDeep(new_text) || (ts_node_end_byte(root()) == 0 && !text_.empty()))
+    return parse(std::move(new_text));
   TreePtr edited(ts_tree_copy(tree_.get()));
   ts_tree_edit(edited.get(), &edit);
   TSTree* tree = parseWith(threadParser(), edited.get(), new_text);

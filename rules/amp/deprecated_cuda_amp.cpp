@@ -347,23 +347,37 @@ class ShimDetector {
  public:
   explicit ShimDetector(const SemanticModel& model) : model_(model), source_(model.file().text()) {}
 
+  // Whether some ancestor pair on `path` (root first) makes the leaf a compatibility shim. The
+  // answer for a prefix does not depend on what lies below it, so it is remembered per depth:
+  // the walker only pushes and pops at the end of `path`, which keeps each call amortised O(1)
+  // (re-checking every ancestor per use was quadratic in nesting depth).
   bool isShim(Path path) {
-    for (size_t i = path.size() - 1; i > 0; --i) {
-      TSNode child = path[i], parent = path[i - 1];
-      std::string_view kind = kindOf(parent);
-      if (kind == "try_statement" && isKind(child, "except_clause")) {
-        if (mentionsNewApi(fieldOf(parent, "body"), {})) return true;
-      } else if (kind == "if_statement" || kind == "conditional_expression") {
-        // Only a branch chosen by a feature or version test: `if torch.cuda.is_available():
-        // <old API> else: torch.amp.autocast("cpu")` is a real use.
-        TSNode condition = kind == "if_statement" ? fieldOf(parent, "condition") : ts_node_named_child(parent, 1);
-        if (!sameNode(condition, child) && isFeatureTest(condition) && mentionsNewApi(parent, child)) return true;
-      }
+    if (path.empty()) return false;
+    size_t valid = std::min(prefix_.size(), path.size());
+    while (valid > 0 && !sameNode(prefix_[valid - 1].first, path[valid - 1])) --valid;
+    prefix_.resize(valid);
+    for (size_t i = valid; i < path.size(); ++i) {
+      bool shim = i > 0 && (prefix_[i - 1].second || pairMakesShim(path[i - 1], path[i]));
+      prefix_.emplace_back(path[i], shim);
+    }
+    return prefix_.back().second;
+  }
+
+ private:
+  bool pairMakesShim(TSNode parent, TSNode child) {
+    std::string_view kind = kindOf(parent);
+    if (kind == "try_statement" && isKind(child, "except_clause")) return mentionsNewApi(fieldOf(parent, "body"), {});
+    if (kind == "if_statement" || kind == "conditional_expression") {
+      // Only a branch chosen by a feature or version test: `if torch.cuda.is_available():
+      // <old API> else: torch.amp.autocast("cpu")` is a real use.
+      TSNode condition = kind == "if_statement" ? fieldOf(parent, "condition") : ts_node_named_child(parent, 1);
+      return !sameNode(condition, child) && isFeatureTest(condition) && mentionsNewApi(parent, child);
     }
     return false;
   }
 
- private:
+  std::vector<std::pair<TSNode, bool>> prefix_;  // (ancestor, shim so far) per depth
+
   // `hasattr(torch.amp, "custom_fwd")`, `TORCH_VERSION >= (2, 4)`, `version.parse(...)`.
   bool isFeatureTest(TSNode condition) {
     if (ts_node_is_null(condition)) return false;

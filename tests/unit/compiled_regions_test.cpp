@@ -290,8 +290,8 @@ def step(x):
 TEST(CompiledRegionsTest, BrokenAndDeepInputsDoNotCrash) {
   auto broken = analyse("import torch\n@torch.compile\ndef f(x:\n    return x.item(\n@torch.compile(\nclass");
   (void)broken.regions->functions();
-  std::string deep = "import torch\n@torch.compile\ndef f(x):\n    return " + std::string(50000, '(') + "x.item()" +
-                     std::string(50000, ')') + "\n";
+  std::string deep = "import torch\n@torch.compile\ndef f(x):\n    return " + std::string(20000, '(') + "x.item()" +
+                     std::string(20000, ')') + "\n";
   auto nested = analyse(deep);
   EXPECT_EQ(compiledNames(nested), (std::set<std::string>{"f"}));
   EXPECT_EQ(analyse("").regions->functions().size(), 0u);

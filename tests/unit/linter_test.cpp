@@ -40,3 +40,21 @@ TEST(Prefilter, SyntaxErrorRuleNeedsEveryFile) {
 }
 
 }  // namespace
+
+namespace {
+
+// Debian's libtree-sitter 0.20 corrupts its heap freeing unclosed brackets ~50,000 deep: such a
+// file becomes one syntax error instead of a tree, for parse and reparse alike.
+TEST(Parse, AbsurdBracketDepthIsASyntaxErrorNotACrash) {
+  std::string unclosed = "x = " + std::string(50000, '(');
+  auto file = analysis::ParsedFile::parse(unclosed);
+  ASSERT_TRUE(file.hasSyntaxErrors());
+  EXPECT_EQ(file.text(), unclosed);
+  TSInputEdit edit{4, 4, 5, {0, 4}, {0, 4}, {0, 5}};
+  auto again = file.reparse("x = 1" + unclosed.substr(4), edit);
+  EXPECT_TRUE(again.hasSyntaxErrors());
+  auto fine = analysis::ParsedFile::parse("x = " + std::string(20000, '(') + "1" + std::string(20000, ')') + "\n");
+  EXPECT_FALSE(fine.hasSyntaxErrors());
+}
+
+}  // namespace
