@@ -50,8 +50,9 @@ NoqaIndex NoqaIndex::build(const ParsedFile& file) {
   std::string_view source = file.text();
   // Cheap prefilter: most files carry no `noqa` at all.
   bool any = false;
-  for (size_t pos = source.find("oqa"); pos != std::string_view::npos; pos = source.find("oqa", pos + 1)) {
-    if (pos > 0 && (source[pos - 1] == 'n' || source[pos - 1] == 'N')) { any = true; break; }
+  // Any case counts (`# NOQA` is common): find each 'q'/'Q' and look around it.
+  for (size_t pos = 2; pos + 1 < source.size() && !any; ++pos) {
+    if ((source[pos] | 0x20) == 'q') any = startsWithIgnoreCase(source.substr(pos - 2, 4), "noqa");
   }
   if (!any) return index;
 

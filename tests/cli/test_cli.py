@@ -150,6 +150,7 @@ class Noqa(Workdir):
             d = torch.cuda.amp.autocast()  # noqa: PTL201
             e = "torch.cuda.amp.autocast()  # noqa"
             """))
+        self.write("b.py", "import torch\nf = torch.cuda.amp.autocast()  # NOQA: PTL101\n")
         _, out, _ = self.check("--output-format", "json", ".")
         rows = json.loads(out)
         self.assertEqual([r["location"]["row"] for r in rows], [5])
