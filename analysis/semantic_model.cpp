@@ -91,7 +91,6 @@ class ModelBuilder {
     scope->end = end;
     scope->parent = stack_.empty() ? nullptr : stack_.back();
     Scope* raw = scope.get();
-    model_.scope_by_node_[node.id] = raw;
     model_.scopes_.push_back(std::move(scope));
     return raw;
   }
@@ -292,11 +291,6 @@ const Scope& SemanticModel::scopeAt(TSNode node) const {
   const Scope* scope = std::prev(it)->get();
   while (scope->parent != nullptr && !(scope->start <= pos && pos < scope->end)) scope = scope->parent;
   return *scope;
-}
-
-const Scope* SemanticModel::scopeOpenedBy(TSNode node) const {
-  auto it = scope_by_node_.find(node.id);
-  return it == scope_by_node_.end() ? nullptr : it->second;
 }
 
 const std::vector<const Binding*>* SemanticModel::bindingsOf(const Scope& scope, std::string_view name) const {

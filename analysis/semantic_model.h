@@ -67,8 +67,6 @@ class SemanticModel {
   const std::vector<std::unique_ptr<Scope>>& scopes() const { return scopes_; }
   // The innermost scope whose names are visible at `node`.
   const Scope& scopeAt(TSNode node) const;
-  // The scope a def/class/lambda node opens, or nullptr.
-  const Scope* scopeOpenedBy(TSNode node) const;
 
   // Python name resolution (LEGB, class scopes invisible to nested functions). Picks the last
   // binding before `at`, else the first; `except ImportError` fallbacks only when nothing else.
@@ -113,7 +111,6 @@ class SemanticModel {
   const ParsedFile& file_;
   std::vector<std::unique_ptr<Scope>> scopes_;        // in order of start; [0] is the module
   std::vector<std::unique_ptr<Binding>> bindings_;    // in source order
-  std::unordered_map<const void*, const Scope*> scope_by_node_;
   mutable std::mutex analyses_mutex_;
   mutable std::unordered_map<const void*, std::shared_ptr<const void>> analyses_;
 };

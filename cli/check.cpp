@@ -70,7 +70,7 @@ void checkText(FileReport& report, SourceFile source, const rules::Settings& set
   report.diagnostics = std::move(result.diagnostics);
   if (want_fix && source.text != original) {
     // Findings resolved, as Ruff counts them (one fix can resolve several).
-    report.fixes_applied = static_cast<int>(initial_findings > report.diagnostics.size()
+    report.findings_fixed = static_cast<int>(initial_findings > report.diagnostics.size()
                                                 ? initial_findings - report.diagnostics.size() : 0);
     std::string bom = source.had_bom ? "\xEF\xBB\xBF" : "";
     if (options.diff) report.diff = unifiedDiff(bom + original, bom + source.text, report.display_path);
@@ -185,7 +185,7 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
                 report.diagnostics = rules::lintFile(parsed, settings).diagnostics;
                 report.text = std::move(original);
                 report.lines = analysis::LineIndex(report.text);
-                report.fixes_applied = 0;
+                report.findings_fixed = 0;
               }
             }
             if (report.diagnostics.empty()) {
@@ -224,7 +224,7 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
     }
     if (r.notice) err << fmt::format("warning: {}: {}\n", r.display_path, *r.notice);
     remaining += r.diagnostics.size();
-    fixed += static_cast<size_t>(r.fixes_applied);
+    fixed += static_cast<size_t>(r.findings_fixed);
     for (auto& d : r.diagnostics)
       if (d.fix && (d.fix->applicability == quickfix::Applicability::Safe ||
                     (output.unsafe_fixes && d.fix->applicability == quickfix::Applicability::Unsafe)))
@@ -264,7 +264,7 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
     if (options.show_fixes && fixed > 0) {
       out << fmt::format("Fixed {} error{}:\n", fixed, fixed == 1 ? "" : "s");
       for (auto& r : reports)
-        if (r.fixes_applied > 0) out << fmt::format("- {}: {} fixed\n", r.display_path, r.fixes_applied);
+        if (r.findings_fixed > 0) out << fmt::format("- {}: {} fixed\n", r.display_path, r.findings_fixed);
     }
   }
   if (had_error) return 2;
