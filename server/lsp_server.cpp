@@ -102,6 +102,34 @@ class Reply {
   RequestPtr request_;
 };
 
+// Work-done progress for a client-supplied token: at most one begin and, once begun, exactly one
+// end. Dropping it unended (the work was cancelled, skipped or threw) ends it as "cancelled".
+class WorkDoneReporter {
+ public:
+  using Notify = std::function<void(const json& token, const WorkDoneProgress& value)>;
+  WorkDoneReporter(Notify notify, std::optional<json> token) : notify_(std::move(notify)), token_(std::move(token)) {}
+  ~WorkDoneReporter() { end("cancelled"); }
+  WorkDoneReporter(const WorkDoneReporter&) = delete;
+  WorkDoneReporter& operator=(const WorkDoneReporter&) = delete;
+
+  void begin(const std::string& title) {
+    if (!token_ || began_.exchange(true)) return;
+    notify_(*token_, {"begin", title, "", 0, true});
+  }
+  void report(const std::string& message, int percentage) {
+    if (began_ && !ended_) notify_(*token_, {"report", "", message, percentage, true});
+  }
+  void end(const std::string& message) {
+    if (!began_ || ended_.exchange(true)) return;
+    notify_(*token_, {"end", "", message, std::nullopt, false});
+  }
+
+ private:
+  Notify notify_;
+  std::optional<json> token_;
+  std::atomic<bool> began_{false}, ended_{false};
+};
+
 // --- Analysis results ---------------------------------------------------------------------------
 
 struct AnalysisResult {
@@ -908,11 +936,12 @@ class LspServer {
     }
     std::map<std::string, std::string> previous;
     for (const auto& p : params.previousResultIds) previous[p.uri] = p.value;
-    onWorker(reply, [this, folders, walk_resolver, token, previous, reply] {
-      auto progress = [&](WorkDoneProgress value) {
-        if (token) notify("$/progress", {{"token", *token}, {"value", value}});
-      };
-      progress({"begin", "ptlint: checking the workspace", "", 0, true});
+    // Begun here, before the work is queued, so that the client sees the same sequence whenever a
+    // cancellation lands: begin, then exactly one end ("cancelled" if the pass never finished).
+    auto work_done = std::make_shared<WorkDoneReporter>(
+        [this](const json& t, const WorkDoneProgress& v) { notify("$/progress", {{"token", t}, {"value", v}}); }, token);
+    work_done->begin("ptlint: checking the workspace");
+    onWorker(reply, [this, folders, walk_resolver, previous, reply, work_done] {
       std::vector<fs::path> roots;
       for (const auto& f : folders) roots.push_back(f.path);
       workspace::WalkResult walk = roots.empty() ? workspace::WalkResult{} : workspace::collectFiles(roots, *walk_resolver, false);
@@ -936,10 +965,7 @@ class LspServer {
       WorkspaceDiagnosticReport report;
       size_t total = walk.files.size(), done = 0;
       for (const fs::path& file : walk.files) {
-        if (reply.cancelled() || shutting_down_) {
-          progress({"end", "", "cancelled", std::nullopt, false});
-          return;
-        }
+        if (reply.cancelled() || shutting_down_) return;  // work_done ends as "cancelled"
         DocumentDiagnosticReport item;
         item.workspaceItem = true;
         auto open = open_by_path.find(file.lexically_normal());
@@ -978,10 +1004,10 @@ class LspServer {
         report.items.push_back(std::move(item));
         ++done;
         if (total > 0 && (done % 20 == 0 || done == total))
-          progress({"report", "", std::to_string(done) + "/" + std::to_string(total) + " files",
-                    static_cast<int>(done * 100 / total), true});
+          work_done->report(std::to_string(done) + "/" + std::to_string(total) + " files",
+                            static_cast<int>(done * 100 / total));
       }
-      progress({"end", "", std::to_string(report.items.size()) + " files checked", std::nullopt, false});
+      work_done->end(std::to_string(report.items.size()) + " files checked");
       reply(report);
     });
   }
