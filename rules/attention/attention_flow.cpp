@@ -156,9 +156,24 @@ AttentionIndex::AttentionIndex(TSNode root, std::string_view source) : source_(s
   std::vector<int> stack;  // owner index per open def; -1 for a class body or a lambda
   owners_.push_back({root, false, false, -1});
   stack.push_back(0);
+  // Every fact the pass records sits on one of these words. A subtree without any records
+  // nothing: its products are not in the text, and the defs inside have no products and set no
+  // flag. Skipping it is exact, and leaves a few ancestors of each word to walk.
+  std::vector<uint32_t> words;
+  for (std::string_view word : {"@", "matmul", "bmm", "einsum", "softmax", "Softmax", "scaled_dot_product_attention"})
+    for (size_t at = source.find(word); at != std::string_view::npos; at = source.find(word, at + 1))
+      words.push_back(static_cast<uint32_t>(at));
+  std::sort(words.begin(), words.end());
+  size_t next_word = 0;  // the first word at or after the current node (pre-order starts never decrease)
+  TSNode skipped{};
   analysis::walkTree(
       root,
       [&](TSNode node) {
+        while (next_word < words.size() && words[next_word] < ts_node_start_byte(node)) ++next_word;
+        if (next_word == words.size() || words[next_word] >= ts_node_end_byte(node)) {
+          skipped = node;  // its leave() follows at once: nothing was pushed for it
+          return false;
+        }
         std::string_view kind = kindOf(node);
         if (kind == "function_definition") {
           int parent = stack.back();
@@ -190,6 +205,7 @@ AttentionIndex::AttentionIndex(TSNode root, std::string_view source) : source_(s
         return true;
       },
       [&](TSNode node) {
+        if (analysis::sameNode(node, skipped)) return;
         std::string_view kind = kindOf(node);
         if (kind == "function_definition" || kind == "lambda" || kind == "class_definition") {
           int closed = stack.back();
