@@ -512,6 +512,47 @@ std::string describe(const Target& t, const Site& site, const SemanticModel& mod
   return old + " is deprecated since PyTorch 2.4; use `" + use + "`";
 }
 
+// Where the walk below must look: every occurrence of `amp` and of each name that can stand for
+// the old API without spelling it — a name imported from it (`import torch.cuda.amp as A`) and
+// an alias assigned from such a name (`B = A`, followed as far as qualifiedName follows). A
+// reference to the old API, and a deprecated import, always contains one of these words.
+// Occurrences are substrings, so the list errs towards walking more.
+std::vector<uint32_t> wordOffsets(const SemanticModel& model, std::string_view source) {
+  auto has_amp = [](std::string_view text) { return text.find("amp") != std::string_view::npos; };
+  std::unordered_set<std::string_view> names;
+  std::vector<const Binding*> aliases;  // assignments qualifiedName may follow: `B = A.x`
+  for (const auto& binding : model.bindings()) {
+    if (binding->kind == BindingKind::Import) {
+      if (has_amp(binding->qualified_name) || has_amp(analysis::canonicalQualifiedName(binding->qualified_name)))
+        names.insert(binding->name);
+    } else if (binding->kind == BindingKind::Assignment && !ts_node_is_null(binding->value)) {
+      TSNode value = analysis::unparenthesize(binding->value);
+      if (isKind(value, "identifier") || isKind(value, "attribute")) aliases.push_back(binding.get());
+    }
+  }
+  // As deep as qualifiedName follows alias chains.
+  for (int round = 0; round <= 8 && !aliases.empty(); ++round) {
+    size_t before = names.size();
+    std::erase_if(aliases, [&](const Binding* b) {
+      TSNode value = analysis::unparenthesize(b->value);
+      if (!has_amp(model.text(value)) && !names.contains(model.text(baseOf(value)))) return false;
+      names.insert(b->name);
+      return true;
+    });
+    if (names.size() == before) break;
+  }
+  std::vector<uint32_t> offsets;
+  names.insert("amp");
+  for (std::string_view word : names) {
+    if (word.empty()) continue;
+    for (size_t at = source.find(word); at != std::string_view::npos; at = source.find(word, at + 1))
+      offsets.push_back(static_cast<uint32_t>(at));
+  }
+  std::sort(offsets.begin(), offsets.end());
+  offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
+  return offsets;
+}
+
 class DeprecatedCudaAmp final : public Rule {
  public:
   const RuleMeta& meta() const override { return kDeprecatedCudaAmp; }
@@ -548,13 +589,18 @@ class DeprecatedCudaAmp final : public Rule {
     }
 
     // 2. One walk: import statements, references to the old API, uses of the imported names.
+    // Only subtrees that hold one of `words` can hold any of those: the rest is not entered.
+    std::vector<uint32_t> words = wordOffsets(model, ctx.source());
+    size_t next_word = 0;  // the first word at or after the current node (pre-order starts never decrease)
     std::vector<std::pair<TSNode, bool>> imports;  // with: is it a compatibility shim
     std::vector<Use> direct;
     std::vector<TSNode> path;
     analysis::walkTree(
         root,
         [&](TSNode node) {
-          path.push_back(node);
+          path.push_back(node);  // popped by leave(), which runs for skipped nodes too
+          while (next_word < words.size() && words[next_word] < startOf(node)) ++next_word;
+          if (next_word == words.size() || words[next_word] >= endOf(node)) return false;
           std::string_view kind = kindOf(node);
           if (kind == "import_statement" || kind == "import_from_statement") {
             bool shim = shims.isShim(path);
