@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <iterator>
+#include <vector>
 #include <utility>
 
 #include "analysis/syntax.h"
@@ -186,7 +188,30 @@ class ModelBuilder {
     });
   }
 
+  // Node kinds `enter` acts on, by grammar symbol: most nodes are none of them and are passed
+  // without reading their kind's name.
+  static bool actsOn(TSSymbol symbol) {
+    static const std::vector<bool> table = [] {
+      static constexpr std::string_view kKinds[] = {
+          "comment", "string", "integer", "float", "import_statement", "import_from_statement",
+          "function_definition", "class_definition", "lambda", "list_comprehension", "set_comprehension",
+          "dictionary_comprehension", "generator_expression", "global_statement", "nonlocal_statement",
+          "assignment", "named_expression", "augmented_assignment", "for_statement", "for_in_clause",
+          "as_pattern", "except_clause"};
+      const TSLanguage* language = pythonLanguage();
+      std::vector<bool> acts(ts_language_symbol_count(language), false);
+      for (TSSymbol id = 0; id < acts.size(); ++id) {
+        const char* name = ts_language_symbol_name(language, id);
+        if (name == nullptr) continue;
+        acts[id] = std::find(std::begin(kKinds), std::end(kKinds), std::string_view(name)) != std::end(kKinds);
+      }
+      return acts;
+    }();
+    return symbol >= table.size() || table[symbol];
+  }
+
   bool enter(TSNode node) {
+    if (!actsOn(ts_node_symbol(node))) return true;
     std::string_view kind = kindOf(node);
     if (kind == "comment" || kind == "string" || kind == "integer" || kind == "float") return false;
     if (kind == "import_statement" || kind == "import_from_statement") {
