@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "analysis/syntax.h"
+#include "analysis/text_search.h"
 
 namespace ptlint::analysis {
 
@@ -119,7 +120,7 @@ class CompiledRegions::Builder {
     TSNode root = model_.file().root();
     for (std::string_view word : words) {
       if (word.empty()) continue;
-      for (size_t at = source_.find(word); at != std::string_view::npos; at = source_.find(word, at + 1)) {
+      for (size_t at = findBytes(source_, word); at != std::string_view::npos; at = findBytes(source_, word, at + 1)) {
         size_t end = at + word.size();
         if ((at > 0 && identifier_char(source_[at - 1])) || (end < source_.size() && identifier_char(source_[end])))
           continue;

@@ -5,6 +5,7 @@
 
 #include "analysis/noqa.h"
 #include "analysis/syntax.h"
+#include "analysis/text_search.h"
 #include "rules/registry.h"
 
 namespace ptlint::rules {
@@ -46,7 +47,8 @@ bool containsTrigger(std::string_view text, std::string_view word, bool whole_wo
     auto u = static_cast<unsigned char>(c);
     return u >= 0x80 || u == '_' || (u >= '0' && u <= '9') || ((u | 0x20) >= 'a' && (u | 0x20) <= 'z');
   };
-  for (size_t pos = text.find(word); pos != std::string_view::npos; pos = text.find(word, pos + 1)) {
+  for (size_t pos = analysis::findBytes(text, word); pos != std::string_view::npos;
+       pos = analysis::findBytes(text, word, pos + 1)) {
     if (!whole_word) return true;
     bool starts = pos == 0 || !isIdent(text[pos - 1]);
     size_t end = pos + word.size();

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "analysis/syntax.h"
+#include "analysis/text_search.h"
 #include "rules/all_rules.h"
 #include "rules/helpers.h"
 
@@ -545,8 +546,7 @@ std::vector<uint32_t> wordOffsets(const SemanticModel& model, std::string_view s
   names.insert("amp");
   for (std::string_view word : names) {
     if (word.empty()) continue;
-    for (size_t at = source.find(word); at != std::string_view::npos; at = source.find(word, at + 1))
-      offsets.push_back(static_cast<uint32_t>(at));
+    analysis::forEachOccurrence(source, word, [&](size_t at) { offsets.push_back(static_cast<uint32_t>(at)); });
   }
   std::sort(offsets.begin(), offsets.end());
   offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "analysis/syntax.h"
+#include "analysis/text_search.h"
 
 namespace ptlint::rules::attention {
 
@@ -161,8 +162,7 @@ AttentionIndex::AttentionIndex(TSNode root, std::string_view source) : source_(s
   // flag. Skipping it is exact, and leaves a few ancestors of each word to walk.
   std::vector<uint32_t> words;
   for (std::string_view word : {"@", "matmul", "bmm", "einsum", "softmax", "Softmax", "scaled_dot_product_attention"})
-    for (size_t at = source.find(word); at != std::string_view::npos; at = source.find(word, at + 1))
-      words.push_back(static_cast<uint32_t>(at));
+    analysis::forEachOccurrence(source, word, [&](size_t at) { words.push_back(static_cast<uint32_t>(at)); });
   std::sort(words.begin(), words.end());
   size_t next_word = 0;  // the first word at or after the current node (pre-order starts never decrease)
   TSNode skipped{};
