@@ -8,7 +8,7 @@ packages=(
   # build
   build-essential cmake ninja-build pkg-config ccache
   nlohmann-json3-dev libasio-dev libcli11-dev libtomlplusplus-dev libgit2-dev libfmt-dev
-  libtree-sitter-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libtree-sitter-dev libxxhash-dev libgtest-dev libgmock-dev libbenchmark-dev
   # grammar download (npm pack) and editor tooling
   nodejs npm
   # packaging: CPack DEB declares dependencies with dpkg-shlibdeps; pre-commit needs git
