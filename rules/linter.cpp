@@ -119,6 +119,11 @@ LintResult lintFile(const analysis::ParsedFile& file, const Settings& settings) 
                                });
     if (only_module) wanted.push_back(file.root());
     Context ctx(file, *model, settings, *rules.front(), result.diagnostics);
+    for (const Rule* rule : rules) {
+      ctx.setRule(*rule);
+      if (rule->mayReportIn(ctx)) continue;
+      for (auto& list : by_symbol) std::erase(list, rule);
+    }
     auto dispatch = [&](TSNode node) {
       TSSymbol symbol = ts_node_symbol(node);
       if (symbol >= by_symbol.size()) return;

@@ -75,6 +75,13 @@ class Rule {
     (void)settings;
     return triggers();
   }
+  // Asked once per file, after the semantic model is built and before any check(): false when
+  // the rule cannot report in this file (PTL501 where nothing is compiled), so none of its nodes
+  // are dispatched. Exact, like triggers(): it must never hide a finding.
+  virtual bool mayReportIn(Context& ctx) const {
+    (void)ctx;
+    return true;
+  }
 };
 
 // What a rule sees while checking one file.

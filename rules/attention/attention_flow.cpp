@@ -223,6 +223,9 @@ AttentionIndex::AttentionIndex(TSNode root, std::string_view source) : source_(s
           }
         }
       });
+  for (const auto& [product, owner] : product_owner_)
+    if (owner >= 0 && owners_[static_cast<size_t>(owner)].softmax && !owners_[static_cast<size_t>(owner)].sdpa)
+      has_candidates_ = true;
 }
 
 const AttentionIndex::Owner* AttentionIndex::ownerOf(TSNode product) const {

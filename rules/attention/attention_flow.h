@@ -75,6 +75,9 @@ class AttentionIndex {
   // The owner of a product node recorded by the pass; nullptr for products in a class body or
   // a lambda, and for nodes that are no candidate product.
   const Owner* ownerOf(TSNode product) const;
+  // Whether some product sits in a body that names a softmax and no scaled_dot_product_attention:
+  // without one, PTL601 has nothing to look at in this file.
+  bool hasCandidates() const { return has_candidates_; }
   const FunctionFlow& flow(const Owner& owner) const;
 
  private:
@@ -83,6 +86,7 @@ class AttentionIndex {
   std::string_view source_;
   std::vector<Owner> owners_;
   std::unordered_map<uint64_t, int> product_owner_;
+  bool has_candidates_ = false;
   mutable std::mutex mutex_;
   mutable std::unordered_map<const Owner*, std::unique_ptr<FunctionFlow>> flows_;
 };

@@ -1227,18 +1227,24 @@ std::string_view maskName(MaskKind kind) {
 }
 
 class HandRolledAttention final : public Rule {
+  // One pass per file finds each product's function and what that function mentions; the
+  // checks are then constant-time until a body names a softmax.
+  static const attention::AttentionIndex& index(Context& ctx) {
+    static const char kIndexKey = 0;
+    return ctx.model().perFileAnalysis<attention::AttentionIndex>(&kIndexKey, [&] {
+      return std::make_shared<const attention::AttentionIndex>(ctx.file().root(), ctx.source());
+    });
+  }
+
  public:
   const RuleMeta& meta() const override { return kHandRolledAttention; }
   std::vector<std::string_view> nodeKinds() const override { return {"binary_operator", "call"}; }
   std::vector<std::string_view> triggers() const override { return {"softmax", "Softmax"}; }
 
+  bool mayReportIn(Context& ctx) const override { return index(ctx).hasCandidates(); }
+
   void check(TSNode node, Context& ctx) const override {
-    // One pass per file finds each product's function and what that function mentions; the
-    // checks below are then constant-time until a body names a softmax.
-    static const char kIndexKey = 0;
-    const auto& index = ctx.model().perFileAnalysis<attention::AttentionIndex>(&kIndexKey, [&] {
-      return std::make_shared<const attention::AttentionIndex>(ctx.file().root(), ctx.source());
-    });
+    const attention::AttentionIndex& index = this->index(ctx);
     const attention::AttentionIndex::Owner* owner = index.ownerOf(node);
     if (owner == nullptr || !owner->softmax || owner->sdpa) return;
     // The weights enter ·V as a name or a call (softmax, dropout, cast), never as a sum or product.

@@ -2,6 +2,7 @@
 #include <string>
 
 #include "analysis/compiled_regions.h"
+#include "analysis/text_search.h"
 #include "analysis/syntax.h"
 #include "rules/all_rules.h"
 
@@ -122,10 +123,20 @@ class ItemInCompiledRegion final : public Rule {
     return words;
   }
 
+  bool mayReportIn(Context& ctx) const override {
+    // Every finding is a call of a method named `item` or `tolist`: without those words the
+    // regions need not be built.
+    if (analysis::findBytes(ctx.source(), "item") == std::string_view::npos &&
+        analysis::findBytes(ctx.source(), "tolist") == std::string_view::npos)
+      return false;
+    const auto& regions = analysis::CompiledRegions::of(ctx.model(), ctx.settings().compile_decorators);
+    return !regions.functions().empty() && !regions.capturesScalarOutputs();
+  }
+
   void check(TSNode call, Context& ctx) const override {
     std::string_view method = scalarReadMethod(call, ctx.source());
     if (method.empty()) return;
-    // Built once per file, on the first candidate call.
+    // Built once per file (by mayReportIn).
     const auto& regions = analysis::CompiledRegions::of(ctx.model(), ctx.settings().compile_decorators);
     if (regions.capturesScalarOutputs()) return;
     const auto* fn = regions.functionAt(call);
