@@ -143,6 +143,10 @@ class ModelBuilder {
   void bindParameters(TSNode parameters, TSNode owner) {
     forEachNamedChild(parameters, [&](TSNode param) {
       std::string_view kind = kindOf(param);
+      for (const char* evaluated_outside : {"value", "type"}) {
+        TSNode part = fieldOf(param, evaluated_outside);
+        if (!ts_node_is_null(part)) current()->evaluated_outside.emplace_back(startOf(part), endOf(part));
+      }
       TSNode name{};
       if (kind == "identifier") name = param;
       else if (kind == "default_parameter" || kind == "typed_default_parameter") name = fieldOf(param, "name");
@@ -231,6 +235,8 @@ class ModelBuilder {
                                start, endOf(node));
       stack_.push_back(scope);
       if (!ts_node_is_null(params)) bindParameters(params, node);
+      TSNode return_type = fieldOf(node, "return_type");
+      if (!ts_node_is_null(return_type)) scope->evaluated_outside.emplace_back(startOf(return_type), endOf(return_type));
       return true;
     }
     if (kind == "lambda") {
@@ -314,7 +320,7 @@ const Scope& SemanticModel::scopeAt(TSNode node) const {
                              [](uint32_t p, const auto& scope) { return p < scope->start; });
   if (it == scopes_.begin() + 1) return *scopes_.front();
   const Scope* scope = std::prev(it)->get();
-  while (scope->parent != nullptr && !(scope->start <= pos && pos < scope->end)) scope = scope->parent;
+  while (scope->parent != nullptr && !scope->owns(pos)) scope = scope->parent;
   return *scope;
 }
 
@@ -326,7 +332,11 @@ const std::vector<const Binding*>* SemanticModel::bindingsOf(const Scope& scope,
 const Binding* SemanticModel::resolve(std::string_view name, TSNode at) const {
   const Scope* start = &scopeAt(at);
   uint32_t pos = startOf(at);
-  for (const Scope* scope = start; scope != nullptr; scope = scope->parent) {
+  // `from`: where the lookup stands in `scope` — the use, then the start of the scope it came
+  // out of. A scope that does not own that point evaluates it outside (a lambda in a default).
+  uint32_t from = pos;
+  for (const Scope* scope = start; scope != nullptr; from = scope->start, scope = scope->parent) {
+    if (!scope->owns(from) && scope->parent != nullptr) continue;
     // A class body's names are not visible inside the functions nested in it.
     if (scope->kind == Scope::Kind::Class && scope != start) continue;
     const auto* found = bindingsOf(*scope, name);

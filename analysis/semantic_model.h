@@ -45,6 +45,15 @@ struct Scope {
   Kind kind = Kind::Module;
   TSNode node{};                   // the module, def, class, lambda or comprehension node
   uint32_t start = 0, end = 0;     // the byte range whose names live in this scope
+  // Inside that range but evaluated in the enclosing scope: a def's or lambda's default values
+  // and annotations (`def f(amp=amp.autocast) -> amp.GradScaler` reads the outer `amp`).
+  std::vector<std::pair<uint32_t, uint32_t>> evaluated_outside;
+  bool owns(uint32_t pos) const {
+    if (pos < start || pos >= end) return false;
+    for (auto [from, to] : evaluated_outside)
+      if (from <= pos && pos < to) return false;
+    return true;
+  }
   const Scope* parent = nullptr;
   std::unordered_map<std::string, std::vector<const Binding*>> bindings;
   std::vector<std::string> globals;  // names declared `global`/`nonlocal` here

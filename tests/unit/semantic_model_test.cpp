@@ -116,13 +116,42 @@ TEST(SemanticModel, DefaultAndTypedParametersShadow) {
   EXPECT_EQ(m.qualified("torch.cuda", 1), "<none>");
 }
 
-// Known gap: a function's scope starts at its parameter list, so default values and
-// annotations resolve inside the function, where a parameter of the same name shadows the outer
-// binding. Python evaluates them in the enclosing scope. Enable once the scope starts at the body.
-TEST(SemanticModel, DISABLED_DefaultValuesResolveInEnclosingScope) {
-  Model m("from torch.cuda import amp\ndef f(amp=amp.autocast) -> amp.GradScaler:\n    return amp\n");
-  EXPECT_EQ(m.qualified("amp.autocast"), "torch.cuda.amp.autocast");
+// Python evaluates default values and annotations in the enclosing scope, where a parameter of
+// the same name does not exist yet; the body sees the parameter.
+TEST(SemanticModel, DefaultValuesResolveInEnclosingScope) {
+  Model m(
+      "from torch.cuda import amp\n"
+      "def f(amp=amp.autocast, *rest: amp.GradScaler, k: amp.custom_fwd = None) -> amp.custom_bwd:\n"
+      "    return amp.autocast\n");
+  EXPECT_EQ(m.qualified("amp.autocast", 0), "torch.cuda.amp.autocast");
   EXPECT_EQ(m.qualified("amp.GradScaler"), "torch.cuda.amp.GradScaler");
+  EXPECT_EQ(m.qualified("amp.custom_fwd"), "torch.cuda.amp.custom_fwd");
+  EXPECT_EQ(m.qualified("amp.custom_bwd"), "torch.cuda.amp.custom_bwd");
+  EXPECT_EQ(m.qualified("amp.autocast", 1), "<none>");  // the body: the parameter
+}
+
+TEST(SemanticModel, LambdaDefaultsAndLambdasInDefaultsResolveOutside) {
+  Model m(
+      "import torch\n"
+      "def f(torch=None, g=lambda: torch.cuda, h=[torch.cuda for _ in ()]):\n"
+      "    return torch.cuda\n"
+      "k = lambda torch=torch.cuda: torch.cuda\n");
+  EXPECT_EQ(m.qualified("torch.cuda", 0), "torch.cuda");  // a lambda in a default value
+  EXPECT_EQ(m.qualified("torch.cuda", 1), "torch.cuda");  // a comprehension in a default value
+  EXPECT_EQ(m.qualified("torch.cuda", 2), "<none>");      // the body: the parameter
+  EXPECT_EQ(m.qualified("torch.cuda", 3), "torch.cuda");  // a lambda's default value
+  EXPECT_EQ(m.qualified("torch.cuda", 4), "<none>");      // that lambda's body: its parameter
+}
+
+TEST(SemanticModel, MethodDefaultsSeeTheClassBody) {
+  Model m(
+      "import torch\n"
+      "class C:\n"
+      "    amp = torch.cuda.amp\n"
+      "    def m(self, ctx=amp.autocast):\n"
+      "        return amp\n");
+  EXPECT_EQ(m.qualified("amp.autocast"), "torch.cuda.amp.autocast");  // evaluated in the class body
+  EXPECT_EQ(m.qualified("amp", 3), "<none>");                          // methods do not see it
 }
 
 TEST(SemanticModel, LocalAssignmentShadows) {
