@@ -94,12 +94,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     json message = json::parse(body, nullptr, false);
     if (message.is_object()) {
       auto method = message.find("method");
-      if (method != message.end() && method->is_string()) {
-        if (*method == "workspace/diagnostic") continue;
-        if (*method == "exit") exits = true;
-        auto id = message.find("id");
-        if (id != message.end() && (id->is_string() || id->is_number_integer())) ++requests[id->dump()];
-      }
+      bool named = method != message.end() && method->is_string();
+      if (named && *method == "workspace/diagnostic") continue;
+      if (named && *method == "exit") exits = true;
+      // Every message with an id that is not a response gets one answer: a request, or an
+      // invalid one (`{"id": 1}` has no method and no result: it is answered too).
+      bool response = method == message.end() && (message.contains("result") || message.contains("error"));
+      auto id = message.find("id");
+      if (!response && id != message.end() && (id->is_string() || id->is_number_integer())) ++requests[id->dump()];
     }
     stream += fuzz::frame(body);
   }
