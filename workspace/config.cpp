@@ -5,7 +5,9 @@
 #include <toml++/toml.h>
 
 #include <cctype>
+#include <cstdint>
 #include <regex>
+#include <unordered_map>
 
 namespace fs = std::filesystem;
 
@@ -93,54 +95,84 @@ FileConfig parseTable(const fs::path& path, const toml::table& table, const std:
 }
 
 // Glob matching on '/'-separated paths: `*` and `?` stay within a component, `**` spans any.
-bool matchFrom(std::string_view glob, std::string_view path) {
-  size_t g = 0, p = 0;
-  while (g < glob.size()) {
-    if (glob.substr(g, 2) == "**") {
-      size_t rest = g + 2;
-      if (rest < glob.size() && glob[rest] == '/') ++rest;
-      for (size_t k = p; k <= path.size(); ++k)
-        if (matchFrom(glob.substr(rest), path.substr(k))) return true;
-      return false;
-    }
-    if (glob[g] == '*') {
-      for (size_t k = p; k <= path.size(); ++k) {
-        if (matchFrom(glob.substr(g + 1), path.substr(k))) return true;
-        if (k < path.size() && path[k] == '/') break;
+// Backtracking over stars is exponential in their number (`***…*x` against a long name never
+// ends), so each (glob position, path position) state is decided once: O(|glob| · |path|).
+class GlobMatcher {
+ public:
+  GlobMatcher(std::string_view glob, std::string_view path) : glob_(glob), path_(path) {
+    // With one run of stars the search is linear already: no table (the common `*.egg-info`).
+    size_t runs = 0;
+    for (size_t i = 0; i < glob.size(); ++i)
+      if (glob[i] == '*' && (i == 0 || glob[i - 1] != '*')) ++runs;
+    memoize_ = runs > 1;
+  }
+  bool matches() { return from(0, 0); }
+
+ private:
+  bool from(size_t g, size_t p) {
+    if (!memoize_) return decide(g, p);
+    uint64_t state = (uint64_t{g} << 32) | p;
+    if (auto it = decided_.find(state); it != decided_.end()) return it->second;
+    bool result = decide(g, p);
+    decided_.emplace(state, result);
+    return result;
+  }
+
+  bool decide(size_t g, size_t p) {
+    while (g < glob_.size()) {
+      if (glob_.substr(g, 2) == "**") {
+        size_t rest = g + 2;
+        while (rest < glob_.size() && glob_[rest] == '*') ++rest;  // `***` is `**`
+        if (rest < glob_.size() && glob_[rest] == '/') ++rest;
+        for (size_t k = p; k <= path_.size(); ++k)
+          if (from(rest, k)) return true;
+        return false;
       }
-      return false;
-    }
-    if (p >= path.size()) return false;
-    if (glob[g] == '?') {
-      if (path[p] == '/') return false;
-      ++g, ++p;
-      continue;
-    }
-    if (glob[g] == '[') {
-      size_t close = glob.find(']', g + 1);
-      if (close != std::string_view::npos) {
-        std::string_view set = glob.substr(g + 1, close - g - 1);
-        bool negate = !set.empty() && (set[0] == '!' || set[0] == '^');
-        if (negate) set.remove_prefix(1);
-        bool hit = false;
-        for (size_t i = 0; i < set.size(); ++i) {
-          if (i + 2 < set.size() && set[i + 1] == '-') {
-            hit = hit || (path[p] >= set[i] && path[p] <= set[i + 2]);
-            i += 2;
-          } else {
-            hit = hit || path[p] == set[i];
-          }
+      if (glob_[g] == '*') {
+        for (size_t k = p; k <= path_.size(); ++k) {
+          if (from(g + 1, k)) return true;
+          if (k < path_.size() && path_[k] == '/') break;
         }
-        if (hit == negate) return false;
-        g = close + 1, ++p;
+        return false;
+      }
+      if (p >= path_.size()) return false;
+      if (glob_[g] == '?') {
+        if (path_[p] == '/') return false;
+        ++g, ++p;
         continue;
       }
+      if (glob_[g] == '[') {
+        size_t close = glob_.find(']', g + 1);
+        if (close != std::string_view::npos) {
+          std::string_view set = glob_.substr(g + 1, close - g - 1);
+          bool negate = !set.empty() && (set[0] == '!' || set[0] == '^');
+          if (negate) set.remove_prefix(1);
+          bool hit = false;
+          for (size_t i = 0; i < set.size(); ++i) {
+            if (i + 2 < set.size() && set[i + 1] == '-') {
+              hit = hit || (path_[p] >= set[i] && path_[p] <= set[i + 2]);
+              i += 2;
+            } else {
+              hit = hit || path_[p] == set[i];
+            }
+          }
+          if (hit == negate) return false;
+          g = close + 1, ++p;
+          continue;
+        }
+      }
+      if (glob_[g] != path_[p]) return false;
+      ++g, ++p;
     }
-    if (glob[g] != path[p]) return false;
-    ++g, ++p;
+    return p == path_.size();
   }
-  return p == path.size();
-}
+
+  std::string_view glob_, path_;
+  bool memoize_ = false;
+  std::unordered_map<uint64_t, bool> decided_;
+};
+
+bool matchFrom(std::string_view glob, std::string_view path) { return GlobMatcher(glob, path).matches(); }
 
 }  // namespace
 
