@@ -6,7 +6,6 @@
 
 #include <cctype>
 #include <cstdint>
-#include <regex>
 #include <unordered_map>
 
 namespace fs = std::filesystem;
