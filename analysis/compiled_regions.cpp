@@ -102,35 +102,15 @@ class CompiledRegions::Builder {
 
   void run() {
     // No root can exist: nothing is compiled (the capture flag is still read where it is set).
-    if (!namesACompiler() && source_.find("capture_scalar_outputs") == std::string_view::npos) return;
+    if (!CompiledRegions::mayCompileAnything(model_.file(), out_.extra_decorators_) &&
+        source_.find("capture_scalar_outputs") == std::string_view::npos)
+      return;
     collect();
     findRoots();
     grow();
   }
 
  private:
-  // Every root is reached through an identifier spelled `compile` (`torch.compile`, `from torch
-  // import compile as c`, `torch.compiler.compile`) or spelled as a configured decorator's last
-  // segment. When no such identifier occurs (the word in comments and strings does not count),
-  // the file compiles nothing and the walk below is skipped.
-  bool namesACompiler() const {
-    std::vector<std::string_view> words{"compile"};
-    for (const auto& extra : out_.extra_decorators_) words.push_back(lastSegment(extra));
-    auto identifier_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-    TSNode root = model_.file().root();
-    for (std::string_view word : words) {
-      if (word.empty()) continue;
-      for (size_t at = findBytes(source_, word); at != std::string_view::npos; at = findBytes(source_, word, at + 1)) {
-        size_t end = at + word.size();
-        if ((at > 0 && identifier_char(source_[at - 1])) || (end < source_.size() && identifier_char(source_[end])))
-          continue;
-        TSNode node = ts_node_descendant_for_byte_range(root, static_cast<uint32_t>(at), static_cast<uint32_t>(end));
-        if (isKind(node, "identifier") && startOf(node) == at && endOf(node) == end) return true;
-      }
-    }
-    return false;
-  }
-
   struct FunctionInfo {
     TSNode def{};
     TSNode body{};
@@ -576,6 +556,28 @@ CompiledRegions::CompiledRegions(const SemanticModel& model, std::vector<std::st
 }
 
 CompiledRegions::~CompiledRegions() = default;
+
+// Every root is reached through an identifier spelled `compile` (`torch.compile`, `from torch
+// import compile as c`, `torch.compiler.compile`) or spelled as a configured decorator's last
+// segment. When no such identifier occurs (the word in comments and strings does not count),
+// the file compiles nothing.
+bool CompiledRegions::mayCompileAnything(const ParsedFile& file, const std::vector<std::string>& extra_decorators) {
+  std::string_view source = file.text();
+  std::vector<std::string_view> words{"compile"};
+  for (const auto& extra : extra_decorators) words.push_back(lastSegment(extra));
+  auto identifier_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (std::string_view word : words) {
+    if (word.empty()) continue;
+    for (size_t at = findBytes(source, word); at != std::string_view::npos; at = findBytes(source, word, at + 1)) {
+      size_t end = at + word.size();
+      if ((at > 0 && identifier_char(source[at - 1])) || (end < source.size() && identifier_char(source[end])))
+        continue;
+      TSNode node = ts_node_descendant_for_byte_range(file.root(), static_cast<uint32_t>(at), static_cast<uint32_t>(end));
+      if (isKind(node, "identifier") && startOf(node) == at && endOf(node) == end) return true;
+    }
+  }
+  return false;
+}
 
 const CompiledRegions& CompiledRegions::of(const SemanticModel& model,
                                            const std::vector<std::string>& extra_decorators) {

@@ -48,6 +48,10 @@ class CompiledRegions {
   CompiledRegions(const CompiledRegions&) = delete;
   CompiledRegions& operator=(const CompiledRegions&) = delete;
 
+  // False when no identifier in `file` can name torch.compile or one of `extra_decorators`: then
+  // nothing is compiled, and no model is needed to know it.
+  static bool mayCompileAnything(const ParsedFile& file, const std::vector<std::string>& extra_decorators);
+
   // The analysis for `model`, built on first use and cached for the model's lifetime (one per
   // set of extra decorators). Thread-safe.
   static const CompiledRegions& of(const SemanticModel& model, const std::vector<std::string>& extra_decorators);

@@ -81,7 +81,9 @@ LintResult lintFile(const analysis::ParsedFile& file, const Settings& settings) 
   LintResult result;
   result.has_syntax_errors = file.hasSyntaxErrors();
   std::vector<const Rule*> rules = enabledRules(settings);
-  std::erase_if(rules, [&](const Rule* rule) { return !mayMatch(*rule, file.text(), settings); });
+  std::erase_if(rules, [&](const Rule* rule) {
+    return !mayMatch(*rule, file.text(), settings) || !rule->mayReportIn(file, settings);
+  });
 
   if (result.has_syntax_errors && settings.isEnabled(syntaxErrorMeta().code, syntaxErrorMeta().enabled_by_default)) {
     const auto& error = file.syntaxErrors().front();
@@ -119,11 +121,6 @@ LintResult lintFile(const analysis::ParsedFile& file, const Settings& settings) 
                                });
     if (only_module) wanted.push_back(file.root());
     Context ctx(file, *model, settings, *rules.front(), result.diagnostics);
-    for (const Rule* rule : rules) {
-      ctx.setRule(*rule);
-      if (rule->mayReportIn(ctx)) continue;
-      for (auto& list : by_symbol) std::erase(list, rule);
-    }
     auto dispatch = [&](TSNode node) {
       TSSymbol symbol = ts_node_symbol(node);
       if (symbol >= by_symbol.size()) return;

@@ -75,11 +75,12 @@ class Rule {
     (void)settings;
     return triggers();
   }
-  // Asked once per file, after the semantic model is built and before any check(): false when
-  // the rule cannot report in this file (PTL501 where nothing is compiled), so none of its nodes
-  // are dispatched. Exact, like triggers(): it must never hide a finding.
-  virtual bool mayReportIn(Context& ctx) const {
-    (void)ctx;
+  // Asked once per file, after parsing and before the semantic model is built: false when the
+  // tree shows the rule cannot report here (PTL501 where nothing is compiled), so it does not run;
+  // when no rule is left, no model is built. Exact, like triggers(): it must never hide a finding.
+  virtual bool mayReportIn(const analysis::ParsedFile& file, const Settings& settings) const {
+    (void)file;
+    (void)settings;
     return true;
   }
 };

@@ -2,7 +2,8 @@
 """Latency of `ptlint --lsp` over a real stdio session: the time from a one-character
 `didChange` to the `publishDiagnostics` of that version, for a generated 1,000-line file and
 for Debian's torch/testing/_internal/common_methods_invocations.py (875 KB); plus the resident
-memory each open document costs. Not a test: it prints figures.
+memory each open document costs; and for that file with one compiled function in front, where
+PTL501 must analyse the whole file. Not a test: it prints figures.
 
 usage: bench/lsp/lsp_latency.py PTLINT [--iterations 200] [--big PATH] [--json OUT]
 Targets (2-core machine): median <= 5 ms (1,000 lines), <= 30 ms (875 KB).
@@ -20,6 +21,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from lspclient import LspClient  # noqa: E402
 
 BIG = "/usr/lib/python3/dist-packages/torch/testing/_internal/common_methods_invocations.py"
+COMPILED_PROBE = "import torch\n\n@torch.compile\ndef _compiled_probe(x):\n    return x.sum().item()\n\n"
 
 # One block of ordinary training code (25 lines, one PTL101 and one PTL301 finding).
 BLOCK = '''
@@ -152,6 +154,12 @@ def main():
             big_text = f.read()
         big = measure(ptlint, os.path.basename(args.big), big_text, max(20, args.iterations // 2), copies=3)
         results.append(("common_methods_invocations.py", big, 30.0))
+        # No rule can report in that file, so each edit stops after the re-parse and the rules'
+        # checks of the tree. The same file with one compiled function in front makes PTL501
+        # analyse all of it (semantic model, compiled regions): the cost when rules do apply.
+        busy = measure(ptlint, "compiled_" + os.path.basename(args.big), COMPILED_PROBE + big_text,
+                       max(20, args.iterations // 2), copies=1)
+        results.append(("the same + one @torch.compile fn", busy, 30.0))
     else:
         print("(%s not found: skipped)" % args.big)
     print()

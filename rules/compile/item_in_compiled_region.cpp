@@ -123,20 +123,18 @@ class ItemInCompiledRegion final : public Rule {
     return words;
   }
 
-  bool mayReportIn(Context& ctx) const override {
-    // Every finding is a call of a method named `item` or `tolist`: without those words the
-    // regions need not be built.
-    if (analysis::findBytes(ctx.source(), "item") == std::string_view::npos &&
-        analysis::findBytes(ctx.source(), "tolist") == std::string_view::npos)
+  bool mayReportIn(const analysis::ParsedFile& file, const Settings& settings) const override {
+    // Every finding is a call of a method named `item` or `tolist` in compiled code.
+    if (analysis::findBytes(file.text(), "item") == std::string_view::npos &&
+        analysis::findBytes(file.text(), "tolist") == std::string_view::npos)
       return false;
-    const auto& regions = analysis::CompiledRegions::of(ctx.model(), ctx.settings().compile_decorators);
-    return !regions.functions().empty() && !regions.capturesScalarOutputs();
+    return analysis::CompiledRegions::mayCompileAnything(file, settings.compile_decorators);
   }
 
   void check(TSNode call, Context& ctx) const override {
     std::string_view method = scalarReadMethod(call, ctx.source());
     if (method.empty()) return;
-    // Built once per file (by mayReportIn).
+    // Built once per file, on the first candidate call.
     const auto& regions = analysis::CompiledRegions::of(ctx.model(), ctx.settings().compile_decorators);
     if (regions.capturesScalarOutputs()) return;
     const auto* fn = regions.functionAt(call);
