@@ -89,6 +89,29 @@ WalkResult collectFiles(const std::vector<fs::path>& roots, ConfigResolver& reso
     if (!lazy_oracle) lazy_oracle = std::make_unique<GitIgnoreOracle>();
     return *lazy_oracle;
   };
+  // Only inside a work tree (`.git`, a folder or a worktree's file, in the folder or above it) can
+  // a .gitignore apply; elsewhere libgit2 would find no repository, so it is not even started
+  // (its start-up loads TLS certificates: a tenth of a warm run over a folder outside git).
+  std::map<fs::path, bool> work_tree_cache;
+  auto inside_work_tree = [&](const fs::path& dir) {
+    std::vector<fs::path> visited;
+    bool found = false;
+    for (fs::path d = dir; !d.empty(); d = d.parent_path()) {
+      if (auto it = work_tree_cache.find(d); it != work_tree_cache.end()) {
+        found = it->second;
+        break;
+      }
+      visited.push_back(d);
+      std::error_code ec;
+      if (fs::exists(fs::symlink_status(d / ".git", ec))) {
+        found = true;
+        break;
+      }
+      if (d == d.parent_path()) break;
+    }
+    for (const auto& v : visited) work_tree_cache[v] = found;
+    return found;
+  };
 
   for (const fs::path& root_arg : roots) {
     std::error_code ec;
@@ -106,7 +129,9 @@ WalkResult collectFiles(const std::vector<fs::path>& roots, ConfigResolver& reso
       }
       if (force_exclude) {
         ResolvedConfig config = resolver.forPath(root);
-        if (isExcluded(config, root) || (config.respect_gitignore && oracle().isIgnored(root, false))) continue;
+        if (isExcluded(config, root) ||
+            (config.respect_gitignore && inside_work_tree(root.parent_path()) && oracle().isIgnored(root, false)))
+          continue;
       }
       seen_files.insert(root);
       continue;
@@ -128,6 +153,7 @@ WalkResult collectFiles(const std::vector<fs::path>& roots, ConfigResolver& reso
         continue;
       }
       ResolvedConfig config = resolver.forPath(dir);
+      bool ask_git = config.respect_gitignore && inside_work_tree(dir);
       std::vector<fs::path> subdirs;
       for (; it != fs::directory_iterator(); it.increment(ec)) {
         if (ec) {
@@ -143,7 +169,7 @@ WalkResult collectFiles(const std::vector<fs::path>& roots, ConfigResolver& reso
         if (!is_dir && !is_file) continue;  // symlinks, FIFOs, sockets, devices
         if (is_file && !isPythonFile(path)) continue;
         if (isExcluded(config, path)) continue;
-        if (config.respect_gitignore && oracle().isIgnored(path, is_dir)) continue;
+        if (ask_git && oracle().isIgnored(path, is_dir)) continue;
         if (is_dir) subdirs.push_back(path);
         else seen_files.insert(path);
       }

@@ -217,6 +217,21 @@ class Walk(Workdir):
         names = sorted(os.path.relpath(r["filename"], os.path.realpath(self.dir)) for r in json.loads(out))
         self.assertEqual(names, ["src/stub.pyi", "src/train.py"])
 
+    def test_gitignore_applies_below_the_repository_root(self):
+        # The walk starts in a subfolder: the `.git` it needs is above it.
+        subprocess.run(["git", "init", "-q", self.dir], check=True)
+        self.write(".gitignore", "generated/\n")
+        self.write("pkg/generated/a.py", AMP_SOURCE)
+        self.write("pkg/train.py", AMP_SOURCE)
+        _, out, _ = self.check("--output-format", "json", "pkg")
+        names = sorted(os.path.relpath(r["filename"], os.path.realpath(self.dir)) for r in json.loads(out))
+        self.assertEqual(names, ["pkg/train.py"])
+        # Outside any repository a .gitignore means nothing, as for git itself.
+        shutil.rmtree(os.path.join(self.dir, ".git"))
+        _, out, _ = self.check("--output-format", "json", "pkg")
+        names = sorted(os.path.relpath(r["filename"], os.path.realpath(self.dir)) for r in json.loads(out))
+        self.assertEqual(names, ["pkg/generated/a.py", "pkg/train.py"])
+
 
 class Fixes(Workdir):
     def test_fix_rewrites_and_exits_0(self):
