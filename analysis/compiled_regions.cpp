@@ -1,7 +1,6 @@
 #include "analysis/compiled_regions.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cstdint>
 #include <deque>
 #include <mutex>
@@ -565,16 +564,14 @@ bool CompiledRegions::mayCompileAnything(const ParsedFile& file, const std::vect
   std::string_view source = file.text();
   std::vector<std::string_view> words{"compile"};
   for (const auto& extra : extra_decorators) words.push_back(lastSegment(extra));
-  auto identifier_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
   for (std::string_view word : words) {
     if (word.empty()) continue;
-    for (size_t at = findBytes(source, word); at != std::string_view::npos; at = findBytes(source, word, at + 1)) {
-      size_t end = at + word.size();
-      if ((at > 0 && identifier_char(source[at - 1])) || (end < source.size() && identifier_char(source[end])))
-        continue;
-      TSNode node = ts_node_descendant_for_byte_range(file.root(), static_cast<uint32_t>(at), static_cast<uint32_t>(end));
-      if (isKind(node, "identifier") && startOf(node) == at && endOf(node) == end) return true;
-    }
+    bool named = forEachWholeWord(source, word, [&](size_t at) {
+      auto start = static_cast<uint32_t>(at), end = static_cast<uint32_t>(at + word.size());
+      TSNode node = ts_node_descendant_for_byte_range(file.root(), start, end);
+      return isKind(node, "identifier") && startOf(node) == start && endOf(node) == end;
+    });
+    if (named) return true;
   }
   return false;
 }

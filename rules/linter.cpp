@@ -40,22 +40,10 @@ std::vector<const Rule*> enabledRules(const Settings& settings) {
   return rules;
 }
 
-// Does `word` occur in `text` (as a whole identifier when `whole_word`)? Bytes >= 0x80 count as
-// identifier characters, so `ampé` is not `amp`.
+// Does `word` occur in `text` (as a whole identifier when `whole_word`)?
 bool containsTrigger(std::string_view text, std::string_view word, bool whole_word) {
-  auto isIdent = [](char c) {
-    auto u = static_cast<unsigned char>(c);
-    return u >= 0x80 || u == '_' || (u >= '0' && u <= '9') || ((u | 0x20) >= 'a' && (u | 0x20) <= 'z');
-  };
-  for (size_t pos = analysis::findBytes(text, word); pos != std::string_view::npos;
-       pos = analysis::findBytes(text, word, pos + 1)) {
-    if (!whole_word) return true;
-    bool starts = pos == 0 || !isIdent(text[pos - 1]);
-    size_t end = pos + word.size();
-    bool ends = end == text.size() || !isIdent(text[end]);
-    if (starts && ends) return true;
-  }
-  return false;
+  if (!whole_word) return analysis::findBytes(text, word) != std::string_view::npos;
+  return analysis::forEachWholeWord(text, word, [](size_t) { return true; });
 }
 
 // False when none of the rule's trigger words occurs in `text`: by the contract of

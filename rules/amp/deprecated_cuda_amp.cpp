@@ -518,7 +518,7 @@ std::string describe(const Target& t, const Site& site, const SemanticModel& mod
 // an alias assigned from such a name (`B = A`, followed as far as qualifiedName follows). A
 // reference to the old API, and a deprecated import, always contains one of these words.
 // Occurrences are substrings, so the list errs towards walking more.
-std::vector<uint32_t> wordOffsets(const SemanticModel& model, std::string_view source) {
+analysis::WordPositions wordPositions(const SemanticModel& model, std::string_view source) {
   auto has_amp = [](std::string_view text) { return text.find("amp") != std::string_view::npos; };
   std::unordered_set<std::string_view> names;
   std::vector<const Binding*> aliases;  // assignments qualifiedName may follow: `B = A.x`
@@ -542,15 +542,11 @@ std::vector<uint32_t> wordOffsets(const SemanticModel& model, std::string_view s
     });
     if (names.size() == before) break;
   }
-  std::vector<uint32_t> offsets;
+  analysis::WordPositions positions;
   names.insert("amp");
-  for (std::string_view word : names) {
-    if (word.empty()) continue;
-    analysis::forEachOccurrence(source, word, [&](size_t at) { offsets.push_back(static_cast<uint32_t>(at)); });
-  }
-  std::sort(offsets.begin(), offsets.end());
-  offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
-  return offsets;
+  for (std::string_view word : names)
+    if (!word.empty()) positions.add(source, word);
+  return positions;
 }
 
 class DeprecatedCudaAmp final : public Rule {
@@ -590,8 +586,7 @@ class DeprecatedCudaAmp final : public Rule {
 
     // 2. One walk: import statements, references to the old API, uses of the imported names.
     // Only subtrees that hold one of `words` can hold any of those: the rest is not entered.
-    std::vector<uint32_t> words = wordOffsets(model, ctx.source());
-    size_t next_word = 0;  // the first word at or after the current node (pre-order starts never decrease)
+    analysis::WordPositions words = wordPositions(model, ctx.source());
     std::vector<std::pair<TSNode, bool>> imports;  // with: is it a compatibility shim
     std::vector<Use> direct;
     std::vector<TSNode> path;
@@ -599,8 +594,7 @@ class DeprecatedCudaAmp final : public Rule {
         root,
         [&](TSNode node) {
           path.push_back(node);  // popped by leave(), which runs for skipped nodes too
-          while (next_word < words.size() && words[next_word] < startOf(node)) ++next_word;
-          if (next_word == words.size() || words[next_word] >= endOf(node)) return false;
+          if (!words.anyWithin(startOf(node), endOf(node))) return false;
           std::string_view kind = kindOf(node);
           if (kind == "import_statement" || kind == "import_from_statement") {
             bool shim = shims.isShim(path);

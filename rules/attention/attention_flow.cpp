@@ -160,17 +160,14 @@ AttentionIndex::AttentionIndex(TSNode root, std::string_view source) : source_(s
   // Every fact the pass records sits on one of these words. A subtree without any records
   // nothing: its products are not in the text, and the defs inside have no products and set no
   // flag. Skipping it is exact, and leaves a few ancestors of each word to walk.
-  std::vector<uint32_t> words;
+  analysis::WordPositions words;
   for (std::string_view word : {"@", "matmul", "bmm", "einsum", "softmax", "Softmax", "scaled_dot_product_attention"})
-    analysis::forEachOccurrence(source, word, [&](size_t at) { words.push_back(static_cast<uint32_t>(at)); });
-  std::sort(words.begin(), words.end());
-  size_t next_word = 0;  // the first word at or after the current node (pre-order starts never decrease)
+    words.add(source, word);
   TSNode skipped{};
   analysis::walkTree(
       root,
       [&](TSNode node) {
-        while (next_word < words.size() && words[next_word] < ts_node_start_byte(node)) ++next_word;
-        if (next_word == words.size() || words[next_word] >= ts_node_end_byte(node)) {
+        if (!words.anyWithin(ts_node_start_byte(node), ts_node_end_byte(node))) {
           skipped = node;  // its leave() follows at once: nothing was pushed for it
           return false;
         }
