@@ -7,8 +7,10 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "analysis/analysis_cache.h"
 #include "analysis/line_index.h"
 
 namespace ptlint::analysis {
@@ -41,6 +43,12 @@ class ParsedFile {
   const std::vector<SyntaxError>& syntaxErrors() const { return syntax_errors_; }
   bool hasSyntaxErrors() const { return !syntax_errors_.empty(); }
 
+  // An analysis of the tree alone, built on first use and freed with the file; see AnalysisCache.
+  template <typename T, typename Build>
+  const T& treeAnalysis(const void* key, Build&& build) const {
+    return analyses_->get<T>(key, std::forward<Build>(build));
+  }
+
  private:
   ParsedFile(std::string text, TreePtr tree);
   void collectSyntaxErrors();
@@ -49,6 +57,7 @@ class ParsedFile {
   TreePtr tree_;
   LineIndex lines_;
   std::vector<SyntaxError> syntax_errors_;
+  std::unique_ptr<AnalysisCache> analyses_ = std::make_unique<AnalysisCache>();  // movable file
 };
 
 const TSLanguage* pythonLanguage();

@@ -7,13 +7,13 @@
 
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "analysis/analysis_cache.h"
 #include "analysis/parse.h"
 
 namespace ptlint::analysis {
@@ -98,19 +98,11 @@ class SemanticModel {
   // A name bound to `qualified` (e.g. "torch") visible at `at` and not shadowed there.
   std::optional<std::string> visibleNameFor(std::string_view qualified, TSNode at) const;
 
-  // A per-file analysis built lazily by whoever needs it first (e.g. compiled regions), owned by
-  // the model and freed with it. `key` names the analysis (the address of a static tag);
-  // `build()` returns a std::shared_ptr<const T> and must not ask for the same key. Thread-safe.
+  // A per-file analysis that needs this model (e.g. compiled regions), built on first use and
+  // freed with the model; see AnalysisCache.
   template <typename T, typename Build>
   const T& perFileAnalysis(const void* key, Build&& build) const {
-    {
-      std::lock_guard<std::mutex> lock(analyses_mutex_);
-      if (auto it = analyses_.find(key); it != analyses_.end()) return *static_cast<const T*>(it->second.get());
-    }
-    std::shared_ptr<const void> built = std::shared_ptr<const T>(build());
-    std::lock_guard<std::mutex> lock(analyses_mutex_);
-    auto it = analyses_.emplace(key, std::move(built)).first;
-    return *static_cast<const T*>(it->second.get());
+    return analyses_.get<T>(key, std::forward<Build>(build));
   }
 
  private:
@@ -120,8 +112,7 @@ class SemanticModel {
   const ParsedFile& file_;
   std::vector<std::unique_ptr<Scope>> scopes_;        // in order of start; [0] is the module
   std::vector<std::unique_ptr<Binding>> bindings_;    // in source order
-  mutable std::mutex analyses_mutex_;
-  mutable std::unordered_map<const void*, std::shared_ptr<const void>> analyses_;
+  AnalysisCache analyses_;
 };
 
 // Maps a qualified name through PyTorch's known re-exports to the public spelling.
