@@ -100,52 +100,37 @@ void BM_ParseAndLintAll(benchmark::State& state) {
 BENCHMARK(BM_ParseAndLintAll)->Unit(benchmark::kMillisecond);
 
 // What the LSP server does per keystroke: one character typed at the end of the first line (and
-// deleted again), an incremental re-parse reusing the old tree, then lint with every rule.
+// deleted again), an incremental re-parse reusing the old tree, then (with `settings`) lint.
+void benchKeystrokes(benchmark::State& state, const rules::Settings* settings) {
+  const std::string& text = benchText();
+  uint32_t at = static_cast<uint32_t>(text.find('\n'));
+  std::string typed = text;
+  typed.insert(at, "x");
+  auto current = std::make_unique<analysis::ParsedFile>(analysis::ParsedFile::parse(text));
+  bool inserted = false;
+  for (auto _ : state) {
+    TSInputEdit edit{};
+    edit.start_byte = at;
+    edit.start_point = {0, at};
+    edit.old_end_byte = inserted ? at + 1 : at;
+    edit.old_end_point = {0, edit.old_end_byte};
+    edit.new_end_byte = inserted ? at : at + 1;
+    edit.new_end_point = {0, edit.new_end_byte};
+    inserted = !inserted;
+    current = std::make_unique<analysis::ParsedFile>(current->reparse(inserted ? typed : text, edit));
+    if (settings != nullptr) benchmark::DoNotOptimize(rules::lintFile(*current, *settings));
+  }
+  setBytes(state);
+}
+
 void BM_LspEditReparseAndLintAll(benchmark::State& state) {
   rules::Settings settings;
   settings.select = {"ALL"};
-  const std::string& text = benchText();
-  uint32_t at = static_cast<uint32_t>(text.find('\n'));
-  std::string typed = text;
-  typed.insert(at, "x");
-  auto current = std::make_unique<analysis::ParsedFile>(analysis::ParsedFile::parse(text));
-  bool inserted = false;
-  for (auto _ : state) {
-    TSInputEdit edit{};
-    edit.start_byte = at;
-    edit.start_point = {0, at};
-    edit.old_end_byte = inserted ? at + 1 : at;
-    edit.old_end_point = {0, edit.old_end_byte};
-    edit.new_end_byte = inserted ? at : at + 1;
-    edit.new_end_point = {0, edit.new_end_byte};
-    inserted = !inserted;
-    current = std::make_unique<analysis::ParsedFile>(current->reparse(inserted ? typed : text, edit));
-    benchmark::DoNotOptimize(rules::lintFile(*current, settings));
-  }
-  setBytes(state);
+  benchKeystrokes(state, &settings);
 }
 BENCHMARK(BM_LspEditReparseAndLintAll)->Unit(benchmark::kMillisecond);
 
-void BM_LspEditReparseOnly(benchmark::State& state) {
-  const std::string& text = benchText();
-  uint32_t at = static_cast<uint32_t>(text.find('\n'));
-  std::string typed = text;
-  typed.insert(at, "x");
-  auto current = std::make_unique<analysis::ParsedFile>(analysis::ParsedFile::parse(text));
-  bool inserted = false;
-  for (auto _ : state) {
-    TSInputEdit edit{};
-    edit.start_byte = at;
-    edit.start_point = {0, at};
-    edit.old_end_byte = inserted ? at + 1 : at;
-    edit.old_end_point = {0, edit.old_end_byte};
-    edit.new_end_byte = inserted ? at : at + 1;
-    edit.new_end_point = {0, edit.new_end_byte};
-    inserted = !inserted;
-    current = std::make_unique<analysis::ParsedFile>(current->reparse(inserted ? typed : text, edit));
-  }
-  setBytes(state);
-}
+void BM_LspEditReparseOnly(benchmark::State& state) { benchKeystrokes(state, nullptr); }
 BENCHMARK(BM_LspEditReparseOnly)->Unit(benchmark::kMillisecond);
 
 // One benchmark per registered rule: lintFile with only that rule selected.

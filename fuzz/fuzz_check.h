@@ -2,8 +2,12 @@
 // so libFuzzer records the input as a crash and the replay driver fails the test.
 #pragma once
 
+#include <stdlib.h>
+
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <string>
 #include <string_view>
 
 namespace ptlint::fuzz {
@@ -31,6 +35,13 @@ inline void requireRange(std::string_view text, size_t start, size_t end, bool u
     require(onUtf8Boundary(text, start), what, static_cast<long>(start), -2);
     require(onUtf8Boundary(text, end), what, static_cast<long>(end), -3);
   }
+}
+
+// A fresh folder under the temporary directory, named `<prefix>-XXXXXX`.
+inline std::filesystem::path makeScratchDir(std::string_view prefix) {
+  std::string tmpl = (std::filesystem::temp_directory_path() / (std::string(prefix) + "-XXXXXX")).string();
+  if (::mkdtemp(tmpl.data()) == nullptr) fail("mkdtemp");
+  return tmpl;
 }
 
 }  // namespace ptlint::fuzz

@@ -1,7 +1,6 @@
 // Target: the config loader. Arbitrary bytes as `ptlint.toml`, `.ptlint.toml` or
 // `pyproject.toml` yield a FileConfig or a ConfigError naming the file, never another exception
 // or a crash; a loaded config resolves to settings for a file.
-#include <unistd.h>
 
 #include <cstdint>
 #include <filesystem>
@@ -17,11 +16,7 @@ namespace fs = std::filesystem;
 namespace {
 
 const fs::path& scratchDir() {
-  static const fs::path dir = [] {
-    std::string tmpl = (fs::temp_directory_path() / "ptlint-fuzz-config-XXXXXX").string();
-    if (!::mkdtemp(tmpl.data())) fuzz::fail("mkdtemp");
-    return fs::path(tmpl);
-  }();
+  static const fs::path dir = fuzz::makeScratchDir("ptlint-fuzz-config");
   return dir;
 }
 

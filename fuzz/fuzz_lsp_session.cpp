@@ -7,7 +7,6 @@
 //    and its incrementally re-parsed tree equals a fresh parse (`ptlint/debugDocument`);
 //  - the final pulled diagnostics equal a fresh `lintFile` of the reference text;
 //  - the exit code is 0 after shutdown + exit.
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -138,11 +137,7 @@ struct Session {
 };
 
 const fs::path& workspaceDir() {
-  static const fs::path dir = [] {
-    std::string tmpl = (fs::temp_directory_path() / "ptlint-fuzz-lsp-XXXXXX").string();
-    if (!::mkdtemp(tmpl.data())) fuzz::fail("mkdtemp");
-    return fs::path(tmpl);
-  }();
+  static const fs::path dir = fuzz::makeScratchDir("ptlint-fuzz-lsp");
   return dir;
 }
 
