@@ -205,6 +205,11 @@ class Config(Workdir):
 
 
 class Walk(Workdir):
+    def reported_files(self, *paths):
+        """The files with findings, relative to the work folder, sorted."""
+        _, out, _ = self.check("--output-format", "json", *paths)
+        return sorted(os.path.relpath(r["filename"], os.path.realpath(self.dir)) for r in json.loads(out))
+
     def test_gitignore_and_hidden(self):
         subprocess.run(["git", "init", "-q", self.dir], check=True)
         self.write(".gitignore", "generated/\nscratch_*.py\n")
@@ -213,9 +218,7 @@ class Walk(Workdir):
         self.write(".venv/lib.py", AMP_SOURCE)
         self.write("src/train.py", AMP_SOURCE)
         self.write("src/stub.pyi", "import torch\nx = torch.cuda.amp.autocast\n")
-        _, out, _ = self.check("--output-format", "json", ".")
-        names = sorted(os.path.relpath(r["filename"], os.path.realpath(self.dir)) for r in json.loads(out))
-        self.assertEqual(names, ["src/stub.pyi", "src/train.py"])
+        self.assertEqual(self.reported_files("."), ["src/stub.pyi", "src/train.py"])
 
     def test_gitignore_applies_below_the_repository_root(self):
         # The walk starts in a subfolder: the `.git` it needs is above it.
@@ -223,14 +226,10 @@ class Walk(Workdir):
         self.write(".gitignore", "generated/\n")
         self.write("pkg/generated/a.py", AMP_SOURCE)
         self.write("pkg/train.py", AMP_SOURCE)
-        _, out, _ = self.check("--output-format", "json", "pkg")
-        names = sorted(os.path.relpath(r["filename"], os.path.realpath(self.dir)) for r in json.loads(out))
-        self.assertEqual(names, ["pkg/train.py"])
+        self.assertEqual(self.reported_files("pkg"), ["pkg/train.py"])
         # Outside any repository a .gitignore means nothing, as for git itself.
         shutil.rmtree(os.path.join(self.dir, ".git"))
-        _, out, _ = self.check("--output-format", "json", "pkg")
-        names = sorted(os.path.relpath(r["filename"], os.path.realpath(self.dir)) for r in json.loads(out))
-        self.assertEqual(names, ["pkg/generated/a.py", "pkg/train.py"])
+        self.assertEqual(self.reported_files("pkg"), ["pkg/generated/a.py", "pkg/train.py"])
 
 
 class Fixes(Workdir):
