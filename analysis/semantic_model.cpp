@@ -2,19 +2,14 @@
 
 #include <algorithm>
 #include <array>
-#include <iterator>
-#include <vector>
+#include <cstdint>
 #include <utility>
+#include <vector>
 
 #include "analysis/syntax.h"
 
 namespace ptlint::analysis {
 namespace {
-
-bool isComprehension(std::string_view kind) {
-  return kind == "list_comprehension" || kind == "set_comprehension" ||
-         kind == "dictionary_comprehension" || kind == "generator_expression";
-}
 
 // "a . b" -> "a.b": dotted names are joined from their identifiers.
 std::string dottedName(TSNode node, std::string_view source) {
@@ -192,107 +187,118 @@ class ModelBuilder {
     });
   }
 
-  // Node kinds `enter` acts on, by grammar symbol: most nodes are none of them and are passed
-  // without reading their kind's name.
-  static bool actsOn(TSSymbol symbol) {
-    static const std::vector<bool> table = [] {
-      static constexpr std::string_view kKinds[] = {
-          "comment", "string", "integer", "float", "import_statement", "import_from_statement",
-          "function_definition", "class_definition", "lambda", "list_comprehension", "set_comprehension",
-          "dictionary_comprehension", "generator_expression", "global_statement", "nonlocal_statement",
-          "assignment", "named_expression", "augmented_assignment", "for_statement", "for_in_clause",
-          "as_pattern", "except_clause"};
+  // What `enter` does with a node, decided once per grammar symbol: most nodes are Passive and
+  // pass without their kind's name being read.
+  enum class Role : uint8_t {
+    Passive, Opaque, Import, Function, Class, Lambda, Comprehension, Declaration,
+    Assignment, NamedExpression, AugmentedAssignment, LoopTarget, AsPattern, ExceptClause,
+  };
+
+  static Role roleOf(TSSymbol symbol) {
+    static const std::vector<Role> table = [] {
+      static constexpr std::pair<std::string_view, Role> kRoles[] = {
+          {"comment", Role::Opaque}, {"string", Role::Opaque}, {"integer", Role::Opaque}, {"float", Role::Opaque},
+          {"import_statement", Role::Import}, {"import_from_statement", Role::Import},
+          {"function_definition", Role::Function}, {"class_definition", Role::Class}, {"lambda", Role::Lambda},
+          {"list_comprehension", Role::Comprehension}, {"set_comprehension", Role::Comprehension},
+          {"dictionary_comprehension", Role::Comprehension}, {"generator_expression", Role::Comprehension},
+          {"global_statement", Role::Declaration}, {"nonlocal_statement", Role::Declaration},
+          {"assignment", Role::Assignment}, {"named_expression", Role::NamedExpression},
+          {"augmented_assignment", Role::AugmentedAssignment}, {"for_statement", Role::LoopTarget},
+          {"for_in_clause", Role::LoopTarget}, {"as_pattern", Role::AsPattern}, {"except_clause", Role::ExceptClause},
+      };
       const TSLanguage* language = pythonLanguage();
-      std::vector<bool> acts(ts_language_symbol_count(language), false);
-      for (TSSymbol id = 0; id < acts.size(); ++id) {
+      std::vector<Role> roles(ts_language_symbol_count(language), Role::Passive);
+      for (TSSymbol id = 0; id < roles.size(); ++id) {
         const char* name = ts_language_symbol_name(language, id);
         if (name == nullptr) continue;
-        acts[id] = std::find(std::begin(kKinds), std::end(kKinds), std::string_view(name)) != std::end(kKinds);
+        for (const auto& [kind, role] : kRoles)
+          if (kind == name) roles[id] = role;
       }
-      return acts;
+      return roles;
     }();
-    return symbol >= table.size() || table[symbol];
+    return symbol < table.size() ? table[symbol] : Role::Passive;
   }
 
+  // Returns false for subtrees the model has no use for (comments, literals, imports).
   bool enter(TSNode node) {
-    if (!actsOn(ts_node_symbol(node))) return true;
-    std::string_view kind = kindOf(node);
-    if (kind == "comment" || kind == "string" || kind == "integer" || kind == "float") return false;
-    if (kind == "import_statement" || kind == "import_from_statement") {
-      bindImport(node);
-      return false;
-    }
-    if (kind == "function_definition" || kind == "class_definition") {
-      TSNode name = fieldOf(node, "name");
-      if (!ts_node_is_null(name))
-        bind(kind == "class_definition" ? BindingKind::Class : BindingKind::Function, name, node);
-      TSNode body = fieldOf(node, "body");
-      TSNode params = fieldOf(node, "parameters");
-      TSNode first = ts_node_is_null(params) ? body : params;
-      if (ts_node_is_null(first)) first = node;
-      uint32_t start = kind == "class_definition" && !ts_node_is_null(body) ? startOf(body) : startOf(first);
-      Scope* scope = openScope(kind == "class_definition" ? Scope::Kind::Class : Scope::Kind::Function, node,
-                               start, endOf(node));
-      stack_.push_back(scope);
-      if (!ts_node_is_null(params)) bindParameters(params, node);
-      TSNode return_type = fieldOf(node, "return_type");
-      if (!ts_node_is_null(return_type)) scope->evaluated_outside.emplace_back(startOf(return_type), endOf(return_type));
-      return true;
-    }
-    if (kind == "lambda") {
-      Scope* scope = openScope(Scope::Kind::Lambda, node, startOf(node), endOf(node));
-      stack_.push_back(scope);
-      TSNode params = fieldOf(node, "parameters");
-      if (!ts_node_is_null(params)) bindParameters(params, node);
-      return true;
-    }
-    if (isComprehension(kind)) {
-      Scope* scope = openScope(Scope::Kind::Comprehension, node, startOf(node), endOf(node));
-      stack_.push_back(scope);
-      return true;
-    }
-    if (kind == "global_statement" || kind == "nonlocal_statement") {
-      forEachNamedChild(node, [&](TSNode name) {
-        if (isKind(name, "identifier")) current()->globals.emplace_back(textOf(name, source_));
-      });
-      return false;
-    }
-    if (kind == "assignment") {
-      TSNode left = fieldOf(node, "left");
-      TSNode right = fieldOf(node, "right");
-      while (isKind(right, "assignment")) right = fieldOf(right, "right");
-      if (isKind(left, "identifier")) {
-        Binding& b = bind(BindingKind::Assignment, left, node);
-        b.value = right;
-      } else if (!ts_node_is_null(left)) {
-        bindTargets(left, node);
+    switch (roleOf(ts_node_symbol(node))) {
+      case Role::Passive:
+        return true;
+      case Role::Opaque:
+        return false;
+      case Role::Import:
+        bindImport(node);
+        return false;
+      case Role::Function:
+      case Role::Class: {
+        bool is_class = isKind(node, "class_definition");
+        TSNode name = fieldOf(node, "name");
+        if (!ts_node_is_null(name)) bind(is_class ? BindingKind::Class : BindingKind::Function, name, node);
+        TSNode body = fieldOf(node, "body");
+        TSNode params = fieldOf(node, "parameters");
+        TSNode first = ts_node_is_null(params) ? body : params;
+        if (ts_node_is_null(first)) first = node;
+        uint32_t start = is_class && !ts_node_is_null(body) ? startOf(body) : startOf(first);
+        Scope* scope = openScope(is_class ? Scope::Kind::Class : Scope::Kind::Function, node, start, endOf(node));
+        stack_.push_back(scope);
+        if (!ts_node_is_null(params)) bindParameters(params, node);
+        TSNode return_type = fieldOf(node, "return_type");
+        if (!ts_node_is_null(return_type)) scope->evaluated_outside.emplace_back(startOf(return_type), endOf(return_type));
+        return true;
       }
-      return true;
-    }
-    if (kind == "named_expression") {
-      Binding& b = bind(BindingKind::Assignment, fieldOf(node, "name"), node);
-      b.value = fieldOf(node, "value");
-      return true;
-    }
-    if (kind == "augmented_assignment") {
-      TSNode left = fieldOf(node, "left");
-      if (isKind(left, "identifier")) bind(BindingKind::Other, left, node);
-      return true;
-    }
-    if (kind == "for_statement" || kind == "for_in_clause") {
-      TSNode left = fieldOf(node, "left");
-      if (!ts_node_is_null(left)) bindTargets(left, node);
-      return true;
-    }
-    if (kind == "as_pattern") {
-      TSNode alias = fieldOf(node, "alias");
-      if (!ts_node_is_null(alias)) bindTargets(alias, node);
-      return true;
-    }
-    if (kind == "except_clause") {
-      TSNode alias = fieldOf(node, "alias");
-      if (isKind(alias, "identifier")) bind(BindingKind::Other, alias, node);
-      return true;
+      case Role::Lambda: {
+        Scope* scope = openScope(Scope::Kind::Lambda, node, startOf(node), endOf(node));
+        stack_.push_back(scope);
+        TSNode params = fieldOf(node, "parameters");
+        if (!ts_node_is_null(params)) bindParameters(params, node);
+        return true;
+      }
+      case Role::Comprehension:
+        stack_.push_back(openScope(Scope::Kind::Comprehension, node, startOf(node), endOf(node)));
+        return true;
+      case Role::Declaration:
+        forEachNamedChild(node, [&](TSNode name) {
+          if (isKind(name, "identifier")) current()->globals.emplace_back(textOf(name, source_));
+        });
+        return false;
+      case Role::Assignment: {
+        TSNode left = fieldOf(node, "left");
+        TSNode right = fieldOf(node, "right");
+        while (isKind(right, "assignment")) right = fieldOf(right, "right");
+        if (isKind(left, "identifier")) {
+          Binding& b = bind(BindingKind::Assignment, left, node);
+          b.value = right;
+        } else if (!ts_node_is_null(left)) {
+          bindTargets(left, node);
+        }
+        return true;
+      }
+      case Role::NamedExpression: {
+        Binding& b = bind(BindingKind::Assignment, fieldOf(node, "name"), node);
+        b.value = fieldOf(node, "value");
+        return true;
+      }
+      case Role::AugmentedAssignment: {
+        TSNode left = fieldOf(node, "left");
+        if (isKind(left, "identifier")) bind(BindingKind::Other, left, node);
+        return true;
+      }
+      case Role::LoopTarget: {
+        TSNode left = fieldOf(node, "left");
+        if (!ts_node_is_null(left)) bindTargets(left, node);
+        return true;
+      }
+      case Role::AsPattern: {
+        TSNode alias = fieldOf(node, "alias");
+        if (!ts_node_is_null(alias)) bindTargets(alias, node);
+        return true;
+      }
+      case Role::ExceptClause: {
+        TSNode alias = fieldOf(node, "alias");
+        if (isKind(alias, "identifier")) bind(BindingKind::Other, alias, node);
+        return true;
+      }
     }
     return true;
   }
