@@ -1,7 +1,9 @@
-// PTL401 dataloader-missing-worker-init-fn: a multi-worker DataLoader without `worker_init_fn` in
-// a file that uses numpy or random.
+// PTL401 dataloader-missing-worker-init-fn: a multi-worker DataLoader whose dataset draws from a
+// random generator object created before the workers start, which every worker then copies.
 #include <algorithm>
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -13,13 +15,16 @@
 namespace ptlint::rules {
 namespace {
 
+using analysis::endOf;
 using analysis::fieldOf;
 using analysis::isKind;
+using analysis::kindOf;
+using analysis::startOf;
 
 constexpr RuleMeta kDataLoaderWorkerInitFn{
     .code = "PTL401",
     .name = "dataloader-missing-worker-init-fn",
-    .summary = "A multi-worker DataLoader without worker_init_fn in code that uses numpy or random",
+    .summary = "A multi-worker DataLoader whose dataset draws from a generator object every worker copies",
     .fix = FixAvailability::Sometimes,
     .fix_applicability = quickfix::Applicability::Unsafe,
     .severity = Severity::Warning,
@@ -27,24 +32,44 @@ constexpr RuleMeta kDataLoaderWorkerInitFn{
     .since_torch = "1.9",
     .docs = R"md(
 ## What it does
-Reports `torch.utils.data.DataLoader(...)` (through any import path: `from torch.utils import
-data; data.DataLoader`, `torch.utils.data.dataloader.DataLoader`, aliases) whose `num_workers`
-is not literally 0 — a positive number or any expression — when it has no `worker_init_fn` and no
-`**kwargs` that could carry one, in a file that imports `numpy` or `random` (importing
-`torch.utils.data.random_split` is not importing `random`). A `num_workers` that is absent, `0`,
-or a name bound once to `0` is not reported.
+Reports a `torch.utils.data.DataLoader(...)` (any import path or alias) that starts worker
+processes — `num_workers` is not literally 0 — with no `worker_init_fn` and no `**kwargs` that
+could carry one, when its dataset draws random numbers from a generator *object* created before
+the workers start and never reseeded per worker:
+
+- the dataset is the `DataLoader`'s first argument or `dataset=`, written as `MyDataset(...)` or
+  as a name bound once to it (`ds = MyDataset(...)`), and `MyDataset` is a class of the same file;
+- the generator is `numpy.random.default_rng(...)`, `numpy.random.RandomState(...)`,
+  `numpy.random.Generator(...)`, `random.Random(...)` or `torch.Generator()` (any alias:
+  `import numpy as np`, `from numpy.random import default_rng`, `import random as rnd`), stored
+  on the dataset in `__init__` (`self.rng = np.random.default_rng(seed)`) or bound at module level;
+- it is used in `__getitem__`, `__getitems__`, `__iter__` or `__next__`, or in a method or
+  module-level function they call;
+- nothing in the class calls `torch.utils.data.get_worker_info()`, and the methods that draw do
+  not re-create or reseed that generator themselves.
+
+The global streams (`random.random()`, `np.random.rand()`, `torch.rand()`) are not reported:
+PyTorch reseeds them in every worker. With `torch-version` below 1.9, a dataset that draws from
+the global `numpy.random` is reported too, because those releases did not reseed it. The related
+information points at each generator's creation. A dataset whose class is not in the file is
+not reported.
 
 ## Why is this bad?
-Worker processes are forked from the main process and inherit a copy of its memory, including
-the state of every random generator created before the fork. Since PyTorch 1.9 each worker
-reseeds the *global* `random`, `torch` and legacy `numpy.random` generators from
-`base_seed + worker_id`, but generator *objects* created earlier — `np.random.default_rng()` or
-`np.random.RandomState()` in a Dataset's `__init__`, a `random.Random()` instance — are copied
-into every worker with the same state, so each worker draws the same "random" augmentations and
-crops. Before 1.9 the global numpy generator was duplicated as well. The operational guide in
-`seeds/000` (section *DataLoader*): "worker_init_fn is mandatory if any worker uses
-numpy/random — every fork inherits the same numpy seed. Derive per-worker seed from
-torch.initial_seed()."
+Each worker process starts as a copy of the main process (forked on Linux; on other platforms
+the dataset is pickled into it), so an object such as `self.rng` arrives in every worker with
+the same internal state. PyTorch then reseeds, per worker, only the global generators:
+`_worker_loop` in `torch/utils/data/_utils/worker.py` calls `random.seed(seed)`,
+`torch.manual_seed(seed)` and, since PyTorch 1.9, `np.random.seed(...)` with
+`seed = base_seed + worker_id`. A `Generator`, `RandomState`, `random.Random` or
+`torch.Generator` object is not touched, so every worker draws the same sequence: with 4 workers
+each "random" crop, flip or noise sample appears 4 times per epoch, and augmentation is a
+quarter as diverse as intended.
+
+Measured with PyTorch 1.13 and NumPy 1.24 (`DataLoader(..., num_workers=2)`, first item of
+each worker): `default_rng(0)`, `Generator(PCG64(0))`, `RandomState(0)`, a module-level
+`RandomState(0)`, `random.Random(0)` and a seeded `torch.Generator()` gave identical values in
+both workers, while `np.random.rand()`, `random.random()` and `torch.rand(1)` differed. With the
+`seed_worker` below, every one of them differed.
 
 ## Example
 ```python
@@ -52,44 +77,49 @@ import numpy as np
 from torch.utils.data import DataLoader, Dataset
 
 class Crops(Dataset):
-    def __init__(self):
-        self.rng = np.random.default_rng()   # copied into every worker
+    def __init__(self, seed):
+        self.rng = np.random.default_rng(seed)   # copied into every worker
+
+    def __getitem__(self, i):
+        return self.rng.random()
     ...
 
-loader = DataLoader(Crops(), batch_size=32, num_workers=4)
+loader = DataLoader(Crops(0), batch_size=32, num_workers=4)
 ```
 
 ## Use instead
 ```python
-import random
-
 import numpy as np
 import torch
-from torch.utils.data import DataLoader, get_worker_info
+from torch.utils.data import DataLoader, Dataset
 
 def seed_worker(worker_id):
-    worker_seed = torch.initial_seed() % 2**32
-    np.random.seed(worker_seed)
-    random.seed(worker_seed)
-    info = get_worker_info()
-    info.dataset.rng = np.random.default_rng(worker_seed)  # per-worker generator objects too
+    # Each worker reseeds the generators it inherited from the main process.
+    info = torch.utils.data.get_worker_info()
+    info.dataset.rng = np.random.default_rng([info.seed, 0])
 
-loader = DataLoader(Crops(), batch_size=32, num_workers=4, worker_init_fn=seed_worker)
+loader = DataLoader(Crops(0), batch_size=32, num_workers=4, worker_init_fn=seed_worker)
 ```
+`get_worker_info().seed` differs per worker and per epoch, and follows `torch.manual_seed` in the
+main process, so runs stay reproducible.
 
 ## Fix safety
-The fix adds `worker_init_fn=seed_worker` and, unless the file already has a `seed_worker`, a
-module-level `def seed_worker(worker_id):` that reseeds numpy and random from
-`torch.initial_seed()` (the recipe of PyTorch's reproducibility notes), using the file's names
-for `torch`, `numpy` (`np`) and `random` and importing what is missing. It is unsafe: it changes
-the random streams a training run sees, it may add an `import numpy`, and generator objects kept
-on the dataset still need to be reseeded in `seed_worker` by hand (see *Use instead*).
+The fix adds `worker_init_fn=seed_worker` and a module-level `seed_worker(worker_id)` that
+re-creates (numpy `Generator`s) or reseeds in place (`RandomState.seed`, `Random.seed`,
+`torch.Generator.manual_seed`) exactly the generators the dataset draws from, from
+`get_worker_info().seed`; each generator gets a seed of its own, distinct from the worker's
+global streams. It uses the file's names for `torch` and `numpy` and imports what is missing.
+A file that already has a different `seed_worker` gets no fix. It is unsafe: the random streams
+a run sees change, and the dataset's own seed argument no longer decides them in workers (the
+main process's `torch.manual_seed` does).
 
 ## References
-- `seeds/000_cb4862440f544e40.txt`, *DataLoader*: "worker_init_fn is mandatory if any worker uses
-  numpy/random".
+- [`_worker_loop` in `torch/utils/data/_utils/worker.py`](https://github.com/pytorch/pytorch/blob/v1.13.0/torch/utils/data/_utils/worker.py):
+  the per-worker `random.seed`, `torch.manual_seed` and `np.random.seed`.
+- [pytorch/pytorch#56488: "Add Numpy seeding to worker of DataLoader"](https://github.com/pytorch/pytorch/pull/56488),
+  released in PyTorch 1.9.
 - [Randomness in multi-process data loading](https://pytorch.org/docs/stable/data.html#randomness-in-multi-process-data-loading)
-- [Reproducibility: DataLoader](https://pytorch.org/docs/stable/notes/randomness.html#dataloader)
+- [`torch.utils.data.get_worker_info`](https://pytorch.org/docs/stable/data.html#torch.utils.data.get_worker_info)
 )md"};
 
 constexpr size_t kNumWorkersSlot = 5;     // DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers,
@@ -187,32 +217,346 @@ bool isBlankLine(std::string_view line) {
   return line.find_first_not_of(" \t\r") == std::string_view::npos;
 }
 
-std::optional<quickfix::Fix> seedWorkerFix(TSNode call, Context& ctx) {
+enum class GeneratorKind { NumpyDefaultRng, NumpyGenerator, NumpyRandomState, PythonRandom, TorchGenerator };
+
+std::optional<GeneratorKind> generatorConstructor(std::string_view qualified) {
+  if (qualified == "numpy.random.default_rng") return GeneratorKind::NumpyDefaultRng;
+  if (qualified == "numpy.random.Generator" || qualified == "numpy.random._generator.Generator")
+    return GeneratorKind::NumpyGenerator;
+  if (qualified == "numpy.random.RandomState" || qualified == "numpy.random.mtrand.RandomState")
+    return GeneratorKind::NumpyRandomState;
+  if (qualified == "random.Random") return GeneratorKind::PythonRandom;
+  if (qualified == "torch.Generator" || qualified == "torch._C.Generator") return GeneratorKind::TorchGenerator;
+  return std::nullopt;
+}
+
+std::string_view generatorName(GeneratorKind kind) {
+  switch (kind) {
+    case GeneratorKind::NumpyDefaultRng: return "numpy.random.default_rng";
+    case GeneratorKind::NumpyGenerator: return "numpy.random.Generator";
+    case GeneratorKind::NumpyRandomState: return "numpy.random.RandomState";
+    case GeneratorKind::PythonRandom: return "random.Random";
+    case GeneratorKind::TorchGenerator: return "torch.Generator";
+  }
+  return "";
+}
+
+struct Creation {
+  GeneratorKind kind{};
+  TSNode call{};
+};
+
+// The generator an expression creates: a constructor call, `torch.Generator().manual_seed(s)`,
+// a name bound once to one, or either branch of `a if c else b` / `a or b` (`rng or
+// default_rng()`: whatever it holds was made before the workers start).
+std::optional<Creation> generatorCreation(const analysis::SemanticModel& model, TSNode expr) {
+  std::vector<TSNode> work{expr};
+  for (int budget = 16; !work.empty() && budget > 0; --budget) {
+    TSNode node = analysis::resolveValue(model, work.back());
+    work.pop_back();
+    std::string_view kind = kindOf(node);
+    if (kind == "call") {
+      if (auto callee = model.calleeName(node))
+        if (auto generator = generatorConstructor(*callee)) return Creation{*generator, node};
+      TSNode function = fieldOf(node, "function");
+      if (isKind(function, "attribute") && model.text(fieldOf(function, "attribute")) == "manual_seed")
+        work.push_back(fieldOf(function, "object"));
+    } else if (kind == "conditional_expression" && ts_node_named_child_count(node) == 3) {
+      work.push_back(ts_node_named_child(node, 2));
+      work.push_back(ts_node_named_child(node, 0));
+    } else if (kind == "boolean_operator") {
+      work.push_back(fieldOf(node, "right"));
+      work.push_back(fieldOf(node, "left"));
+    }
+  }
+  return std::nullopt;
+}
+
+// A generator the dataset draws from: `self.<name>` (made in `__init__`) or a module-level name.
+struct Generator {
+  std::string name;
+  bool on_self = true;
+  Creation creation;
+  TSNode draw{};  // the first use in what `__getitem__` / `__iter__` runs
+};
+
+struct DatasetFacts {
+  std::string class_name;
+  std::vector<Generator> generators;  // drawn from and never reseeded per worker, in creation order
+  TSNode global_numpy_draw{};         // a `numpy.random.<function>(...)` call in what the workers run
+};
+
+TSNode definitionOf(TSNode statement) {
+  if (isKind(statement, "decorated_definition")) return fieldOf(statement, "definition");
+  return statement;
+}
+
+// The name of a function's first parameter (`self`), or empty.
+std::string firstParameter(const analysis::SemanticModel& model, TSNode function) {
+  TSNode params = fieldOf(function, "parameters");
+  if (ts_node_is_null(params) || ts_node_named_child_count(params) == 0) return {};
+  TSNode first = ts_node_named_child(params, 0);
+  if (isKind(first, "default_parameter") || isKind(first, "typed_parameter") || isKind(first, "typed_default_parameter")) {
+    TSNode name = fieldOf(first, "name");
+    if (ts_node_is_null(name) && ts_node_named_child_count(first) > 0) name = ts_node_named_child(first, 0);
+    first = name;
+  }
+  return isKind(first, "identifier") ? std::string(model.text(first)) : std::string();
+}
+
+// `self.<attr>` with `self` the given name: the attribute's name, else empty.
+std::string_view selfAttribute(const analysis::SemanticModel& model, TSNode node, std::string_view self) {
+  if (self.empty() || !isKind(node, "attribute")) return {};
+  TSNode object = fieldOf(node, "object");
+  if (!isKind(object, "identifier") || model.text(object) != self) return {};
+  return model.text(fieldOf(node, "attribute"));
+}
+
+bool isReseedMethod(std::string_view name) {
+  return name == "seed" || name == "manual_seed" || name == "set_state" || name == "setstate" ||
+         name == "__setstate__";
+}
+
+// Functions of `numpy.random` that construct something rather than draw from the global stream.
+bool isNumpyRandomConstructor(std::string_view member) {
+  static const std::set<std::string_view, std::less<>> kNames = {
+      "default_rng", "Generator", "RandomState", "SeedSequence", "BitGenerator", "PCG64", "PCG64DXSM", "MT19937",
+      "Philox", "SFC64", "get_state", "set_state", "seed", "get_bit_generator", "set_bit_generator"};
+  return kNames.contains(member);
+}
+
+DatasetFacts analyseDataset(const analysis::SemanticModel& model, TSNode cls) {
+  DatasetFacts facts;
+  facts.class_name = std::string(model.text(fieldOf(cls, "name")));
+  TSNode body = fieldOf(cls, "body");
+  if (ts_node_is_null(body)) return facts;
+
+  std::map<std::string, TSNode, std::less<>> methods;
+  analysis::forEachNamedChild(body, [&](TSNode statement) {
+    TSNode def = definitionOf(statement);
+    if (isKind(def, "function_definition")) methods[std::string(model.text(fieldOf(def, "name")))] = def;
+  });
+
+  // Generators stored on the instance in `__init__`.
+  std::vector<Generator> candidates;
+  if (auto init = methods.find("__init__"); init != methods.end()) {
+    std::string self = firstParameter(model, init->second);
+    analysis::walkTree(
+        fieldOf(init->second, "body"),
+        [&](TSNode node) {
+          std::string_view kind = kindOf(node);
+          if (kind == "function_definition" || kind == "class_definition" || kind == "lambda") return false;
+          if (kind != "assignment") return true;
+          std::string_view attr = selfAttribute(model, fieldOf(node, "left"), self);
+          TSNode right = fieldOf(node, "right");
+          if (attr.empty() || ts_node_is_null(right)) return true;
+          auto creation = generatorCreation(model, right);
+          if (!creation) return true;
+          auto same = std::find_if(candidates.begin(), candidates.end(), [&](auto& g) { return g.name == attr; });
+          if (same == candidates.end()) candidates.push_back({std::string(attr), true, *creation, {}});
+          return true;
+        },
+        [](TSNode) {});
+  }
+  // Generators bound once at module level.
+  std::map<const analysis::Binding*, size_t> module_generators;
+  for (const auto& binding : model.bindings()) {
+    if (binding->scope != &model.moduleScope() || binding->kind != analysis::BindingKind::Assignment) continue;
+    const auto* all = model.bindingsOf(model.moduleScope(), binding->name);
+    if (all == nullptr || all->size() != 1 || ts_node_is_null(binding->value)) continue;
+    if (auto creation = generatorCreation(model, binding->value)) {
+      module_generators[binding.get()] = candidates.size();
+      candidates.push_back({binding->name, false, *creation, {}});
+    }
+  }
+
+  // What the workers run: the item methods and what they call (`self.helper()`, module functions).
+  std::vector<TSNode> work;
+  std::set<const void*> seen;
+  for (std::string_view entry : {"__getitem__", "__getitems__", "__iter__", "__next__"})
+    if (auto it = methods.find(entry); it != methods.end() && seen.insert(it->second.id).second) work.push_back(it->second);
+  std::vector<bool> reseeded(candidates.size(), false);
+  bool worker_info = false;
+  while (!work.empty() && seen.size() < 256) {
+    TSNode function = work.back();
+    work.pop_back();
+    bool is_method = analysis::sameNode(ts_node_parent(function), body) ||
+                     analysis::sameNode(ts_node_parent(ts_node_parent(function)), body);
+    std::string self = is_method ? firstParameter(model, function) : std::string();
+    analysis::walkTree(
+        fieldOf(function, "body"),
+        [&](TSNode node) {
+          std::string_view kind = kindOf(node);
+          if (kind == "string" || kind == "comment") return false;
+          if (kind == "call") {
+            TSNode callee = fieldOf(node, "function");
+            if (std::string_view method = selfAttribute(model, callee, self); !method.empty()) {
+              if (auto it = methods.find(method); it != methods.end() && seen.insert(it->second.id).second)
+                work.push_back(it->second);
+            } else if (isKind(callee, "identifier")) {
+              const analysis::Binding* b = model.resolve(model.text(callee), callee);
+              if (b != nullptr && b->kind == analysis::BindingKind::Function && b->scope == &model.moduleScope() &&
+                  seen.insert(b->statement.id).second)
+                work.push_back(b->statement);
+            }
+            if (auto q = model.calleeName(node)) {
+              if (*q == "torch.utils.data.get_worker_info" || *q == "torch.utils.data._utils.worker.get_worker_info")
+                worker_info = true;
+              if (q->starts_with("numpy.random.") && q->find('.', 13) == std::string::npos &&
+                  !isNumpyRandomConstructor(std::string_view(*q).substr(13)) && ts_node_is_null(facts.global_numpy_draw))
+                facts.global_numpy_draw = node;
+            }
+            return true;
+          }
+          // A use of a candidate: `self.rng` / `RNG`.
+          std::optional<size_t> index;
+          if (kind == "attribute") {
+            std::string_view attr = selfAttribute(model, node, self);
+            for (size_t i = 0; i < candidates.size() && !attr.empty(); ++i)
+              if (candidates[i].on_self && candidates[i].name == attr) index = i;
+          } else if (kind == "identifier") {
+            TSNode up = ts_node_parent(node);
+            if ((isKind(up, "attribute") && analysis::sameNode(fieldOf(up, "attribute"), node)) ||
+                (isKind(up, "keyword_argument") && analysis::sameNode(fieldOf(up, "name"), node)))
+              return true;
+            const analysis::Binding* b = model.resolve(model.text(node), node);
+            if (auto it = module_generators.find(b); b != nullptr && it != module_generators.end()) index = it->second;
+          }
+          if (!index) return true;
+          TSNode parent = ts_node_parent(node);
+          if (isKind(parent, "assignment") && analysis::sameNode(fieldOf(parent, "left"), node)) {
+            reseeded[*index] = true;  // re-created in the worker: `self.rng = default_rng(...)`
+          } else if (isKind(parent, "attribute") && analysis::sameNode(fieldOf(parent, "object"), node) &&
+                     isReseedMethod(model.text(fieldOf(parent, "attribute"))) &&
+                     isKind(ts_node_parent(parent), "call")) {
+            reseeded[*index] = true;  // `self.rng.seed(index)`
+          } else if (ts_node_is_null(candidates[*index].draw)) {
+            candidates[*index].draw = node;
+          }
+          return kind != "attribute";
+        },
+        [](TSNode) {});
+  }
+  // `get_worker_info()` anywhere in the class: it handles workers itself.
+  if (!worker_info)
+    analysis::walkTree(
+        body,
+        [&](TSNode node) {
+          if (worker_info || isKind(node, "string") || isKind(node, "comment")) return false;
+          if (isKind(node, "call")) {
+            auto q = model.calleeName(node);
+            if (q && (*q == "torch.utils.data.get_worker_info" || *q == "torch.utils.data._utils.worker.get_worker_info"))
+              worker_info = true;
+          }
+          return true;
+        },
+        [](TSNode) {});
+  if (worker_info) return DatasetFacts{facts.class_name, {}, {}};
+  for (size_t i = 0; i < candidates.size(); ++i)
+    if (!reseeded[i] && !ts_node_is_null(candidates[i].draw)) facts.generators.push_back(candidates[i]);
+  return facts;
+}
+
+// The class of the DataLoader's dataset when the file shows it: `DataLoader(MyDataset(...))`,
+// `dataset=MyDataset(...)`, or a name bound once to such a call.
+TSNode datasetClass(const analysis::SemanticModel& model, TSNode call, std::string_view source) {
+  TSNode argument = keywordArgument(call, "dataset", source);
+  if (ts_node_is_null(argument)) {
+    auto positional = positionalArguments(call);
+    if (positional.empty()) return {};
+    argument = positional[0];
+  }
+  TSNode value = analysis::resolveValue(model, argument);
+  if (!isKind(value, "call")) return {};
+  TSNode function = analysis::unparenthesize(fieldOf(value, "function"));
+  if (!isKind(function, "identifier")) return {};
+  const analysis::Binding* binding = model.resolve(model.text(function), function);
+  if (binding == nullptr || binding->kind != analysis::BindingKind::Class) return {};
+  const auto* all = model.bindingsOf(*binding->scope, binding->name);
+  if (all == nullptr || all->size() != 1) return {};
+  return isKind(binding->statement, "class_definition") ? binding->statement : TSNode{};
+}
+
+std::string oneLine(std::string_view text, size_t limit = 60) {
+  if (text.size() > limit || text.find('\n') != std::string_view::npos) return {};
+  return std::string(text);
+}
+
+// The statement that re-seeds generator `index` of `count` in `seed_worker`, given the file's
+// name for numpy. Every generator gets a seed of its own, distinct from the worker's global
+// streams (PyTorch seeds `random` and `torch` with `info.seed` itself).
+std::string reseedStatement(const Generator& g, size_t index, size_t count, const std::string& numpy) {
+  std::string target = g.on_self ? "info.dataset." + g.name : g.name;
+  std::string k = std::to_string(index);
+  switch (g.creation.kind) {
+    case GeneratorKind::NumpyDefaultRng:
+      return fmt::format("{} = {}.random.default_rng([info.seed, {}])", target, numpy, k);
+    case GeneratorKind::NumpyGenerator:
+      return fmt::format("{0} = {1}.random.Generator(type({0}.bit_generator)([info.seed, {2}]))", target, numpy, k);
+    case GeneratorKind::NumpyRandomState:
+      return fmt::format("{}.seed([info.seed % 2**32, info.seed >> 32, {}])", target, k);
+    case GeneratorKind::PythonRandom:
+      return fmt::format("{}.seed(info.seed + {} * 2**64)", target, index + 1);
+    case GeneratorKind::TorchGenerator:
+      if (count == 1) return fmt::format("{}.manual_seed(info.seed % 2**63 + 2**63)", target);
+      return fmt::format("{}.manual_seed((info.seed * {} + {}) % 2**63 + 2**63)", target, count, k);
+  }
+  return {};
+}
+
+bool needsNumpy(GeneratorKind kind) {
+  return kind == GeneratorKind::NumpyDefaultRng || kind == GeneratorKind::NumpyGenerator;
+}
+
+std::optional<quickfix::Fix> seedWorkerFix(TSNode call, const DatasetFacts& facts, bool global_numpy, Context& ctx) {
   const auto& model = ctx.model();
   const auto& file = ctx.file();
-  quickfix::Fix fix;
-  fix.applicability = quickfix::Applicability::Unsafe;
-  fix.message = "Add `worker_init_fn=seed_worker`";
-
-  const analysis::Binding* existing = model.resolve("seed_worker", call);
-  if (existing != nullptr) {
-    // Reuse the file's own `seed_worker` (a def, or an import of one).
-    if (existing->kind != analysis::BindingKind::Function && existing->kind != analysis::BindingKind::Import)
-      return std::nullopt;
-    fix.edits.push_back(appendArgument(call, "worker_init_fn=seed_worker", ctx.source()));
-    return fix;
-  }
-  if (boundAtModuleLevel(model, "seed_worker")) return std::nullopt;
+  std::string_view source = ctx.source();
   const SeedWorkerPlacement& placement = placementFor(model);
   if (!placement.found) return std::nullopt;
 
   std::vector<std::string> imports;  // standard library first
-  std::string random = nameForModule(model, "random", {"random", "py_random"}, imports);
-  std::string numpy = nameForModule(model, "numpy", {"np", "numpy"}, imports);
+  bool numpy_needed = global_numpy || std::any_of(facts.generators.begin(), facts.generators.end(),
+                                                  [](const Generator& g) { return needsNumpy(g.creation.kind); });
+  std::string numpy = numpy_needed ? nameForModule(model, "numpy", {"np", "numpy"}, imports) : std::string("np");
   std::string torch = nameForModule(model, "torch", {"torch"}, imports);
-  if (torch.empty() || numpy.empty() || random.empty()) return std::nullopt;
+  if (torch.empty() || numpy.empty()) return std::nullopt;
 
-  std::string_view source = ctx.source();
+  std::string body = "    # Each worker reseeds the generators it inherited from the main process.\n";
+  std::vector<std::string> globals;
+  for (const Generator& g : facts.generators)
+    if (!g.on_self && needsNumpy(g.creation.kind)) globals.push_back(g.name);
+  if (!globals.empty()) {
+    std::string joined;
+    for (const auto& name : globals) joined += (joined.empty() ? "" : ", ") + name;
+    body += "    global " + joined + "\n";
+  }
+  body += fmt::format("    info = {}.utils.data.get_worker_info()\n", torch);
+  size_t count = facts.generators.size();
+  for (size_t i = 0; i < count; ++i) body += "    " + reseedStatement(facts.generators[i], i, count, numpy) + "\n";
+  if (global_numpy) body += fmt::format("    {}.random.seed([info.seed % 2**32, info.seed >> 32])\n", numpy);
+  std::string definition = "def seed_worker(worker_id):\n" + body;
+
+  quickfix::Fix fix;
+  fix.applicability = quickfix::Applicability::Unsafe;
+  fix.message = "Add `worker_init_fn=seed_worker` that reseeds the dataset's generators in each worker";
+
+  if (model.resolve("seed_worker", call) != nullptr || boundAtModuleLevel(model, "seed_worker")) {
+    // Reuse a `seed_worker` only when it is exactly the one this fix writes (another DataLoader
+    // of the same dataset, fixed earlier); any other may reseed something else.
+    const analysis::Binding* existing = model.resolve("seed_worker", call);
+    if (existing == nullptr || existing->kind != analysis::BindingKind::Function ||
+        existing->scope != &model.moduleScope())
+      return std::nullopt;
+    const auto* all = model.bindingsOf(model.moduleScope(), "seed_worker");
+    if (all == nullptr || all->size() != 1) return std::nullopt;
+    std::string text(ctx.text(existing->statement));
+    if (text + "\n" != definition) return std::nullopt;
+    fix.edits.push_back(appendArgument(call, "worker_init_fn=seed_worker", source));
+    return fix;
+  }
+  definition += "\n\n";
+
   uint32_t top = moduleLevelInsertion(file, "").start;
   uint32_t def_at = std::max(definitionInsertionPoint(file, placement.statement), top);
   std::vector<quickfix::Edit> edits;
@@ -224,22 +568,15 @@ std::optional<quickfix::Fix> seedWorkerFix(TSNode call, Context& ctx) {
     TSNode root = file.root();
     for (uint32_t i = 0, n = ts_node_named_child_count(root); i < n; ++i) {
       TSNode child = ts_node_named_child(root, i);
-      if (analysis::endOf(child) > def_at) break;
+      if (endOf(child) > def_at) break;
       if (!isKind(child, "import_statement") && !isKind(child, "import_from_statement")) continue;
-      uint32_t row = file.lines().lineOf(analysis::endOf(child));
+      uint32_t row = file.lines().lineOf(endOf(child));
       if (row + 1 < file.lines().lineCount()) edit = {file.lines().lineStart(row + 1), 0, ""};
     }
     edit.end = edit.start;
     edit.content = edit.content.starts_with("\n") ? "\n" + joined : joined;
     edits.push_back(std::move(edit));
   }
-  std::string definition = fmt::format(
-      "def seed_worker(worker_id):\n"
-      "    # Each worker reseeds the generators it inherited from the parent process.\n"
-      "    worker_seed = {}.initial_seed() % 2**32\n"
-      "    {}.random.seed(worker_seed)\n"
-      "    {}.seed(worker_seed)\n\n\n",
-      torch, numpy, random);
   if (!edits.empty() && edits.front().start == def_at) {
     // Same place as the new imports: imports, two blank lines, the def.
     edits.front().content += "\n\n" + definition;
@@ -266,8 +603,6 @@ class DataLoaderWorkerInitFn final : public Rule {
   void check(TSNode call, Context& ctx) const override {
     const auto& model = ctx.model();
     if (!isDataLoaderCall(model, call)) return;
-    // Only files whose code can hold numpy or random generators.
-    if (!model.importsModule("numpy") && !model.importsModule("random")) return;
     // `**kwargs` / `*args` may carry worker_init_fn.
     if (hasDoubleStarArguments(call) || hasStarArguments(call)) return;
     if (!ts_node_is_null(keywordArgumentNode(call, "worker_init_fn", ctx.source()))) return;
@@ -280,16 +615,43 @@ class DataLoaderWorkerInitFn final : public Rule {
     auto literal = integerLiteral(analysis::resolveValue(model, num_workers), ctx.source());
     if (literal && *literal == 0) return;
 
-    std::string_view workers_text = ctx.text(num_workers);
-    std::string workers = workers_text.size() <= 40 && workers_text.find('\n') == std::string_view::npos
-                              ? fmt::format("`num_workers={}`", workers_text)
-                              : std::string("worker processes");
-    Diagnostic& d = ctx.report(
-        call, fmt::format("`DataLoader` with {} and no `worker_init_fn`: random generators created before the fork "
-                          "(e.g. `np.random.default_rng()` in a Dataset's `__init__`) are copied into every worker, "
-                          "which then draw the same numbers",
-                          workers));
-    d.fix = seedWorkerFix(call, ctx);
+    TSNode cls = datasetClass(model, call, ctx.source());
+    if (ts_node_is_null(cls)) return;
+    DatasetFacts facts = analyseDataset(model, cls);
+    // Before 1.9, workers did not reseed the global numpy generator either.
+    bool global_numpy = !ctx.torchAtLeast(1, 9) && !ts_node_is_null(facts.global_numpy_draw);
+    if (facts.generators.empty() && !global_numpy) return;
+
+    std::string workers = oneLine(ctx.text(num_workers), 40);
+    workers = workers.empty() ? "worker processes" : fmt::format("`num_workers={}`", workers);
+    std::string what;
+    for (size_t i = 0; i < facts.generators.size() && i < 3; ++i) {
+      const Generator& g = facts.generators[i];
+      what += (i == 0 ? "" : ", ") +
+              fmt::format("`{}{}` (`{}`)", g.on_self ? "self." : "", g.name, generatorName(g.creation.kind));
+    }
+    if (facts.generators.size() > 3) what += fmt::format(" and {} more", facts.generators.size() - 3);
+    std::string message;
+    if (!facts.generators.empty()) {
+      message = fmt::format(
+          "`DataLoader` with {} and no `worker_init_fn`: `{}` draws from {}, created before the workers start; every "
+          "worker gets a copy of the same generator state and draws the same numbers (PyTorch reseeds only the global "
+          "`random`, `numpy.random` and `torch` generators per worker)",
+          workers, facts.class_name, what);
+    } else {
+      message = fmt::format(
+          "`DataLoader` with {} and no `worker_init_fn`: `{}` draws from the global `numpy.random`, which PyTorch "
+          "before 1.9 does not reseed per worker, so every worker draws the same numbers",
+          workers, facts.class_name);
+    }
+    Diagnostic& d = ctx.report(call, std::move(message));
+    for (const Generator& g : facts.generators)
+      d.related.push_back({startOf(g.creation.call), endOf(g.creation.call),
+                           fmt::format("`{}{}` is created here, before the workers start", g.on_self ? "self." : "", g.name)});
+    if (global_numpy)
+      d.related.push_back({startOf(facts.global_numpy_draw), endOf(facts.global_numpy_draw),
+                           "the global `numpy.random` stream, not reseeded per worker before PyTorch 1.9"});
+    d.fix = seedWorkerFix(call, facts, global_numpy, ctx);
   }
 };
 
