@@ -37,8 +37,10 @@ processes — `num_workers` is not literally 0 — with no `worker_init_fn` and 
 could carry one, when its dataset draws random numbers from a generator *object* created before
 the workers start and never reseeded per worker:
 
-- the dataset is the `DataLoader`'s first argument or `dataset=`, written as `MyDataset(...)` or
-  as a name bound once to it (`ds = MyDataset(...)`), and `MyDataset` is a class of the same file;
+- the dataset is the `DataLoader`'s first argument or `dataset=`, written as `MyDataset(...)`, as
+  a name bound once to it (`ds = MyDataset(...)`) or as an attribute the class assigns once
+  (`self.train_set = MyDataset(...)` in a data module's `setup`), and `MyDataset` is a class of
+  the same file (its methods may come from base classes of the same file);
 - the generator is `numpy.random.default_rng(...)`, `numpy.random.RandomState(...)`,
   `numpy.random.Generator(...)`, `random.Random(...)` or `torch.Generator()` (any alias:
   `import numpy as np`, `from numpy.random import default_rng`, `import random as rnd`), stored
@@ -325,17 +327,107 @@ bool isNumpyRandomConstructor(std::string_view member) {
   return kNames.contains(member);
 }
 
+// The value a `self.<attr>` read in a method holds when the class assigns that attribute exactly
+// once (`self.train_set = Crops(...)` in `setup`, read in `train_dataloader`); null otherwise.
+TSNode selfAttributeValue(const analysis::SemanticModel& model, TSNode attribute) {
+  TSNode function{};
+  for (TSNode up = ts_node_parent(attribute); !ts_node_is_null(up); up = ts_node_parent(up))
+    if (isKind(up, "function_definition")) {
+      function = up;
+      break;
+    }
+  if (ts_node_is_null(function)) return {};
+  TSNode cls = ts_node_parent(function);
+  if (isKind(cls, "decorated_definition")) cls = ts_node_parent(cls);
+  cls = ts_node_parent(cls);  // block -> class_definition
+  if (!isKind(cls, "class_definition")) return {};
+  std::string_view attr = selfAttribute(model, attribute, firstParameter(model, function));
+  if (attr.empty()) return {};
+  TSNode value{};
+  int count = 0;
+  analysis::forEachNamedChild(fieldOf(cls, "body"), [&](TSNode statement) {
+    TSNode method = definitionOf(statement);
+    if (!isKind(method, "function_definition")) return;
+    std::string self = firstParameter(model, method);
+    analysis::walkTree(
+        fieldOf(method, "body"),
+        [&](TSNode node) {
+          std::string_view kind = kindOf(node);
+          if (kind == "class_definition" || kind == "string" || kind == "comment") return false;
+          if ((kind == "assignment" || kind == "augmented_assignment") &&
+              selfAttribute(model, fieldOf(node, "left"), self) == attr) {
+            if (isKind(fieldOf(node, "right"), "none")) return true;  // `self.train_set = None` first
+            ++count;
+            value = fieldOf(node, "right");
+          }
+          return true;
+        },
+        [](TSNode) {});
+  });
+  return count == 1 ? value : TSNode{};
+}
+
+// The file's class a name denotes: a class bound once in its scope.
+TSNode classNamed(const analysis::SemanticModel& model, TSNode name) {
+  name = analysis::unparenthesize(name);
+  if (!isKind(name, "identifier")) return {};
+  const analysis::Binding* binding = model.resolve(model.text(name), name);
+  if (binding == nullptr || binding->kind != analysis::BindingKind::Class) return {};
+  const auto* all = model.bindingsOf(*binding->scope, binding->name);
+  if (all == nullptr || all->size() != 1) return {};
+  return isKind(binding->statement, "class_definition") ? binding->statement : TSNode{};
+}
+
+// The class of the DataLoader's dataset when the file shows it: `DataLoader(MyDataset(...))`,
+// `dataset=MyDataset(...)`, a name bound once to such a call, or `self.<attr>` assigned once in
+// the class.
+TSNode datasetClass(const analysis::SemanticModel& model, TSNode call, std::string_view source) {
+  TSNode argument = keywordArgument(call, "dataset", source);
+  if (ts_node_is_null(argument)) {
+    auto positional = positionalArguments(call);
+    if (positional.empty()) return {};
+    argument = positional[0];
+  }
+  TSNode value = analysis::resolveValue(model, argument);
+  if (isKind(value, "attribute")) {
+    value = selfAttributeValue(model, value);
+    if (ts_node_is_null(value)) return {};
+    value = analysis::resolveValue(model, value);
+  }
+  if (!isKind(value, "call")) return {};
+  return classNamed(model, fieldOf(value, "function"));
+}
+
 DatasetFacts analyseDataset(const analysis::SemanticModel& model, TSNode cls) {
   DatasetFacts facts;
   facts.class_name = std::string(model.text(fieldOf(cls, "name")));
   TSNode body = fieldOf(cls, "body");
   if (ts_node_is_null(body)) return facts;
 
+  // The class and its bases defined in the file (a method of the class hides its bases' own).
+  std::vector<TSNode> bodies;
   std::map<std::string, TSNode, std::less<>> methods;
-  analysis::forEachNamedChild(body, [&](TSNode statement) {
-    TSNode def = definitionOf(statement);
-    if (isKind(def, "function_definition")) methods[std::string(model.text(fieldOf(def, "name")))] = def;
-  });
+  std::vector<TSNode> classes{cls};
+  for (size_t c = 0; c < classes.size() && c < 8; ++c) {
+    TSNode class_body = fieldOf(classes[c], "body");
+    if (ts_node_is_null(class_body)) continue;
+    bodies.push_back(class_body);
+    analysis::forEachNamedChild(class_body, [&](TSNode statement) {
+      TSNode def = definitionOf(statement);
+      if (isKind(def, "function_definition")) methods.emplace(std::string(model.text(fieldOf(def, "name"))), def);
+    });
+    TSNode bases = fieldOf(classes[c], "superclasses");
+    if (!ts_node_is_null(bases))
+      analysis::forEachNamedChild(bases, [&](TSNode base) {
+        TSNode found = classNamed(model, base);
+        if (!ts_node_is_null(found)) classes.push_back(found);
+      });
+  }
+  auto inClassBody = [&](TSNode function) {
+    TSNode parent = ts_node_parent(function);
+    if (isKind(parent, "decorated_definition")) parent = ts_node_parent(parent);
+    return std::any_of(bodies.begin(), bodies.end(), [&](TSNode b) { return analysis::sameNode(b, parent); });
+  };
 
   // Generators stored on the instance in `__init__`.
   std::vector<Generator> candidates;
@@ -380,8 +472,7 @@ DatasetFacts analyseDataset(const analysis::SemanticModel& model, TSNode cls) {
   while (!work.empty() && seen.size() < 256) {
     TSNode function = work.back();
     work.pop_back();
-    bool is_method = analysis::sameNode(ts_node_parent(function), body) ||
-                     analysis::sameNode(ts_node_parent(ts_node_parent(function)), body);
+    bool is_method = inClassBody(function);
     std::string self = is_method ? firstParameter(model, function) : std::string();
     analysis::walkTree(
         fieldOf(function, "body"),
@@ -438,9 +529,10 @@ DatasetFacts analyseDataset(const analysis::SemanticModel& model, TSNode cls) {
         [](TSNode) {});
   }
   // `get_worker_info()` anywhere in the class: it handles workers itself.
-  if (!worker_info)
+  for (TSNode class_body : bodies) {
+    if (worker_info) break;
     analysis::walkTree(
-        body,
+        class_body,
         [&](TSNode node) {
           if (worker_info || isKind(node, "string") || isKind(node, "comment")) return false;
           if (isKind(node, "call")) {
@@ -451,30 +543,11 @@ DatasetFacts analyseDataset(const analysis::SemanticModel& model, TSNode cls) {
           return true;
         },
         [](TSNode) {});
+  }
   if (worker_info) return DatasetFacts{facts.class_name, {}, {}};
   for (size_t i = 0; i < candidates.size(); ++i)
     if (!reseeded[i] && !ts_node_is_null(candidates[i].draw)) facts.generators.push_back(candidates[i]);
   return facts;
-}
-
-// The class of the DataLoader's dataset when the file shows it: `DataLoader(MyDataset(...))`,
-// `dataset=MyDataset(...)`, or a name bound once to such a call.
-TSNode datasetClass(const analysis::SemanticModel& model, TSNode call, std::string_view source) {
-  TSNode argument = keywordArgument(call, "dataset", source);
-  if (ts_node_is_null(argument)) {
-    auto positional = positionalArguments(call);
-    if (positional.empty()) return {};
-    argument = positional[0];
-  }
-  TSNode value = analysis::resolveValue(model, argument);
-  if (!isKind(value, "call")) return {};
-  TSNode function = analysis::unparenthesize(fieldOf(value, "function"));
-  if (!isKind(function, "identifier")) return {};
-  const analysis::Binding* binding = model.resolve(model.text(function), function);
-  if (binding == nullptr || binding->kind != analysis::BindingKind::Class) return {};
-  const auto* all = model.bindingsOf(*binding->scope, binding->name);
-  if (all == nullptr || all->size() != 1) return {};
-  return isKind(binding->statement, "class_definition") ? binding->statement : TSNode{};
 }
 
 std::string oneLine(std::string_view text, size_t limit = 60) {
