@@ -160,4 +160,24 @@ quickfix::Edit appendArgument(TSNode call, std::string_view argument, std::strin
   return {at, at, ", " + std::string(argument)};
 }
 
+std::optional<std::string> stringLiteral(TSNode node, std::string_view source) {
+  node = analysis::unparenthesize(node);
+  std::vector<TSNode> parts;
+  if (analysis::isKind(node, "concatenated_string")) analysis::forEachNamedChild(node, [&](TSNode p) { parts.push_back(p); });
+  else parts.push_back(node);
+  std::string out;
+  for (TSNode part : parts) {
+    if (!analysis::isKind(part, "string")) return std::nullopt;
+    std::string_view text = analysis::textOf(part, source);
+    if (!text.empty() && text.front() != '"' && text.front() != '\'') return std::nullopt;  // f"", b"", r""
+    bool plain = true;
+    analysis::forEachNamedChild(part, [&](TSNode child) {
+      if (analysis::isKind(child, "string_content")) out += analysis::textOf(child, source);
+      else if (!analysis::isKind(child, "string_start") && !analysis::isKind(child, "string_end")) plain = false;
+    });
+    if (!plain) return std::nullopt;
+  }
+  return out;
+}
+
 }  // namespace ptlint::rules

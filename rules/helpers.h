@@ -28,6 +28,9 @@ TSNode argumentList(TSNode call);          // the `argument_list` node, or null
 bool isFalseLiteral(TSNode node);
 bool isTrueLiteral(TSNode node);
 std::optional<long long> integerLiteral(TSNode node, std::string_view source);
+// The value of a plain string literal (`"bf16"`, `'a' 'b'` concatenated); nullopt for f-strings,
+// bytes, escapes, anything else.
+std::optional<std::string> stringLiteral(TSNode node, std::string_view source);
 
 // An edit that inserts `statement` (one line, no trailing newline) at module level: after the
 // module docstring and `from __future__` imports, before other code.

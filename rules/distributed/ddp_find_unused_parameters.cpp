@@ -1,5 +1,11 @@
-// PTL301 ddp-find-unused-parameters: torch's DistributedDataParallel with
-// `find_unused_parameters=True`.
+// PTL301 ddp-find-unused-parameters: DDP's `find_unused_parameters=True`, given to torch's
+// DistributedDataParallel, accelerate's DistributedDataParallelKwargs, Lightning's DDPStrategy
+// or Lightning's strategy strings.
+#include <algorithm>
+#include <initializer_list>
+#include <optional>
+#include <string>
+
 #include "analysis/syntax.h"
 #include "analysis/value_resolution.h"
 #include "rules/all_rules.h"
@@ -9,11 +15,12 @@ namespace ptlint::rules {
 namespace {
 
 using analysis::fieldOf;
+using analysis::isKind;
 
 constexpr RuleMeta kDdpFindUnusedParameters{
     .code = "PTL301",
     .name = "ddp-find-unused-parameters",
-    .summary = "DistributedDataParallel with find_unused_parameters=True",
+    .summary = "DistributedDataParallel with find_unused_parameters=True (torch, accelerate, Lightning)",
     .fix = FixAvailability::Sometimes,
     .fix_applicability = quickfix::Applicability::Unsafe,
     .severity = Severity::Warning,
@@ -21,23 +28,42 @@ constexpr RuleMeta kDdpFindUnusedParameters{
     .since_torch = "1.11",
     .docs = R"md(
 ## What it does
-Reports `torch.nn.parallel.DistributedDataParallel(..., find_unused_parameters=True)`, through
-any import path or alias (`from torch.nn.parallel import DistributedDataParallel as DDP`,
-`torch.nn.parallel.distributed.DistributedDataParallel`), including a `True` held by a name
-bound once. Look-alikes are not reported: accelerate's `DistributedDataParallelKwargs`,
-Lightning's `DDPStrategy` and its own classes, `dict(find_unused_parameters=True)`, a function
-that happens to be called `find_unused_parameters`. A call that already passes
-`static_graph=True` is not reported either (DDP then ignores the flag).
+Reports `find_unused_parameters=True` handed to PyTorch's `DistributedDataParallel`, in each of
+the spellings projects use:
+
+- `torch.nn.parallel.DistributedDataParallel(..., find_unused_parameters=True)` through any
+  import path or alias (`from torch.nn.parallel import DistributedDataParallel as DDP`), the flag
+  given by keyword, by position, or through a name bound once to `True`;
+- accelerate's `DistributedDataParallelKwargs(find_unused_parameters=True)` (from `accelerate`
+  or `accelerate.utils`), the handler `Accelerator(kwargs_handlers=[...])` passes on to DDP;
+- Lightning's `DDPStrategy(find_unused_parameters=True)` (`lightning.pytorch.strategies`,
+  `pytorch_lightning.strategies`, `lightning.fabric.strategies`, `lightning_fabric.strategies`);
+- Lightning's strategy strings that mean the same: `Trainer(strategy="ddp_find_unused_parameters_true")`
+  (also `ddp_spawn_…`, `ddp_fork_…`, `ddp_notebook_…_find_unused_parameters_true`, and through
+  `import lightning as L; L.Trainer`) and `Fabric(strategy="ddp_find_unused_parameters_true")`,
+  the string given directly, as a branch of a conditional, or through a name bound once.
+
+Not reported: `find_unused_parameters=False` or a value the file does not fix (a parameter, a
+config attribute), a call that also passes `static_graph=True` (DDP then skips the per-iteration
+search), and look-alikes — a class of the project's own that happens to be called
+`DistributedDataParallel` or `DDPStrategy`, `dict(find_unused_parameters=True)`.
 
 ## Why is this bad?
-With `find_unused_parameters=True`, DDP walks the autograd graph from the outputs after every
-forward pass to mark the parameters that will get no gradient, so that their buckets can be
-reduced without waiting for them. That traversal is paid on every iteration, for every model,
-whether or not any parameter is actually unused. The operational guide in `seeds/000` (section
-*FSDP2, FSDP1, DDP*): "DDP: find_unused_parameters=True is a real per-iteration
-cost — extra autograd-graph traversal. Prefer static_graph=True when the unused-set is stable
-across iterations (DDP captures it on iter 1 and reuses)." The `static_graph` constructor
-argument exists since PyTorch 1.11.
+With the flag set, after every forward pass DDP calls `reducer.prepare_for_backward` with the
+tensors found in the module's output, and the reducer traverses the autograd graph from those
+outputs to find the parameters that will not get a gradient this iteration, so that their
+gradient buckets are marked ready instead of waiting forever (`DistributedDataParallel.forward`
+in `torch/nn/parallel/distributed.py`: `if self.find_unused_parameters and not
+self.static_graph: self.reducer.prepare_for_backward(list(_find_tensors(output)))`). That
+traversal is paid on every iteration, for every model, whether or not a parameter is ever
+unused; unused parameters also prevent DDP from overlapping all of the gradient reduction with
+the backward pass.
+
+The flag is genuinely needed only when the set of parameters that receive no gradient changes
+between iterations (data-dependent branches, mixture-of-experts routing, heads used for some
+batches only). When some parameters are never used, remove them or freeze them
+(`requires_grad_(False)`); when the set is the same in every iteration, `static_graph=True`
+(PyTorch 1.11+) finds it once, in the first iteration, and reuses it.
 
 ## Example
 ```python
@@ -52,28 +78,96 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 
 model = DDP(model, device_ids=[rank], static_graph=True)
 ```
-If no parameter is ever unused, simply drop the flag.
+If no parameter is ever unused, simply drop the flag (for Lightning, `strategy="ddp"`).
 
 ## Fix safety
-The fix replaces `find_unused_parameters=True` with `static_graph=True`. It is unsafe: a static
-graph requires the set of used parameters (and the graph's structure) to be the same in every
-iteration; a model that takes data-dependent branches, or that is used for several forward
-passes per backward in changing ways, needs `find_unused_parameters=True` and fails with
-`static_graph=True`. No fix is offered when the call already has a `static_graph=` argument,
-passes `**kwargs`, or passes the flag positionally.
+Only `DistributedDataParallel(...)` gets a fix: it replaces `find_unused_parameters=True` with
+`static_graph=True`. It is unsafe: a static graph requires the set of used parameters (and the
+graph's structure) to be the same in every iteration; a model that takes data-dependent branches
+needs `find_unused_parameters=True` and fails with `static_graph=True`. No fix is offered when
+the call already has a `static_graph=` argument, passes `**kwargs`, or passes the flag
+positionally, nor for accelerate's and Lightning's spellings, whose own options differ.
 
 ## References
-- `seeds/000_cb4862440f544e40.txt`, *FSDP2, FSDP1, DDP*: "find_unused_parameters=True is a real
-  per-iteration cost".
+- [`DistributedDataParallel.forward` in `torch/nn/parallel/distributed.py`](https://github.com/pytorch/pytorch/blob/v1.13.0/torch/nn/parallel/distributed.py)
+  and the reducer's `search_unused_parameters` in
+  [`torch/csrc/distributed/c10d/reducer.cpp`](https://github.com/pytorch/pytorch/blob/v1.13.0/torch/csrc/distributed/c10d/reducer.cpp)
 - [DistributedDataParallel (see `find_unused_parameters` and `static_graph`)](https://pytorch.org/docs/stable/generated/torch.nn.parallel.DistributedDataParallel.html)
 - [Distributed Data Parallel design notes](https://pytorch.org/docs/stable/notes/ddp.html)
+- [Lightning's DDP strategy names](https://github.com/Lightning-AI/pytorch-lightning/blob/master/src/lightning/pytorch/strategies/ddp.py)
+- [accelerate's `DistributedDataParallelKwargs`](https://huggingface.co/docs/accelerate/package_reference/kwargs)
 )md"};
 
 // `find_unused_parameters` is the eighth parameter of DistributedDataParallel.__init__.
 constexpr size_t kFindUnusedSlot = 7;
 
+constexpr std::string_view kCost =
+    "DDP then traverses the autograd graph from the outputs after every forward pass to find parameters that will "
+    "get no gradient";
+constexpr std::string_view kWhenNeeded =
+    "the flag is needed only when the set of unused parameters changes between iterations";
+
 bool isTrue(const analysis::SemanticModel& model, TSNode value) {
   return !ts_node_is_null(value) && isTrueLiteral(analysis::resolveValue(model, value));
+}
+
+bool isIn(std::string_view name, std::initializer_list<std::string_view> names) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+bool isAccelerateKwargs(std::string_view name) {
+  return isIn(name, {"accelerate.DistributedDataParallelKwargs", "accelerate.utils.DistributedDataParallelKwargs",
+                     "accelerate.utils.dataclasses.DistributedDataParallelKwargs"});
+}
+
+bool isDdpStrategy(std::string_view name) {
+  for (std::string_view prefix : {"lightning.pytorch.strategies.", "pytorch_lightning.strategies.",
+                                  "lightning.fabric.strategies.", "lightning_fabric.strategies."}) {
+    if (!name.starts_with(prefix)) continue;
+    std::string_view rest = name.substr(prefix.size());
+    return rest == "DDPStrategy" || rest == "ddp.DDPStrategy";
+  }
+  return false;
+}
+
+enum class Launcher { None, Trainer, Fabric };
+
+Launcher launcherOf(std::string_view name) {
+  if (isIn(name, {"lightning.Trainer", "lightning.pytorch.Trainer", "lightning.pytorch.trainer.Trainer",
+                  "lightning.pytorch.trainer.trainer.Trainer", "pytorch_lightning.Trainer",
+                  "pytorch_lightning.trainer.Trainer", "pytorch_lightning.trainer.trainer.Trainer"}))
+    return Launcher::Trainer;
+  if (isIn(name, {"lightning.Fabric", "lightning.fabric.Fabric", "lightning.fabric.fabric.Fabric", "lightning_fabric.Fabric",
+                  "lightning_fabric.fabric.Fabric"}))
+    return Launcher::Fabric;
+  return Launcher::None;
+}
+
+// The strategy names Lightning registers with `find_unused_parameters=True`: the Trainer's
+// `DDPStrategy.register_strategies` has four, Fabric's one.
+bool findsUnusedParameters(std::string_view strategy, Launcher launcher) {
+  if (strategy == "ddp_find_unused_parameters_true") return true;
+  return launcher == Launcher::Trainer &&
+         isIn(strategy, {"ddp_spawn_find_unused_parameters_true", "ddp_fork_find_unused_parameters_true",
+                         "ddp_notebook_find_unused_parameters_true"});
+}
+
+// The strategy string an expression can hold: a literal, a name bound once, or either branch of
+// a conditional (`"ddp_find_unused_parameters_true" if devices > 1 else "auto"`).
+std::optional<std::string> unusedStrategy(const analysis::SemanticModel& model, TSNode value, Launcher launcher) {
+  std::vector<TSNode> work{value};
+  for (int budget = 8; !work.empty() && budget > 0; --budget) {
+    TSNode node = analysis::resolveValue(model, work.back());
+    work.pop_back();
+    if (isKind(node, "conditional_expression") && ts_node_named_child_count(node) == 3) {
+      work.push_back(ts_node_named_child(node, 2));
+      work.push_back(ts_node_named_child(node, 0));
+      continue;
+    }
+    auto text = stringLiteral(node, model.file().text());
+    if (text && findsUnusedParameters(*text, launcher)) return text;
+  }
+  return std::nullopt;
 }
 
 class DdpFindUnusedParameters final : public Rule {
@@ -84,8 +178,30 @@ class DdpFindUnusedParameters final : public Rule {
 
   void check(TSNode call, Context& ctx) const override {
     const auto& model = ctx.model();
-    if (!model.refersTo(fieldOf(call, "function"), "torch.nn.parallel.DistributedDataParallel")) return;
+    auto callee = model.calleeName(call);
+    if (!callee) return;
+    if (*callee == "torch.nn.parallel.DistributedDataParallel") return checkDdp(call, ctx);
+    if (isAccelerateKwargs(*callee) || isDdpStrategy(*callee)) {
+      TSNode value = keywordArgument(call, "find_unused_parameters", ctx.source());
+      if (!isTrue(model, value) || isTrue(model, keywordArgument(call, "static_graph", ctx.source()))) return;
+      std::string_view name = std::string_view(*callee).substr(callee->rfind('.') + 1);
+      ctx.report(call, fmt::format("`{}(find_unused_parameters=True)`: {}; {}", name, kCost, kWhenNeeded));
+      return;
+    }
+    Launcher launcher = launcherOf(*callee);
+    if (launcher == Launcher::None) return;
+    TSNode strategy = keywordArgument(call, "strategy", ctx.source());
+    if (ts_node_is_null(strategy)) return;
+    auto name = unusedStrategy(model, strategy, launcher);
+    if (!name) return;
+    ctx.report(call, fmt::format("`strategy=\"{}\"` sets DDP's `find_unused_parameters=True`: {}; {} (otherwise "
+                                 "use `strategy=\"ddp\"`)",
+                                 *name, kCost, kWhenNeeded));
+  }
 
+ private:
+  static void checkDdp(TSNode call, Context& ctx) {
+    const auto& model = ctx.model();
     TSNode keyword = keywordArgumentNode(call, "find_unused_parameters", ctx.source());
     TSNode value = ts_node_is_null(keyword) ? TSNode{} : fieldOf(keyword, "value");
     if (ts_node_is_null(keyword)) {
@@ -98,10 +214,10 @@ class DdpFindUnusedParameters final : public Rule {
     TSNode static_graph = keywordArgument(call, "static_graph", ctx.source());
     if (isTrue(model, static_graph)) return;
 
-    Diagnostic& d = ctx.report(call,
-                               "`find_unused_parameters=True` makes DDP traverse the autograd graph after every "
-                               "forward pass; if the set of unused parameters is stable, `static_graph=True` finds "
-                               "it once");
+    Diagnostic& d = ctx.report(
+        call, fmt::format("`find_unused_parameters=True`: {}; {}, and if it is the same in every iteration "
+                          "`static_graph=True` finds it once",
+                          kCost, kWhenNeeded));
     if (ts_node_is_null(keyword) || !ts_node_is_null(static_graph) || hasDoubleStarArguments(call) ||
         !ctx.torchAtLeast(1, 11))
       return;
