@@ -53,6 +53,10 @@ and called), imports (`import torch.cuda.amp`, `from torch.cuda import amp`,
 (`ac = torch.cuda.amp.autocast`). Names are resolved through the file's imports, so strings,
 comments, a local variable or parameter named `amp`, and apex's `amp` never match.
 
+A bare `import torch.cuda.amp` (it binds `torch`) in a file that uses nothing of the old API
+gets a lighter message: importing the module does not warn, only the old constructors and
+functions do.
+
 A fallback for old PyTorch releases is left alone: an import or use in the `except` handler of a
 `try` that already uses `torch.amp`, or in the other branch of an `if` (or conditional
 expression) that uses `torch.amp` and whose condition tests a feature or version
@@ -61,7 +65,10 @@ expression) that uses `torch.amp` and whose condition tests a feature or version
 
 ## Why is this bad?
 Since PyTorch 2.4 the device-specific spellings are deprecated aliases of the device-generic
-`torch.amp` API and emit a `FutureWarning` when used:
+`torch.amp` API and emit a `FutureWarning` when used — when an `autocast` or `GradScaler` is
+constructed or `custom_fwd` / `custom_bwd` is applied (their `__init__` and functions carry
+`@deprecated(..., category=FutureWarning)` in `torch/cuda/amp/autocast_mode.py` and
+`torch/cuda/amp/grad_scaler.py`; the import itself is silent):
 
 > `torch.cuda.amp.autocast(args...)` is deprecated. Please use `torch.amp.autocast('cuda', args...)` instead.
 
@@ -128,6 +135,8 @@ device fixed, so the rewrite calls the same code.
   deprecated; use `torch.amp.autocast(device_type="cuda", ...)` and `torch.amp.GradScaler("cuda")`.
 - `seeds/002` (PyTorch 2.9+ routing guide): "Deprecated torch.cuda.amp aliases have been migrated
   to torch.amp".
+- [`torch/cuda/amp/autocast_mode.py`](https://github.com/pytorch/pytorch/blob/main/torch/cuda/amp/autocast_mode.py):
+  the `@deprecated(..., category=FutureWarning)` on `autocast.__init__`, `custom_fwd`, `custom_bwd`.
 - [PyTorch docs: Automatic Mixed Precision package - torch.amp](https://pytorch.org/docs/stable/amp.html)
   (`torch.cuda.amp.autocast(args...)` is equivalent to `torch.autocast("cuda", args...)`;
   `torch.amp.GradScaler` since 2.3; `torch.amp.custom_fwd` / `custom_bwd` since 2.4).
@@ -640,8 +649,11 @@ class DeprecatedCudaAmp final : public Rule {
     for (auto& [id, group] : groups) group.fix = groupFix(group, ctx);
 
     // 4. Reports.
+    // Is the old API used anywhere in the file (not only imported)?
+    bool api_used = !direct.empty() ||
+                    std::any_of(groups.begin(), groups.end(), [](const auto& g) { return !g.second.uses.empty(); });
     for (auto [statement, shim] : imports)
-      if (!shim) reportImport(statement, groups, ctx);
+      if (!shim) reportImport(statement, groups, api_used, ctx);
     for (auto& [id, group] : groups) {
       if (group.shim) continue;
       for (const Use& use : group.uses) {
@@ -725,7 +737,7 @@ class DeprecatedCudaAmp final : public Rule {
   }
 
   static void reportImport(TSNode statement, const std::unordered_map<const void*, ImportGroup>& groups,
-                           Context& ctx) {
+                           bool api_used, Context& ctx) {
     std::string_view source = ctx.source();
     std::vector<std::string> names;  // what the statement imports from the old API
     std::vector<Edit> plain;         // `import torch.cuda.amp` -> `import torch.amp`
@@ -758,8 +770,15 @@ class DeprecatedCudaAmp final : public Rule {
 
     std::string list;
     for (const std::string& n : names) list += (list.empty() ? "`" : ", `") + n + "`";
-    Diagnostic& d = ctx.report(statement, "Import of deprecated " + list +
-                                              "; since PyTorch 2.4 use `torch.amp` with an explicit device");
+    // `import torch.cuda.amp` alone: the import does not warn (the old constructors and
+    // functions do), and nothing in the file calls them.
+    bool bare_module_only = !plain.empty() && plain_fixable && plain.size() == names.size() && !api_used;
+    Diagnostic& d = ctx.report(
+        statement, bare_module_only
+                       ? "Import of the deprecated namespace " + list +
+                             ", of which this file uses nothing; importing it does not warn, but `import torch.amp` "
+                             "is the current spelling"
+                       : "Import of deprecated " + list + "; since PyTorch 2.4 use `torch.amp` with an explicit device");
     auto group = groups.find(statement.id);
     std::optional<Fix> fix;
     if (group != groups.end()) {
