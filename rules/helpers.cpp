@@ -180,4 +180,71 @@ std::optional<std::string> stringLiteral(TSNode node, std::string_view source) {
   return out;
 }
 
+TSNode definitionOf(TSNode statement) {
+  if (isKind(statement, "decorated_definition")) return fieldOf(statement, "definition");
+  return statement;
+}
+
+// The name of a function's first parameter (`self`), or empty.
+std::string firstParameter(const analysis::SemanticModel& model, TSNode function) {
+  TSNode params = fieldOf(function, "parameters");
+  if (ts_node_is_null(params) || ts_node_named_child_count(params) == 0) return {};
+  TSNode first = ts_node_named_child(params, 0);
+  if (isKind(first, "default_parameter") || isKind(first, "typed_parameter") || isKind(first, "typed_default_parameter")) {
+    TSNode name = fieldOf(first, "name");
+    if (ts_node_is_null(name) && ts_node_named_child_count(first) > 0) name = ts_node_named_child(first, 0);
+    first = name;
+  }
+  return isKind(first, "identifier") ? std::string(model.text(first)) : std::string();
+}
+
+// `self.<attr>` with `self` the given name: the attribute's name, else empty.
+std::string_view selfAttribute(const analysis::SemanticModel& model, TSNode node, std::string_view self) {
+  if (self.empty() || !isKind(node, "attribute")) return {};
+  TSNode object = fieldOf(node, "object");
+  if (!isKind(object, "identifier") || model.text(object) != self) return {};
+  return model.text(fieldOf(node, "attribute"));
+}
+
+// The value a `self.<attr>` read in a method holds when the class assigns that attribute exactly
+// once (`self.train_set = Crops(...)` in `setup`, read in `train_dataloader`); null otherwise.
+TSNode selfAttributeValue(const analysis::SemanticModel& model, TSNode attribute) {
+  TSNode function{};
+  for (TSNode up = ts_node_parent(attribute); !ts_node_is_null(up); up = ts_node_parent(up))
+    if (isKind(up, "function_definition")) {
+      function = up;
+      break;
+    }
+  if (ts_node_is_null(function)) return {};
+  TSNode cls = ts_node_parent(function);
+  if (isKind(cls, "decorated_definition")) cls = ts_node_parent(cls);
+  cls = ts_node_parent(cls);  // block -> class_definition
+  if (!isKind(cls, "class_definition")) return {};
+  std::string_view attr = selfAttribute(model, attribute, firstParameter(model, function));
+  if (attr.empty()) return {};
+  TSNode value{};
+  int count = 0;
+  analysis::forEachNamedChild(fieldOf(cls, "body"), [&](TSNode statement) {
+    TSNode method = definitionOf(statement);
+    if (!isKind(method, "function_definition")) return;
+    std::string self = firstParameter(model, method);
+    analysis::walkTree(
+        fieldOf(method, "body"),
+        [&](TSNode node) {
+          std::string_view kind = analysis::kindOf(node);
+          if (kind == "class_definition" || kind == "string" || kind == "comment") return false;
+          if ((kind == "assignment" || kind == "augmented_assignment") &&
+              selfAttribute(model, fieldOf(node, "left"), self) == attr) {
+            if (isKind(fieldOf(node, "right"), "none")) return true;  // `self.train_set = None` first
+            ++count;
+            value = fieldOf(node, "right");
+          }
+          return true;
+        },
+        [](TSNode) {});
+  });
+  return count == 1 ? value : TSNode{};
+}
+
+
 }  // namespace ptlint::rules

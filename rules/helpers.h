@@ -32,6 +32,18 @@ std::optional<long long> integerLiteral(TSNode node, std::string_view source);
 // bytes, escapes, anything else.
 std::optional<std::string> stringLiteral(TSNode node, std::string_view source);
 
+// Classes and methods.
+// The function or class a statement defines, under its decorators.
+TSNode definitionOf(TSNode statement);
+// The name of a function's first parameter (`self`), or empty.
+std::string firstParameter(const analysis::SemanticModel& model, TSNode function);
+// `self.<attr>` with `self` the given name: the attribute's name, else empty.
+std::string_view selfAttribute(const analysis::SemanticModel& model, TSNode node, std::string_view self);
+// The value a `self.<attr>` read in a method holds when the methods of its class assign that
+// attribute exactly once, not counting `= None` (`self.amp_dtype = torch.bfloat16` in
+// `__init__`, read in `train_step`); null otherwise.
+TSNode selfAttributeValue(const analysis::SemanticModel& model, TSNode attribute);
+
 // An edit that inserts `statement` (one line, no trailing newline) at module level: after the
 // module docstring and `from __future__` imports, before other code.
 quickfix::Edit moduleLevelInsertion(const analysis::ParsedFile& file, std::string_view statement);
