@@ -6,17 +6,70 @@
 
 namespace ptlint::rules::amp {
 
+using analysis::fieldOf;
 using analysis::isKind;
 
+namespace {
+
+DtypeKind dtypeNamed(std::string_view name) {
+  if (name == "torch.bfloat16") return DtypeKind::BFloat16;
+  if (name == "torch.float16" || name == "torch.half") return DtypeKind::Float16;
+  if (name.starts_with("torch.")) return DtypeKind::Other;
+  return DtypeKind::Unknown;
+}
+
+// `{"float32": torch.float32, "bfloat16": torch.bfloat16}[key]` with a key the file fixes: the
+// entry's value expression; null otherwise.
+TSNode dictionaryLookup(const analysis::SemanticModel& model, TSNode subscript) {
+  TSNode dict = analysis::resolveValue(model, fieldOf(subscript, "value"));
+  if (!isKind(dict, "dictionary")) return {};
+  TSNode key_node = fieldOf(subscript, "subscript");
+  if (ts_node_is_null(key_node) || !ts_node_is_null(ts_node_next_named_sibling(key_node))) return {};
+  std::string_view source = model.file().text();
+  auto key = stringLiteral(analysis::resolveValue(model, key_node), source);
+  if (!key) return {};
+  TSNode found{};
+  int matches = 0;
+  analysis::forEachNamedChild(dict, [&](TSNode pair) {
+    if (!isKind(pair, "pair")) {
+      if (isKind(pair, "dictionary_splat")) matches = 2;  // `**other` may hold the key
+      return;
+    }
+    auto text = stringLiteral(fieldOf(pair, "key"), source);
+    if (text && *text == *key) {
+      found = fieldOf(pair, "value");
+      ++matches;
+    }
+  });
+  return matches == 1 ? found : TSNode{};
+}
+
+}  // namespace
+
 DtypeKind resolveDtype(const analysis::SemanticModel& model, TSNode expr) {
-  if (ts_node_is_null(expr)) return DtypeKind::Unknown;
-  TSNode value = analysis::resolveValue(model, expr);
-  if (!isKind(value, "identifier") && !isKind(value, "attribute")) return DtypeKind::Unknown;
-  auto name = model.qualifiedName(value);
-  if (!name) return DtypeKind::Unknown;
-  if (*name == "torch.bfloat16") return DtypeKind::BFloat16;
-  if (*name == "torch.float16" || *name == "torch.half") return DtypeKind::Float16;
-  if (name->starts_with("torch.")) return DtypeKind::Other;
+  for (int depth = 0; depth < 8 && !ts_node_is_null(expr); ++depth) {
+    TSNode value = analysis::resolveValue(model, expr);
+    if (isKind(value, "identifier") || isKind(value, "attribute")) {
+      if (auto name = model.qualifiedName(value)) return dtypeNamed(*name);
+      // `self.amp_dtype`, assigned once in the class's methods.
+      expr = isKind(value, "attribute") ? selfAttributeValue(model, value) : TSNode{};
+    } else if (isKind(value, "subscript")) {
+      expr = dictionaryLookup(model, value);  // `ptdtype = {...}[dtype]`
+    } else if (isKind(value, "call")) {
+      // `getattr(torch, "bfloat16")`
+      auto args = positionalArguments(value);
+      TSNode function = fieldOf(value, "function");
+      if (!isKind(function, "identifier") || model.text(function) != "getattr" || args.size() != 2 ||
+          model.resolve("getattr", function) != nullptr)
+        return DtypeKind::Unknown;
+      auto module = model.qualifiedName(args[0]);
+      auto member = stringLiteral(analysis::resolveValue(model, args[1]), model.file().text());
+      if (!module || *module != "torch" || !member) return DtypeKind::Unknown;
+      return dtypeNamed("torch." + *member);
+    } else {
+      return DtypeKind::Unknown;
+    }
+  }
   return DtypeKind::Unknown;
 }
 

@@ -72,11 +72,9 @@ constructed or `custom_fwd` / `custom_bwd` is applied (their `__init__` and func
 
 > `torch.cuda.amp.autocast(args...)` is deprecated. Please use `torch.amp.autocast('cuda', args...)` instead.
 
-The operational guide in `seeds/000` gives the modern call as
-`torch.amp.autocast(device_type="cuda", dtype=torch.bfloat16)` and `torch.amp.GradScaler("cuda")`
-and states that "the `torch.cuda.amp.*` aliases are deprecated"; `seeds/002` records that
-"deprecated `torch.cuda.amp` aliases have been migrated to `torch.amp`". Code written against the
-aliases keeps working for now, but floods logs with warnings and will break when the aliases are
+The replacements are `torch.amp.autocast("cuda", ...)`, `torch.amp.GradScaler("cuda", ...)` and
+`torch.amp.custom_fwd(device_type="cuda", ...)`. Code written against the aliases keeps working
+for now, but floods logs with warnings and will break when the aliases are
 removed; the `torch.amp` spelling also works unchanged for other devices (`"cpu"`, `"xpu"`, `"mps"`).
 
 ## Example
@@ -131,10 +129,6 @@ device fixed, so the rewrite calls the same code.
   `custom_bwd` 2.4.
 
 ## References
-- `seeds/000` (PyTorch 2.4–2.8 operational guide), AMP section: the `torch.cuda.amp.*` aliases are
-  deprecated; use `torch.amp.autocast(device_type="cuda", ...)` and `torch.amp.GradScaler("cuda")`.
-- `seeds/002` (PyTorch 2.9+ routing guide): "Deprecated torch.cuda.amp aliases have been migrated
-  to torch.amp".
 - [`torch/cuda/amp/autocast_mode.py`](https://github.com/pytorch/pytorch/blob/main/torch/cuda/amp/autocast_mode.py):
   the `@deprecated(..., category=FutureWarning)` on `autocast.__init__`, `custom_fwd`, `custom_bwd`.
 - [PyTorch docs: Automatic Mixed Precision package - torch.amp](https://pytorch.org/docs/stable/amp.html)

@@ -34,30 +34,44 @@ constexpr RuleMeta kGradScalerWithBf16{
     .docs = R"md(
 ## What it does
 Reports a `GradScaler` (`torch.amp.GradScaler`, the deprecated `torch.cuda.amp.GradScaler` /
-`torch.cpu.amp.GradScaler`, FSDP's `ShardedGradScaler`) created in the same function as an
-autocast region whose dtype is `torch.bfloat16` — or with both at module level. The dtype is
-followed through aliases (`import torch as T; T.bfloat16`), names bound once
-(`amp_dtype = torch.bfloat16`), module constants, the `dtype=` keyword or the positional slot
-(`torch.autocast("cuda", torch.bfloat16)`), and autocast objects built once and entered later
-(`ctx = torch.autocast(...)`, `with ctx:`). The bf16 autocast is shown as related information.
+`torch.cpu.amp.GradScaler`, FSDP's `ShardedGradScaler`) used with an autocast region whose
+dtype is `torch.bfloat16`:
+
+- both in the same function, or both at module level;
+- or the scaler stored on the instance (`self.scaler = GradScaler(...)`, typically in
+  `__init__`) and the autocast in the methods of the same class, when the scaler's own method
+  enters no autocast and every autocast of the class is bfloat16.
+
+The dtype is followed through aliases (`import torch as T; T.bfloat16`), names bound once
+(`amp_dtype = torch.bfloat16`), attributes a class assigns once (`self.amp_dtype =
+torch.bfloat16`), a literal table indexed by a fixed key (`ptdtype = {"float16": torch.float16,
+"bfloat16": torch.bfloat16}[dtype]` with `dtype = "bfloat16"`), `getattr(torch, "bfloat16")`,
+the `dtype=` keyword or the positional slot (`torch.autocast("cuda", torch.bfloat16)`), and
+autocast objects built once and entered later (`ctx = torch.autocast(...)`, `with ctx:`). The
+bf16 autocast is shown as related information.
+
+A scaler whose `enabled=` (or an enclosing `if`) tests the precision is reported only when the
+test holds for bfloat16: `enabled=(args.dtype in ["float16", "bfloat16"])` is reported,
+`enabled=(dtype == "float16")`, `enabled=not args.bf16` and `enabled=args.fp16` are not, and a
+test the source does not decide is not either.
 
 Not reported, because the source does not pin the dtype down or already handles it: a dtype
-that is a parameter, an attribute or a conditional (`torch.bfloat16 if bf16 else
-torch.float16`); a scaler with `enabled=False`, or whose `enabled=` expression (or an enclosing
-`if`) tests the dtype (`enabled=(dtype == "float16")`, `enabled=not args.bf16`); a scaler and an
-autocast in mutually exclusive branches (or one in a branch that returns before the other); an autocast with `enabled=False`; a function that also enters a float16 autocast, or one whose
-dtype is unknown (the scaler may be meant for that one).
+that is a parameter, an attribute of a configuration or a conditional (`torch.bfloat16 if bf16
+else torch.float16`); a scaler with `enabled=False`; a scaler and an autocast in mutually
+exclusive branches (or one in a branch that returns before the other); an autocast with
+`enabled=False`; a function (or class) that also enters a float16 autocast, or one whose dtype is
+unknown (the scaler may be meant for that one).
 
 ## Why is this bad?
-Loss scaling exists for float16, whose 5-bit exponent makes small gradients underflow to zero.
-bfloat16 has the same 8-bit exponent as float32, so its gradients do not underflow and the
-scaler only costs work: an extra multiply of the loss, an unscale and an inf/NaN check of every
-gradient (a device-to-host sync) per step, plus skipped steps while the scale calibrates. The
-operational guide in `seeds/000` (section *AMP / bfloat16 / FP16*) puts it plainly:
-"GradScaler is FP16-only — bfloat16 has the same 8-bit exponent as fp32, so under/overflow is
-rare. Don't use it with bf16." PyTorch's AMP recipe likewise pairs the scaler with float16 only.
-bf16 autocast exists since PyTorch 1.10; `torch.amp.GradScaler("cuda")` replaced
-`torch.cuda.amp.GradScaler` in 2.3.
+Loss scaling exists for float16, whose 5-bit exponent makes small gradients underflow to zero:
+`torch.finfo(torch.float16).tiny` is 6.1e-05. bfloat16 has float32's 8-bit exponent
+(`torch.finfo(torch.bfloat16).tiny` is 1.2e-38, as for float32), so its gradients do not
+underflow and the scaler only costs work: an extra multiply of the loss, an unscale and an
+inf/NaN check of every gradient, a device-to-host sync in `step()` to read the result, plus
+skipped steps while the scale calibrates. `GradScaler`'s own documentation
+(`torch/cuda/amp/grad_scaler.py`) gives its purpose as minimising "gradient underflow", and
+PyTorch's AMP examples pair it with float16. bf16 autocast exists since PyTorch 1.10;
+`torch.amp.GradScaler("cuda")` replaced `torch.cuda.amp.GradScaler` in 2.3.
 
 ## Example
 ```python
@@ -92,7 +106,9 @@ unsafe because it changes training numerics (no more loss scaling, no more skipp
 the scaler may also serve a float16 path that the analysis could not see.
 
 ## References
-- `seeds/000_cb4862440f544e40.txt`, *AMP / bfloat16 / FP16*: "GradScaler is FP16-only".
+- [`GradScaler` in `torch/amp/grad_scaler.py`](https://github.com/pytorch/pytorch/blob/main/torch/amp/grad_scaler.py)
+  (`torch/cuda/amp/grad_scaler.py` before 2.3)
+- [`torch.finfo`](https://pytorch.org/docs/stable/type_info.html#torch.finfo)
 - [Automatic Mixed Precision package: gradient scaling](https://pytorch.org/docs/stable/amp.html#gradient-scaling)
 - [CUDA Automatic Mixed Precision examples](https://pytorch.org/docs/stable/notes/amp_examples.html)
 )md"};
@@ -180,6 +196,144 @@ bool testsDtype(const analysis::SemanticModel& model, TSNode expr) {
   return found;
 }
 
+// What a test on the precision evaluates to when the precision in use is bfloat16: the scaler's
+// `enabled=` (or an `if` around it) admits bf16 when True (`args.dtype in ["float16",
+// "bfloat16"]`), excludes it when False (`dtype == "float16"`, `not args.bf16`). Unknown when the
+// source does not say.
+enum class Tri { False, True, Unknown };
+
+Tri negate(Tri t) { return t == Tri::Unknown ? t : (t == Tri::True ? Tri::False : Tri::True); }
+
+// One side of a comparison.
+struct Term {
+  enum Kind { Unknown, Bf16, OtherPrecision, Variable, Container } kind = Unknown;
+  std::string concrete;       // the literal's text or dtype name, when the value is fixed
+  std::vector<Term> members;  // Container
+};
+
+std::string lastIdentifier(const analysis::SemanticModel& model, TSNode node) {
+  if (isKind(node, "attribute")) node = fieldOf(node, "attribute");
+  return isKind(node, "identifier") ? std::string(model.text(node)) : std::string();
+}
+
+bool namesBf16(std::string_view text) {
+  std::string low = lowered(text);
+  return low.find("bf16") != std::string::npos || low.find("bfloat16") != std::string::npos;
+}
+
+Term classify(const analysis::SemanticModel& model, TSNode node, int depth) {
+  Term term;
+  if (depth > 8 || ts_node_is_null(node)) return term;
+  TSNode value = analysis::resolveValue(model, node);
+  std::string_view source = model.file().text();
+  if (auto text = stringLiteral(value, source)) {
+    term.concrete = *text;
+    term.kind = namesBf16(*text) ? Term::Bf16 : isPrecisionString(*text) ? Term::OtherPrecision : Term::Unknown;
+    return term;
+  }
+  if (isKind(value, "list") || isKind(value, "tuple") || isKind(value, "set")) {
+    term.kind = Term::Container;
+    analysis::forEachNamedChild(value, [&](TSNode element) { term.members.push_back(classify(model, element, depth + 1)); });
+    return term;
+  }
+  if (isKind(value, "identifier") || isKind(value, "attribute")) {
+    switch (amp::resolveDtype(model, value)) {
+      case amp::DtypeKind::BFloat16:
+        term.kind = Term::Bf16;
+        term.concrete = "torch.bfloat16";
+        return term;
+      case amp::DtypeKind::Float16:
+      case amp::DtypeKind::Other:
+        term.kind = Term::OtherPrecision;
+        term.concrete = model.qualifiedName(value).value_or("");
+        return term;
+      case amp::DtypeKind::Unknown:
+        break;
+    }
+    if (isPrecisionWord(lastIdentifier(model, value))) term.kind = Term::Variable;
+  }
+  return term;
+}
+
+// `variable == constant`: what it is when the variable holds bf16.
+Tri equalsUnderBf16(const Term& a, const Term& b) {
+  if (a.kind == Term::Variable && (b.kind == Term::Bf16 || b.kind == Term::OtherPrecision))
+    return b.kind == Term::Bf16 ? Tri::True : Tri::False;
+  if (b.kind == Term::Variable) return equalsUnderBf16(b, a);
+  // Both fixed: compare them as they are.
+  if (!a.concrete.empty() && !b.concrete.empty() && a.kind != Term::Variable && b.kind != Term::Variable)
+    return a.concrete == b.concrete ? Tri::True : Tri::False;
+  return Tri::Unknown;
+}
+
+Tri containsUnderBf16(const Term& item, const Term& container) {
+  if (container.kind != Term::Container || container.members.empty()) return Tri::Unknown;
+  bool all_false = true;
+  for (const Term& member : container.members) {
+    Tri t = equalsUnderBf16(item, member);
+    if (t == Tri::True) return Tri::True;
+    if (t == Tri::Unknown) all_false = false;
+  }
+  return all_false ? Tri::False : Tri::Unknown;
+}
+
+Tri evaluateUnderBf16(const analysis::SemanticModel& model, TSNode node, int depth = 0) {
+  if (depth > 16 || ts_node_is_null(node)) return Tri::Unknown;
+  node = analysis::unparenthesize(node);
+  std::string_view kind = kindOf(node);
+  if (kind == "true") return Tri::True;
+  if (kind == "false") return Tri::False;
+  if (kind == "not_operator") return negate(evaluateUnderBf16(model, fieldOf(node, "argument"), depth + 1));
+  if (kind == "boolean_operator") {
+    Tri left = evaluateUnderBf16(model, fieldOf(node, "left"), depth + 1);
+    Tri right = evaluateUnderBf16(model, fieldOf(node, "right"), depth + 1);
+    bool is_and = model.text(fieldOf(node, "operator")) == "and";
+    if (is_and) {
+      if (left == Tri::False || right == Tri::False) return Tri::False;
+      return left == Tri::True && right == Tri::True ? Tri::True : Tri::Unknown;
+    }
+    if (left == Tri::True || right == Tri::True) return Tri::True;
+    return left == Tri::False && right == Tri::False ? Tri::False : Tri::Unknown;
+  }
+  if (kind == "comparison_operator") {
+    // `a OP b` only: the two operands and the operator tokens between them.
+    if (ts_node_named_child_count(node) != 2) return Tri::Unknown;
+    TSNode left = ts_node_named_child(node, 0), right = ts_node_named_child(node, 1);
+    std::string op;
+    for (uint32_t i = 0, n = ts_node_child_count(node); i < n; ++i) {
+      TSNode child = ts_node_child(node, i);
+      if (ts_node_is_named(child)) continue;
+      op += (op.empty() ? "" : " ") + std::string(model.text(child));
+    }
+    Term a = classify(model, left, depth), b = classify(model, right, depth);
+    if (op == "==" || op == "is") return equalsUnderBf16(a, b);
+    if (op == "!=" || op == "is not") return negate(equalsUnderBf16(a, b));
+    if (op == "in") return containsUnderBf16(a, b);
+    if (op == "not in") return negate(containsUnderBf16(a, b));
+    return Tri::Unknown;
+  }
+  if (kind == "identifier" || kind == "attribute") {
+    TSNode value = analysis::resolveValue(model, node);
+    if (!analysis::sameNode(value, node)) return evaluateUnderBf16(model, value, depth + 1);
+    if (kind == "attribute") {
+      TSNode assigned = selfAttributeValue(model, node);
+      if (!ts_node_is_null(assigned)) return evaluateUnderBf16(model, assigned, depth + 1);
+    }
+    // A flag named for a precision: `args.bf16` holds, `args.fp16` / `use_half` does not.
+    std::string name = lowered(lastIdentifier(model, node));
+    if (namesBf16(name)) return Tri::True;
+    if (name.find("fp16") != std::string::npos || name.find("float16") != std::string::npos) return Tri::False;
+    return Tri::Unknown;
+  }
+  if (kind == "call") {
+    // `torch.cuda.is_bf16_supported()`: true wherever a bf16 autocast runs.
+    auto callee = model.calleeName(node);
+    if (callee && (*callee == "torch.cuda.is_bf16_supported" || *callee == "torch.cuda.amp.common.is_bf16_supported"))
+      return Tri::True;
+  }
+  return Tri::Unknown;
+}
+
 // Index in `path` (root .. node) of the function the node runs in (a `function_definition`), or
 // of the module root.
 size_t ownerIndex(const std::vector<TSNode>& path) {
@@ -196,7 +350,12 @@ bool underDtypeCondition(const analysis::SemanticModel& model, const std::vector
     TSNode cur = path[i];
     std::string_view kind = kindOf(cur);
     if (kind == "if_statement" || kind == "elif_clause" || kind == "while_statement") {
-      if (testsDtype(model, fieldOf(cur, "condition"))) return true;
+      TSNode condition = fieldOf(cur, "condition");
+      // In the body of a test that holds under bf16 (`if dtype in ("float16", "bfloat16"):`): the
+      // scaler is created on the bf16 path too.
+      bool in_body = analysis::sameNode(path[i + 1], fieldOf(cur, kind == "while_statement" ? "body" : "consequence"));
+      bool admits = in_body && evaluateUnderBf16(model, condition) == Tri::True;
+      if (!admits && testsDtype(model, condition)) return true;
       if (kind == "if_statement") {
         // In an `elif` / `else`: the earlier conditions decided too.
         uint32_t count = ts_node_named_child_count(cur);
@@ -342,6 +501,52 @@ TSNode findBf16Autocast(const analysis::SemanticModel& model, const std::vector<
   return found;
 }
 
+// The scaler stored on the instance (`self.scaler = GradScaler(...)` in a method): the class
+// whose methods use it, or null.
+TSNode classOfSelfScaler(const analysis::SemanticModel& model, TSNode call, TSNode function) {
+  TSNode parent = ts_node_parent(call);
+  if (!isKind(parent, "assignment") || !analysis::sameNode(fieldOf(parent, "right"), call)) return {};
+  if (!isKind(function, "function_definition")) return {};
+  if (selfAttribute(model, fieldOf(parent, "left"), firstParameter(model, function)).empty()) return {};
+  TSNode cls = ts_node_parent(function);
+  if (isKind(cls, "decorated_definition")) cls = ts_node_parent(cls);
+  cls = ts_node_parent(cls);
+  return isKind(cls, "class_definition") ? cls : TSNode{};
+}
+
+// Across the methods of a class: the first bfloat16 autocast, provided every autocast in them is
+// bfloat16 (or disabled); null otherwise.
+TSNode findBf16AutocastInClass(const analysis::SemanticModel& model, TSNode cls) {
+  std::vector<TSNode> roots;
+  analysis::forEachNamedChild(fieldOf(cls, "body"), [&](TSNode statement) {
+    if (isKind(definitionOf(statement), "function_definition")) roots.push_back(statement);
+  });
+  // Decorated methods: walk the decorators and the body, not the nested definition's boundary.
+  std::vector<TSNode> bodies;
+  for (TSNode statement : roots) {
+    if (isKind(statement, "decorated_definition"))
+      analysis::forEachNamedChild(statement, [&](TSNode child) {
+        if (isKind(child, "decorator")) bodies.push_back(child);
+      });
+    TSNode body = fieldOf(definitionOf(statement), "body");
+    if (!ts_node_is_null(body)) bodies.push_back(body);
+  }
+  TSNode found{};
+  for (const auto& [node, autocast] : autocastCandidates(model, cls, bodies)) {
+    switch (amp::autocastCallDtype(model, autocast).kind) {
+      case amp::DtypeKind::BFloat16:
+        if (ts_node_is_null(found)) found = autocast;
+        break;
+      case amp::DtypeKind::Float16:
+      case amp::DtypeKind::Unknown:
+        return TSNode{};
+      case amp::DtypeKind::Other:
+        break;
+    }
+  }
+  return found;
+}
+
 class GradScalerWithBf16 final : public Rule {
  public:
   const RuleMeta& meta() const override { return kGradScalerWithBf16; }
@@ -363,7 +568,11 @@ class GradScalerWithBf16 final : public Rule {
       return;  // `**kwargs` may carry `enabled=`
     if (!ts_node_is_null(enabled)) {
       if (isFalseLiteral(analysis::resolveValue(model, enabled))) return;
-      if (testsDtype(model, enabled)) return;
+      // A test of the precision: reported only when it admits bf16 (`dtype in ("float16",
+      // "bfloat16")`); one that excludes it, or that the source does not decide, is not.
+      Tri admits = evaluateUnderBf16(model, enabled);
+      if (admits == Tri::False) return;
+      if (admits == Tri::Unknown && testsDtype(model, enabled)) return;
     }
 
     std::vector<TSNode> path = analysis::pathTo(ctx.file().root(), call);
@@ -371,7 +580,16 @@ class GradScalerWithBf16 final : public Rule {
     size_t owner = ownerIndex(path);
     if (underDtypeCondition(model, path, owner)) return;
     TSNode autocast = findBf16Autocast(model, path, owner);
-    if (ts_node_is_null(autocast)) return;
+    if (ts_node_is_null(autocast)) {
+      // `self.scaler = GradScaler()` in `__init__`, the autocast in `train_step`: the class's
+      // methods decide, when the scaler's own method enters no autocast.
+      TSNode cls = classOfSelfScaler(model, call, path[owner]);
+      if (ts_node_is_null(cls)) return;
+      TSNode body = fieldOf(path[owner], "body");
+      if (!autocastCandidates(model, path[owner], {body}).empty()) return;
+      autocast = findBf16AutocastInClass(model, cls);
+      if (ts_node_is_null(autocast)) return;
+    }
 
     std::string_view short_name = std::string_view(*callee).substr(callee->rfind('.') + 1);
     Diagnostic& d = ctx.report(
