@@ -382,12 +382,19 @@ class ShimDetector {
 
   std::vector<std::pair<TSNode, bool>> prefix_;  // (ancestor, shim so far) per depth
 
-  // `hasattr(torch.amp, "custom_fwd")`, `TORCH_VERSION >= (2, 4)`, `version.parse(...)`.
+  // `hasattr(torch.amp, "custom_fwd")`, `TORCH_VERSION >= (2, 4)`, `version.parse(...)`,
+  // `_TORCH_GREATER_EQUAL_2_4`.
   bool isFeatureTest(TSNode condition) {
     if (ts_node_is_null(condition)) return false;
     std::string text(analysis::textOf(condition, source_));
     std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
-    return text.find("version") != std::string::npos || text.find("hasattr") != std::string::npos ||
+    // A version flag named for the release: `_TORCH_GREATER_EQUAL_2_4`, `TORCH_GE_2_3`.
+    bool version_flag = false;
+    if (text.find("torch") != std::string::npos)
+      for (size_t i = 1; i + 1 < text.size() && !version_flag; ++i)
+        version_flag = text[i] == '_' && std::isdigit(static_cast<unsigned char>(text[i - 1])) &&
+                       std::isdigit(static_cast<unsigned char>(text[i + 1]));
+    return version_flag || text.find("version") != std::string::npos || text.find("hasattr") != std::string::npos ||
            mentionsNewApi(condition, {});
   }
 
