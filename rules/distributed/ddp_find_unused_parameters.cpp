@@ -37,7 +37,8 @@ the spellings projects use:
 - accelerate's `DistributedDataParallelKwargs(find_unused_parameters=True)` (from `accelerate`
   or `accelerate.utils`), the handler `Accelerator(kwargs_handlers=[...])` passes on to DDP;
 - Lightning's `DDPStrategy(find_unused_parameters=True)` (`lightning.pytorch.strategies`,
-  `pytorch_lightning.strategies`, `lightning.fabric.strategies`, `lightning_fabric.strategies`);
+  `pytorch_lightning.strategies`, `lightning.fabric.strategies`, `lightning_fabric.strategies`),
+  and the older `DDPSpawnStrategy` and `pytorch_lightning.plugins.DDPPlugin` / `DDPSpawnPlugin`;
 - Lightning's strategy strings that mean the same: `Trainer(strategy="ddp_find_unused_parameters_true")`
   (also `ddp_spawn_…`, `ddp_fork_…`, `ddp_notebook_…_find_unused_parameters_true`, and through
   `import lightning as L; L.Trainer`) and `Fabric(strategy="ddp_find_unused_parameters_true")`,
@@ -125,7 +126,15 @@ bool isDdpStrategy(std::string_view name) {
                                   "lightning.fabric.strategies.", "lightning_fabric.strategies."}) {
     if (!name.starts_with(prefix)) continue;
     std::string_view rest = name.substr(prefix.size());
-    return rest == "DDPStrategy" || rest == "ddp.DDPStrategy";
+    return rest == "DDPStrategy" || rest == "ddp.DDPStrategy" ||
+           // pytorch_lightning 1.6-1.9
+           (prefix == "pytorch_lightning.strategies." && (rest == "DDPSpawnStrategy" || rest == "ddp_spawn.DDPSpawnStrategy"));
+  }
+  // pytorch_lightning 1.5's plugins, the same options under the older name.
+  for (std::string_view prefix : {"pytorch_lightning.plugins.", "pytorch_lightning.plugins.training_type."}) {
+    if (!name.starts_with(prefix)) continue;
+    std::string_view rest = name.substr(prefix.size());
+    return isIn(rest, {"DDPPlugin", "DDPSpawnPlugin", "ddp.DDPPlugin", "ddp_spawn.DDPSpawnPlugin"});
   }
   return false;
 }
