@@ -226,7 +226,7 @@ TSNode selfAttributeValue(const analysis::SemanticModel& model, TSNode attribute
   int count = 0;
   analysis::forEachNamedChild(fieldOf(cls, "body"), [&](TSNode statement) {
     TSNode method = definitionOf(statement);
-    if (!isKind(method, "function_definition")) return;
+    if (!isKind(method, "function_definition") || ts_node_is_null(fieldOf(method, "body"))) return;
     std::string self = firstParameter(model, method);
     analysis::walkTree(
         fieldOf(method, "body"),

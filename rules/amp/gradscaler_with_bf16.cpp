@@ -586,7 +586,7 @@ class GradScalerWithBf16 final : public Rule {
       TSNode cls = classOfSelfScaler(model, call, path[owner]);
       if (ts_node_is_null(cls)) return;
       TSNode body = fieldOf(path[owner], "body");
-      if (!autocastCandidates(model, path[owner], {body}).empty()) return;
+      if (ts_node_is_null(body) || !autocastCandidates(model, path[owner], {body}).empty()) return;
       autocast = findBf16AutocastInClass(model, cls);
       if (ts_node_is_null(autocast)) return;
     }

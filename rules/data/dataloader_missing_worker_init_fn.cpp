@@ -365,7 +365,7 @@ DatasetFacts analyseDataset(const analysis::SemanticModel& model, TSNode cls) {
 
   // Generators stored on the instance in `__init__`.
   std::vector<Generator> candidates;
-  if (auto init = methods.find("__init__"); init != methods.end()) {
+  if (auto init = methods.find("__init__"); init != methods.end() && !ts_node_is_null(fieldOf(init->second, "body"))) {
     std::string self = firstParameter(model, init->second);
     analysis::walkTree(
         fieldOf(init->second, "body"),
@@ -406,6 +406,7 @@ DatasetFacts analyseDataset(const analysis::SemanticModel& model, TSNode cls) {
   while (!work.empty() && seen.size() < 256) {
     TSNode function = work.back();
     work.pop_back();
+    if (ts_node_is_null(fieldOf(function, "body"))) continue;  // broken code
     bool is_method = inClassBody(function);
     std::string self = is_method ? firstParameter(model, function) : std::string();
     analysis::walkTree(
