@@ -341,6 +341,7 @@ DatasetFacts analyseDataset(const analysis::SemanticModel& model, TSNode cls) {
   // The class and its bases defined in the file (a method of the class hides its bases' own).
   std::vector<TSNode> bodies;
   std::map<std::string, TSNode, std::less<>> methods;
+  std::vector<TSNode> inits;
   std::vector<TSNode> classes{cls};
   for (size_t c = 0; c < classes.size() && c < 8; ++c) {
     TSNode class_body = fieldOf(classes[c], "body");
@@ -348,7 +349,10 @@ DatasetFacts analyseDataset(const analysis::SemanticModel& model, TSNode cls) {
     bodies.push_back(class_body);
     analysis::forEachNamedChild(class_body, [&](TSNode statement) {
       TSNode def = definitionOf(statement);
-      if (isKind(def, "function_definition")) methods.emplace(std::string(model.text(fieldOf(def, "name"))), def);
+      if (!isKind(def, "function_definition")) return;
+      std::string name(model.text(fieldOf(def, "name")));
+      if (name == "__init__") inits.push_back(def);  // each runs when it calls `super().__init__()`
+      methods.emplace(std::move(name), def);
     });
     TSNode bases = fieldOf(classes[c], "superclasses");
     if (!ts_node_is_null(bases))
@@ -363,12 +367,13 @@ DatasetFacts analyseDataset(const analysis::SemanticModel& model, TSNode cls) {
     return std::any_of(bodies.begin(), bodies.end(), [&](TSNode b) { return analysis::sameNode(b, parent); });
   };
 
-  // Generators stored on the instance in `__init__`.
+  // Generators stored on the instance in `__init__` (the class's or a base's).
   std::vector<Generator> candidates;
-  if (auto init = methods.find("__init__"); init != methods.end() && !ts_node_is_null(fieldOf(init->second, "body"))) {
-    std::string self = firstParameter(model, init->second);
+  for (TSNode init : inits) {
+    if (ts_node_is_null(fieldOf(init, "body"))) continue;
+    std::string self = firstParameter(model, init);
     analysis::walkTree(
-        fieldOf(init->second, "body"),
+        fieldOf(init, "body"),
         [&](TSNode node) {
           std::string_view kind = kindOf(node);
           if (kind == "function_definition" || kind == "class_definition" || kind == "lambda") return false;
