@@ -509,6 +509,7 @@ std::string reseedStatement(const Generator& g, size_t index, size_t count, cons
     case GeneratorKind::NumpyRandomState:
       return fmt::format("{}.seed([info.seed % 2**32, info.seed >> 32, {}])", target, k);
     case GeneratorKind::PythonRandom:
+      if (index == 0) return fmt::format("{}.seed(info.seed + 2**64)", target);
       return fmt::format("{}.seed(info.seed + {} * 2**64)", target, index + 1);
     case GeneratorKind::TorchGenerator:
       if (count == 1) return fmt::format("{}.manual_seed(info.seed % 2**63 + 2**63)", target);
