@@ -25,6 +25,7 @@ FIXTURES = {
     "PTL401_aliases.py": True,
     "PTL401_module_generator.py": True,
     "PTL401_datamodule.py": True,
+    "PTL401_adds_import.py": True,
     # The global numpy stream: duplicated only before PyTorch 1.9.
     "PTL401_torch_1_8.py": tuple(int(p) for p in torch.__version__.split(".")[:2]) < (1, 9),
 }
