@@ -26,17 +26,9 @@ namespace fs = std::filesystem;
 namespace ptlint::cli {
 namespace {
 
-// A path as the terminal shows it: relative to the working folder when inside it, with control
-// characters escaped (`\n`, `\x1b`): a file name never starts a line of its own or moves the
-// cursor in line-oriented output.
-std::string displayPath(const fs::path& absolute) {
-  std::error_code ec;
-  fs::path cwd = fs::current_path(ec);
-  std::string shown = absolute.string();
-  if (!ec) {
-    fs::path rel = absolute.lexically_relative(cwd);
-    if (!rel.empty() && !rel.native().starts_with("..")) shown = rel.string();
-  }
+// Control characters escaped (`\n`, `\x1b`): a file name never starts a line of its own or
+// moves the cursor in line-oriented output.
+std::string escapeControl(std::string_view shown) {
   std::string out;
   out.reserve(shown.size());
   for (unsigned char c : shown) {
@@ -48,6 +40,18 @@ std::string displayPath(const fs::path& absolute) {
     else out += static_cast<char>(c);
   }
   return out;
+}
+
+// A path as the terminal shows it: relative to the working folder when inside it, escaped.
+std::string displayPath(const fs::path& absolute) {
+  std::error_code ec;
+  fs::path cwd = fs::current_path(ec);
+  std::string shown = absolute.string();
+  if (!ec) {
+    fs::path rel = absolute.lexically_relative(cwd);
+    if (!rel.empty() && !rel.native().starts_with("..")) shown = rel.string();
+  }
+  return escapeControl(shown);
 }
 
 quickfix::Applicability minimumApplicability(const rules::Settings& settings) {
@@ -169,12 +173,12 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
       std::vector<fs::path> paths = options.paths.empty() ? std::vector<fs::path>{"."} : options.paths;
       auto walk = workspace::collectFiles(paths, resolver, options.force_exclude);
       for (auto& e : walk.errors) {
-        err << "error: " << e << "\n";
+        err << "error: " << escapeControl(e) << "\n";
         had_error = true;
         ++unchecked;
       }
       walk_warnings = std::move(walk.warnings);
-      for (auto& w : walk_warnings) err << "warning: " << w << "\n";
+      for (auto& w : walk_warnings) err << "warning: " << escapeControl(w) << "\n";
 
       reports.resize(walk.files.size());
       std::vector<fs::path> roots;

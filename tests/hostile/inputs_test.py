@@ -12,6 +12,7 @@ import time
 import resource
 import subprocess
 
+from lsp_client import LspClient
 from hostile_common import (AMP, AMP_FIXED, Failure, check, hand_over, limit_memory, main, read, run_ptlint,
                             run_unprivileged, snapshot, unprivileged_prefix, write)
 
@@ -204,7 +205,7 @@ def test_stdin_too_large(ptlint, tmp):
             check(b"All checks passed" not in proc.stdout, "said 'All checks passed!'")
 
 
-def deep_toml_check(ptlint, tmp, name, text):
+def deep_toml_check(ptlint, tmp, name, text, lsp=True):
     work = os.path.join(tmp, name)
     write(os.path.join(work, "pkg", "a.py"), AMP)
     write(os.path.join(work, "pyproject.toml"), text)
@@ -215,6 +216,17 @@ def deep_toml_check(ptlint, tmp, name, text):
         err = proc.stderr.decode(errors="replace")
         check(proc.returncode == 2, f"{name}: exit {proc.returncode}, expected 2: {err[-300:]}")
         check("pyproject.toml:1:" in err and "nested more than" in err, f"{name}: no message naming the file: {err[-300:]}")
+    if not lsp:
+        return
+    # The language server reads the same file when a document of that folder opens: it answers on.
+    client = LspClient([ptlint, "--lsp"])
+    client.initialize(root=work)
+    client.open("file://" + os.path.join(work, "pkg", "a.py"), AMP)
+    rid = client.request("textDocument/hover", {"textDocument": {"uri": "file://" + os.path.join(work, "pkg", "a.py")},
+                                                "position": {"line": 1, "character": 20}}, wait=False)
+    client.response(rid, timeout=30)
+    code = client.shutdown()
+    check(code == 0, f"{name}: the language server exited with {code}")
 
 
 def test_toml_deep_headers(ptlint, tmp):
