@@ -110,7 +110,7 @@ std::optional<uint64_t> sizeInKey(const std::string& key) {
 }
 
 constexpr const char* kEntryNames[] = {"results.json", "CACHEDIR.TAG", ".gitignore"};
-constexpr size_t kMaxCacheBytes = 1u << 30;
+constexpr size_t kMaxCacheBytes = 256u << 20;  // a larger results.json is not read (and is rewritten)
 
 }  // namespace
 
