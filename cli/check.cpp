@@ -165,6 +165,7 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
           if (endings == LoneCr::Only) restoreLoneCr(text);
           out << (had_bom ? "\xEF\xBB\xBF" : "") << text;
         }
+        if (report.notice) err << fmt::format("warning: {}: {}\n", report.display_path, *report.notice);
         if (!options.quiet) writeDiagnostics(err, {report}, output);
         return report.diagnostics.empty() || options.exit_zero ? 0 : 1;
       }
