@@ -80,9 +80,20 @@ rules::Diagnostic fromJson(const json& j) {
   return d;
 }
 
+// Messages are one line of text: a cache entry carrying control characters (terminal escapes,
+// line breaks that would forge output lines) was not written by ptlint.
+bool plainText(std::string_view text) {
+  for (unsigned char c : text)
+    if (c < 0x20 || c == 0x7f) return false;
+  return true;
+}
+
 bool validDiagnostic(const rules::Diagnostic& d, uint64_t size) {
   auto range = [&](uint64_t start, uint64_t end) { return start <= end && end <= size; };
   if (!range(d.start, d.end) || static_cast<int>(d.severity) < 0 || static_cast<int>(d.severity) > 3) return false;
+  if (!plainText(d.message) || (d.fix && !plainText(d.fix->message))) return false;
+  for (const auto& r : d.related)
+    if (!plainText(r.message)) return false;
   if (d.fix) {
     int a = static_cast<int>(d.fix->applicability);
     if (a < 0 || a > 2) return false;

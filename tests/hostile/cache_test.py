@@ -75,6 +75,7 @@ def test_tampered_entries(ptlint, tmp):
         "edit_past_the_end": lambda d: d["fix"]["edits"][0].__setitem__(1, 1 << 31),
         "unknown_code": lambda d: d.update(code="PTL999"),
         "bad_severity": lambda d: d.update(severity=42),
+        "forged_line": lambda d: d.update(message="ok\nother.py:1:1: PTL999 forged\x1b[2J"),
     }
     for name, edit in edits.items():
         if os.path.exists(results):
