@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <sstream>
+#include <system_error>
 #include <thread>
 
 #include "cli/diff.h"
@@ -25,22 +26,50 @@ namespace fs = std::filesystem;
 namespace ptlint::cli {
 namespace {
 
+// Control characters escaped (`\n`, `\x1b`): a file name never starts a line of its own or
+// moves the cursor in line-oriented output.
+std::string escapeControl(std::string_view shown) {
+  std::string out;
+  out.reserve(shown.size());
+  for (unsigned char c : shown) {
+    if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else if (c == '\t') out += "\\t";
+    else if (c == '\\') out += "\\\\";
+    else if (c < 0x20 || c == 0x7f) out += fmt::format("\\x{:02x}", c);
+    else out += static_cast<char>(c);
+  }
+  return out;
+}
+
+// A path as the terminal shows it: relative to the working folder when inside it, escaped.
 std::string displayPath(const fs::path& absolute) {
   std::error_code ec;
   fs::path cwd = fs::current_path(ec);
+  std::string shown = absolute.string();
   if (!ec) {
     fs::path rel = absolute.lexically_relative(cwd);
-    if (!rel.empty() && !rel.native().starts_with("..")) return rel.string();
+    if (!rel.empty() && !rel.native().starts_with("..")) shown = rel.string();
   }
-  return absolute.string();
+  return escapeControl(shown);
 }
 
 quickfix::Applicability minimumApplicability(const rules::Settings& settings) {
   return settings.unsafe_fixes ? quickfix::Applicability::Unsafe : quickfix::Applicability::Safe;
 }
 
-// Lints (and with --fix, fixes) one source text. `report.text` is the final text.
-void checkText(FileReport& report, SourceFile source, const rules::Settings& settings, const CheckOptions& options) {
+// Lints (and with --fix, fixes) one source text whose lone '\r' were made '\n' (`endings` says
+// what it held). `report.text` is the final text, with '\n' line ends.
+void checkText(FileReport& report, SourceFile source, const rules::Settings& settings, const CheckOptions& options,
+               LoneCr endings) {
+  if (endings == LoneCr::Mixed && (options.fix || options.diff)) {
+    // A fixed text could not be given back the file's own mix of line endings.
+    report.notice = "not fixed: the file ends some lines with a lone \\r and others with \\n; "
+                    "give it one kind of line ending to let --fix change it";
+    CheckOptions lint_only = options;
+    lint_only.fix = lint_only.diff = false;
+    return checkText(report, std::move(source), settings, lint_only, LoneCr::None);
+  }
   // A file in which no enabled rule could match is neither parsed nor fixed.
   if (rules::cannotMatch(source.text, settings)) {
     report.text = std::move(source.text);
@@ -87,6 +116,7 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
   if (options.no_unsafe_fixes_flag) overrides.unsafe_fixes = false;
   workspace::ConfigResolver resolver(overrides, options.config);
   bool had_error = false;
+  size_t unchecked = 0;  // paths asked for that could not be checked (walk errors, unreadable files)
 
   OutputOptions output;
   output.format = options.format.value_or(::isatty(STDOUT_FILENO) ? OutputFormat::Full : OutputFormat::Concise);
@@ -103,19 +133,39 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
       workspace::ResolvedConfig config = resolver.forPath(report.path);
       rules::Settings settings = workspace::settingsForFile(config, report.path);
       output.unsafe_fixes = settings.unsafe_fixes;
-      std::string bytes(std::istreambuf_iterator<char>(in), {});
+      std::string bytes;
+      if (!readLimited(in, bytes)) {
+        err << fmt::format("error: {}: standard input is too large (more than {} bytes, the limit for every file); "
+                           "nothing was checked\n",
+                           report.display_path, kMaxFileBytes);
+        if (options.fix) {
+          // Never lose the user's text: pass it through unchanged, without holding all of it.
+          out << bytes;
+          char buffer[65536];
+          while (in.read(buffer, sizeof buffer) || in.gcount() > 0) out.write(buffer, in.gcount());
+        }
+        return 2;
+      }
       std::string error;
       auto source = decodeSource(bytes, error);
+      LoneCr endings = source ? normalizeLoneCr(source->text) : LoneCr::None;
       if (!source) {
         err << fmt::format("error: {}: {}\n", report.display_path, error);
         if (options.fix) out << bytes;  // never lose the user's text
         return 2;
       }
       bool had_bom = source->had_bom;
-      checkText(report, std::move(*source), settings, options);
+      checkText(report, std::move(*source), settings, options, endings);
       if (options.fix && !options.diff) {
         // Fix mode on stdin prints the fixed source, diagnostics go to stderr.
-        out << (had_bom ? "\xEF\xBB\xBF" : "") << report.text;
+        if (endings == LoneCr::Mixed) {
+          out << bytes;
+        } else {
+          std::string text = report.text;
+          if (endings == LoneCr::Only) restoreLoneCr(text);
+          out << (had_bom ? "\xEF\xBB\xBF" : "") << text;
+        }
+        if (report.notice) err << fmt::format("warning: {}: {}\n", report.display_path, *report.notice);
         if (!options.quiet) writeDiagnostics(err, {report}, output);
         return report.diagnostics.empty() || options.exit_zero ? 0 : 1;
       }
@@ -124,22 +174,31 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
       std::vector<fs::path> paths = options.paths.empty() ? std::vector<fs::path>{"."} : options.paths;
       auto walk = workspace::collectFiles(paths, resolver, options.force_exclude);
       for (auto& e : walk.errors) {
-        err << "error: " << e << "\n";
+        err << "error: " << escapeControl(e) << "\n";
         had_error = true;
+        ++unchecked;
       }
       walk_warnings = std::move(walk.warnings);
-      for (auto& w : walk_warnings) err << "warning: " << w << "\n";
+      for (auto& w : walk_warnings) err << "warning: " << escapeControl(w) << "\n";
 
       reports.resize(walk.files.size());
       std::vector<fs::path> roots;
-      for (auto& p : paths) roots.push_back(fs::absolute(p).lexically_normal());
+      for (auto& p : paths) {
+        std::error_code ec;
+        roots.push_back(fs::absolute(p, ec).lexically_normal());
+      }
+      if (options.fix && !options.diff) removeStaleTemporaries(walk.files);
       unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
       threads = std::min<unsigned>(threads, std::max<size_t>(1, walk.files.size()));
       // The cache serves plain checks only: fixing always works on the file as it is.
       std::unique_ptr<workspace::ResultsCache> cache;
       if (!options.no_cache && !options.fix && !options.diff) {
         std::error_code ec;
-        cache = std::make_unique<workspace::ResultsCache>(fs::current_path(ec));
+        fs::path cwd = fs::current_path(ec);
+        if (!ec) {
+          cache = std::make_unique<workspace::ResultsCache>(cwd);
+          if (auto problem = cache->problem()) err << "warning: " << *problem << "\n";
+        }
       }
       std::atomic<size_t> next{0};
       std::atomic<bool> config_failed{false};
@@ -159,6 +218,7 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
               report.error = error;
               continue;
             }
+            LoneCr endings = normalizeLoneCr(source->text);
             std::string cache_key;
             if (cache) {
               cache_key = workspace::ResultsCache::keyFor(source->text, settings);
@@ -172,13 +232,19 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
               }
             }
             bool had_bom = source->had_bom;
+            FileIdentity identity = source->identity;
             std::string original = source->text;
-            checkText(report, std::move(*source), settings, options);
+            checkText(report, std::move(*source), settings, options, endings);
             if (cache) cache->store(report.path, cache_key, report.diagnostics);
             if (options.fix && !options.diff && report.text != original) {
-              std::string bytes = (had_bom ? "\xEF\xBB\xBF" : "") + report.text;
+              std::string bom = had_bom ? "\xEF\xBB\xBF" : "";
+              std::string fixed = bom + report.text, on_disk = bom + original;
+              if (endings == LoneCr::Only) {
+                restoreLoneCr(fixed);
+                restoreLoneCr(on_disk);
+              }
               std::string write_error;
-              if (!writeFileAtomically(report.path, bytes, roots, write_error)) {
+              if (!writeFileAtomically(report.path, fixed, on_disk, identity, roots, write_error)) {
                 report.error = write_error;
                 // Report against what is on disk: the original text.
                 auto parsed = analysis::ParsedFile::parse(original);
@@ -196,20 +262,30 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
           } catch (const workspace::ConfigError& e) {
             std::lock_guard lock(error_mutex);
             if (!config_failed.exchange(true)) config_error = e.what();
+          } catch (const std::exception& e) {
+            // An I/O failure (or memory) on one file: reported against it; the others go on.
+            report.error = e.what();
           }
         }
       };
       std::vector<std::thread> pool;
-      for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
+      for (unsigned t = 1; t < threads; ++t) {
+        try {
+          pool.emplace_back(worker);
+        } catch (const std::system_error& e) {
+          // Out of threads (`ulimit -u`, memory): the ones started share the work.
+          err << fmt::format("warning: could start only {} of {} threads ({}); continuing with {}\n", t, threads,
+                             e.what(), t);
+          break;
+        }
+      }
       worker();
       for (auto& t : pool) t.join();
       if (config_failed) throw workspace::ConfigError("", 0, "", config_error);
       if (cache) cache->save();
     }
   } catch (const workspace::ConfigError& e) {
-    std::string message = e.what();
-    if (message.starts_with(":0: ")) message = message.substr(4);
-    err << "error: invalid configuration: " << message << "\n";
+    err << "error: invalid configuration: " << e.what() << "\n";
     return 2;
   }
 
@@ -221,6 +297,7 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
     if (r.error) {
       err << fmt::format("error: {}: {}\n", r.display_path, *r.error);
       had_error = true;
+      ++unchecked;
     }
     if (r.notice) err << fmt::format("warning: {}: {}\n", r.display_path, *r.notice);
     remaining += r.diagnostics.size();
@@ -251,7 +328,11 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
   bool machine_format = output.format == OutputFormat::Json || output.format == OutputFormat::JsonLines ||
                         output.format == OutputFormat::Sarif;
   if (!options.quiet && !machine_format) {
-    if (remaining == 0 && fixed == 0) {
+    if (remaining == 0 && fixed == 0 && unchecked > 0) {
+      // Not "All checks passed!": something that was asked for was not (fully) checked.
+      out << fmt::format("No findings in what could be checked; {} error{} above.\n", unchecked,
+                         unchecked == 1 ? "" : "s");
+    } else if (remaining == 0 && fixed == 0) {
       out << "All checks passed!\n";
     } else if (fixed > 0) {
       out << fmt::format("Found {} error{} ({} fixed, {} remaining).\n", remaining + fixed,

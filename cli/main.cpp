@@ -167,7 +167,14 @@ int main(int argc, char** argv) {
           {"json-lines", OutputFormat::JsonLines}, {"sarif", OutputFormat::Sarif}, {"github", OutputFormat::Github}};
       check.format = kFormats.at(format);
     }
-    return ptlint::cli::runCheck(check, std::cin, std::cout, std::cerr);
+    try {
+      return ptlint::cli::runCheck(check, std::cin, std::cout, std::cerr);
+    } catch (const std::exception& e) {
+      // Whatever escaped (a file system error, memory): a message and exit 2, never an abort.
+      std::cout.flush();
+      std::cerr << "error: " << e.what() << "\n";
+      return 2;
+    }
   }
 
   std::cout << app.help();

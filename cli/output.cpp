@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
+
 #include <map>
 #include <ostream>
 #include <set>
@@ -60,6 +62,52 @@ void writeFull(std::ostream& out, const FileReport& file, const rules::Diagnosti
   }
   out << "\n";
 }
+
+// GitHub workflow commands (`::error file=…::message`): the runner reads `%`, CR and LF in the
+// message as escapes, and `:` and `,` in a property as the end of it. Escaped as
+// actions/toolkit's `escapeData` / `escapeProperty` do.
+std::string githubData(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    if (c == '%') out += "%25";
+    else if (c == '\r') out += "%0D";
+    else if (c == '\n') out += "%0A";
+    else out += c;
+  }
+  return out;
+}
+
+std::string githubProperty(std::string_view text) {
+  std::string out;
+  for (char c : githubData(text)) {
+    if (c == ':') out += "%3A";
+    else if (c == ',') out += "%2C";
+    else out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string fileUri(const std::filesystem::path& absolute) {
+  // RFC 3986 / RFC 8089: every byte outside the unreserved set and '/' is percent-encoded
+  // (spaces, '%', '#', '?', control characters, bytes of non-ASCII names).
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out = "file://";
+  for (unsigned char c : absolute.generic_string()) {
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || c == '/') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+namespace {
 
 json sarifRules() {
   json rules = json::array();
@@ -131,7 +179,7 @@ void writeDiagnostics(std::ostream& out, const std::vector<FileReport>& files, c
                {"message", {{"text", d.message}}},
                {"locations",
                 {{{"physicalLocation",
-                   {{"artifactLocation", {{"uri", "file://" + f.path.string()}}},
+                   {{"artifactLocation", {{"uri", fileUri(f.path)}}},
                     {"region",
                      {{"startLine", s.row}, {"startColumn", s.column}, {"endLine", e.row}, {"endColumn", e.column}}}}}}}}});
         }
@@ -152,9 +200,11 @@ void writeDiagnostics(std::ostream& out, const std::vector<FileReport>& files, c
       for (const auto& f : files)
         for (const auto& d : f.diagnostics) {
           Location s = locate(f, d.start), e = locate(f, d.end);
-          out << fmt::format("::{} title=ptlint ({}),file={},line={},col={},endLine={},endColumn={}::{}:{}:{}: {} {}\n",
-                             d.severity == rules::Severity::Error ? "error" : "warning", d.code, f.path.string(), s.row,
-                             s.column, e.row, e.column, f.display_path, s.row, s.column, d.code, d.message);
+          out << fmt::format("::{} title={},file={},line={},col={},endLine={},endColumn={}::{}\n",
+                             d.severity == rules::Severity::Error ? "error" : "warning",
+                             githubProperty(fmt::format("ptlint ({})", d.code)), githubProperty(f.path.string()), s.row,
+                             s.column, e.row, e.column,
+                             githubData(fmt::format("{}:{}:{}: {} {}", f.display_path, s.row, s.column, d.code, d.message)));
         }
       return;
     case OutputFormat::Full:

@@ -1,7 +1,9 @@
 // Output formats of `ptlint check`: full, concise, json, json-lines, sarif, github.
 #pragma once
 
+#include <filesystem>
 #include <iosfwd>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -19,6 +21,9 @@ struct OutputOptions {
 
 // One JSON object per diagnostic, SPEC §2 (Ruff's field names).
 nlohmann::json diagnosticToJson(const FileReport& file, size_t index);
+
+// `file://` URI of an absolute path, percent-encoded as RFC 3986 requires (SARIF's artifact URIs).
+std::string fileUri(const std::filesystem::path& absolute);
 
 void writeDiagnostics(std::ostream& out, const std::vector<FileReport>& files, const OutputOptions& options);
 void writeStatistics(std::ostream& out, const std::vector<FileReport>& files, const OutputOptions& options);

@@ -9,8 +9,8 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include <fstream>
-#include <sstream>
+#include <cerrno>
+#include <cstring>
 
 #include "ptlint/version.h"
 #include "rules/registry.h"
@@ -80,6 +80,49 @@ rules::Diagnostic fromJson(const json& j) {
   return d;
 }
 
+// Messages are one line of text: a cache entry carrying control characters (terminal escapes,
+// line breaks that would forge output lines) was not written by ptlint.
+bool plainText(std::string_view text) {
+  for (unsigned char c : text)
+    if (c < 0x20 || c == 0x7f) return false;
+  return true;
+}
+
+bool validDiagnostic(const rules::Diagnostic& d, uint64_t size) {
+  auto range = [&](uint64_t start, uint64_t end) { return start <= end && end <= size; };
+  if (!range(d.start, d.end) || static_cast<int>(d.severity) < 0 || static_cast<int>(d.severity) > 3) return false;
+  if (!plainText(d.message) || (d.fix && !plainText(d.fix->message))) return false;
+  for (const auto& r : d.related)
+    if (!plainText(r.message)) return false;
+  if (d.fix) {
+    int a = static_cast<int>(d.fix->applicability);
+    if (a < 0 || a > 2) return false;
+    uint64_t previous_end = 0;
+    for (const auto& e : d.fix->edits) {
+      if (!range(e.start, e.end) || e.start < previous_end) return false;
+      previous_end = e.end;
+    }
+  }
+  for (const auto& r : d.related)
+    if (!range(r.start, r.end)) return false;
+  return true;
+}
+
+// The content size a key records (`<hash>-<size>`), or nullopt for a key not made by keyFor.
+std::optional<uint64_t> sizeInKey(const std::string& key) {
+  size_t dash = key.rfind('-');
+  if (dash == std::string::npos || dash + 1 == key.size() || key.size() - dash > 20) return std::nullopt;
+  uint64_t size = 0;
+  for (char c : std::string_view(key).substr(dash + 1)) {
+    if (c < '0' || c > '9') return std::nullopt;
+    size = size * 10 + static_cast<uint64_t>(c - '0');
+  }
+  return size;
+}
+
+constexpr const char* kEntryNames[] = {"results.json", "CACHEDIR.TAG", ".gitignore"};
+constexpr size_t kMaxCacheBytes = 256u << 20;  // a larger results.json is not read (and is rewritten)
+
 }  // namespace
 
 const std::string& buildIdentity() {
@@ -100,17 +143,79 @@ std::string ResultsCache::keyFor(std::string_view content, const rules::Settings
   return fmt::format("{:016x}-{}", h, content.size());
 }
 
+ResultsCache::~ResultsCache() {
+  if (dir_fd_ >= 0) ::close(dir_fd_);
+}
+
+void ResultsCache::disable(std::string why) {
+  disabled_ = true;
+  problem_ = fmt::format("{}: {}; the cache is not used (delete the folder to let ptlint recreate it)",
+                         dir_.string(), why);
+  entries_.clear();
+}
+
+bool ResultsCache::openFolder() {
+  // O_PATH: a folder that cannot be listed can still be searched; O_NOFOLLOW: never a symlink.
+  dir_fd_ = ::open(dir_.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dir_fd_ >= 0) return true;
+  disable(errno == ELOOP || errno == ENOTDIR ? "it is a symlink or not a folder" : std::strerror(errno));
+  return false;
+}
+
 ResultsCache::ResultsCache(fs::path folder) : dir_(std::move(folder) / ".ptlint_cache") {
-  std::ifstream in(dir_ / "results.json", std::ios::binary);
-  if (!in) return;
+  struct stat st {};
+  if (::lstat(dir_.c_str(), &st) != 0) {
+    if (errno != ENOENT) disable(std::strerror(errno));
+    return;  // created on save
+  }
+  if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode)) {
+    disable(S_ISLNK(st.st_mode) ? "it is a symlink" : "it is not a folder");
+    return;
+  }
+  if (!openFolder()) return;
+  for (const char* name : kEntryNames) {
+    bool found = ::fstatat(dir_fd_, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+    if (found ? !S_ISREG(st.st_mode) : errno != ENOENT) {  // a link, or a folder that cannot be searched
+      disable(found ? fmt::format("{} is a symlink or not a regular file", name) : std::string(std::strerror(errno)));
+      return;
+    }
+  }
+  int fd = ::openat(dir_fd_, "results.json", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno != ENOENT) disable(fmt::format("results.json: {}", std::strerror(errno)));
+    return;
+  }
+  std::string bytes;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) <= kMaxCacheBytes) {
+    bytes.resize(static_cast<size_t>(st.st_size));
+    size_t done = 0;
+    while (done < bytes.size()) {
+      ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      done += static_cast<size_t>(n);
+    }
+    bytes.resize(done);
+  }
+  ::close(fd);
   try {
-    json doc = json::parse(in);
+    json doc = json::parse(bytes);
     if (doc.at("format").get<int>() != kFormat || doc.at("build").get<std::string>() != buildIdentity()) return;
     for (const auto& [path, entry] : doc.at("entries").items()) {
-      Entry e;
-      e.key = entry.at("key").get<std::string>();
-      for (const auto& d : entry.at("diagnostics")) e.diagnostics.push_back(fromJson(d));
-      entries_.emplace(path, std::move(e));
+      // An entry that does not describe a file of the size its key records is a miss, not a finding.
+      try {
+        Entry e;
+        e.key = entry.at("key").get<std::string>();
+        std::optional<uint64_t> size = sizeInKey(e.key);
+        if (!size) continue;
+        bool valid = true;
+        for (const auto& d : entry.at("diagnostics")) {
+          e.diagnostics.push_back(fromJson(d));
+          valid = valid && validDiagnostic(e.diagnostics.back(), *size);
+        }
+        if (valid) entries_.emplace(path, std::move(e));
+      } catch (const std::exception&) {
+      }
     }
   } catch (const std::exception&) {
     entries_.clear();  // corrupt or foreign: start over
@@ -126,6 +231,7 @@ std::optional<std::vector<rules::Diagnostic>> ResultsCache::lookup(const fs::pat
 
 void ResultsCache::store(const fs::path& path, const std::string& key, const std::vector<rules::Diagnostic>& diagnostics) {
   std::lock_guard lock(mutex_);
+  if (disabled_) return;
   Entry& e = entries_[path.string()];
   if (e.key == key) return;
   e.key = key;
@@ -133,18 +239,30 @@ void ResultsCache::store(const fs::path& path, const std::string& key, const std
   dirty_ = true;
 }
 
+namespace {
+
+// Creates `name` inside `dir_fd` only if nothing (not even a dangling symlink) has that name.
+void createOnce(int dir_fd, const char* name, std::string_view content) {
+  int fd = ::openat(dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  [[maybe_unused]] ssize_t n = ::write(fd, content.data(), content.size());
+  ::close(fd);
+}
+
+}  // namespace
+
 bool ResultsCache::save() {
   std::lock_guard lock(mutex_);
-  if (!dirty_) return true;
-  std::error_code ec;
-  fs::create_directories(dir_, ec);
-  if (ec) return false;
-  if (!fs::exists(dir_ / "CACHEDIR.TAG")) {
-    std::ofstream(dir_ / "CACHEDIR.TAG") << "Signature: 8a477f597d28d172789f06886806bc55\n"
-                                         << "# This file is a cache directory tag created by ptlint.\n"
-                                         << "# For information about cache directory tags see https://bford.info/cachedir/\n";
-    std::ofstream(dir_ / ".gitignore") << "# Automatically created by ptlint.\n*\n";
+  if (!dirty_ || disabled_) return !dirty_;
+  if (dir_fd_ < 0) {
+    if (::mkdir(dir_.c_str(), 0777) != 0 && errno != EEXIST) return false;
+    if (!openFolder()) return false;
   }
+  createOnce(dir_fd_, "CACHEDIR.TAG",
+             "Signature: 8a477f597d28d172789f06886806bc55\n"
+             "# This file is a cache directory tag created by ptlint.\n"
+             "# For information about cache directory tags see https://bford.info/cachedir/\n");
+  createOnce(dir_fd_, ".gitignore", "# Automatically created by ptlint.\n*\n");
   json entries = json::object();
   for (const auto& [path, e] : entries_) {
     json diags = json::array();
@@ -153,13 +271,26 @@ bool ResultsCache::save() {
   }
   json doc = {{"format", kFormat}, {"build", buildIdentity()}, {"entries", entries}};
   std::string bytes = doc.dump(-1, ' ', false, json::error_handler_t::replace);
-  std::string tmpl = (dir_ / "results.json.XXXXXX").string();
-  int fd = ::mkstemp(tmpl.data());
+  std::string temp;
+  int fd = -1;
+  for (int attempt = 0; attempt < 16 && fd < 0; ++attempt) {
+    temp = fmt::format("results.json.{}-{}", ::getpid(), attempt);
+    fd = ::openat(dir_fd_, temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0 && errno != EEXIST) return false;
+  }
   if (fd < 0) return false;
-  bool ok = ::write(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size()) && ::fsync(fd) == 0;
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  bool ok = done == bytes.size() && ::fsync(fd) == 0;
   ::close(fd);
-  if (!ok || ::rename(tmpl.c_str(), (dir_ / "results.json").c_str()) != 0) {
-    ::unlink(tmpl.c_str());
+  // renameat replaces the name `results.json`; it never writes through a link of that name.
+  if (!ok || ::renameat(dir_fd_, temp.c_str(), dir_fd_, "results.json") != 0) {
+    ::unlinkat(dir_fd_, temp.c_str(), 0);
     return false;
   }
   dirty_ = false;

@@ -1,6 +1,10 @@
 // The results cache (`.ptlint_cache/` in the working folder): re-checking an unchanged tree is
 // near-instant. Entries are keyed by the ptlint build, the file's resolved settings and its
-// content; a corrupt, foreign or stale cache is ignored, never trusted. Written atomically.
+// content; a corrupt, foreign or stale cache is ignored, never trusted: an entry whose ranges are
+// not ordered or not inside a file of the size its key records, or whose code is unknown, is a
+// miss. Written atomically. Nothing in it is ever reached through a symlink (`O_NOFOLLOW`,
+// `*at` calls on the folder's descriptor): when `.ptlint_cache` or one of its entries is a
+// symlink, or the folder cannot be searched, the cache is not used at all (`problem()` says why).
 #pragma once
 
 #include <filesystem>
@@ -20,6 +24,12 @@ class ResultsCache {
  public:
   // Loads `<folder>/.ptlint_cache/` if present and valid for this build.
   explicit ResultsCache(std::filesystem::path folder);
+  ~ResultsCache();
+  ResultsCache(const ResultsCache&) = delete;
+  ResultsCache& operator=(const ResultsCache&) = delete;
+
+  // Why the cache is not used (a symlink, a folder that cannot be searched), to warn once.
+  const std::optional<std::string>& problem() const { return problem_; }
 
   static std::string keyFor(std::string_view content, const rules::Settings& settings);
 
@@ -35,7 +45,13 @@ class ResultsCache {
     std::string key;
     std::vector<rules::Diagnostic> diagnostics;
   };
+  void disable(std::string why);
+  bool openFolder();
+
   std::filesystem::path dir_;
+  int dir_fd_ = -1;
+  bool disabled_ = false;
+  std::optional<std::string> problem_;
   mutable std::mutex mutex_;
   std::unordered_map<std::string, Entry> entries_;
   bool dirty_ = false;

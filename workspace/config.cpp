@@ -2,10 +2,16 @@
 
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <toml++/toml.h>
 
 #include <cctype>
+#include <cerrno>
 #include <cstdint>
+#include <cstring>
 #include <unordered_map>
 
 namespace fs = std::filesystem;
@@ -50,6 +56,35 @@ std::vector<std::string> codeArray(const fs::path& file, const toml::node& node,
   return codes;
 }
 
+// A glob the matcher would read differently from what was meant: an unclosed `[` (taken
+// literally by the matcher, a syntax error in Ruff's globs) or a reversed range such as `[z-a]`.
+std::optional<std::string> globProblem(std::string_view glob) {
+  for (size_t i = 0; i < glob.size(); ++i) {
+    if (glob[i] != '[') continue;
+    size_t close = glob.find(']', i + 1);
+    if (close == std::string_view::npos)
+      return fmt::format("`{}` is not a valid glob: the `[` at position {} is never closed", glob, i + 1);
+    std::string_view set = glob.substr(i + 1, close - i - 1);
+    if (!set.empty() && (set[0] == '!' || set[0] == '^')) set.remove_prefix(1);
+    for (size_t k = 0; k + 2 < set.size(); ++k)
+      if (set[k + 1] == '-') {
+        if (set[k] > set[k + 2])
+          return fmt::format("`{}` is not a valid glob: the range `{}-{}` is reversed", glob, set[k], set[k + 2]);
+        k += 2;
+      }
+    i = close;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> globArray(const fs::path& file, const toml::node& node, const std::string& key) {
+  auto globs = stringArray(file, node, key);
+  const toml::array& array = *node.as_array();
+  for (size_t i = 0; i < globs.size(); ++i)
+    if (auto problem = globProblem(globs[i])) fail(file, *array.get(i), key, *problem);
+  return globs;
+}
+
 bool boolean(const fs::path& file, const toml::node& node, const std::string& key) {
   auto value = node.value<bool>();
   if (!value || !node.is_boolean()) fail(file, node, key, "expected true or false");
@@ -66,8 +101,8 @@ FileConfig parseTable(const fs::path& path, const toml::table& table, const std:
     if (key == "select") config.select = codeArray(path, node, shown);
     else if (key == "extend-select") config.extend_select = codeArray(path, node, shown);
     else if (key == "ignore") config.ignore = codeArray(path, node, shown);
-    else if (key == "exclude") config.exclude = stringArray(path, node, shown);
-    else if (key == "extend-exclude") config.extend_exclude = stringArray(path, node, shown);
+    else if (key == "exclude") config.exclude = globArray(path, node, shown);
+    else if (key == "extend-exclude") config.extend_exclude = globArray(path, node, shown);
     else if (key == "compile-decorators") config.compile_decorators = stringArray(path, node, shown);
     else if (key == "respect-gitignore") config.respect_gitignore = boolean(path, node, shown);
     else if (key == "unsafe-fixes") config.unsafe_fixes = boolean(path, node, shown);
@@ -82,6 +117,7 @@ FileConfig parseTable(const fs::path& path, const toml::table& table, const std:
       if (globs == nullptr) fail(path, node, shown, "expected a table of glob = [codes]");
       for (const auto& [glob, codes] : *globs) {
         std::string glob_key = shown + "." + std::string(glob.str());
+        if (auto problem = globProblem(glob.str())) fail(path, codes, glob_key, *problem);
         config.per_file_ignores.push_back({std::string(glob.str()), codeArray(path, codes, glob_key)});
       }
     } else {
@@ -175,17 +211,142 @@ bool matchFrom(std::string_view glob, std::string_view path) { return GlobMatche
 
 }  // namespace
 
+namespace {
+
+std::string configErrorText(const std::string& file, int line, const std::string& key, const std::string& message) {
+  std::string where = file.empty() ? "" : line > 0 ? fmt::format("{}:{}: ", file, line) : file + ": ";
+  return key.empty() ? where + message : fmt::format("{}`{}`: {}", where, key, message);
+}
+
+// Reads a configuration file without blocking on a FIFO or reading a device forever: only a
+// regular file of at most kMaxConfigBytes is read.
+std::string readConfigText(const fs::path& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) throw ConfigError(path.string(), 0, "", fmt::format("cannot read: {}", std::strerror(errno)));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    bool dir = S_ISDIR(st.st_mode);
+    ::close(fd);
+    throw ConfigError(path.string(), 0, "",
+                      dir ? "is a folder, not a configuration file (give the path of a ptlint.toml, "
+                            ".ptlint.toml or pyproject.toml)"
+                          : "not a regular file (a configuration is a ptlint.toml, .ptlint.toml or "
+                            "pyproject.toml file)");
+  }
+  if (static_cast<uint64_t>(st.st_size) > kMaxConfigBytes) {
+    ::close(fd);
+    throw ConfigError(path.string(), 0, "",
+                      fmt::format("too large ({} bytes; the limit is {})", st.st_size, kMaxConfigBytes));
+  }
+  std::string text(static_cast<size_t>(st.st_size), '\0');
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::read(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int saved = errno;
+      ::close(fd);
+      throw ConfigError(path.string(), 0, "", fmt::format("cannot read: {}", std::strerror(saved)));
+    }
+    if (n == 0) break;
+    done += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  text.resize(done);
+  return text;
+}
+
+}  // namespace
+
+TomlDepth tomlNestingDepth(std::string_view s) {
+  // Counted over the bytes outside strings and comments: the current table header's
+  // components, the dots of the key being read, and the open `[`/`{` of values. An
+  // over-estimate (a float's dot counts as a level) that no real configuration comes near.
+  TomlDepth out;
+  size_t header = 0, brackets = 0, dots = 0, line = 1;
+  bool line_start = true, in_header = false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (c == '#') {
+      while (i + 1 < s.size() && s[i + 1] != '\n') ++i;
+      continue;
+    }
+    if (c == '"' || c == '\'') {
+      std::string_view quote = s.substr(i, 3) == std::string(3, c) ? s.substr(i, 3) : s.substr(i, 1);
+      size_t j = i + quote.size();
+      for (; j < s.size(); ++j) {
+        if (s[j] == '\n') {
+          if (quote.size() == 1) break;  // unterminated: toml++ reports it
+          ++line;
+        } else if (c == '"' && s[j] == '\\') {
+          if (j + 1 < s.size() && s[j + 1] == '\n') ++line;
+          ++j;
+        } else if (s.substr(j, quote.size()) == quote) {
+          j += quote.size() - 1;
+          break;
+        }
+      }
+      i = j < s.size() && s[j] == '\n' ? j - 1 : j;
+      line_start = false;
+      continue;
+    }
+    switch (c) {
+      case '\n':
+        ++line;
+        dots = 0;
+        line_start = true;
+        continue;
+      case ' ': case '\t': case '\r':
+        continue;
+      case '.':
+        ++dots;
+        break;
+      case '=': case ',':
+        dots = 0;
+        break;
+      case '[': case '{':
+        if (c == '[' && line_start && brackets == 0) {
+          in_header = true;
+          header = 0;
+        }
+        ++brackets;
+        dots = 0;
+        break;
+      case ']': case '}':
+        if (in_header && brackets == 1) {
+          header = dots + 1;
+          in_header = false;
+        }
+        if (brackets > 0) --brackets;
+        dots = 0;
+        break;
+      default:
+        break;
+    }
+    line_start = false;
+    if (size_t depth = header + brackets + dots; depth > out.depth) out = {depth, line};
+  }
+  return out;
+}
+
 ConfigError::ConfigError(std::string file, int line, std::string key, const std::string& message)
-    : std::runtime_error(key.empty() ? fmt::format("{}:{}: {}", file, line, message)
-                                     : fmt::format("{}:{}: `{}`: {}", file, line, key, message)),
+    : std::runtime_error(configErrorText(file, line, key, message)),
       file_(std::move(file)),
       line_(line),
       key_(std::move(key)) {}
 
 std::optional<FileConfig> loadConfigFile(const fs::path& path) {
+  std::string text = readConfigText(path);
+  // toml++ recurses once per nesting level (and so does freeing the tables it builds): a
+  // document nested thousands deep would overflow the stack, so the depth is measured first.
+  if (TomlDepth depth = tomlNestingDepth(text); depth.depth > kMaxTomlDepth)
+    throw ConfigError(path.string(), static_cast<int>(depth.line), "",
+                      fmt::format("nested more than {} levels deep (table headers, dotted keys and brackets "
+                                  "together); ptlint does not read it",
+                                  kMaxTomlDepth));
   toml::table document;
   try {
-    document = toml::parse_file(path.string());
+    document = toml::parse(text, path.string());
   } catch (const toml::parse_error& error) {
     throw ConfigError(path.string(), static_cast<int>(error.source().begin.line), "",
                       fmt::format("invalid TOML: {}", error.description()));

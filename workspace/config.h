@@ -10,6 +10,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rules/settings.h"
@@ -47,8 +48,23 @@ struct FileConfig {
   std::optional<std::vector<std::string>> compile_decorators;
 };
 
+// Limits on what a configuration file may be: its size, and how deep its tables nest.
+inline constexpr size_t kMaxConfigBytes = 16u * 1024 * 1024;
+inline constexpr size_t kMaxTomlDepth = 100;
+
+// The deepest nesting a TOML text can build (table header components, dotted-key components and
+// value brackets together), and the 1-based line where it is first reached. An upper bound,
+// computed without recursion.
+struct TomlDepth {
+  size_t depth = 0;
+  size_t line = 0;
+};
+TomlDepth tomlNestingDepth(std::string_view text);
+
 // Parses a config file. Throws ConfigError (file, line, key) on unknown keys, bad values or
-// bad TOML. A pyproject.toml without [tool.ptlint] yields nullopt.
+// bad TOML, and when the path is not a readable regular file (a folder, a FIFO, a device), is
+// larger than kMaxConfigBytes or nests deeper than kMaxTomlDepth. A pyproject.toml without
+// [tool.ptlint] yields nullopt.
 std::optional<FileConfig> loadConfigFile(const std::filesystem::path& path);
 
 // Settings given from outside the files: CLI flags or LSP settings.

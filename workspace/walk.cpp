@@ -119,7 +119,8 @@ WalkResult collectFiles(const std::vector<fs::path>& roots, ConfigResolver& reso
     if (root.has_filename() == false && root != root.root_path()) root = root.parent_path();
     fs::file_status status = fs::status(root, ec);
     if (ec || !fs::exists(status)) {
-      result.errors.push_back(root_arg.string() + ": No such file or directory");
+      // `ec` says why a path cannot be looked at (a folder above it that cannot be searched).
+      result.errors.push_back(root_arg.string() + ": " + (ec ? ec.message() : "No such file or directory"));
       continue;
     }
     if (!fs::is_directory(status)) {
@@ -149,7 +150,8 @@ WalkResult collectFiles(const std::vector<fs::path>& roots, ConfigResolver& reso
       if (::stat(dir.c_str(), &st) == 0 && !seen_dirs.insert({st.st_dev, st.st_ino}).second) continue;
       fs::directory_iterator it(dir, fs::directory_options::none, ec);
       if (ec) {
-        result.warnings.push_back(dir.string() + ": cannot read folder (" + ec.message() + ")");
+        // Asked for and not checked: an error (exit 2), never "All checks passed!".
+        result.errors.push_back(dir.string() + ": cannot read folder (" + ec.message() + ")");
         continue;
       }
       ResolvedConfig config = resolver.forPath(dir);
@@ -157,7 +159,7 @@ WalkResult collectFiles(const std::vector<fs::path>& roots, ConfigResolver& reso
       std::vector<fs::path> subdirs;
       for (; it != fs::directory_iterator(); it.increment(ec)) {
         if (ec) {
-          result.warnings.push_back(dir.string() + ": " + ec.message());
+          result.errors.push_back(dir.string() + ": cannot read folder (" + ec.message() + ")");
           break;
         }
         const fs::directory_entry& entry = *it;

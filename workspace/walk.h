@@ -14,8 +14,8 @@ namespace ptlint::workspace {
 
 struct WalkResult {
   std::vector<std::filesystem::path> files;  // sorted, unique
-  std::vector<std::string> errors;           // "path: reason" (missing path: exit 2)
-  std::vector<std::string> warnings;         // unreadable folder, ... (reported once each)
+  std::vector<std::string> errors;           // "path: reason": a missing path, an unreadable folder (exit 2)
+  std::vector<std::string> warnings;         // reported once each, exit code unchanged
 };
 
 WalkResult collectFiles(const std::vector<std::filesystem::path>& roots, ConfigResolver& resolver, bool force_exclude);

@@ -57,3 +57,63 @@ def main(tests):
                 failed += 1
                 print(f"FAIL {name}: {e}")
     sys.exit(1 if failed else 0)
+
+
+# Permission cases: run ptlint as an unprivileged user. As root that is `nobody` (through
+# setpriv, which changes nothing else); as anyone else, the current user already is one.
+def unprivileged_prefix():
+    if os.geteuid() != 0:
+        return []
+    import pwd
+    import shutil
+    check(shutil.which("setpriv") is not None, "running as root without setpriv: cannot drop privileges")
+    nobody = pwd.getpwnam("nobody")
+    return ["setpriv", f"--reuid={nobody.pw_uid}", f"--regid={nobody.pw_gid}", "--clear-groups"]
+
+
+def hand_over(tmp):
+    """Makes `tmp` (and everything in it) belong to the unprivileged user, and every folder above
+    it searchable; fails when a folder above cannot be searched by others."""
+    if os.geteuid() != 0:
+        return
+    import pwd
+    nobody = pwd.getpwnam("nobody")
+    for dirpath, dirnames, filenames in os.walk(tmp):
+        for name in [dirpath] + [os.path.join(dirpath, f) for f in filenames + dirnames]:
+            os.lchown(name, nobody.pw_uid, nobody.pw_gid)
+    os.chmod(tmp, 0o755)
+    path = os.path.dirname(os.path.abspath(tmp))
+    while path != "/":
+        check(os.stat(path).st_mode & 0o001, f"{path} is not searchable by others: cannot test as nobody")
+        path = os.path.dirname(path)
+
+
+def run_unprivileged(ptlint, args, timeout=60, stdin=None, cwd=None):
+    """run_ptlint as the unprivileged user; the same checks (no signal, no timeout, exit 0-2)."""
+    prefix = unprivileged_prefix()
+    if not prefix:
+        return run_ptlint(ptlint, args, timeout=timeout, stdin=stdin, cwd=cwd)
+    try:
+        proc = subprocess.run(prefix + [ptlint] + args, input=stdin, capture_output=True, timeout=timeout, cwd=cwd,
+                              preexec_fn=limit_memory)
+    except subprocess.TimeoutExpired:
+        raise Failure(f"timed out after {timeout}s: ptlint {' '.join(args)[:200]}")
+    check(proc.returncode in (0, 1, 2), f"exit code {proc.returncode} (as nobody): ptlint {' '.join(args)[:200]}\n"
+                                        f"{proc.stderr.decode(errors='replace')[-2000:]}")
+    return proc
+
+
+AMP = "import torch\nwith torch.cuda.amp.autocast():\n    pass\n"
+AMP_FIXED = 'import torch\nwith torch.amp.autocast("cuda"):\n    pass\n'
+
+
+def write(path, text, mode="w"):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, mode) as f:
+        f.write(text)
+    return path
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()

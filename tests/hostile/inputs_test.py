@@ -1,5 +1,6 @@
 """Hostile file contents: deep nesting, huge lines, many lines, NUL bytes, invalid UTF-8, a
-latin-1 coding cookie, files over the size limit, CRLF / lone CR / BOM variants of real files.
+latin-1 coding cookie, files over the size limit (and standard input over it), CRLF / lone CR /
+BOM variants of real files, a pyproject.toml nested 50,000 deep, more threads than may be started.
 Each must lint without a crash in bounded time and memory, and `--fix` must write nothing to a
 file it cannot handle (mtime and bytes unchanged)."""
 import ast
@@ -8,7 +9,12 @@ import json
 import os
 import time
 
-from hostile_common import Failure, check, main, run_ptlint, snapshot
+import resource
+import subprocess
+
+from lsp_client import LspClient
+from hostile_common import (AMP, AMP_FIXED, Failure, check, hand_over, limit_memory, main, read, run_ptlint,
+                            run_unprivileged, snapshot, unprivileged_prefix, write)
 
 DEPTHS = (100, 1000, 10000, 100000)
 
@@ -179,7 +185,113 @@ def test_line_ending_variants(ptlint, tmp):
     print(f"     {made} line-ending/BOM variants of {len(files)} real files")
 
 
+def test_stdin_too_large(ptlint, tmp):
+    # The same limit as files: refused quickly, in bounded memory; --fix passes the text through.
+    line = AMP + "#" * 100 + "\n"
+    big = line * ((20 << 20) // len(line))
+    check(len(big) > 16 << 20, "the input is not over the limit")
+    for args in (["check", "--no-cache", "--stdin-filename", "big.py", "-"],
+                 ["check", "--no-cache", "--fix", "--stdin-filename", "big.py", "-"]):
+        start = time.monotonic()
+        proc = run_ptlint(ptlint, args, stdin=big.encode(), cwd=tmp, timeout=60)
+        elapsed = time.monotonic() - start
+        err = proc.stderr.decode(errors="replace")
+        check(proc.returncode == 2, f"{args}: exit {proc.returncode}, expected 2: {err[-300:]}")
+        check("big.py" in err and "too large" in err, f"no message naming the input and the limit: {err[-300:]}")
+        check(elapsed < 10, f"took {elapsed:.1f}s to refuse")
+        if "--fix" in args:
+            check(proc.stdout == big.encode(), "--fix on refused standard input did not give the text back unchanged")
+        else:
+            check(b"All checks passed" not in proc.stdout, "said 'All checks passed!'")
+
+
+def deep_toml_check(ptlint, tmp, name, text, lsp=True):
+    work = os.path.join(tmp, name)
+    write(os.path.join(work, "pkg", "a.py"), AMP)
+    write(os.path.join(work, "pyproject.toml"), text)
+    # Found by the walk itself (no --config), from inside and from above the folder.
+    for args, cwd in ((["check", "--no-cache", "."], work), (["check", "--no-cache", work], tmp),
+                      (["check", "--no-cache", "--config", os.path.join(work, "pyproject.toml"), "pkg"], work)):
+        proc = run_ptlint(ptlint, args, cwd=cwd, timeout=60)
+        err = proc.stderr.decode(errors="replace")
+        check(proc.returncode == 2, f"{name}: exit {proc.returncode}, expected 2: {err[-300:]}")
+        check("pyproject.toml:1:" in err and "nested more than" in err, f"{name}: no message naming the file: {err[-300:]}")
+    if not lsp:
+        return
+    # The language server reads the same file when a document of that folder opens: it answers on.
+    client = LspClient([ptlint, "--lsp"])
+    client.initialize(root=work)
+    client.open("file://" + os.path.join(work, "pkg", "a.py"), AMP)
+    rid = client.request("textDocument/hover", {"textDocument": {"uri": "file://" + os.path.join(work, "pkg", "a.py")},
+                                                "position": {"line": 1, "character": 20}}, wait=False)
+    client.response(rid, timeout=30)
+    code = client.shutdown()
+    check(code == 0, f"{name}: the language server exited with {code}")
+
+
+def test_toml_deep_headers(ptlint, tmp):
+    deep_toml_check(ptlint, tmp, "header", "[tool.other" + ".a" * 50000 + "]\nx = 1\n")
+    deep_toml_check(ptlint, tmp, "arrays_of_tables", "[[tool.other" + ".a" * 50000 + "]]\nx = 1\n")
+
+
+def test_toml_deep_dotted_keys(ptlint, tmp):
+    deep_toml_check(ptlint, tmp, "dotted", "a" + ".a" * 60000 + " = 1\n")
+    deep_toml_check(ptlint, tmp, "inline", "x = " + "{a = " * 60000 + "1" + "}" * 60000 + "\n")
+    # Depth that real files have, dots inside strings and comments: read as usual.
+    work = os.path.join(tmp, "fine")
+    write(os.path.join(work, "a.py"), AMP)
+    write(os.path.join(work, "pyproject.toml"),
+          '[tool.other."a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.s.t.u.v.w.x.y.z" . k1.k2]\n'
+          'v = "' + "." * 500 + '"  # ' + "." * 500 + '\n'
+          "[tool.ptlint]\nignore = [\"PTL101\"]\n")
+    proc = run_ptlint(ptlint, ["check", "--no-cache", "."], cwd=work)
+    check(proc.returncode == 0, f"a normal pyproject.toml was refused: {proc.stderr.decode(errors='replace')}")
+
+
+def test_thread_limit(ptlint, tmp):
+    work = os.path.join(tmp, "many")
+    for i in range(400):
+        write(os.path.join(work, f"m{i:03}.py"), AMP)
+    # Address space for ~400 thread stacks at most, and (unprivileged) at most 50 processes.
+    def small_limits():
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 31, 1 << 31))
+        resource.setrlimit(resource.RLIMIT_NPROC, (50, 50))
+    hand_over(tmp)
+    for prefix in ([], unprivileged_prefix()):
+        proc = subprocess.run(prefix + [ptlint, "check", "--no-cache", "-j", "10000", "--output-format", "json", work],
+                              capture_output=True, timeout=120, preexec_fn=small_limits)
+        err = proc.stderr.decode(errors="replace")
+        check(proc.returncode == 1, f"exit {proc.returncode} with -j 10000 under limits: {err[-500:]}")
+        check(len(json.loads(proc.stdout)) == 400, "not every file was linted")
+        if not prefix:
+            break
+    check("threads" in err, f"no warning about the threads that could not start: {err[-300:]}")
+
+
+def test_lone_cr(ptlint, tmp):
+    # Python ends lines at a lone "\r" too: rows as Python counts them, no PTL000, fixes kept CR.
+    body = ("import torch\n\nscaler = 1\nwith torch.cuda.amp.autocast():\n    pass\n").replace("\n", "\r")
+    path = write(os.path.join(tmp, "cr.py"), body.encode(), mode="wb")
+    proc = run_ptlint(ptlint, ["check", "--no-cache", "--select=ALL", "--output-format", "json", path])
+    got = [(d["code"], d["location"]["row"], d["location"]["column"]) for d in json.loads(proc.stdout)]
+    check(got == [("PTL101", 4, 6)], f"findings on a lone-CR file: {got}")
+    proc = run_ptlint(ptlint, ["check", "--no-cache", "--fix", path])
+    check(proc.returncode == 0, f"--fix exit {proc.returncode}: {proc.stderr.decode(errors='replace')}")
+    check(read(path) == body.replace("torch.cuda.amp.autocast()", 'torch.amp.autocast("cuda")').encode(),
+          f"fixed lone-CR file: {read(path)!r}")
+    proc = run_ptlint(ptlint, ["check", "--no-cache", "--select=ALL", "--fix", "--stdin-filename", "cr.py", "-"],
+                      stdin=body.encode())
+    check(proc.stdout == read(path), f"--fix on standard input: {proc.stdout!r}")
+    # Mixed lone CR and LF: reported on the right rows, never rewritten with the wrong endings.
+    mixed = b"import torch\r\rwith torch.cuda.amp.autocast():\n    pass\n"
+    path = write(os.path.join(tmp, "mixed.py"), mixed, mode="wb")
+    proc = run_ptlint(ptlint, ["check", "--no-cache", "--select=ALL", "--fix", "--output-format", "json", path])
+    got = [(d["code"], d["location"]["row"]) for d in json.loads(proc.stdout)]
+    check(got == [("PTL101", 3)] and read(path) == mixed, f"mixed endings: {got}, {read(path)!r}")
+
+
 if __name__ == "__main__":
-    main({f.__name__[5:]: f for f in [test_deep_nesting, test_deep_torch_calls, test_huge_line, test_many_lines, test_nul_bytes,
+    main({f.__name__[5:]: f for f in [test_stdin_too_large, test_toml_deep_headers, test_toml_deep_dotted_keys,
+                                       test_thread_limit, test_lone_cr, test_deep_nesting, test_deep_torch_calls, test_huge_line, test_many_lines, test_nul_bytes,
                                        test_invalid_utf8, test_latin1_cookie, test_too_large,
                                        test_line_ending_variants]})

@@ -1,6 +1,7 @@
 """Hostile folder trees: symlink loops (`a -> .`, `b -> ..`), dangling links, a FIFO, a link to a
 device, an unreadable folder. The walk must end, lint each real file once, never open the FIFO
-or the device, and warn once about the unreadable folder."""
+or the device, and report the unreadable folder once, as an error (exit 2: it was asked for and
+not checked)."""
 import json
 import os
 import pwd
@@ -81,7 +82,8 @@ def test_unreadable_folder(ptlint, tmp):
     err = proc.stderr.decode(errors="replace")
     check(proc.returncode >= 0, f"killed by signal {-proc.returncode}")
     warnings = [l for l in err.splitlines() if "locked" in l]
-    check(len(warnings) == 1, f"expected one warning about the unreadable folder, got {warnings!r}")
+    check(len(warnings) == 1, f"expected one error about the unreadable folder, got {warnings!r}")
+    check(proc.returncode == 2, f"exit {proc.returncode} with a folder that could not be read")
     check(set(linted_files(proc, root)) == {"a.py", "pkg/b.py", "pkg/sub/c.py"}, "the other files were not all linted")
     os.chmod(locked, 0o755)
 
