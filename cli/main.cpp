@@ -6,6 +6,7 @@
 
 #include "cli/check.h"
 #include "cli/rule_docs.h"
+#include "rules/selectors.h"
 #include "ptlint/version.h"
 
 #ifdef PTLINT_WITH_SERVER
@@ -38,10 +39,8 @@ std::vector<std::string> splitList(const std::vector<std::string>& items) {
 
 bool validCodes(const std::vector<std::string>& codes, const char* flag) {
   for (const auto& c : codes) {
-    bool ok = c == "ALL" || (c.size() >= 3 && c.size() <= 6 && c.rfind("PTL", 0) == 0 &&
-                             c.find_first_not_of("0123456789", 3) == std::string::npos);
-    if (!ok) {
-      std::cerr << fmt::format("error: invalid value `{}` for {}: expected a rule code or prefix (PTL101, PTL1, ALL)\n", c, flag);
+    if (auto error = ptlint::rules::selectorError(c)) {
+      std::cerr << fmt::format("error: invalid value for {}: {}\n", flag, *error);
       return false;
     }
   }

@@ -10,11 +10,7 @@
 namespace ptlint::cli {
 namespace {
 
-std::vector<const rules::RuleMeta*> everyRule() {
-  std::vector<const rules::RuleMeta*> metas{&rules::syntaxErrorMeta()};
-  for (const rules::Rule* rule : rules::allRules()) metas.push_back(&rule->meta());
-  return metas;
-}
+std::vector<const rules::RuleMeta*> everyRule() { return rules::allMetas(); }
 
 std::string_view fixName(const rules::RuleMeta& meta) {
   switch (meta.fix) {
@@ -70,6 +66,7 @@ int printAllRules(bool json, std::ostream& out) {
                     {"severity", rules::severityName(meta->severity)},
                     {"enabled_by_default", meta->enabled_by_default},
                     {"since_torch", meta->since_torch},
+                    {"url", rules::ruleDocsUrl(meta->code)},
                     {"explanation", meta->docs}});
   }
   out << rows.dump(2) << "\n";

@@ -4,6 +4,8 @@
 
 #include <toml++/toml.h>
 
+#include "rules/selectors.h"
+
 #include <cctype>
 #include <cstdint>
 #include <unordered_map>
@@ -19,14 +21,6 @@ int lineOf(const toml::node& node) { return static_cast<int>(node.source().begin
 
 [[noreturn]] void fail(const fs::path& file, const toml::node& node, const std::string& key, const std::string& why) {
   throw ConfigError(file.string(), lineOf(node), key, why);
-}
-
-bool isValidCodePattern(std::string_view code) {
-  if (code == "ALL") return true;
-  if (code.size() < 3 || code.size() > 6 || code.substr(0, 3) != "PTL") return false;
-  for (char c : code.substr(3))
-    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
-  return true;
 }
 
 std::vector<std::string> stringArray(const fs::path& file, const toml::node& node, const std::string& key) {
@@ -45,8 +39,7 @@ std::vector<std::string> codeArray(const fs::path& file, const toml::node& node,
   auto codes = stringArray(file, node, key);
   const toml::array& array = *node.as_array();
   for (size_t i = 0; i < codes.size(); ++i)
-    if (!isValidCodePattern(codes[i]))
-      fail(file, *array.get(i), key, fmt::format("`{}` is not a rule code or prefix (e.g. PTL101, PTL1, ALL)", codes[i]));
+    if (auto error = rules::selectorError(codes[i])) fail(file, *array.get(i), key, *error);
   return codes;
 }
 

@@ -65,11 +65,10 @@ Since PyTorch 2.4 the device-specific spellings are deprecated aliases of the de
 
 > `torch.cuda.amp.autocast(args...)` is deprecated. Please use `torch.amp.autocast('cuda', args...)` instead.
 
-The operational guide in `seeds/000` gives the modern call as
-`torch.amp.autocast(device_type="cuda", dtype=torch.bfloat16)` and `torch.amp.GradScaler("cuda")`
-and states that "the `torch.cuda.amp.*` aliases are deprecated"; `seeds/002` records that
-"deprecated `torch.cuda.amp` aliases have been migrated to `torch.amp`". Code written against the
-aliases keeps working for now, but floods logs with warnings and will break when the aliases are
+The AMP documentation gives the modern calls as
+`torch.amp.autocast("cuda", dtype=torch.bfloat16)` and `torch.amp.GradScaler("cuda")`, and the
+aliases themselves (`torch/cuda/amp/autocast_mode.py`, `torch/cuda/amp/grad_scaler.py`) are
+marked deprecated with a `FutureWarning`. Code written against the aliases keeps working for now, but floods logs with warnings and will break when the aliases are
 removed; the `torch.amp` spelling also works unchanged for other devices (`"cpu"`, `"xpu"`, `"mps"`).
 
 ## Example
@@ -124,10 +123,10 @@ device fixed, so the rewrite calls the same code.
   `custom_bwd` 2.4.
 
 ## References
-- `seeds/000` (PyTorch 2.4–2.8 operational guide), AMP section: the `torch.cuda.amp.*` aliases are
-  deprecated; use `torch.amp.autocast(device_type="cuda", ...)` and `torch.amp.GradScaler("cuda")`.
-- `seeds/002` (PyTorch 2.9+ routing guide): "Deprecated torch.cuda.amp aliases have been migrated
-  to torch.amp".
+- [`torch/cuda/amp/autocast_mode.py` (PyTorch 2.4)](https://github.com/pytorch/pytorch/blob/v2.4.0/torch/cuda/amp/autocast_mode.py):
+  the deprecated `autocast`, `custom_fwd` and `custom_bwd` aliases and their `FutureWarning`.
+- [`torch/cuda/amp/grad_scaler.py` (PyTorch 2.4)](https://github.com/pytorch/pytorch/blob/v2.4.0/torch/cuda/amp/grad_scaler.py):
+  the deprecated `GradScaler` alias of `torch.amp.GradScaler`.
 - [PyTorch docs: Automatic Mixed Precision package - torch.amp](https://pytorch.org/docs/stable/amp.html)
   (`torch.cuda.amp.autocast(args...)` is equivalent to `torch.autocast("cuda", args...)`;
   `torch.amp.GradScaler` since 2.3; `torch.amp.custom_fwd` / `custom_bwd` since 2.4).

@@ -52,10 +52,10 @@ dtype is unknown (the scaler may be meant for that one).
 Loss scaling exists for float16, whose 5-bit exponent makes small gradients underflow to zero.
 bfloat16 has the same 8-bit exponent as float32, so its gradients do not underflow and the
 scaler only costs work: an extra multiply of the loss, an unscale and an inf/NaN check of every
-gradient (a device-to-host sync) per step, plus skipped steps while the scale calibrates. The
-operational guide in `seeds/000` (section *AMP / bfloat16 / FP16*) puts it plainly:
-"GradScaler is FP16-only — bfloat16 has the same 8-bit exponent as fp32, so under/overflow is
-rare. Don't use it with bf16." PyTorch's AMP recipe likewise pairs the scaler with float16 only.
+gradient (a device-to-host sync) per step, plus skipped steps while the scale calibrates. PyTorch's
+AMP documentation motivates gradient scaling by float16's narrow range ("gradient values with
+small magnitudes may not be representable in float16"), and its AMP examples pair the scaler
+with float16 only.
 bf16 autocast exists since PyTorch 1.10; `torch.amp.GradScaler("cuda")` replaced
 `torch.cuda.amp.GradScaler` in 2.3.
 
@@ -92,7 +92,6 @@ unsafe because it changes training numerics (no more loss scaling, no more skipp
 the scaler may also serve a float16 path that the analysis could not see.
 
 ## References
-- `seeds/000_cb4862440f544e40.txt`, *AMP / bfloat16 / FP16*: "GradScaler is FP16-only".
 - [Automatic Mixed Precision package: gradient scaling](https://pytorch.org/docs/stable/amp.html#gradient-scaling)
 - [CUDA Automatic Mixed Precision examples](https://pytorch.org/docs/stable/notes/amp_examples.html)
 )md"};

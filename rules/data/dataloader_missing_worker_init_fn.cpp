@@ -41,10 +41,9 @@ reseeds the *global* `random`, `torch` and legacy `numpy.random` generators from
 `base_seed + worker_id`, but generator *objects* created earlier — `np.random.default_rng()` or
 `np.random.RandomState()` in a Dataset's `__init__`, a `random.Random()` instance — are copied
 into every worker with the same state, so each worker draws the same "random" augmentations and
-crops. Before 1.9 the global numpy generator was duplicated as well. The operational guide in
-`seeds/000` (section *DataLoader*): "worker_init_fn is mandatory if any worker uses
-numpy/random — every fork inherits the same numpy seed. Derive per-worker seed from
-torch.initial_seed()."
+crops. Before 1.9 the global numpy generator was duplicated as well. PyTorch's reproducibility
+notes give the remedy: a `worker_init_fn` that derives each worker's seed from
+`torch.initial_seed()`.
 
 ## Example
 ```python
@@ -86,8 +85,8 @@ the random streams a training run sees, it may add an `import numpy`, and genera
 on the dataset still need to be reseeded in `seed_worker` by hand (see *Use instead*).
 
 ## References
-- `seeds/000_cb4862440f544e40.txt`, *DataLoader*: "worker_init_fn is mandatory if any worker uses
-  numpy/random".
+- [`torch/utils/data/_utils/worker.py`](https://github.com/pytorch/pytorch/blob/main/torch/utils/data/_utils/worker.py)
+  (`_worker_loop` seeds `random`, `torch` and, since 1.9, `numpy.random` in each worker).
 - [Randomness in multi-process data loading](https://pytorch.org/docs/stable/data.html#randomness-in-multi-process-data-loading)
 - [Reproducibility: DataLoader](https://pytorch.org/docs/stable/notes/randomness.html#dataloader)
 )md"};

@@ -33,11 +33,11 @@ that happens to be called `find_unused_parameters`. A call that already passes
 With `find_unused_parameters=True`, DDP walks the autograd graph from the outputs after every
 forward pass to mark the parameters that will get no gradient, so that their buckets can be
 reduced without waiting for them. That traversal is paid on every iteration, for every model,
-whether or not any parameter is actually unused. The operational guide in `seeds/000` (section
-*FSDP2, FSDP1, DDP*): "DDP: find_unused_parameters=True is a real per-iteration
-cost — extra autograd-graph traversal. Prefer static_graph=True when the unused-set is stable
-across iterations (DDP captures it on iter 1 and reuses)." The `static_graph` constructor
-argument exists since PyTorch 1.11.
+whether or not any parameter is actually unused. DDP's documentation of the flag describes it:
+"Traverse the autograd graph from all tensors contained in the return value of the wrapped
+module's `forward` function". When the set of
+unused parameters is the same in every iteration, `static_graph=True` lets DDP record it in the
+first iteration and reuse it. The `static_graph` constructor argument exists since PyTorch 1.11.
 
 ## Example
 ```python
@@ -63,8 +63,8 @@ passes per backward in changing ways, needs `find_unused_parameters=True` and fa
 passes `**kwargs`, or passes the flag positionally.
 
 ## References
-- `seeds/000_cb4862440f544e40.txt`, *FSDP2, FSDP1, DDP*: "find_unused_parameters=True is a real
-  per-iteration cost".
+- [`torch/nn/parallel/distributed.py`](https://github.com/pytorch/pytorch/blob/main/torch/nn/parallel/distributed.py)
+  (`find_unused_parameters`, `static_graph` and `_set_static_graph`).
 - [DistributedDataParallel (see `find_unused_parameters` and `static_graph`)](https://pytorch.org/docs/stable/generated/torch.nn.parallel.DistributedDataParallel.html)
 - [Distributed Data Parallel design notes](https://pytorch.org/docs/stable/notes/ddp.html)
 )md"};

@@ -1,0 +1,159 @@
+"""The binary as a Ruff user adopting ptlint drives it: rule selectors are validated everywhere,
+unused `# noqa` codes (PTL001), documentation links, the walk's hidden and virtual-environment
+folders, inline `--config` overrides and the adoption flags. Standard library only."""
+import json
+import os
+import subprocess
+import textwrap
+import unittest
+
+from test_cli import AMP_FIXED, AMP_SOURCE, CLEAN_SOURCE, PTLINT, Workdir, run
+
+DOCS_URL = "https://github.com/ptlint/ptlint/blob/main/docs/rules/"
+
+
+class Selectors(Workdir):
+    def test_unknown_code_on_the_command_line_is_a_usage_error_with_a_suggestion(self):
+        self.write("data.py", AMP_SOURCE)
+        for flag in ("--select", "--extend-select", "--ignore"):
+            code, out, err = self.check(flag, "PTL403", "data.py")
+            self.assertEqual(code, 2, flag)
+            self.assertIn("PTL403", err)
+            self.assertIn(flag, err)
+            self.assertIn("did you mean `PTL401`?", err)
+            self.assertNotIn("All checks passed", out)
+
+    def test_unknown_prefix_is_a_usage_error(self):
+        self.write("data.py", AMP_SOURCE)
+        code, out, err = self.check("--select", "PTL9", "data.py")
+        self.assertEqual(code, 2)
+        self.assertIn("`PTL9`", err)
+        self.assertNotIn("All checks passed", out)
+
+    def test_one_bad_selector_in_a_list_is_named(self):
+        code, _, err = self.check("--select", "PTL1,PTL60,PTL999", ".")
+        self.assertEqual(code, 2)
+        self.assertIn("`PTL999`", err)
+
+    def test_known_codes_prefixes_and_all_are_accepted(self):
+        self.write("data.py", AMP_SOURCE)
+        for selector in ("PTL101", "PTL1", "PTL10", "PTL", "ALL", "PTL000", "PTL001"):
+            code, _, err = self.check("--select", selector, "data.py")
+            self.assertIn(code, (0, 1), f"{selector}: {err}")
+
+    def test_config_file_selectors_name_file_line_and_key(self):
+        self.write("pyproject.toml", '[tool.ptlint]\nselect = ["PTL1"]\nignore = [\n  "PTL601",\n  "PTL40x",\n]\n')
+        self.write("a.py", AMP_SOURCE)
+        code, _, err = self.check(".")
+        self.assertEqual(code, 2)
+        self.assertIn("pyproject.toml:5", err)
+        self.assertIn("tool.ptlint.ignore", err)
+        self.assertIn("`PTL40x`", err)
+        self.assertIn("did you mean `PTL401`?", err)
+
+    def test_per_file_ignores_selectors_are_validated(self):
+        self.write("ptlint.toml", '[per-file-ignores]\n"tests/**" = ["PTL5O1"]\n')
+        self.write("a.py", AMP_SOURCE)
+        code, _, err = self.check(".")
+        self.assertEqual(code, 2)
+        self.assertIn("ptlint.toml:2", err)
+        self.assertIn("per-file-ignores.tests/**", err)
+        self.assertIn("did you mean `PTL501`?", err)
+
+    def test_selectors_follow_the_registry(self):
+        # Every code `ptlint rule --all` lists is a valid selector, and nothing else of its length.
+        _, out, _ = run(["rule", "--all", "--output-format", "json"], self.dir)
+        codes = [r["code"] for r in json.loads(out)]
+        self.assertIn("PTL001", codes)
+        for c in codes:
+            self.assertEqual(self.check("--select", c, "--exit-zero", ".")[0], 0, c)
+        unused = next(f"PTL{n:03d}" for n in range(999, 0, -1) if f"PTL{n:03d}" not in codes)
+        self.assertEqual(self.check("--select", unused, ".")[0], 2)
+
+
+class UnusedNoqa(Workdir):
+    SOURCE = textwrap.dedent("""\
+        import torch
+        a = torch.cuda.amp.autocast()  # noqa: PTL101
+        b = torch.zeros(1)  # noqa: PTL101
+        c = torch.zeros(1)  # noqa: PTL101, F401
+        d = torch.cuda.amp.autocast()  # noqa: PTL101, PTL601
+        e = torch.zeros(1)  # noqa: PTL999
+        f = torch.zeros(1)  # noqa
+        g = torch.zeros(1)  # noqa: E501
+        h = torch.zeros(1)  # type: ignore  # noqa: PTL201
+        """)
+
+    def test_off_by_default(self):
+        self.write("a.py", self.SOURCE)
+        self.assertEqual(self.check(".")[0], 0)
+
+    def test_reports_unused_and_unknown_codes(self):
+        self.write("a.py", self.SOURCE)
+        code, out, _ = self.check("--extend-select", "PTL001", "--output-format", "json", ".")
+        self.assertEqual(code, 1)
+        rows = {r["location"]["row"]: r for r in json.loads(out)}
+        self.assertEqual(sorted(rows), [3, 4, 5, 6, 9])
+        self.assertEqual(rows[3]["message"], "Unused `noqa` directive (unused: `PTL101`)")
+        self.assertEqual(rows[6]["message"], "Unused `noqa` directive (unknown: `PTL999`)")
+        self.assertEqual(rows[5]["message"], "Unused `noqa` directive (unused: `PTL601`)")
+        self.assertTrue(all(r["code"] == "PTL001" and r["fix"]["applicability"] == "safe" for r in rows.values()))
+
+    def test_non_enabled_code(self):
+        self.write("a.py", "import torch\nb = torch.zeros(1)  # noqa: PTL000\n")
+        _, out, _ = self.check("--extend-select", "PTL001", "--output-format", "json", ".")
+        self.assertEqual(json.loads(out)[0]["message"], "Unused `noqa` directive (non-enabled: `PTL000`)")
+
+    def test_fix_removes_only_what_has_no_effect(self):
+        self.write("a.py", self.SOURCE)
+        code, _, err = self.check("--extend-select", "PTL001", "--fix", ".")
+        self.assertEqual(code, 0, err)
+        self.assertEqual(self.read("a.py"), textwrap.dedent("""\
+            import torch
+            a = torch.cuda.amp.autocast()  # noqa: PTL101
+            b = torch.zeros(1)
+            c = torch.zeros(1)  # noqa: F401
+            d = torch.cuda.amp.autocast()  # noqa: PTL101
+            e = torch.zeros(1)
+            f = torch.zeros(1)  # noqa
+            g = torch.zeros(1)  # noqa: E501
+            h = torch.zeros(1)  # type: ignore
+            """))
+
+    def test_explanation_after_the_codes_is_kept(self):
+        self.write("a.py", "import torch\nb = torch.zeros(1)  # noqa: PTL101 -- old amp\n")
+        self.check("--extend-select", "PTL001", "--fix", ".")
+        self.assertNotIn("PTL101", self.read("a.py"))
+
+
+class DocsLinks(Workdir):
+    def setUp(self):
+        super().setUp()
+        self.write("train.py", AMP_SOURCE)
+
+    def test_json_url(self):
+        _, out, _ = self.check("--output-format", "json", ".")
+        self.assertEqual(json.loads(out)[0]["url"], DOCS_URL + "PTL101.md")
+
+    def test_sarif_help(self):
+        _, out, _ = self.check("--output-format", "sarif", ".")
+        driver = json.loads(out)["runs"][0]["tool"]["driver"]
+        self.assertTrue(driver["informationUri"].startswith("https://"))
+        for rule in driver["rules"]:
+            self.assertEqual(rule["helpUri"], DOCS_URL + rule["id"] + ".md")
+            self.assertTrue(rule["help"]["text"])
+            self.assertIn("## What it does", rule["help"]["markdown"])
+
+    def test_rule_json_url(self):
+        _, out, _ = run(["rule", "--all", "--output-format", "json"], self.dir)
+        for r in json.loads(out):
+            self.assertEqual(r["url"], DOCS_URL + r["code"] + ".md")
+
+    def test_rule_docs_cite_public_sources_only(self):
+        _, out, _ = run(["rule", "--all"], self.dir)
+        for needle in ("/work/", "seeds/", "ptlint seeds", "SPEC", "../shared", "shared/"):
+            self.assertFalse(needle in out, f"the rule docs cite `{needle}`")
+
+
+if __name__ == "__main__":
+    unittest.main()
