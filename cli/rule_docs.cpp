@@ -24,9 +24,11 @@ std::string_view fixName(const rules::RuleMeta& meta) {
 std::string markdown(const rules::RuleMeta& meta) {
   std::string_view docs = meta.docs;
   while (!docs.empty() && docs.front() == '\n') docs.remove_prefix(1);
-  return fmt::format("# {} ({})\n\nDerived from the **ptlint** rule set. {}\n\nFix is {} ({}). {}\n\n{}", meta.name,
-                     meta.code, meta.summary, fixName(meta) == "none" ? "not available" : std::string(fixName(meta)) + " available",
-                     quickfix::applicabilityName(meta.fix_applicability),
+  std::string fix = meta.fix == rules::FixAvailability::None
+                        ? "Fix is not available."
+                        : fmt::format("Fix is {} available ({}).", fixName(meta),
+                                      quickfix::applicabilityName(meta.fix_applicability));
+  return fmt::format("# {} ({})\n\n{}\n\n{} {}\n\n{}", meta.name, meta.code, meta.summary, fix,
                      meta.enabled_by_default ? "On by default." : "Off by default; select it to enable.", docs);
 }
 
