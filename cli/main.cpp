@@ -47,6 +47,41 @@ bool validCodes(const std::vector<std::string>& codes, const char* flag) {
   return true;
 }
 
+// `--config` values, as Ruff reads them: an existing file is the configuration file; anything
+// else must parse as a TOML `KEY = VALUE` and overrides the configuration files.
+bool applyConfigOptions(const std::vector<std::string>& values, ptlint::cli::CheckOptions& check) {
+  namespace fs = std::filesystem;
+  std::optional<ptlint::workspace::FileConfig> inline_config;
+  for (const auto& value : values) {
+    std::error_code ec;
+    if (fs::is_regular_file(value, ec)) {
+      if (check.config) {
+        std::cerr << fmt::format("error: invalid value for --config: `{}` is a second configuration file (`{}` is "
+                                 "the first); give one file, and inline `KEY = VALUE` settings\n",
+                                 value, check.config->string());
+        return false;
+      }
+      check.config = value;
+      continue;
+    }
+    if (value.find('=') == std::string::npos) {
+      std::cerr << fmt::format("error: invalid value for --config: `{}`: no such file (an inline setting is "
+                               "written `KEY = VALUE`, e.g. \"ignore = ['PTL101']\")\n", value);
+      return false;
+    }
+    try {
+      auto parsed = ptlint::workspace::parseInlineConfig(value, fs::current_path(ec));
+      inline_config = inline_config ? ptlint::workspace::mergeConfig(*inline_config, parsed) : parsed;
+    } catch (const ptlint::workspace::ConfigError& e) {
+      std::cerr << fmt::format("error: invalid value for --config: {}\n", e.what());
+      return false;
+    }
+  }
+  if (inline_config)
+    check.overrides.inline_config = std::make_shared<const ptlint::workspace::FileConfig>(std::move(*inline_config));
+  return true;
+}
+
 int runServer() {
 #ifdef PTLINT_WITH_SERVER
   return ptlint::server::runStdioServer();
@@ -69,7 +104,8 @@ int main(int argc, char** argv) {
   // check
   ptlint::cli::CheckOptions check;
   std::vector<std::string> paths, select, extend_select, ignore;
-  std::string format, torch_version, config, stdin_filename;
+  std::string format, torch_version, stdin_filename;
+  std::vector<std::string> configs;
   auto* check_cmd = app.add_subcommand("check", "Lint files and folders (default: the current folder)");
   check_cmd->add_option("paths", paths, "Files or folders to lint; `-` reads stdin (with --stdin-filename)");
   check_cmd->add_flag("--fix", check.fix, "Apply safe fixes");
@@ -86,7 +122,10 @@ int main(int argc, char** argv) {
   check_cmd->add_flag("--show-fixes", check.show_fixes, "List the fixes applied");
   check_cmd->add_flag("--exit-zero", check.exit_zero, "Exit 0 even when findings remain");
   check_cmd->add_flag("--no-cache", check.no_cache, "Do not read or write the cache");
-  check_cmd->add_option("--config", config, "Use this configuration file instead of discovering one");
+  check_cmd->add_option("--config", configs,
+                        "A configuration file to use instead of discovering one, or an inline TOML `KEY = VALUE` "
+                        "setting that overrides the configuration files (repeatable)")
+      ->allow_extra_args(false);
   check_cmd->add_option("--torch-version", torch_version, "Oldest PyTorch the project supports (gates rules and fixes)");
   check_cmd->add_option("-j,--threads", check.threads, "Threads to lint with (default: the machine's cores)");
   check_cmd->add_flag("--force-exclude", check.force_exclude, "Apply `exclude` to files named explicitly too");
@@ -155,7 +194,7 @@ int main(int argc, char** argv) {
       }
       check.overrides.torch_version = v;
     }
-    if (!config.empty()) check.config = config;
+    if (!applyConfigOptions(configs, check)) return 2;
     if (!stdin_filename.empty()) check.stdin_filename = stdin_filename;
     for (const auto& p : paths)
       if (p != "-") check.paths.emplace_back(p);

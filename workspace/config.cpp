@@ -194,6 +194,39 @@ std::optional<FileConfig> loadConfigFile(const fs::path& path) {
   return parseTable(path, document, "");
 }
 
+FileConfig parseInlineConfig(std::string_view text, const fs::path& root) {
+  toml::table document;
+  try {
+    document = toml::parse(text, std::string_view("--config"));
+  } catch (const toml::parse_error& error) {
+    throw ConfigError("--config", static_cast<int>(error.source().begin.line), "",
+                      fmt::format("`{}` is neither a file nor a TOML `key = value` ({})", text, error.description()));
+  }
+  FileConfig config = parseTable("--config", document, "");
+  config.path.clear();
+  config.root = root;
+  return config;
+}
+
+FileConfig mergeConfig(const FileConfig& base, const FileConfig& over) {
+  FileConfig out = base;
+  auto take = [](auto& target, const auto& source) {
+    if (source) target = source;
+  };
+  take(out.select, over.select);
+  take(out.extend_select, over.extend_select);
+  take(out.ignore, over.ignore);
+  take(out.exclude, over.exclude);
+  take(out.extend_exclude, over.extend_exclude);
+  take(out.respect_gitignore, over.respect_gitignore);
+  take(out.torch_version, over.torch_version);
+  take(out.unsafe_fixes, over.unsafe_fixes);
+  take(out.compile_decorators, over.compile_decorators);
+  out.per_file_ignores.insert(out.per_file_ignores.end(), over.per_file_ignores.begin(), over.per_file_ignores.end());
+  if (base.path.empty()) out.root = over.root;
+  return out;
+}
+
 const std::vector<std::string>& defaultExcludes() {
   static const std::vector<std::string> excludes{
       ".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".ipynb_checkpoints", ".mypy_cache",
@@ -267,6 +300,9 @@ ResolvedConfig ConfigResolver::forPath(const fs::path& path) {
   } else if (!explicit_config_) {
     config = nearestConfig(dir);
   }
+  if (overrides_.inline_config)
+    config = std::make_shared<const FileConfig>(config ? mergeConfig(*config, *overrides_.inline_config)
+                                                       : *overrides_.inline_config);
   return resolve(config, dir);
 }
 

@@ -51,6 +51,14 @@ struct FileConfig {
 // bad TOML. A pyproject.toml without [tool.ptlint] yields nullopt.
 std::optional<FileConfig> loadConfigFile(const std::filesystem::path& path);
 
+// `--config "KEY = VALUE"`: one inline TOML setting, as in a ptlint.toml (top-level keys).
+// Throws ConfigError (file `--config`) on bad TOML, an unknown key or a bad value. Paths in it
+// (globs) are relative to `root`.
+FileConfig parseInlineConfig(std::string_view text, const std::filesystem::path& root);
+
+// `base` with every key `over` sets replaced by `over`'s (per-file-ignores are added to).
+FileConfig mergeConfig(const FileConfig& base, const FileConfig& over);
+
 // Settings given from outside the files: CLI flags or LSP settings.
 struct Overrides {
   std::optional<std::vector<std::string>> select, extend_select, ignore;
@@ -58,6 +66,8 @@ struct Overrides {
   std::optional<bool> unsafe_fixes;
   std::vector<std::string> extend_exclude;
   bool config_wins = false;  // CLI: flags win (as in Ruff); LSP: a config file wins (SPEC §5)
+  // `--config KEY=VALUE` settings: above every config file, below the other flags.
+  std::shared_ptr<const FileConfig> inline_config;
 };
 
 struct ResolvedConfig {

@@ -155,5 +155,60 @@ class DocsLinks(Workdir):
             self.assertFalse(needle in out, f"the rule docs cite `{needle}`")
 
 
+class WalkConventions(Workdir):
+    def reported(self, *paths):
+        _, out, _ = self.check("--output-format", "json", "--no-cache", *paths)
+        return sorted(os.path.relpath(r["filename"], os.path.realpath(self.dir)) for r in json.loads(out))
+
+    def test_hidden_folders_and_virtual_environments_are_skipped(self):
+        self.write(".hidden/bad.py", AMP_SOURCE)
+        self.write("env/pyvenv.cfg", "home = /usr/bin\n")
+        self.write("env/lib/python3.11/site/x.py", AMP_SOURCE)
+        self.write("pkg/.cache/y.py", AMP_SOURCE)
+        self.write("pkg/train.py", AMP_SOURCE)
+        self.write(".top.py", AMP_SOURCE)  # a hidden *file* is still Python source
+        self.assertEqual(self.reported("."), [".top.py", "pkg/train.py"])
+
+    def test_named_explicitly_they_are_linted(self):
+        self.write(".hidden/bad.py", AMP_SOURCE)
+        self.write("env/pyvenv.cfg", "home = /usr/bin\n")
+        self.write("env/x.py", AMP_SOURCE)
+        self.assertEqual(self.reported(".hidden/bad.py", "env/x.py"), [".hidden/bad.py", "env/x.py"])
+        self.assertEqual(self.reported(".hidden"), [".hidden/bad.py"])
+
+
+class InlineConfig(Workdir):
+    def setUp(self):
+        super().setUp()
+        self.write("a.py", AMP_SOURCE)
+
+    def test_key_value_overrides_the_config_file(self):
+        self.write("pyproject.toml", '[tool.ptlint]\nselect = ["PTL101"]\n')
+        self.assertEqual(self.check("a.py")[0], 1)
+        code, out, err = self.check("--config", "ignore = ['PTL101']", "a.py")
+        self.assertEqual((code, err), (0, ""))
+        self.assertIn("All checks passed!", out)
+
+    def test_several_and_with_a_file(self):
+        self.write("other.toml", 'select = ["PTL6"]\n')
+        # The file selects only PTL6: nothing; an inline setting selects PTL1 again.
+        self.assertEqual(self.check("--config", "other.toml", "a.py")[0], 0)
+        self.assertEqual(self.check("--config", "other.toml", "--config", "select = ['PTL1']", "a.py")[0], 1)
+        self.assertEqual(self.check("--config", "select = ['PTL1']", "--config", "ignore = ['PTL101']", "a.py")[0], 0)
+
+    def test_flags_win_over_inline_settings(self):
+        self.assertEqual(self.check("--config", "ignore = ['PTL101']", "--ignore", "PTL6", "a.py")[0], 1)
+
+    def test_errors(self):
+        for value, needle in (("nope.toml", "no such file"), ("bogus = 1", "`bogus`: unknown key"),
+                              ("ignore = [", "neither a file nor a TOML"),
+                              ("ignore = ['PTL1O1']", "did you mean `PTL101`?")):
+            code, out, err = self.check("--config", value, "a.py")
+            self.assertEqual(code, 2, value)
+            self.assertIn(needle, err)
+            self.assertIn("--config", err)
+            self.assertEqual(out, "")
+
+
 if __name__ == "__main__":
     unittest.main()
