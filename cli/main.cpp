@@ -2,8 +2,14 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 
+#include "cli/adoption.h"
 #include "cli/check.h"
 #include "cli/rule_docs.h"
 #include "rules/selectors.h"
@@ -82,6 +88,28 @@ bool applyConfigOptions(const std::vector<std::string>& values, ptlint::cli::Che
   return true;
 }
 
+// `--per-file-ignores GLOB:CODE,...` as Ruff spells it; the globs are relative to the working folder.
+bool applyPerFileIgnores(const std::vector<std::string>& pairs, ptlint::cli::CheckOptions& check) {
+  std::error_code ec;
+  std::filesystem::path cwd = std::filesystem::current_path(ec);
+  std::vector<ptlint::workspace::PerFileIgnore> entries;
+  for (const auto& pair : pairs) {
+    size_t colon = pair.rfind(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == pair.size()) {
+      std::cerr << fmt::format("error: invalid value `{}` for --per-file-ignores: expected GLOB:CODE, e.g. "
+                               "\"tests/*:PTL501\"\n", pair);
+      return false;
+    }
+    std::string glob = pair.substr(0, colon), code = pair.substr(colon + 1);
+    if (!validCodes({code}, "--per-file-ignores")) return false;
+    auto it = std::find_if(entries.begin(), entries.end(), [&](const auto& e) { return e.glob == glob; });
+    if (it == entries.end()) entries.push_back({glob, {code}, cwd});
+    else it->codes.push_back(code);
+  }
+  check.overrides.per_file_ignores = std::move(entries);
+  return true;
+}
+
 int runServer() {
 #ifdef PTLINT_WITH_SERVER
   return ptlint::server::runStdioServer();
@@ -103,7 +131,8 @@ int main(int argc, char** argv) {
 
   // check
   ptlint::cli::CheckOptions check;
-  std::vector<std::string> paths, select, extend_select, ignore;
+  std::vector<std::string> paths, select, extend_select, ignore, extend_ignore, per_file_ignores, fixable, unfixable;
+  std::string output_file;
   std::string format, torch_version, stdin_filename;
   std::vector<std::string> configs;
   auto* check_cmd = app.add_subcommand("check", "Lint files and folders (default: the current folder)");
@@ -116,6 +145,17 @@ int main(int argc, char** argv) {
   check_cmd->add_option("--select", select, "Rule codes or prefixes to enable (comma-separated; ALL for every rule)")->delimiter(',')->allow_extra_args(false);
   check_cmd->add_option("--extend-select", extend_select, "Rule codes or prefixes to enable in addition")->delimiter(',')->allow_extra_args(false);
   check_cmd->add_option("--ignore", ignore, "Rule codes or prefixes to disable")->delimiter(',')->allow_extra_args(false);
+  check_cmd->add_option("--extend-ignore", extend_ignore, "Rule codes or prefixes to disable in addition")->delimiter(',')->allow_extra_args(false);
+  check_cmd->add_option("--per-file-ignores", per_file_ignores,
+                        "GLOB:CODE pairs (comma-separated; globs relative to the working folder) replacing the "
+                        "configuration's per-file-ignores")
+      ->delimiter(',')->allow_extra_args(false);
+  check_cmd->add_option("--fixable", fixable, "Only these rule codes or prefixes get fixes (default: ALL)")->delimiter(',')->allow_extra_args(false);
+  check_cmd->add_option("--unfixable", unfixable, "Rule codes or prefixes whose fixes are never shown or applied")->delimiter(',')->allow_extra_args(false);
+  check_cmd->add_option("-o,--output-file", output_file, "Write the output to this file instead of stdout");
+  check_cmd->add_flag("--add-noqa", check.add_noqa, "Add `# noqa: CODE` comments for every finding (to adopt ptlint on existing code)");
+  check_cmd->add_flag("--show-settings", check.show_settings, "Print the settings that apply to the first file, then exit");
+  check_cmd->add_flag("--show-files", check.show_files, "Print the files that would be checked, then exit");
   check_cmd->add_option("--output-format", format, "full, concise, json, json-lines, sarif or github")
       ->check(CLI::IsMember({"full", "concise", "json", "json-lines", "sarif", "github"}));
   check_cmd->add_flag("--statistics", check.statistics, "Show counts per rule instead of each finding");
@@ -147,6 +187,7 @@ int main(int argc, char** argv) {
   doctor_cmd->add_flag("--json", doctor_json, "JSON output");
 
   auto* server_cmd = app.add_subcommand("server", "Run the language server on stdio");
+  auto* clean_cmd = app.add_subcommand("clean", "Remove the cache (.ptlint_cache) of the working folder");
 
   try {
     app.parse(argc, argv);
@@ -166,6 +207,8 @@ int main(int argc, char** argv) {
     return ptlint::cli::printRule(rule_code, std::cout, std::cerr);
   }
 
+  if (clean_cmd->parsed()) return ptlint::cli::runClean(std::cout, std::cerr);
+
   if (doctor_cmd->parsed()) {
 #ifdef PTLINT_WITH_GPU_CLIENT
     return ptlint::gpu_check::runDoctor(doctor_json, std::cout, std::cerr);
@@ -180,9 +223,17 @@ int main(int argc, char** argv) {
     select = splitList(select);
     extend_select = splitList(extend_select);
     ignore = splitList(ignore);
+    extend_ignore = splitList(extend_ignore);
+    fixable = splitList(fixable);
+    unfixable = splitList(unfixable);
     if (!validCodes(select, "--select") || !validCodes(extend_select, "--extend-select") ||
-        !validCodes(ignore, "--ignore"))
+        !validCodes(ignore, "--ignore") || !validCodes(extend_ignore, "--extend-ignore") ||
+        !validCodes(fixable, "--fixable") || !validCodes(unfixable, "--unfixable"))
       return 2;
+    check.overrides.extend_ignore = extend_ignore;
+    if (!fixable.empty()) check.fixable = fixable;
+    check.unfixable = unfixable;
+    if (!per_file_ignores.empty() && !applyPerFileIgnores(splitList(per_file_ignores), check)) return 2;
     if (!select.empty()) check.overrides.select = select;
     if (!extend_select.empty()) check.overrides.extend_select = extend_select;
     if (!ignore.empty()) check.overrides.ignore = ignore;
@@ -204,6 +255,25 @@ int main(int argc, char** argv) {
           {"full", OutputFormat::Full}, {"concise", OutputFormat::Concise}, {"json", OutputFormat::Json},
           {"json-lines", OutputFormat::JsonLines}, {"sarif", OutputFormat::Sarif}, {"github", OutputFormat::Github}};
       check.format = kFormats.at(format);
+    }
+    if (!output_file.empty()) {
+      namespace fs = std::filesystem;
+      std::error_code ec;
+      fs::path target(output_file);
+      if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
+      std::ofstream file(target, std::ios::binary | std::ios::trunc);
+      if (!file) {
+        std::cerr << fmt::format("error: --output-file {}: cannot write the file ({})\n", output_file,
+                                 std::strerror(errno));
+        return 2;
+      }
+      int code = ptlint::cli::runCheck(check, std::cin, file, std::cerr);
+      file.flush();
+      if (!file) {
+        std::cerr << fmt::format("error: --output-file {}: writing failed\n", output_file);
+        return 2;
+      }
+      return code;
     }
     return ptlint::cli::runCheck(check, std::cin, std::cout, std::cerr);
   }

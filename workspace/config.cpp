@@ -329,6 +329,14 @@ ResolvedConfig ConfigResolver::resolve(std::shared_ptr<const FileConfig> config,
   if (overrides_.extend_select)
     s.extend_select.insert(s.extend_select.end(), overrides_.extend_select->begin(), overrides_.extend_select->end());
   if (config && config->compile_decorators) s.compile_decorators = *config->compile_decorators;
+  s.ignore.insert(s.ignore.end(), overrides_.extend_ignore.begin(), overrides_.extend_ignore.end());
+  if (overrides_.per_file_ignores) {
+    out.per_file_ignores = *overrides_.per_file_ignores;
+  } else if (config) {
+    out.per_file_ignores = config->per_file_ignores;
+    for (auto& entry : out.per_file_ignores)
+      if (entry.root.empty()) entry.root = config->root;
+  }
 
   out.exclude = config && config->exclude ? *config->exclude : defaultExcludes();
   if (config && config->extend_exclude)
@@ -362,13 +370,14 @@ bool globMatches(std::string_view glob, std::string_view relative) {
 
 rules::Settings settingsForFile(const ResolvedConfig& config, const fs::path& file) {
   rules::Settings settings = config.settings;
-  if (!config.source || config.source->per_file_ignores.empty()) return settings;
+  if (config.per_file_ignores.empty()) return settings;
   std::error_code ec;
   fs::path absolute = fs::absolute(file, ec).lexically_normal();
-  std::string relative = absolute.lexically_relative(config.root).generic_string();
-  for (const auto& entry : config.source->per_file_ignores)
+  for (const auto& entry : config.per_file_ignores) {
+    std::string relative = absolute.lexically_relative(entry.root.empty() ? config.root : entry.root).generic_string();
     if (globMatches(entry.glob, relative))
       settings.ignore.insert(settings.ignore.end(), entry.codes.begin(), entry.codes.end());
+  }
   return settings;
 }
 

@@ -30,8 +30,9 @@ class ConfigError : public std::runtime_error {
 };
 
 struct PerFileIgnore {
-  std::string glob;                 // relative to the config file's folder
+  std::string glob;                 // relative to the config file's folder (or to `root`)
   std::vector<std::string> codes;
+  std::filesystem::path root;       // set for `--per-file-ignores` (the working folder)
 };
 
 // One config file's contents; unset keys stay nullopt.
@@ -68,6 +69,8 @@ struct Overrides {
   bool config_wins = false;  // CLI: flags win (as in Ruff); LSP: a config file wins (SPEC §5)
   // `--config KEY=VALUE` settings: above every config file, below the other flags.
   std::shared_ptr<const FileConfig> inline_config;
+  std::vector<std::string> extend_ignore;                       // added to `ignore`
+  std::optional<std::vector<PerFileIgnore>> per_file_ignores;   // replace the files' ones
 };
 
 struct ResolvedConfig {
@@ -76,6 +79,7 @@ struct ResolvedConfig {
   std::filesystem::path root;              // globs are relative to this folder
   bool respect_gitignore = true;
   std::shared_ptr<const FileConfig> source;  // nullptr: defaults only
+  std::vector<PerFileIgnore> per_file_ignores;  // effective, each with its absolute root
 };
 
 // The default exclude list (as Ruff's): .git, .venv, __pycache__, build, dist, ...

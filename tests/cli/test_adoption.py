@@ -210,5 +210,157 @@ class InlineConfig(Workdir):
             self.assertEqual(out, "")
 
 
+DDP_SOURCE = "from torch.nn.parallel import DistributedDataParallel as DDP\nm = DDP(net, find_unused_parameters=True)\n"
+
+
+class RuffFlags(Workdir):
+    def test_output_file(self):
+        self.write("a.py", AMP_SOURCE)
+        code, out, err = self.check("--output-format", "json", "--output-file", "reports/lint.json", "a.py")
+        self.assertEqual((code, out), (1, ""))
+        self.assertEqual(json.loads(self.read("reports/lint.json"))[0]["code"], "PTL101")
+        code, _, err = self.check("--output-file", "a.py/x.json", "a.py")
+        self.assertEqual(code, 2)
+        self.assertIn("--output-file", err)
+
+    def test_extend_ignore(self):
+        self.write("pyproject.toml", '[tool.ptlint]\nignore = ["PTL301"]\n')
+        self.write("a.py", AMP_SOURCE)
+        self.write("d.py", DDP_SOURCE)
+        self.assertEqual(self.check("a.py", "d.py")[0], 1)
+        self.assertEqual(self.check("--extend-ignore", "PTL101", "a.py", "d.py")[0], 0)
+        code, _, err = self.check("--extend-ignore", "PTL102x", "a.py")
+        self.assertEqual(code, 2)
+        self.assertIn("--extend-ignore", err)
+
+    def test_per_file_ignores(self):
+        self.write("tests/a.py", AMP_SOURCE)
+        self.write("src/a.py", AMP_SOURCE)
+        _, out, _ = self.check("--output-format", "json", "--per-file-ignores", "tests/*:PTL101", ".")
+        self.assertEqual([os.path.relpath(r["filename"], os.path.realpath(self.dir)) for r in json.loads(out)],
+                         ["src/a.py"])
+        for bad, needle in (("tests/*", "expected GLOB:CODE"), ("tests/*:PTL1O1", "did you mean `PTL101`?")):
+            code, _, err = self.check("--per-file-ignores", bad, ".")
+            self.assertEqual(code, 2, bad)
+            self.assertIn(needle, err)
+
+    def test_fixable_and_unfixable(self):
+        self.write("a.py", AMP_SOURCE)
+        _, out, _ = self.check("--output-format", "json", "--unfixable", "PTL101", "a.py")
+        self.assertIsNone(json.loads(out)[0]["fix"])
+        self.assertEqual(self.check("--fix", "--unfixable", "PTL1", "a.py")[0], 1)
+        self.assertEqual(self.read("a.py"), AMP_SOURCE)
+        self.assertEqual(self.check("--fix", "--fixable", "PTL6", "a.py")[0], 1)
+        self.assertEqual(self.read("a.py"), AMP_SOURCE)
+        self.assertEqual(self.check("--fix", "--fixable", "PTL1", "--unfixable", "PTL6", "a.py")[0], 0)
+        self.assertEqual(self.read("a.py"), AMP_FIXED)
+        self.assertEqual(self.check("--unfixable", "PTL9", "a.py")[0], 2)
+
+    def test_hidden_unsafe_fixes_hint(self):
+        self.write("d.py", DDP_SOURCE)
+        _, out, _ = self.check("--output-format", "concise", "d.py")
+        self.assertIn("No fixes available (1 hidden fix can be enabled with the `--unsafe-fixes` option).", out)
+        self.write("a.py", AMP_SOURCE)
+        _, out, _ = self.check("--output-format", "concise", "a.py", "d.py")
+        self.assertIn("[*] 1 fixable with the `--fix` option (1 hidden fix can be enabled with the "
+                      "`--unsafe-fixes` option).", out)
+        _, out, _ = self.check("--output-format", "concise", "--unsafe-fixes", "a.py", "d.py")
+        self.assertIn("[*] 2 fixable with the `--fix` option.", out)
+        self.assertNotIn("hidden", out)
+
+    def test_show_files(self):
+        self.write("a.py", AMP_SOURCE)
+        self.write("pkg/b.pyi", CLEAN_SOURCE)
+        self.write(".hidden/c.py", AMP_SOURCE)
+        code, out, _ = self.check("--show-files", ".")
+        self.assertEqual(code, 0)
+        root = os.path.realpath(self.dir)
+        self.assertEqual([os.path.relpath(os.path.realpath(l), root) for l in out.splitlines()], ["a.py", "pkg/b.pyi"])
+
+    def test_show_settings(self):
+        self.write("pyproject.toml", '[tool.ptlint]\nextend-select = ["PTL001"]\ntorch-version = "2.4"\n')
+        self.write("a.py", AMP_SOURCE)
+        code, out, _ = self.check("--show-settings", "--ignore", "PTL601", "a.py")
+        self.assertEqual(code, 0)
+        self.assertIn("pyproject.toml", out)
+        self.assertIn('extend-select = ["PTL001"]', out)
+        self.assertIn('ignore = ["PTL601"]', out)
+        self.assertIn('torch-version = "2.4"', out)
+        self.assertIn('"PTL001"', out.split("enabled rules = ")[1].splitlines()[0])
+        self.assertNotIn('"PTL601"', out.split("enabled rules = ")[1].splitlines()[0])
+
+    def test_add_noqa(self):
+        self.write("a.py", textwrap.dedent("""\
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+            a = torch.cuda.amp.autocast()  # keep this comment
+            b = torch.cuda.amp.autocast()  # noqa: PTL6
+            s = \"\"\"text
+            more\"\"\" + str(torch.cuda.amp.autocast())
+            m = DDP(net,
+                    find_unused_parameters=True)
+            """))
+        code, _, err = self.check("--add-noqa", ".")
+        self.assertEqual(code, 0, err)
+        self.assertIn("Added 4 noqa directives.", err)
+        self.assertEqual(self.read("a.py"), textwrap.dedent("""\
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+            a = torch.cuda.amp.autocast()  # keep this comment  # noqa: PTL101
+            b = torch.cuda.amp.autocast()  # noqa: PTL6, PTL101
+            s = \"\"\"text
+            more\"\"\" + str(torch.cuda.amp.autocast())  # noqa: PTL101
+            m = DDP(net,  # noqa: PTL301
+                    find_unused_parameters=True)
+            """))
+        self.assertEqual(self.check(".")[0], 0)
+        # Nothing left to add: the file stays as it is.
+        before = self.read("a.py")
+        self.assertIn("Added 0 noqa directives.", self.check("--add-noqa", ".")[2])
+        self.assertEqual(self.read("a.py"), before)
+
+    def test_add_noqa_skips_lines_inside_strings(self):
+        source = 'import torch\nx = f"""{torch.cuda.amp.autocast(\n)}"""\n'
+        self.write("a.py", source)
+        code, _, err = self.check("--add-noqa", ".")
+        self.assertEqual(code, 0)
+        self.assertIn("cannot take a comment", err)
+        self.assertEqual(self.read("a.py"), source)
+
+    def test_clean(self):
+        self.write("a.py", AMP_SOURCE)
+        self.check("a.py")
+        self.assertTrue(os.path.isdir(os.path.join(self.dir, ".ptlint_cache")))
+        code, out, _ = run(["clean"], self.dir)
+        self.assertEqual(code, 0)
+        self.assertIn("Removing cache at:", out)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, ".ptlint_cache")))
+        self.assertEqual(run(["clean"], self.dir)[0], 0)
+
+    def test_default_output_on_a_terminal_is_full(self):
+        import pty
+        self.write("a.py", AMP_SOURCE)
+        pid, fd = pty.fork()
+        if pid == 0:
+            os.chdir(self.dir)
+            os.execv(PTLINT, [PTLINT, "check", "--no-cache", "a.py"])
+        chunks = []
+        while True:
+            try:
+                data = os.read(fd, 4096)
+            except OSError:
+                break
+            if not data:
+                break
+            chunks.append(data)
+        os.waitpid(pid, 0)
+        out = b"".join(chunks).decode("utf-8", "replace")
+        self.assertIn("^", out)          # the source line with carets: `full`
+        self.assertIn(" = help:", out)
+        # Piped, the default stays concise.
+        _, piped, _ = self.check("--no-cache", "a.py")
+        self.assertNotIn(" = help:", piped)
+
+
 if __name__ == "__main__":
     unittest.main()
