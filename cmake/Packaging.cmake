@@ -36,11 +36,18 @@ install(DIRECTORY "${CMAKE_SOURCE_DIR}/editors/nvim/lua"
 install(FILES "${CMAKE_SOURCE_DIR}/docs/editors.md" "${CMAKE_SOURCE_DIR}/docs/install.md"
         DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT ptlint OPTIONAL)
 
+# Licence: Debian's machine-readable copyright file, in each package's doc folder.
+install(FILES "${CMAKE_SOURCE_DIR}/packaging/copyright" DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/ptlint COMPONENT ptlint)
+if(TARGET ptlint-gpu)
+  install(FILES "${CMAKE_SOURCE_DIR}/packaging/copyright" DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/ptlint-gpu COMPONENT gpu)
+endif()
+
 # ---- CPack: Debian packages ----
 set(CPACK_PACKAGE_NAME "ptlint")
 set(CPACK_PACKAGE_VENDOR "ptlint")
 set(CPACK_PACKAGE_CONTACT "ptlint maintainers <ptlint@localhost>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Linter and language server for PyTorch code")
+set(CPACK_RESOURCE_FILE_LICENSE "${CMAKE_SOURCE_DIR}/LICENSE")
 set(CPACK_PACKAGE_DESCRIPTION
     "ptlint finds PyTorch operational traps (deprecated torch.cuda.amp, GradScaler with bf16,\
  DataLoader seeding, graph breaks in compiled code, hand-rolled attention, ...) and fixes\

@@ -51,6 +51,7 @@ Classifier: License :: OSI Approved :: Apache Software License
 Classifier: Operating System :: POSIX :: Linux
 Classifier: Programming Language :: Python :: 3
 Classifier: Topic :: Software Development :: Quality Assurance
+License-File: LICENSE
 Description-Content-Type: text/markdown
 
 This wheel installs the `ptlint` executable (no Python code). It is built on Debian 12 and
@@ -72,6 +73,9 @@ files = [(f"{data}/scripts/ptlint", exe, 0o755),
          (f"{dist_info}/WHEEL", wheel.encode(), 0o644)]
 if license_text:
     files.append((f"{dist_info}/licenses/LICENSE", license_text, 0o644))
+if os.path.exists("packaging/copyright"):  # third-party notices (the compiled-in grammar)
+    with open("packaging/copyright", "rb") as f:
+        files.append((f"{dist_info}/licenses/copyright", f.read(), 0o644))
 record = []
 for path, content, _ in files:
     digest = base64.urlsafe_b64encode(hashlib.sha256(content).digest()).rstrip(b"=").decode()

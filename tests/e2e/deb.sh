@@ -41,6 +41,8 @@ out=$("$root/usr/bin/ptlint" --version)
 [ "$out" = "ptlint $version" ] || { echo "FAIL: '$out', expected 'ptlint $version'"; exit 1; }
 echo "ok: $out from the installed package"
 [ -s "$root/usr/share/doc/ptlint/rules/PTL101.md" ] || { echo "FAIL: rule docs missing from the package"; exit 1; }
+grep -q '^License: Apache-2.0' "$root/usr/share/doc/ptlint/copyright" 2>/dev/null ||
+  { echo "FAIL: /usr/share/doc/ptlint/copyright missing or without the licence"; exit 1; }
 [ -f "$root/usr/share/nvim/site/pack/ptlint/start/ptlint/lua/ptlint/init.lua" ] || { echo "FAIL: Neovim module missing"; exit 1; }
 gpu_deb="$work/out/ptlint-gpu_${version}_${arch}.deb"
 if [ -f "$gpu_deb" ]; then
