@@ -12,6 +12,7 @@
 #include "cli/adoption.h"
 #include "cli/check.h"
 #include "cli/rule_docs.h"
+#include "cli/watch.h"
 #include "rules/selectors.h"
 #include "ptlint/version.h"
 
@@ -156,6 +157,8 @@ int main(int argc, char** argv) {
   check_cmd->add_flag("--add-noqa", check.add_noqa, "Add `# noqa: CODE` comments for every finding (to adopt ptlint on existing code)");
   check_cmd->add_flag("--show-settings", check.show_settings, "Print the settings that apply to the first file, then exit");
   check_cmd->add_flag("--show-files", check.show_files, "Print the files that would be checked, then exit");
+  bool watch = false;
+  check_cmd->add_flag("-w,--watch", watch, "Check again whenever a Python or configuration file changes (until interrupted)");
   check_cmd->add_option("--output-format", format, "full, concise, json, json-lines, sarif or github")
       ->check(CLI::IsMember({"full", "concise", "json", "json-lines", "sarif", "github"}));
   check_cmd->add_flag("--statistics", check.statistics, "Show counts per rule instead of each finding");
@@ -255,6 +258,13 @@ int main(int argc, char** argv) {
           {"full", OutputFormat::Full}, {"concise", OutputFormat::Concise}, {"json", OutputFormat::Json},
           {"json-lines", OutputFormat::JsonLines}, {"sarif", OutputFormat::Sarif}, {"github", OutputFormat::Github}};
       check.format = kFormats.at(format);
+    }
+    if (watch) {
+      if (check.stdin_filename || check.add_noqa || check.diff || !output_file.empty()) {
+        std::cerr << "error: --watch cannot be combined with stdin, --add-noqa, --diff or --output-file\n";
+        return 2;
+      }
+      return ptlint::cli::runWatch(check, std::cin, std::cout, std::cerr);
     }
     if (!output_file.empty()) {
       namespace fs = std::filesystem;

@@ -362,5 +362,56 @@ class RuffFlags(Workdir):
         self.assertNotIn(" = help:", piped)
 
 
+class Watch(Workdir):
+    def test_rechecks_on_change(self):
+        import queue
+        import threading
+        import time
+        self.write("pkg/ok.py", CLEAN_SOURCE)
+        proc = subprocess.Popen([PTLINT, "check", "--watch", "--no-cache", "--output-format", "concise", "."],
+                                cwd=self.dir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        lines = queue.Queue()
+        threading.Thread(target=lambda: [lines.put(l) for l in proc.stdout], daemon=True).start()
+
+        def read_until(marker, timeout=30):
+            seen, deadline = [], time.time() + timeout
+            while time.time() < deadline:
+                try:
+                    line = lines.get(timeout=0.2)
+                except queue.Empty:
+                    continue
+                seen.append(line)
+                if marker in line:
+                    return "".join(seen)
+            self.fail(f"no `{marker}` within {timeout}s; got {''.join(seen)!r}")
+
+        try:
+            first = read_until("Watching for file changes.")
+            self.assertIn("Starting linter in watch mode", first)
+            self.assertIn("All checks passed!", first)
+            time.sleep(0.3)
+            self.write("pkg/new/train.py", AMP_SOURCE)  # a new folder, then a file in it
+            second = read_until("Watching for file changes.")
+            self.assertIn("File change detected", second)
+            if "PTL101" not in second:  # the folder was seen before its file was written
+                second = read_until("Watching for file changes.")
+            self.assertIn("train.py:3:6: PTL101", second)
+            self.write("pkg/new/train.py", AMP_FIXED)
+            third = read_until("Watching for file changes.")
+            self.assertIn("All checks passed!", third)
+            self.write("notes.txt", "not python\n")  # irrelevant: no re-check
+            time.sleep(1.0)
+            self.assertTrue(lines.empty())
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
+            proc.stdout.close()
+
+    def test_refuses_incompatible_modes(self):
+        code, _, err = self.check("--watch", "--diff", ".")
+        self.assertEqual(code, 2)
+        self.assertIn("--watch", err)
+
+
 if __name__ == "__main__":
     unittest.main()
