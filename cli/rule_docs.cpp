@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "rules/registry.h"
+#include "rules/selectors.h"
 
 namespace ptlint::cli {
 namespace {
@@ -41,7 +42,8 @@ int printRule(const std::string& code, std::ostream& out, std::ostream& err) {
       return 0;
     }
   }
-  err << fmt::format("error: unknown rule `{}` (see `ptlint rule --all`)\n", code);
+  err << fmt::format("error: unknown rule `{}` (did you mean `{}`? `ptlint rule --all` lists every rule)\n", code,
+                     rules::nearestCode(code));
   return 2;
 }
 

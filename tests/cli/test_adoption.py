@@ -60,6 +60,11 @@ class Selectors(Workdir):
         self.assertIn("per-file-ignores.tests/**", err)
         self.assertIn("did you mean `PTL501`?", err)
 
+    def test_unknown_rule_documentation_suggests_the_nearest(self):
+        code, _, err = run(["rule", "PTL403"], self.dir)
+        self.assertEqual(code, 2)
+        self.assertIn("did you mean `PTL401`?", err)
+
     def test_selectors_follow_the_registry(self):
         # Every code `ptlint rule --all` lists is a valid selector, and nothing else of its length.
         _, out, _ = run(["rule", "--all", "--output-format", "json"], self.dir)
