@@ -601,6 +601,7 @@ class LspServer {
       }
     }
     o.config_wins = true;  // SPEC §5: a config file wins over editor settings
+    o.recheck_modified = true;  // clients that cannot watch files still see config edits
     return o;
   }
 

@@ -166,6 +166,14 @@ class GlobMatcher {
 
 bool matchFrom(std::string_view glob, std::string_view path) { return GlobMatcher(glob, path).matches(); }
 
+bool changedOnDisk(const FileConfig& config) {
+  std::error_code ec;
+  auto mtime = fs::last_write_time(config.path, ec);
+  if (ec) return true;  // removed
+  auto size = fs::file_size(config.path, ec);
+  return ec || mtime != config.mtime || size != config.size;
+}
+
 }  // namespace
 
 ConfigError::ConfigError(std::string file, int line, std::string key, const std::string& message)
@@ -265,6 +273,8 @@ std::shared_ptr<const FileConfig> ConfigResolver::nearestConfig(const fs::path& 
       if (!fs::is_regular_file(candidate, ec)) continue;
       auto config = loadConfigFile(candidate);  // may throw: the error names the file
       if (config) {
+        config->mtime = fs::last_write_time(candidate, ec);
+        config->size = fs::file_size(candidate, ec);
         found = std::make_shared<const FileConfig>(std::move(*config));
         break;
       }
@@ -299,6 +309,10 @@ ResolvedConfig ConfigResolver::forPath(const fs::path& path) {
     by_dir_["<explicit>"] = config;
   } else if (!explicit_config_) {
     config = nearestConfig(dir);
+    if (config && overrides_.recheck_modified && changedOnDisk(*config)) {
+      invalidate();
+      config = nearestConfig(dir);
+    }
   }
   if (overrides_.inline_config)
     config = std::make_shared<const FileConfig>(config ? mergeConfig(*config, *overrides_.inline_config)

@@ -3,6 +3,7 @@
 // (in that order within one folder). Errors name the file, the line and the key.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -46,6 +47,9 @@ struct FileConfig {
   std::optional<rules::TorchVersion> torch_version;
   std::optional<bool> unsafe_fixes;
   std::optional<std::vector<std::string>> compile_decorators;
+  // What the file looked like when read (for Overrides::recheck_modified).
+  std::filesystem::file_time_type mtime{};
+  std::uintmax_t size = 0;
 };
 
 // Parses a config file. Throws ConfigError (file, line, key) on unknown keys, bad values or
@@ -71,6 +75,9 @@ struct Overrides {
   std::shared_ptr<const FileConfig> inline_config;
   std::vector<std::string> extend_ignore;                       // added to `ignore`
   std::optional<std::vector<PerFileIgnore>> per_file_ignores;   // replace the files' ones
+  // Re-read a discovered configuration file that changed on disk (its mtime or size) when a
+  // file under it is next resolved: for the server, whose clients may not watch files.
+  bool recheck_modified = false;
 };
 
 struct ResolvedConfig {
