@@ -49,9 +49,7 @@ several times (scale, mask, softmax, dropout), and runs the softmax in the input
 upcast by hand. `torch.nn.functional.scaled_dot_product_attention` (PyTorch 2.0+) dispatches to
 fused kernels — FlashAttention (default for fp16/bf16 on recent GPUs), memory-efficient
 attention, cuDNN (2.5+) — that never store the score matrix and keep the softmax in fp32, and
-falls back to the math reference elsewhere. PyTorch's operational guidance lists hand-rolled
-attention among the patterns to replace: "Fused SDPA / FlexAttention is faster, more
-memory-efficient, and numerically saner".
+falls back to the math reference elsewhere.
 
 ## Example
 ```python
@@ -100,9 +98,8 @@ The fix is unsafe, and offered only when every step of the pattern maps onto an 
 ## References
 - [`torch.nn.functional.scaled_dot_product_attention`](https://pytorch.org/docs/stable/generated/torch.nn.functional.scaled_dot_product_attention.html) (added in 2.0; `scale=` since 2.1)
 - [SDPA backends and `torch.nn.attention.sdpa_kernel`](https://pytorch.org/docs/stable/backends.html)
-- ptlint seeds: `000` (SDPA dispatches to FlashAttention, memory-efficient, cuDNN 2.5+ and math
-  backends; FlashAttention needs fp16/bf16 and only causal or no mask) and `002` (hand-rolled
-  QKᵀ/√d softmax attention routed to `scaled_dot_product_attention` / FlexAttention)
+- [`torch/nn/attention/__init__.py`](https://github.com/pytorch/pytorch/blob/main/torch/nn/attention/__init__.py)
+  (`SDPBackend`: FlashAttention, memory-efficient, cuDNN and math backends)
 )md"};
 
 using analysis::endOf;
