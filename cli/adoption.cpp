@@ -133,9 +133,17 @@ int runAddNoqa(const CheckOptions& options, std::ostream& out, std::ostream& err
         had_error = true;
         continue;
       }
+      std::string bom = source->had_bom ? "\xEF\xBB\xBF" : "";
+      std::string on_disk = bom + source->text;
+      LoneCr endings = normalizeLoneCr(source->text);
       if (rules::cannotMatch(source->text, settings)) continue;
       auto parsed = analysis::ParsedFile::parse(source->text);
       auto lint = rules::lintFile(parsed, settings);
+      if (endings == LoneCr::Mixed && !lint.diagnostics.empty()) {
+        err << fmt::format("warning: {}: mixes lone `\\r` line endings with others; no `# noqa` comments were added\n",
+                           shownPath(path));
+        continue;
+      }
       int added = 0, skipped = 0;
       std::string text = addNoqaDirectives(parsed, lint.diagnostics, added, skipped);
       if (skipped > 0)
@@ -149,8 +157,9 @@ int runAddNoqa(const CheckOptions& options, std::ostream& out, std::ostream& err
                            shownPath(path));
         continue;
       }
-      std::string bytes = (source->had_bom ? "\xEF\xBB\xBF" : "") + text;
-      if (!writeFileAtomically(path, bytes, allowed, error)) {
+      std::string bytes = bom + text;
+      if (endings == LoneCr::Only) restoreLoneCr(bytes);
+      if (!writeFileAtomically(path, bytes, on_disk, source->identity, allowed, error)) {
         err << fmt::format("error: {}: {}\n", shownPath(path), error);
         had_error = true;
         continue;
