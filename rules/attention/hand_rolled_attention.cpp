@@ -650,7 +650,7 @@ class Matcher {
     if (name == "torch.nn.Parameter" || name == "torch.nn.parameter.Parameter")
       return !args.empty() && foldable(args[0], flow, depth + 1);
     if (name == "torch.tensor") return args.size() == 1 && provablyNumber(args[0], flow);
-    if (name == "torch.clamp" || name == "torch.exp")
+    if (name == "torch.clamp" || name == "torch.exp" || name == "torch.log" || name == "torch.sigmoid")
       return !args.empty() && foldable(args[0], flow, depth + 1);
     if (name == "torch.ones" || name == "torch.zeros" || name == "torch.full" || name == "torch.rand" ||
         name == "torch.randn" || name == "torch.empty") {
@@ -1403,8 +1403,20 @@ class Matcher {
       attempt.rank = rank;
       attempt.layout = rank == 3 ? "btd" : "bhtd";
     }
+    // `einsum(..., q * s, k * s)` (guided-diffusion scales both by d^-1/4): both operands keep
+    // their scale, and SDPA gets `scale=1.0`.
+    bool key_scaled = false;
+    if (mm->einsum) {
+      TSNode k = unparenthesize(key);
+      if (isKind(k, "binary_operator")) {
+        std::string_view op = text(fieldOf(k, "operator"));
+        TSNode left = fieldOf(k, "left"), right = fieldOf(k, "right");
+        key_scaled = ((op == "*" || op == "/") && scaleLike(right) && !scaleLike(left)) ||
+                     (op == "*" && scaleLike(left) && !scaleLike(right));
+      }
+    }
     // `(q * scale) @ kᵀ`: the scale goes to `scale=`, the query is `q`.
-    if (isKind(query, "binary_operator")) {
+    if (isKind(query, "binary_operator") && !key_scaled) {
       std::string_view op = text(fieldOf(query, "operator"));
       TSNode left = fieldOf(query, "left"), right = fieldOf(query, "right");
       if (op == "*" && scaleLike(left) && !scaleLike(right)) {
@@ -1415,23 +1427,8 @@ class Matcher {
         query = left;
       }
     }
-    // `einsum(..., q * s, k * s)` (guided-diffusion scales both by d^-1/4).
-    if (mm->einsum) {
-      TSNode k = unparenthesize(key);
-      if (isKind(k, "binary_operator")) {
-        std::string_view op = text(fieldOf(k, "operator"));
-        TSNode left = fieldOf(k, "left"), right = fieldOf(k, "right");
-        if ((op == "*" || op == "/") && scaleLike(right) && !scaleLike(left)) {
-          recordScale(right, op == "/", attempt);
-          key = left;
-        } else if (op == "*" && scaleLike(left) && !scaleLike(right)) {
-          recordScale(left, false, attempt);
-          key = right;
-        }
-      }
-    }
     if (attempt.scales > 1 && attempt.no_fix.empty())
-      attempt.no_fix = "the scores are scaled in more than one place (on the query and on the key, or twice)";
+      attempt.no_fix = "the scores are scaled in more than one place";
     attempt.q = unparenthesize(query);
     attempt.k = unparenthesize(key);
     attempt.qk_node = expr;
@@ -1725,7 +1722,7 @@ std::optional<quickfix::Fix> buildFix(const Pattern& p, const ScaleInfo& scale, 
       if (flow.reaching(def->name, startOf(use)) != def) continue;
       if (!insideRemoved(use))
         return refuse("`" + std::string(def->name) +
-                      "` is also read elsewhere (SDPA does not return the attention weights or the scores)");
+                      "` is also read outside the pattern (SDPA returns neither the scores nor the attention weights)");
     }
   }
   // What moves into the call must mean the same at the ·V product.
