@@ -1735,7 +1735,8 @@ std::optional<quickfix::Fix> buildFix(const Pattern& p, const ScaleInfo& scale, 
     for (TSNode id : identifiersIn(expr)) {
       std::string_view name = m.text(id);
       const Definition* def = flow.reaching(name, startOf(id));
-      if (flow.definedBetween(name, startOf(id), startOf(p.final_node)) ||
+      // (The statement holding ·V may assign its result to the same name: that happens after.)
+      if (flow.definedBetween(name, startOf(id), startOf(final_statement)) ||
           (def != nullptr && std::find(consumed.begin(), consumed.end(), def) != consumed.end()))
         return refuse("`" + std::string(name) + "` changes between the scores and the ·V product");
     }
