@@ -157,6 +157,7 @@ struct Pattern {
   bool q_transposed = false, k_transposed = false, v_transposed = false, out_transposed = false;
   // A step SDPA cannot express (tanh soft-capping, a scale on both operands): reported, no fix.
   std::string score_mod;
+  bool opaque_mod = false;  // a call the rule cannot see into (`self.rel_pos(attn)`)
   std::string no_fix;
 };
 
@@ -346,7 +347,8 @@ class Matcher {
     // `v @ attn.transpose(-2, -1)`: values laid out (..., Ev, S), the output (..., Ev, L); the
     // same as `(attn @ vᵀ)ᵀ`.
     int rank = 0;
-    TSNode weights = untransposed(mm->right, mm->bmm, rank);
+    // (`w_ = w_.permute(0, 2, 1)` on a line of its own, then `torch.bmm(v, w_)`.)
+    TSNode weights = untransposed(followAssigned(mm->right, p), mm->bmm, rank);
     if (ts_node_is_null(weights)) return std::nullopt;
     weights = unparenthesize(weights);
     if (!isKind(weights, "identifier") && !isKind(weights, "call")) return std::nullopt;
@@ -865,6 +867,24 @@ class Matcher {
     std::string_view method = tensorMethod(expr, &object);
     auto args = positionalArguments(expr);
     if (method == "masked_fill" && args.size() == 2) return maskStep(object, args[0], args[1], p, depth);
+    // `attn = self.rel_pos(attn)` (timm gcvit): a module or local function applied to the scores
+    // alone, whose effect the rule cannot see; reported without a fix.
+    if (TSNode function = fieldOf(expr, "function");
+        args.size() == 1 && ts_node_named_child_count(argumentList(expr)) == 1 && p.score_mod.empty() &&
+        !ctx_.model().qualifiedName(function) &&
+        (isKind(function, "identifier") ||
+         (isKind(function, "attribute") && isKind(unparenthesize(fieldOf(function, "object")), "identifier") &&
+          text(unparenthesize(fieldOf(function, "object"))) == "self"))) {
+      TSNode inner = unparenthesize(args[0]);
+      if (isKind(inner, "identifier") || asMatmul(inner)) {
+        Pattern attempt = p;
+        attempt.score_mod = "`" + std::string(text(function)) + "(...)`";
+        attempt.opaque_mod = true;
+        if (!traceScores(inner, attempt, depth + 1)) return false;
+        p = std::move(attempt);
+        return true;
+      }
+    }
     if ((method == "div" || method == "mul") && args.size() == 1 && ts_node_named_child_count(argumentList(expr)) == 1)
       return scaleStep(object, args[0], method == "div", p, depth);
     if (method == "add" && args.size() == 1 && ts_node_named_child_count(argumentList(expr)) == 1)
@@ -1256,6 +1276,13 @@ class Matcher {
     auto args = positionalArguments(expr);
     std::vector<std::string> out;
     if (method == "contiguous" && args.empty()) return axisOrder(object, rank, depth + 1);
+    if (method == "view" || method == "reshape") {
+      // `p.view(B, C, -1)` beside `t.view(B, C, -1).permute(0, 2, 1)`: axes in stored order.
+      int n = visibleRank(expr);
+      if (n < 2) return {};
+      for (int i = 0; i < n; ++i) out.push_back(std::to_string(i));
+      return out;
+    }
     if (method == "permute") {
       for (TSNode a : args) {
         long long v = 0;
@@ -1264,6 +1291,7 @@ class Matcher {
       }
       return out;
     }
+    if (method == "transpose" && args.size() == 2 && rank == 0) rank = visibleRank(object);
     if (method == "transpose" && args.size() == 2 && rank > 0) {
       long long a = 0, b = 0;
       if (!isIntValue(args[0], source_, a) || !isIntValue(args[1], source_, b)) return {};
@@ -1630,6 +1658,10 @@ std::optional<quickfix::Fix> buildFix(const Pattern& p, const ScaleInfo& scale, 
     why = std::move(reason);
     return std::nullopt;
   };
+  if (p.opaque_mod)
+    return refuse("the scores go through " + p.score_mod +
+                  " before the softmax, whose effect the rewrite cannot see: a bias it adds can be passed as "
+                  "`attn_mask`; an elementwise change is a `torch.nn.attention.flex_attention` `score_mod`");
   if (!p.score_mod.empty())
     return refuse("the scores go through " + p.score_mod +
                   ", which `scaled_dot_product_attention` cannot express; `torch.nn.attention.flex_attention` "
@@ -1847,7 +1879,7 @@ class HandRolledAttention final : public Rule {
     std::string why;
     auto fix = buildFix(p, scale, flow, matcher, ctx, why);
     std::string message;
-    if (!p.score_mod.empty()) {
+    if (!p.score_mod.empty() && !p.opaque_mod) {
       message = "Hand-rolled attention with " + p.score_mod +
                 ": `softmax(mod(Q·Kᵀ))·V` is one call to `torch.nn.attention.flex_attention` with a `score_mod`, "
                 "which runs a fused kernel without materialising the score matrix";
@@ -1859,7 +1891,7 @@ class HandRolledAttention final : public Rule {
                 ": `softmax(Q·Kᵀ)·V` is one call to `scaled_dot_product_attention`, which runs fused kernels "
                 "(FlashAttention, memory-efficient) without materialising the score matrix";
     }
-    if (!fix && !why.empty() && p.score_mod.empty()) message += "; no automatic fix: " + why;
+    if (!fix && !why.empty() && (p.score_mod.empty() || p.opaque_mod)) message += "; no automatic fix: " + why;
     else if (!fix && !why.empty()) message += "; no automatic fix (SDPA cannot express it)";
     Diagnostic& d = ctx.report(start, endOf(node), message);
     d.facts = {
