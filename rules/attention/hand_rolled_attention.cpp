@@ -409,6 +409,13 @@ class Matcher {
       if (!e) return std::nullopt;
       return Matmul{args[1], args[2], false, e};
     }
+    if (name == "einops.einsum") {
+      // einops puts the pattern last: `einsum(q, k, "b h i d, b h j d -> b h i j")`.
+      if (args.size() != 3) return std::nullopt;
+      auto e = parseEinsum(args[2], source_);
+      if (!e) return std::nullopt;
+      return Matmul{args[0], args[1], false, e};
+    }
     TSNode object{};
     std::string_view method = tensorMethod(node, &object);
     if ((method == "matmul" || method == "bmm") && args.size() == 1)
@@ -813,12 +820,31 @@ class Matcher {
       input = args[0];
       dim = argument(module, 0, "dim");
     } else if (TSNode built = classMember(fieldOf(call, "function")); !ts_node_is_null(built)) {
-      // `self.softmax(x)` with `self.softmax = nn.Softmax(dim=-1)` in the class.
-      if (!isKind(built, "call") || callee(built) != "torch.nn.Softmax") return {};
+      // `self.softmax(x)` with `self.softmax = nn.Softmax(dim=-1)` in the class, or
+      // `self.attend = nn.Sequential(nn.Softmax(dim=-1), nn.Dropout(dropout))` (vit-pytorch).
+      if (!isKind(built, "call") || !plainCall(built)) return {};
       auto args = positionalArguments(call);
-      if (args.size() != 1) return {};
+      if (args.size() != 1 || !plainCall(call)) return {};
+      TSNode softmax = built;
+      if (callee(built) == "torch.nn.Sequential") {
+        auto layers = positionalArguments(built);
+        if (layers.empty() || layers.size() > 2 || ts_node_named_child_count(argumentList(built)) != layers.size()) return {};
+        softmax = unparenthesize(layers[0]);
+        if (layers.size() == 2) {
+          TSNode drop = unparenthesize(layers[1]);
+          if (!isKind(drop, "call") || !plainCall(drop) || callee(drop) != "torch.nn.Dropout") return {};
+          TSNode function = fieldOf(call, "function");
+          TSNode rate = argument(drop, 0, "p");
+          auto literal = ts_node_is_null(rate) ? std::optional<double>(0.5) : numberValue(rate, source_);
+          p.dropouts += 1;
+          p.dropout_p = std::string(text(function)) + "[1].p if " + std::string(text(fieldOf(function, "object"))) +
+                        ".training else 0.0";
+          p.dropout_fact = literal ? decimal(*literal) : "module";
+        }
+      }
+      if (!isKind(softmax, "call") || callee(softmax) != "torch.nn.Softmax") return {};
       input = args[0];
-      dim = argument(built, 0, "dim");
+      dim = argument(softmax, 0, "dim");
     } else if (TSNode object{}; tensorMethod(call, &object) == "softmax") {
       input = object;
       dim = argument(call, 0, "dim");
