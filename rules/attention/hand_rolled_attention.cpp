@@ -30,18 +30,37 @@ constexpr RuleMeta kHandRolledAttention{
     .docs = R"md(
 ## What it does
 Reports scaled dot-product attention written out by hand: attention scores from a matrix product
-of queries with transposed keys (`q @ k.transpose(-2, -1)`, `k.mT`, `torch.matmul`, `torch.bmm`,
-`torch.einsum("...qd,...kd->...qk")`), optionally scaled (`/ math.sqrt(d)`, `* d ** -0.5`,
-`* self.scale`) and masked (`masked_fill(mask == 0, float("-inf"))`, `+ mask`, a causal `tril`
-buffer), a softmax over the last dimension (`F.softmax`, `torch.softmax`, `.softmax(dim=-1)`, an
-`nn.Softmax` module), optionally dropout, and a matrix product with the values. The pattern is
-followed through the assignments of one function; the report covers it from the first Q·Kᵀ to
-the final ·V.
+of queries with transposed keys (`q @ k.transpose(-2, -1)`, `k.mT`, `k.transpose(-1, -2).contiguous()`,
+`torch.matmul`, `torch.bmm`, `torch.einsum` or einops' `einsum` with the subscripts spaced or not),
+optionally scaled (`/ math.sqrt(d)`, `* d ** -0.5`, `* self.scale`, on the query or on the
+transposed key) and masked (`masked_fill(mask == 0, float("-inf"))`, in place with `masked_fill_`,
+with `-inf`, `torch.finfo(dtype).min` or a name bound to `-torch.finfo(dtype).max`; `+ mask`; a
+causal `tril` buffer), a softmax over the last dimension (`F.softmax`, `torch.softmax`,
+`.softmax(dim=-1)`, an `nn.Softmax` module stored under any attribute name — alone or first in an
+`nn.Sequential` with a dropout — or built inline as `nn.Softmax(dim=-1)(x)`), optionally dropout,
+and a matrix product with the values. The pattern is followed through the assignments of one
+function; the report covers it from the first Q·Kᵀ to the final ·V.
+
+Keys already stored as `(..., E, S)` are recognised when their layout is evident: `q @ k` where
+k's last layout step is q's with the last two axes swapped (`q = x.transpose(1, 2)` beside
+`k = x.permute(0, 2, 3, 1)`, `rearrange(..., "-> b h n d")` beside `"-> b h d n"`,
+`t.view(B, C, -1).permute(0, 2, 1)` beside `p.view(B, C, -1)`), `q.transpose(-2, -1) @ k`
+(both stored channel-first), or einsum subscripts (`"bct,bcs->bts"`). The values may come first,
+`v @ attn.transpose(-2, -1)` (or an einsum `"bts,bcs->bct"`), which is `(attn @ vᵀ)ᵀ`.
+
+A step between the product and the softmax that SDPA cannot express is still reported, without a
+fix: tanh soft-capping (`cap * torch.tanh(scores / cap)`), which
+`torch.nn.attention.flex_attention` expresses with a `score_mod`, and a module or function applied
+to the scores alone (`attn = self.rel_pos(attn)`), whose effect the rule cannot see. A bias added
+as a tensor (ALiBi, relative-position tables) is an additive `attn_mask`, which SDPA adds to the
+scaled scores.
 
 It stays silent on softmax over logits (sampling, classification), similarity softmax with no
 product with values (CLIP-style logits, pointer heads), router softmax in mixture-of-experts
-layers, linear attention (softmax over queries and keys separately), and functions that already
-call `scaled_dot_product_attention` (typically a fallback path beside the fused one).
+layers, linear attention (softmax over queries and keys separately), `q @ k` with no evidence
+that k is stored transposed, scores mixed across heads before the softmax (talking heads), and
+functions that already call `scaled_dot_product_attention` (typically a fallback path beside the
+fused one).
 
 ## Why is this bad?
 The hand-written form materialises the full `T×T` score matrix in memory, reads and writes it
@@ -90,7 +109,20 @@ The fix is unsafe, and offered only when every step of the pattern maps onto an 
   argument); a dropout module's rate is read from its `.p`. Random numbers differ.
 - The default scale of SDPA is `1/sqrt(q.size(-1))`. A scale that is not provably that one is
   passed as `scale=` (PyTorch 2.1+; with an older `torch-version` no fix is offered unless the
-  scale is the conventional one); no scaling at all becomes `scale=1.0`.
+  scale is the conventional one); no scaling at all becomes `scale=1.0`, and so does a scale
+  already applied to q (or to both q and k) before the product, which stays where it is.
+- `scale=` takes a Python float, so the fix passes one there only when the scale is provably a
+  number: a literal, arithmetic on numbers, `math.sqrt(...)`, `x.shape[-1]`, `x.size(-1)`, a local
+  bound once to such, a parameter with a numeric default, an `int`/`float` annotation or used as a
+  layer size (`nn.Linear(dim, ...)`), `qk_scale or head_dim ** -0.5` with `qk_scale=None`, and
+  `self.scale` built from those in the class. A learned tensor (`nn.Parameter(torch.ones(heads, 1,
+  1))`, as timm's EdgeNeXt and XCiT use) would raise there and stop learning: when its shape is
+  evidently a scalar or ends in 1 (constant along the keys) it is folded into the query
+  (`q * self.temperature`, `scale=1.0`), which is exact; otherwise no fix is offered.
+- Operands stored transposed are passed as `x.transpose(-2, -1)`, and a result laid out
+  `(..., Ev, L)` is transposed back.
+- No fix is offered when the ranks of q, k and v visibly differ (`view`/`reshape` sizes,
+  `permute`, `rearrange` outputs). Every finding without a fix says why in its message.
 - The intermediate assignments are removed only when nothing else reads them: code that also
   returns the attention weights (`return out, attn`) gets no fix, since SDPA does not return them.
 - Fused kernels round differently from the hand-written form (FlashAttention keeps its softmax
@@ -100,9 +132,13 @@ The fix is unsafe, and offered only when every step of the pattern maps onto an 
 ## References
 - [`torch.nn.functional.scaled_dot_product_attention`](https://pytorch.org/docs/stable/generated/torch.nn.functional.scaled_dot_product_attention.html) (added in 2.0; `scale=` since 2.1)
 - [SDPA backends and `torch.nn.attention.sdpa_kernel`](https://pytorch.org/docs/stable/backends.html)
-- ptlint seeds: `000` (SDPA dispatches to FlashAttention, memory-efficient, cuDNN 2.5+ and math
-  backends; FlashAttention needs fp16/bf16 and only causal or no mask) and `002` (hand-rolled
-  QKᵀ/√d softmax attention routed to `scaled_dot_product_attention` / FlexAttention)
+- The reference implementation in SDPA's docstring (`torch/nn/functional.py`): a float `attn_mask`
+  is added to the scaled scores, a boolean one keeps the positions that are `True`, and the
+  2.0 signature has no `scale`
+  ([2.0](https://pytorch.org/docs/2.0/generated/torch.nn.functional.scaled_dot_product_attention.html),
+  [2.1+](https://pytorch.org/docs/2.1/generated/torch.nn.functional.scaled_dot_product_attention.html))
+- [`torch.nn.attention.flex_attention`](https://pytorch.org/docs/stable/nn.attention.flex_attention.html)
+  (2.5+): `score_mod` for soft-capping and other elementwise score changes
 )md"};
 
 using analysis::endOf;
