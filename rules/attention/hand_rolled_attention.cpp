@@ -288,7 +288,9 @@ struct EinsumParts {
   char a1, a2, b1, b2, o1, o2;
 };
 
-std::optional<EinsumParts> einsumParts(const Einsum& e) {
+// `shared` is set when the second operand lacks one batch letter of the first and of the output:
+// keys or values shared across heads (multi-query attention, `"b h i d, b j d -> b h i j"`).
+std::optional<EinsumParts> einsumParts(const Einsum& e, bool* shared = nullptr) {
   auto strip = [](std::string s, bool& dots) {
     dots = s.starts_with("...");
     return dots ? s.substr(3) : s;
@@ -296,9 +298,24 @@ std::optional<EinsumParts> einsumParts(const Einsum& e) {
   bool da = false, db = false, dout = false;
   std::string a = strip(e.a, da), b = strip(e.b, db), o = strip(e.out, dout);
   if (da != db || da != dout) return std::nullopt;
-  if (a.size() < 2 || a.size() != b.size() || a.size() != o.size()) return std::nullopt;
+  if (a.size() < 2 || b.size() < 2 || a.size() != o.size()) return std::nullopt;
   size_t n = a.size() - 2;
-  if (a.substr(0, n) != b.substr(0, n) || a.substr(0, n) != o.substr(0, n)) return std::nullopt;
+  if (a.substr(0, n) != o.substr(0, n)) return std::nullopt;
+  if (shared != nullptr) *shared = false;
+  if (b.size() + 1 == a.size() && shared != nullptr && n >= 2) {
+    // b's prefix is a's with one letter left out.
+    std::string bp = b.substr(0, n - 1);
+    bool found = false;
+    for (size_t skip = 0; skip < n && !found; ++skip) {
+      std::string reduced = a.substr(0, n);
+      reduced.erase(skip, 1);
+      found = reduced == bp;
+    }
+    if (!found) return std::nullopt;
+    *shared = true;
+    b = a.substr(0, n) + b.substr(n - 1);  // compare the last two letters as if b had every batch letter
+  }
+  if (a.size() != b.size() || a.substr(0, n) != b.substr(0, n)) return std::nullopt;
   for (const std::string* s : {&a, &b, &o}) {
     std::string sorted = *s;
     std::sort(sorted.begin(), sorted.end());
@@ -317,10 +334,12 @@ std::optional<EinsumParts> einsumParts(const Einsum& e) {
 struct ScoresShape {
   int rank = 0;  // 0 with `...`
   bool q_transposed = false, k_transposed = false;
+  bool shared = false;  // keys shared across heads
 };
 
 std::optional<ScoresShape> scoresEinsum(const Einsum& e) {
-  auto parts = einsumParts(e);
+  bool shared = false;
+  auto parts = einsumParts(e, &shared);
   if (!parts) return std::nullopt;
   const EinsumParts& x = *parts;
   char i = x.o1, j = x.o2;
@@ -330,17 +349,19 @@ std::optional<ScoresShape> scoresEinsum(const Einsum& e) {
   if (x.a1 == i) { d = x.a2; } else if (x.a2 == i) { d = x.a1; q_t = true; } else { return std::nullopt; }
   if (x.b1 == j && x.b2 == d) { k_t = false; } else if (x.b2 == j && x.b1 == d) { k_t = true; } else { return std::nullopt; }
   if (d == i || d == j) return std::nullopt;
-  return ScoresShape{x.ellipsis ? 0 : static_cast<int>(x.batch) + 2, q_t, k_t};
+  return ScoresShape{x.ellipsis ? 0 : static_cast<int>(x.batch) + 2, q_t, k_t, shared};
 }
 
 // P·V: the weights `i j` with `j` contracted against the values' `j e`, the output `i e`; the
 // values and the output may hold `e` first (`"bts,bcs->bct"`).
 struct ValuesShape {
   bool v_transposed = false, out_transposed = false;
+  bool shared = false;  // values shared across heads
 };
 
 std::optional<ValuesShape> valuesEinsum(const Einsum& e) {
-  auto parts = einsumParts(e);
+  bool shared = false;
+  auto parts = einsumParts(e, &shared);
   if (!parts) return std::nullopt;
   const EinsumParts& x = *parts;
   char i = x.a1, j = x.a2;
@@ -350,8 +371,12 @@ std::optional<ValuesShape> valuesEinsum(const Einsum& e) {
   if (x.b1 == j) { ev = x.b2; } else if (x.b2 == j) { ev = x.b1; v_t = true; } else { return std::nullopt; }
   if (x.o1 == i && x.o2 == ev) { o_t = false; } else if (x.o2 == i && x.o1 == ev) { o_t = true; } else { return std::nullopt; }
   if (ev == i || ev == j) return std::nullopt;
-  return ValuesShape{v_t, o_t};
+  return ValuesShape{v_t, o_t, shared};
 }
+
+constexpr const char* kSharedAcrossHeads =
+    "the keys or values have no head axis (shared across heads): SDPA needs them with one "
+    "(`k.unsqueeze(1)`; `enable_gqa=True` in PyTorch 2.5+)";
 
 struct Matmul {
   TSNode left{}, right{};
@@ -374,6 +399,7 @@ class Matcher {
       p.v = mm->right;
       p.v_transposed = shape->v_transposed;
       p.out_transposed = shape->out_transposed;
+      if (shape->shared) p.no_fix = kSharedAcrossHeads;
       if (!traceProbs(mm->left, p, 0, /*after_softmax=*/false)) return std::nullopt;
       return p;
     }
@@ -1449,6 +1475,7 @@ class Matcher {
       key = mm->right;
       attempt.q_transposed = shape->q_transposed;
       attempt.k_transposed = shape->k_transposed;
+      if (shape->shared) attempt.no_fix = kSharedAcrossHeads;
       if (shape->rank > 0) {
         attempt.rank = shape->rank;
         attempt.layout = shape->rank == 3 ? "btd" : "bhtd";
