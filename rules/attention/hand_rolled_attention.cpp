@@ -707,6 +707,11 @@ class Matcher {
       FunctionFlow member_flow(owner, source_);
       return foldable(built, member_flow, depth + 1);
     }
+    if (isKind(expr, "identifier")) {
+      const Definition* def = flow.reaching(text(expr), startOf(expr));
+      if (def == nullptr || def->kind != Definition::Kind::Assign || flow.previous(def) != nullptr) return false;
+      return foldable(def->value, flow, depth + 1);
+    }
     if (isKind(expr, "binary_operator")) {
       std::string_view op = text(fieldOf(expr, "operator"));
       if (op != "*" && op != "/") return false;
@@ -741,6 +746,17 @@ class Matcher {
     }
     TSNode object{};
     std::string_view method = tensorMethod(expr, &object);
+    if ((method == "reshape" || method == "view") && !hasStarArguments(expr)) {
+      // `self.logit_scale.reshape(1, heads, 1, 1)`: whatever it holds, its last axis has size 1.
+      auto sizes = positionalArguments(expr);
+      if (sizes.size() == 1 && (isKind(sizes[0], "tuple") || isKind(sizes[0], "list"))) {
+        TSNode seq = sizes[0];
+        sizes.clear();
+        analysis::forEachNamedChild(seq, [&](TSNode c) { sizes.push_back(c); });
+      }
+      long long last = 0;
+      return sizes.size() >= 2 && isIntValue(sizes.back(), source_, last) && last == 1;
+    }
     if (method == "exp" || method == "clamp" || method == "clamp_max" || method == "clamp_min" || method == "sigmoid" ||
         method == "abs" || method == "sqrt" || method == "rsqrt" || method == "reciprocal")
       return foldable(object, flow, depth + 1);

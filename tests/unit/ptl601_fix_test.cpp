@@ -72,6 +72,25 @@ TEST(Ptl601Fix, PerHeadParameterIsFoldedIntoTheQuery) {
   EXPECT_NE(old.message.find("needs PyTorch 2.1"), std::string::npos) << old.message;
 }
 
+TEST(Ptl601Fix, LocalReshapedToEndInOneIsFolded) {
+  // timm swin_transformer_v2_cr: a per-head logit scale reshaped to (1, heads, 1, 1).
+  auto o = lint(std::string(kHeader) +
+                "class A(nn.Module):\n"
+                "    def __init__(self, heads=8):\n"
+                "        super().__init__()\n"
+                "        self.heads = heads\n"
+                "        self.logit_scale = nn.Parameter(torch.empty(heads))\n"
+                "    def forward(self, q, k, v):\n"
+                "        attn = F.normalize(q, dim=-1) @ F.normalize(k, dim=-1).transpose(-2, -1)\n"
+                "        logit_scale = torch.clamp(self.logit_scale.reshape(1, self.heads, 1, 1), max=4.6).exp()\n"
+                "        attn = attn * logit_scale\n"
+                "        return attn.softmax(dim=-1) @ v\n");
+  EXPECT_NE(o.fixed.find("F.scaled_dot_product_attention(F.normalize(q, dim=-1) * logit_scale, F.normalize(k, dim=-1), v, "
+                         "scale=1.0)"),
+            std::string::npos)
+      << o.message << o.fixed;
+}
+
 TEST(Ptl601Fix, TensorVaryingAlongKeysIsNotFolded) {
   auto o = lint(member("heads=8", "        self.scale = nn.Parameter(torch.ones(heads, 1, 16))\n"));
   EXPECT_TRUE(o.fixed.empty());
