@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <atomic>
 #include <cstdlib>
 #include <fstream>
@@ -32,6 +33,8 @@
 #include "rules/linter.h"
 #include "rules/registry.h"
 #include "server/document_store.h"
+#include "server/json_text.h"
+#include "server/outbox.h"
 #include "server/protocol.h"
 #include "server/transport.h"
 #include "workspace/config.h"
@@ -49,7 +52,18 @@ namespace fs = std::filesystem;
 constexpr std::string_view kFixAllKind = "source.fixAll.ptlint";
 constexpr std::string_view kApplyFixAllCommand = "ptlint.applyFixAll";
 
-void logToStderr(std::string_view message) { std::cerr << "ptlint-lsp: " << message << std::endl; }
+// One write(2) per line: safe from any thread (std::cerr is not, once unsynchronised from stdio).
+void logToStderr(std::string_view message) {
+  std::string line = "ptlint-lsp: ";
+  line.append(message);
+  line += '\n';
+  for (size_t done = 0; done < line.size();) {
+    ssize_t n = ::write(STDERR_FILENO, line.data() + done, line.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    done += static_cast<size_t>(n);
+  }
+}
 
 // --- Requests in flight -------------------------------------------------------------------------
 
@@ -58,8 +72,8 @@ void logToStderr(std::string_view message) { std::cerr << "ptlint-lsp: " << mess
 // every request gets exactly one response.
 class PendingRequest {
  public:
-  PendingRequest(Transport& transport, json id, std::function<void()> on_done)
-      : transport_(transport), id_(std::move(id)), on_done_(std::move(on_done)) {}
+  PendingRequest(Outbox& outbox, json id, std::function<void()> on_done)
+      : outbox_(outbox), id_(std::move(id)), on_done_(std::move(on_done)) {}
   ~PendingRequest() { fail(ErrorCode::InternalError, "the request was dropped without an answer"); }
 
   bool reply(const json& result) { return finish({{"jsonrpc", "2.0"}, {"id", id_}, {"result", result}}); }
@@ -76,12 +90,12 @@ class PendingRequest {
  private:
   bool finish(const json& message) {
     if (done_.exchange(true)) return false;
-    transport_.send(message.dump(-1, ' ', false, json::error_handler_t::replace));
+    outbox_.post(message.dump(-1, ' ', false, json::error_handler_t::replace));
     if (on_done_) on_done_();
     return true;
   }
 
-  Transport& transport_;
+  Outbox& outbox_;
   json id_;
   std::function<void()> on_done_;
   std::atomic<bool> done_{false};
@@ -253,41 +267,31 @@ std::optional<std::string> readWholeFile(const fs::path& path) {
   return text;
 }
 
-// Deepest nesting of arrays and objects in a JSON text (strings skipped). nlohmann::json copies
-// values recursively, so a message nested 100,000 deep would overflow the stack: such messages are
-// refused before they are parsed. Real LSP messages nest about ten deep.
+// Real LSP messages nest about ten deep; see jsonNestingDepth.
 constexpr size_t kMaxJsonDepth = 512;
-
-size_t jsonNestingDepth(std::string_view text) {
-  size_t depth = 0, deepest = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
-    }
-  }
-  return deepest;
-}
 
 // --- The server ---------------------------------------------------------------------------------
 
 class LspServer {
  public:
   explicit LspServer(Transport& transport)
-      : transport_(transport), workers_(std::max(2u, std::min(4u, std::thread::hardware_concurrency()))) {
+      : transport_(transport),
+        outbox_(transport),
+        workers_(std::max(2u, std::min(4u, std::thread::hardware_concurrency()))),
+        heavy_(2) {
     bindHandlers();
   }
   ~LspServer() {
     shutting_down_ = true;
     workers_.join();
+    heavy_.join();
+    {
+      // Requests still waiting for an analysis are answered (InternalError) before the outbox
+      // writes its last messages.
+      std::lock_guard lock(analysis_mutex_);
+      analysis_.clear();
+    }
+    outbox_.close();
   }
 
   int run() {
@@ -343,7 +347,8 @@ class LspServer {
 
   // --- Dispatch -------------------------------------------------------------------------------
 
-  void send(const json& message) { transport_.send(message.dump(-1, ' ', false, json::error_handler_t::replace)); }
+  static std::string serialize(const json& message) { return message.dump(-1, ' ', false, json::error_handler_t::replace); }
+  void send(const json& message) { outbox_.post(serialize(message)); }
 
   void sendError(const json& id, ErrorCode code, const std::string& message) {
     send({{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", static_cast<int>(code)}, {"message", message}}}});
@@ -377,8 +382,12 @@ class LspServer {
       sendError(nullptr, ErrorCode::InvalidRequest, "Invalid request: JSON nested deeper than " + std::to_string(kMaxJsonDepth));
       return;
     }
+    // A lone surrogate escape reads as U+FFFD (as JavaScript reads it) rather than losing the
+    // whole message: a dropped didChange would leave the document out of sync.
+    replaceLoneSurrogateEscapes(event.body);
     json message = json::parse(event.body, nullptr, /*allow_exceptions=*/false);
     if (message.is_discarded()) {
+      if (event.body.find("\"textDocument/didChange\"") != std::string::npos) lostChange(event.body);
       sendError(nullptr, ErrorCode::ParseError, "Parse error: the message is not valid JSON");
       return;
     }
@@ -409,7 +418,7 @@ class LspServer {
 
   void onRequest(const json& id, const std::string& method, const json& params) {
     std::string key = id.dump();
-    auto request = std::make_shared<PendingRequest>(transport_, id, [this, key] {
+    auto request = std::make_shared<PendingRequest>(outbox_, id, [this, key] {
       std::lock_guard lock(pending_mutex_);
       pending_.erase(key);
     });
@@ -473,7 +482,27 @@ class LspServer {
       // A notification has no response: report and keep serving.
       logToStderr("error handling " + method + ": " + e.what());
       logMessage(MessageType::Error, "ptlint: error handling " + method + ": " + e.what());
+      if (method == "textDocument/didChange") {
+        const json* uri = params.is_object() && params.contains("textDocument") && params["textDocument"].is_object() &&
+                                  params["textDocument"].contains("uri")
+                              ? &params["textDocument"]["uri"]
+                              : nullptr;
+        if (uri && uri->is_string()) markOutOfSync(uri->get<std::string>(), e.what());
+        else for (const auto& open : docs_.openUris()) markOutOfSync(open, "a didChange without a document");
+      }
     }
+  }
+
+  // A didChange that is not valid JSON: the document it was for (every open one when its URI
+  // cannot be found in the text) is out of sync from now on.
+  void lostChange(std::string_view body) {
+    if (auto uri = findStringMember(body, "uri")) {
+      if (docs_.isOpen(*uri)) {
+        markOutOfSync(*uri, "a didChange that is not valid JSON");
+        return;
+      }
+    }
+    for (const auto& uri : docs_.openUris()) markOutOfSync(uri, "a didChange that is not valid JSON");
   }
 
   void onResponse(const json& message) {
@@ -508,6 +537,7 @@ class LspServer {
 
   void onInitialize(const InitializeParams& params, Reply<json> reply) {
     if (initialized_) throw LspError(ErrorCode::InvalidRequest, "initialize may only be sent once");
+    std::vector<std::string> problems;
     {
       std::lock_guard lock(state_mutex_);
       capabilities_ = params.capabilities;
@@ -519,13 +549,15 @@ class LspServer {
       if (folders_.empty() && params.rootUri)
         if (auto path = uriToPath(*params.rootUri)) folders_.push_back({*params.rootUri, path->lexically_normal()});
       const json& options = params.initializationOptions;
-      if (options.is_object()) {
-        const json& section = options.contains("settings") ? options["settings"] : options;
+      if (!options.is_null()) {
+        const json& section = options.is_object() && options.contains("settings") ? options["settings"] : options;
         global_settings_ = section.get<ClientSettings>();
+        takeProblems(global_settings_, "initializationOptions", problems);
       }
-      rebuildResolversLocked();
+      rebuildResolversLocked(problems);
     }
     initialized_ = true;
+    reportSettingsProblems(problems);
     json sync = {{"openClose", true}, {"change", 2}, {"save", {{"includeText", false}}}};
     json capabilities = {
         {"positionEncoding", encoding_ == PositionEncoding::Utf8 ? "utf-8" : "utf-16"},
@@ -563,17 +595,38 @@ class LspServer {
     fs::path path;
   };
 
-  workspace::Overrides overridesFor(const ClientSettings& s) {
+  // Pure: a bad value is named in `problems` (when given) and left unset, never reported here
+  // (callers hold state_mutex_; they report after releasing it).
+  static workspace::Overrides overridesFor(const ClientSettings& s, std::vector<std::string>* problems = nullptr) {
     workspace::Overrides o;
     o.select = s.select;
     o.ignore = s.ignore;
     o.unsafe_fixes = s.unsafeFixes;
     if (s.torchVersion) {
       o.torch_version = rules::TorchVersion::parse(*s.torchVersion);
-      if (!o.torch_version) reportOnce("ptlint: setting `torchVersion`: `" + *s.torchVersion + "` is not a version like \"2.6\"");
+      if (!o.torch_version && problems)
+        problems->push_back("setting `torchVersion`: `" + s.torchVersion->substr(0, 80) +
+                            "` is not a version like \"2.6\"; it was ignored");
     }
     o.config_wins = true;  // SPEC §5: a config file wins over editor settings
     return o;
+  }
+
+  // Moves the type problems found while reading settings from `where` into `problems`.
+  static void takeProblems(ClientSettings& settings, const std::string& where, std::vector<std::string>& problems) {
+    for (auto& p : settings.problems) problems.push_back(p + " (from " + where + ")");
+    settings.problems.clear();
+  }
+
+  // Shows every settings problem (once per batch; a batch is one settings update). Called with
+  // no lock held. The server goes on with the remaining settings.
+  void reportSettingsProblems(const std::vector<std::string>& problems) {
+    std::set<std::string> seen;
+    for (const auto& p : problems) {
+      if (!seen.insert(p).second) continue;
+      logToStderr("settings: " + p);
+      notify("window/showMessage", LogMessageParams{MessageType::Warning, "ptlint: " + p});
+    }
   }
 
   ClientSettings effectiveSettingsLocked(const std::string& folder_key) const {
@@ -592,11 +645,14 @@ class LspServer {
 
   // One resolver per workspace folder (each with its own editor settings), plus one for files
   // outside every folder. Discovery is per file either way: the nearest config file wins.
-  void rebuildResolversLocked() {
+  // Collects what is wrong with the settings into `problems`; reports nothing (the caller holds
+  // state_mutex_ and reports after releasing it).
+  void rebuildResolversLocked(std::vector<std::string>& problems) {
     resolvers_.clear();
     for (const auto& folder : folders_)
-      resolvers_[folder.path.string()] = std::make_shared<workspace::ConfigResolver>(overridesFor(effectiveSettingsLocked(folder.path.string())));
-    resolvers_[""] = std::make_shared<workspace::ConfigResolver>(overridesFor(effectiveSettingsLocked("")));
+      resolvers_[folder.path.string()] =
+          std::make_shared<workspace::ConfigResolver>(overridesFor(effectiveSettingsLocked(folder.path.string()), &problems));
+    resolvers_[""] = std::make_shared<workspace::ConfigResolver>(overridesFor(effectiveSettingsLocked(""), &problems));
     ++generation_;
   }
 
@@ -615,13 +671,14 @@ class LspServer {
     std::optional<fs::path> path = uriToPath(uri);
     std::shared_ptr<workspace::ConfigResolver> resolver;
     ClientSettings client;
+    fs::path target;
     {
       std::lock_guard lock(state_mutex_);
       std::string key = path ? folderKeyFor(*path) : (folders_.empty() ? "" : folders_.front().path.string());
       resolver = resolvers_.count(key) ? resolvers_[key] : resolvers_[""];
       client = effectiveSettingsLocked(key);
+      target = path ? *path : (folders_.empty() ? fs::current_path() : folders_.front().path / "untitled.py");
     }
-    fs::path target = path ? *path : (folders_.empty() ? fs::current_path() : folders_.front().path / "untitled.py");
     try {
       workspace::ResolvedConfig config = resolver->forPath(target);
       return workspace::settingsForFile(config, target);
@@ -655,11 +712,14 @@ class LspServer {
       pullConfiguration();  // the notification's payload is not authoritative then
       return;
     }
+    std::vector<std::string> problems;
     {
       std::lock_guard lock(state_mutex_);
       global_settings_ = params.settings.get<ClientSettings>();
-      rebuildResolversLocked();
+      takeProblems(global_settings_, "workspace/didChangeConfiguration", problems);
+      rebuildResolversLocked(problems);
     }
+    reportSettingsProblems(problems);
     relintAll();
   }
 
@@ -676,16 +736,23 @@ class LspServer {
       }
     }
     request("workspace/configuration", params, [this, keys](const json& result) {
-      if (!result.is_array()) return;
+      std::vector<std::string> problems;
+      if (!result.is_array()) {
+        if (!result.is_null())
+          reportSettingsProblems({"the workspace/configuration answer must be a list of settings; it was ignored"});
+        return;
+      }
       {
         std::lock_guard lock(state_mutex_);
         for (size_t i = 0; i < keys.size() && i < result.size(); ++i) {
           ClientSettings s = result[i].get<ClientSettings>();
+          takeProblems(s, i == 0 ? std::string("workspace/configuration") : "workspace/configuration for " + keys[i], problems);
           if (i == 0) global_settings_ = s;
           else folder_settings_[keys[i]] = s;
         }
-        rebuildResolversLocked();
+        rebuildResolversLocked(problems);
       }
+      reportSettingsProblems(problems);
       relintAll();
     });
   }
@@ -706,14 +773,16 @@ class LspServer {
   }
 
   void onDidChangeWorkspaceFolders(const DidChangeWorkspaceFoldersParams& params) {
+    std::vector<std::string> problems;
     {
       std::lock_guard lock(state_mutex_);
       for (const auto& removed : params.event.removed)
         std::erase_if(folders_, [&](const Folder& f) { return f.uri == removed.uri; });
       for (const auto& added : params.event.added)
         if (auto path = uriToPath(added.uri)) folders_.push_back({added.uri, path->lexically_normal()});
-      rebuildResolversLocked();
+      rebuildResolversLocked(problems);
     }
+    reportSettingsProblems(problems);
     pullConfiguration();
     relintAll();
   }
@@ -734,11 +803,31 @@ class LspServer {
   }
 
   void onDidChange(const DidChangeTextDocumentParams& params) {
-    if (!docs_.change(params.textDocument.uri, params.textDocument.version.value_or(0), params.contentChanges, encoding_)) {
-      logToStderr("didChange for a document that is not open: " + params.textDocument.uri);
-      return;
+    const std::string& uri = params.textDocument.uri;
+    switch (docs_.change(uri, params.textDocument.version.value_or(0), params.contentChanges, encoding_)) {
+      case DocumentStore::ChangeResult::NotOpen:
+        logToStderr("didChange for a document that is not open: " + uri);
+        return;
+      case DocumentStore::ChangeResult::IgnoredOutOfSync:
+        logToStderr("didChange ignored: " + uri + " is out of sync until its whole text is sent again");
+        return;
+      case DocumentStore::ChangeResult::Applied:
+        break;
     }
-    scheduleAnalysis(params.textDocument.uri);
+    scheduleAnalysis(uri);
+  }
+
+  // A change to `uri` was lost (its message could not be read): the server's text is no longer
+  // the editor's, so no later incremental edit may be applied to it. Its diagnostics are cleared
+  // (through a new analysis, which sees the mark) until the editor sends the whole text again
+  // (a full-text change or a re-open).
+  void markOutOfSync(const std::string& uri, const std::string& why) {
+    if (!docs_.markOutOfSync(uri)) return;
+    std::string message = "ptlint: lost a change to " + uri + " (" + why +
+                          "); its diagnostics are off until the file is closed and reopened";
+    logToStderr(message);
+    notify("window/showMessage", LogMessageParams{MessageType::Warning, message});
+    scheduleAnalysis(uri);
   }
 
   void onDidSave(const DidSaveTextDocumentParams& params) {
@@ -750,6 +839,7 @@ class LspServer {
   void onDidClose(const DidCloseTextDocumentParams& params) {
     const std::string& uri = params.textDocument.uri;
     std::vector<std::function<void(ResultPtr)>> waiters;
+    uint64_t seq;
     {
       std::lock_guard lock(analysis_mutex_);
       auto it = analysis_.find(uri);
@@ -759,22 +849,33 @@ class LspServer {
         analysis_.erase(it);
       }
       docs_.close(uri);
-      // Under the lock: no analysis can publish for this document after the empty list.
-      notify("textDocument/publishDiagnostics", PublishDiagnosticsParams{uri, std::nullopt, {}});
+      // Numbered under the lock, after `closed` is set: an analysis that finished earlier holds a
+      // lower number, so the outbox drops it if it arrives after this empty list.
+      seq = ++publish_seq_;
     }
+    outbox_.publish(uri, seq, serialize(notification("textDocument/publishDiagnostics", PublishDiagnosticsParams{uri, std::nullopt, {}})));
     for (auto& waiter : waiters) waiter(nullptr);
   }
 
   // --- Analysis scheduling ------------------------------------------------------------------------
+  //
+  // Publication rule: after every applied change the diagnostics of the newest applied text are
+  // published (edits that arrive while an analysis runs are coalesced into the next one), and a
+  // result is never published after a result of a newer text. "Newer" is the order in which the
+  // server applied the texts, not the client's version numbers: a client that sends version 10
+  // after version 20 gets version 10's diagnostics.
 
   void scheduleAnalysis(const std::string& uri) {
-    std::lock_guard lock(analysis_mutex_);
-    auto it = analysis_.find(uri);
-    if (it == analysis_.end()) return;
-    auto state = it->second;
-    state->dirty = true;
-    if (state->scheduled) return;  // the running job will see `dirty` and start over
-    state->scheduled = true;
+    std::shared_ptr<DocState> state;
+    {
+      std::lock_guard lock(analysis_mutex_);
+      auto it = analysis_.find(uri);
+      if (it == analysis_.end()) return;
+      state = it->second;
+      state->dirty = true;
+      if (state->scheduled) return;  // the running job will see `dirty` and start over
+      state->scheduled = true;
+    }
     asio::post(workers_, [this, uri, state] { analyzeLoop(uri, state); });
   }
 
@@ -787,11 +888,16 @@ class LspServer {
     result->snapshot = snap;
     result->generation = generation;
     result->settings = settingsFor(snap->uri);
+    if (!snap->in_sync) return result;  // the text is not the editor's: nothing to say about it
     result->lint = rules::lintFile(*snap->file, result->settings);
     bool related = capabilities_.relatedInformation;
     for (const auto& d : result->lint.diagnostics)
       result->diagnostics.push_back(toLspDiagnostic(d, *snap, encoding_, related));
     return result;
+  }
+
+  static json notification(const std::string& method, const json& params) {
+    return {{"jsonrpc", "2.0"}, {"method", method}, {"params", params}};
   }
 
   void analyzeLoop(const std::string& uri, const std::shared_ptr<DocState>& state) {
@@ -814,6 +920,7 @@ class LspServer {
         logToStderr("analysis of " + uri + " failed: " + e.what());
       }
       std::vector<std::function<void(ResultPtr)>> waiters;
+      std::optional<uint64_t> seq;
       {
         std::lock_guard lock(analysis_mutex_);
         if (state->closed) {
@@ -822,51 +929,53 @@ class LspServer {
         }
         if (state->dirty) continue;  // newer text or settings: this result is already stale
         state->scheduled = false;
-        if (!result) return;
-        state->latest = result;
-        waiters = std::move(state->waiters);
-        if (!capabilities_.pullDiagnostics &&
-            (!state->published_version || snap->version >= *state->published_version)) {
-          state->published_version = snap->version;
-          notify("textDocument/publishDiagnostics", PublishDiagnosticsParams{uri, snap->version, result->diagnostics});
+        waiters = std::move(state->waiters);  // answered even when the analysis failed (nullptr)
+        if (result) {
+          state->latest = result;
+          if (!capabilities_.pullDiagnostics) seq = ++publish_seq_;
         }
       }
+      // Sent with no lock held; the sequence number keeps a newer publication from being undone.
+      if (seq)
+        outbox_.publish(uri, *seq, serialize(notification("textDocument/publishDiagnostics",
+                                                          PublishDiagnosticsParams{uri, snap->version, result->diagnostics})));
       for (auto& waiter : waiters) waiter(result);
       return;
     }
   }
 
-  // Runs `callback` with the analysis of the document's current text (on a worker, or at once
-  // when it is already known); with nullptr when the document is not open.
-  void whenAnalyzed(const std::string& uri, std::function<void(ResultPtr)> callback) {
+  // Runs `callback` on `pool` with the analysis of the document's current text (nullptr when the
+  // document is not open). Never on the calling (I/O) thread.
+  void whenAnalyzed(const std::string& uri, asio::thread_pool& pool, std::function<void(ResultPtr)> callback) {
+    auto on_pool = [&pool, callback = std::move(callback)](ResultPtr result) {
+      asio::post(pool, [callback, result = std::move(result)] { callback(result); });
+    };
     ResultPtr ready;
+    std::shared_ptr<DocState> start;
     {
       std::lock_guard lock(analysis_mutex_);
       auto it = analysis_.find(uri);
-      if (it == analysis_.end()) {
-        ready = nullptr;
-      } else {
+      if (it != analysis_.end()) {
         auto state = it->second;
         if (state->latest && !state->dirty && !state->scheduled && state->latest->generation == generation_) {
           ready = state->latest;
         } else {
-          state->waiters.push_back(std::move(callback));
-          if (!state->scheduled) {
-            state->dirty = true;
-            state->scheduled = true;
-            asio::post(workers_, [this, uri, state] { analyzeLoop(uri, state); });
-          }
-          return;
+          state->waiters.push_back(std::move(on_pool));
+          if (state->scheduled) return;
+          state->dirty = true;
+          state->scheduled = true;
+          start = state;
         }
       }
     }
-    callback(ready);
+    if (start) asio::post(workers_, [this, uri, start] { analyzeLoop(uri, start); });
+    else on_pool(ready);
   }
 
-  // Runs `work` for a request on a worker, answering InternalError if it throws.
+  // Runs `work` for a request on `pool`, answering InternalError if it throws.
   template <typename T>
-  void onWorker(Reply<T> reply, std::function<void()> work) {
-    asio::post(workers_, [reply, work = std::move(work)] {
+  void onWorker(asio::thread_pool& pool, Reply<T> reply, std::function<void()> work) {
+    asio::post(pool, [reply, work = std::move(work)] {
       if (reply.cancelled()) return;
       try {
         work();
@@ -900,7 +1009,7 @@ class LspServer {
     auto previous = params.previousResultId;
     if (!docs_.isOpen(uri)) {
       // Not open: lint the file on disk.
-      onWorker(reply, [this, uri, reply] {
+      onWorker(workers_, reply, [this, uri, reply] {
         auto path = uriToPath(uri);
         auto text = path ? readWholeFile(*path) : std::nullopt;
         if (!text) throw LspError(ErrorCode::InvalidParams, "cannot read " + uri);
@@ -913,7 +1022,7 @@ class LspServer {
       });
       return;
     }
-    whenAnalyzed(uri, guarded(reply, [reply, previous](ResultPtr result) {
+    whenAnalyzed(uri, workers_, guarded(reply, [reply, previous](ResultPtr result) {
       if (!result) throw LspError(ErrorCode::ContentModified, "the document was closed");
       std::string id = result->resultId();
       if (previous && *previous == id) reply(DocumentDiagnosticReport{"unchanged", id, {}});
@@ -941,7 +1050,7 @@ class LspServer {
     auto work_done = std::make_shared<WorkDoneReporter>(
         [this](const json& t, const WorkDoneProgress& v) { notify("$/progress", {{"token", t}, {"value", v}}); }, token);
     work_done->begin("ptlint: checking the workspace");
-    onWorker(reply, [this, folders, walk_resolver, previous, reply, work_done] {
+    onWorker(heavy_, reply, [this, folders, walk_resolver, previous, reply, work_done] {
       std::vector<fs::path> roots;
       for (const auto& f : folders) roots.push_back(f.path);
       workspace::WalkResult walk = roots.empty() ? workspace::WalkResult{} : workspace::collectFiles(roots, *walk_resolver, false);
@@ -1027,9 +1136,13 @@ class LspServer {
   }
 
   // The safe-fix fixpoint of the document (the loop `ptlint check --fix` runs), as one edit.
-  std::optional<TextEdit> fixAllEdit(const AnalysisResult& result) const {
+  // Heavy (up to ten lint passes): run on heavy_. Stops early, throwing RequestCancelled, once
+  // `cancelled()` says the answer is no longer wanted.
+  std::optional<TextEdit> fixAllEdit(const AnalysisResult& result, const std::function<bool()>& cancelled) const {
     const rules::Settings& settings = result.settings;
-    quickfix::FixProvider provider = [&settings](const analysis::ParsedFile& file) {
+    if (!result.snapshot->in_sync) return std::nullopt;
+    quickfix::FixProvider provider = [this, &settings, &cancelled](const analysis::ParsedFile& file) {
+      if (shutting_down_ || cancelled()) throw LspError(ErrorCode::RequestCancelled, "the request was cancelled");
       std::vector<quickfix::Fix> fixes;
       for (auto& d : rules::lintFile(file, settings).diagnostics)
         if (d.fix) fixes.push_back(std::move(*d.fix));
@@ -1056,8 +1169,10 @@ class LspServer {
     return quickfix::Edit{end, end, "  # noqa: " + std::string(d.code)};
   }
 
+  // Quickfixes are answered from the analysis on workers_; when a fix-all action is wanted too,
+  // the answer is finished on heavy_, so that computing it never delays other requests.
   void onCodeAction(const CodeActionParams& params, Reply<std::vector<CodeAction>> reply) {
-    whenAnalyzed(params.textDocument.uri, guarded(reply, [this, params, reply](ResultPtr result) {
+    whenAnalyzed(params.textDocument.uri, workers_, guarded(reply, [this, params, reply](ResultPtr result) {
       std::vector<CodeAction> actions;
       if (!result) {
         reply(actions);
@@ -1106,16 +1221,22 @@ class LspServer {
       }
       // Fix-all: always when asked for by kind (on save), otherwise only when it would do something.
       bool fix_all_asked = params.context.only && kindRequested(params.context.only, kFixAllKind);
-      if (fix_all_asked || (!params.context.only && any_safe_fix)) {
-        if (auto edit = fixAllEdit(*result)) {
-          CodeAction action;
-          action.title = "ptlint: Fix all auto-fixable problems";
-          action.kind = std::string(kFixAllKind);
-          action.edit = workspaceEdit(snap, {*edit});
-          actions.push_back(std::move(action));
-        }
+      if (!fix_all_asked && !(!params.context.only && any_safe_fix)) {
+        reply(actions);
+        return;
       }
-      reply(actions);
+      asio::post(heavy_, [this, result, reply, actions = std::move(actions)]() mutable {
+        guarded(reply, [this, reply, &actions](ResultPtr result) {
+          if (auto edit = fixAllEdit(*result, [reply] { return reply.cancelled(); })) {
+            CodeAction action;
+            action.title = "ptlint: Fix all auto-fixable problems";
+            action.kind = std::string(kFixAllKind);
+            action.edit = workspaceEdit(*result->snapshot, {*edit});
+            actions.push_back(std::move(action));
+          }
+          reply(actions);
+        })(result);
+      });
     }));
   }
 
@@ -1129,9 +1250,9 @@ class LspServer {
     }
     if (uri.empty()) throw LspError(ErrorCode::InvalidParams, "ptlint.applyFixAll expects [{\"uri\": ...}]");
     if (!docs_.isOpen(uri)) throw LspError(ErrorCode::InvalidParams, "document is not open: " + uri);
-    whenAnalyzed(uri, guarded(reply, [this, reply](ResultPtr result) {
+    whenAnalyzed(uri, heavy_, guarded(reply, [this, reply](ResultPtr result) {
       if (!result) throw LspError(ErrorCode::ContentModified, "the document was closed");
-      if (auto edit = fixAllEdit(*result)) {
+      if (auto edit = fixAllEdit(*result, [reply] { return reply.cancelled(); })) {
         // Versioned, so that the client refuses it if the user typed meanwhile.
         WorkspaceEdit workspace_edit;
         workspace_edit.documentChanges =
@@ -1153,7 +1274,7 @@ class LspServer {
   }
 
   void onHover(const HoverParams& params, Reply<json> reply) {
-    whenAnalyzed(params.textDocument.uri, guarded(reply, [this, params, reply](ResultPtr result) {
+    whenAnalyzed(params.textDocument.uri, workers_, guarded(reply, [this, params, reply](ResultPtr result) {
       if (!result) {
         reply(nullptr);
         return;
@@ -1195,7 +1316,7 @@ class LspServer {
   // maintained tree equals a fresh parse of that text.
   void onDebugDocument(const DocumentDiagnosticParams& params, Reply<json> reply) {
     std::string uri = params.textDocument.uri;
-    onWorker(reply, [this, uri, reply] {
+    onWorker(heavy_, reply, [this, uri, reply] {
       auto snap = docs_.snapshot(uri);
       if (!snap) throw LspError(ErrorCode::InvalidParams, "document is not open: " + uri);
       auto fresh = analysis::ParsedFile::parse(std::string(snap->text()));
@@ -1270,8 +1391,14 @@ class LspServer {
   std::map<std::string, GpuVerdict> gpu_verdicts_;
 
   Transport& transport_;
+  Outbox outbox_;  // every message the server writes
   DocumentStore docs_;
+  // Two pools, so that no request waits behind another kind of work: `workers_` analyses
+  // documents and answers cheap requests (hover, pull diagnostics, quickfixes); `heavy_` runs
+  // what may take seconds on a big file (fix-all to a fixpoint, workspace diagnostics). The I/O
+  // thread only applies changes and dispatches.
   asio::thread_pool workers_;
+  asio::thread_pool heavy_;
   std::atomic<bool> initialized_{false}, shutdown_requested_{false}, shutting_down_{false};
 
   std::map<std::string, RequestHandler> requests_;
@@ -1300,6 +1427,7 @@ class LspServer {
 
   std::mutex analysis_mutex_;
   std::map<std::string, std::shared_ptr<DocState>> analysis_;
+  uint64_t publish_seq_ = 0;  // numbers every publishDiagnostics, under analysis_mutex_
 };
 
 }  // namespace

@@ -161,7 +161,7 @@ TEST(DocumentStore, RandomEditsMatchFreshParse) {
         text.replace(a, b - a, insert);
         changes.push_back(change);
       }
-      ASSERT_TRUE(store.change("file:///t.py", step + 2, changes, PositionEncoding::Utf16));
+      ASSERT_EQ(store.change("file:///t.py", step + 2, changes, PositionEncoding::Utf16), DocumentStore::ChangeResult::Applied);
       if (rng() % 3 == 0 || step == 39) {  // parse only sometimes: several notifications fold into one edit
         auto snap = store.snapshot("file:///t.py");
         ASSERT_EQ(std::string(snap->text()), text) << "round " << round << " step " << step;
