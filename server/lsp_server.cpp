@@ -286,6 +286,12 @@ class LspServer {
     workers_.join();
     heavy_.join();
     {
+      std::unique_lock lock(gpu_mutex_);
+      std::thread gpu = std::move(gpu_thread_);
+      lock.unlock();
+      if (gpu.joinable()) gpu.join();
+    }
+    {
       // Requests still waiting for an analysis are answered (InternalError) before the outbox
       // writes its last messages.
       std::lock_guard lock(analysis_mutex_);
@@ -1185,6 +1191,10 @@ class LspServer {
       if (to < from) std::swap(from, to);
       bool want_quickfix = kindRequested(params.context.only, "quickfix");
       bool any_safe_fix = false;
+      // With gpuCheck, the first quickfix request that meets a PTL601 fix queues every pattern of
+      // the document for one background validation (one ptlint-gpu start for all of them).
+      bool gpu_check = want_quickfix && gpuCheckFor(params.textDocument.uri);
+      if (gpu_check) requestValidation(*result, from, to);
       for (size_t i = 0; i < result->lint.diagnostics.size(); ++i) {
         const rules::Diagnostic& d = result->lint.diagnostics[i];
         if (d.fix && d.fix->applicability == quickfix::Applicability::Safe) any_safe_fix = true;
@@ -1195,7 +1205,7 @@ class LspServer {
           bool offered = applicability == quickfix::Applicability::Safe ||
                          (applicability == quickfix::Applicability::Unsafe && result->settings.unsafe_fixes);
           std::string verdict;
-          if (offered && !d.facts.empty() && gpuCheckFor(params.textDocument.uri))
+          if (offered && gpu_check && !d.facts.empty())
             offered = deviceVerdict(d, verdict);  // a rewrite found not equivalent is withdrawn
           if (offered) {
             CodeAction action;
@@ -1337,36 +1347,116 @@ class LspServer {
     return effectiveSettingsLocked(key).gpuCheck.value_or(false);
   }
 
-  // The device's verdict on a recognised pattern's rewrite, as a title suffix. Validation runs in
-  // the background (ptlint-gpu loads libtorch: seconds) and is remembered per pattern; until it is
-  // known the title says so. Returns false when the rewrite was found not equivalent.
-  bool deviceVerdict(const rules::Diagnostic& d, std::string& note) {
+  // The device's verdicts on recognised patterns' rewrites. `ptlint-gpu` loads libtorch (seconds),
+  // so it is started lazily, only when a quickfix request meets a PTL601 fix with gpuCheck on,
+  // for every pattern queued by then (one process per batch, on its own thread), and never again
+  // once it failed to start or answer: the reason is shown instead. Verdicts are remembered per
+  // pattern for the session.
+  struct GpuVerdict {
+    bool done = false;
 #ifdef PTLINT_SERVER_WITH_GPU_CHECK
-    auto pattern = gpu_check::AttentionPattern::fromFacts(d.facts);
-    if (!pattern) return true;
+    std::optional<gpu_check::Validation> validation;
+#endif
+    std::string why;
+  };
+
+  static std::string patternKey(const rules::Diagnostic& d) {
     std::string key;
     for (const auto& [k, v] : d.facts) key += k + "=" + v + ";";
-    std::lock_guard lock(gpu_mutex_);
-    auto it = gpu_verdicts_.find(key);
-    if (it == gpu_verdicts_.end()) {
-      gpu_verdicts_[key] = {};
-      asio::post(workers_, [this, key, p = *pattern] {
-        std::string why;
-        auto results = gpu_check::validateAttention({p}, gpu_check::ValidationOptions{}, &why);
+    return key;
+  }
+
+  // Queues the patterns of `result`'s PTL601 fixes that have no verdict yet (those in
+  // [from, to] first) and starts the validation thread when it is idle.
+  void requestValidation(const AnalysisResult& result, uint32_t from, uint32_t to) {
+#ifdef PTLINT_SERVER_WITH_GPU_CHECK
+    auto offered = [&](const rules::Diagnostic& d) {
+      return !d.facts.empty() && d.fix && !d.fix->edits.empty() &&
+             (d.fix->applicability == quickfix::Applicability::Safe ||
+              (d.fix->applicability == quickfix::Applicability::Unsafe && result.settings.unsafe_fixes));
+    };
+    bool wanted = false;
+    for (const auto& d : result.lint.diagnostics)
+      if (offered(d) && d.start <= to && d.end >= from) wanted = true;
+    if (!wanted) return;  // nothing asked for needs the device
+    std::thread previous;
+    {
+      std::lock_guard lock(gpu_mutex_);
+      for (const auto& d : result.lint.diagnostics) {
+        if (!offered(d)) continue;
+        auto pattern = gpu_check::AttentionPattern::fromFacts(d.facts);
+        if (!pattern) continue;
+        std::string key = patternKey(d);
+        if (gpu_verdicts_.count(key)) continue;
+        gpu_verdicts_[key] = {};
+        if (!gpu_unavailable_.empty()) {
+          gpu_verdicts_[key].done = true;
+          gpu_verdicts_[key].why = gpu_unavailable_;
+          continue;
+        }
+        gpu_queue_.emplace_back(key, *pattern);
+      }
+      if (!gpu_queue_.empty() && !gpu_running_ && !shutting_down_) {
+        gpu_running_ = true;
+        previous = std::move(gpu_thread_);  // ended: it cleared gpu_running_ on its way out
+        gpu_thread_ = std::thread([this] { validationLoop(); });
+      }
+    }
+    if (previous.joinable()) previous.join();
+#else
+    (void)result, (void)from, (void)to;
+#endif
+  }
+
+#ifdef PTLINT_SERVER_WITH_GPU_CHECK
+  void validationLoop() {
+    for (;;) {
+      std::vector<std::pair<std::string, gpu_check::AttentionPattern>> batch;
+      {
         std::lock_guard lock(gpu_mutex_);
-        GpuVerdict& verdict = gpu_verdicts_[key];
+        if (gpu_queue_.empty() || shutting_down_) {
+          gpu_running_ = false;
+          return;
+        }
+        batch.swap(gpu_queue_);
+      }
+      std::vector<gpu_check::AttentionPattern> patterns;
+      for (const auto& [key, pattern] : batch) patterns.push_back(pattern);
+      std::string why;
+      auto results = gpu_check::validateAttention(patterns, gpu_check::ValidationOptions{}, &why);
+      bool none = std::none_of(results.begin(), results.end(), [](const auto& r) { return r.has_value(); });
+      if (none) logToStderr("gpuCheck: " + (why.empty() ? std::string("ptlint-gpu is unavailable") : why));
+      std::lock_guard lock(gpu_mutex_);
+      for (size_t i = 0; i < batch.size(); ++i) {
+        GpuVerdict& verdict = gpu_verdicts_[batch[i].first];
         verdict.done = true;
-        if (!results.empty() && results[0]) verdict.validation = results[0];
+        if (i < results.size() && results[i]) verdict.validation = results[i];
         else verdict.why = why.empty() ? "ptlint-gpu is unavailable" : why;
-      });
+      }
+      if (none) {
+        // It could not be run at all: not again this session. Queued patterns get the reason.
+        gpu_unavailable_ = why.empty() ? "ptlint-gpu is unavailable" : why;
+        for (const auto& [key, pattern] : gpu_queue_) {
+          gpu_verdicts_[key].done = true;
+          gpu_verdicts_[key].why = gpu_unavailable_;
+        }
+        gpu_queue_.clear();
+      }
+    }
+  }
+#endif
+
+  // The verdict on `d`'s rewrite as a title suffix (requestValidation queued it). Returns false
+  // when the rewrite was found not equivalent.
+  bool deviceVerdict(const rules::Diagnostic& d, std::string& note) {
+#ifdef PTLINT_SERVER_WITH_GPU_CHECK
+    std::lock_guard lock(gpu_mutex_);
+    auto it = gpu_verdicts_.find(patternKey(d));
+    if (it == gpu_verdicts_.end() || !it->second.done) {
       note = " (validating on the device...)";
       return true;
     }
     const GpuVerdict& verdict = it->second;
-    if (!verdict.done) {
-      note = " (validating on the device...)";
-      return true;
-    }
     if (!verdict.validation || !verdict.validation->error.empty()) {
       note = " (not validated: " + (verdict.validation ? verdict.validation->error : verdict.why) + ")";
       return true;
@@ -1380,15 +1470,14 @@ class LspServer {
 #endif
   }
 
-  struct GpuVerdict {
-    bool done = false;
-#ifdef PTLINT_SERVER_WITH_GPU_CHECK
-    std::optional<gpu_check::Validation> validation;
-#endif
-    std::string why;
-  };
   std::mutex gpu_mutex_;
   std::map<std::string, GpuVerdict> gpu_verdicts_;
+#ifdef PTLINT_SERVER_WITH_GPU_CHECK
+  std::vector<std::pair<std::string, gpu_check::AttentionPattern>> gpu_queue_;
+#endif
+  std::string gpu_unavailable_;  // why ptlint-gpu cannot be used; empty until it failed
+  bool gpu_running_ = false;
+  std::thread gpu_thread_;
 
   Transport& transport_;
   Outbox outbox_;  // every message the server writes
