@@ -43,6 +43,12 @@ class LspClient:
         self.proc.stdin.write(data)
         self.proc.stdin.flush()
 
+    def note_sent(self, uri, version):
+        """Records a didChange of `uri` to `version` written with write_raw."""
+        with self._sent_lock:
+            if uri in self._sent:
+                self._sent[uri].append(version)
+
     def send(self, message):
         method = message.get("method")
         if method in ("textDocument/didOpen", "textDocument/didChange"):
