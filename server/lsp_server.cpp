@@ -291,12 +291,14 @@ class LspServer {
       lock.unlock();
       if (gpu.joinable()) gpu.join();
     }
+    std::map<std::string, std::shared_ptr<DocState>> states;
     {
-      // Requests still waiting for an analysis are answered (InternalError) before the outbox
-      // writes its last messages.
       std::lock_guard lock(analysis_mutex_);
-      analysis_.clear();
+      states.swap(analysis_);
     }
+    // Requests still waiting for an analysis are answered (InternalError, as their last handle
+    // goes) with no lock held, before the outbox writes its last messages.
+    states.clear();
     outbox_.close();
   }
 
@@ -799,12 +801,17 @@ class LspServer {
     const auto& doc = params.textDocument;
     std::string text = doc.text;
     docs_.open(doc.uri, doc.version, std::move(text));
+    std::vector<std::function<void(ResultPtr)>> waiters;
     {
       std::lock_guard lock(analysis_mutex_);
       auto& state = analysis_[doc.uri];
-      if (state) state->closed = true;  // a re-open: drop the previous session's work
+      if (state) {  // a re-open without a close: drop the previous session's work
+        state->closed = true;
+        waiters = std::move(state->waiters);
+      }
       state = std::make_shared<DocState>();
     }
+    for (auto& waiter : waiters) waiter(nullptr);  // answered as for a closed document, unlocked
     scheduleAnalysis(doc.uri);
   }
 
