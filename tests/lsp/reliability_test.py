@@ -329,6 +329,12 @@ def main():
             globals()["test_" + case](ptlint, tmp)
         except (Failure, TimeoutError, EOFError) as e:
             print("FAIL", case + ":", e)
+            for client in CLIENTS:
+                client.kill()
+            for name in sorted(os.listdir(tmp)):
+                if name.endswith(".stderr") and os.path.getsize(os.path.join(tmp, name)):
+                    with open(os.path.join(tmp, name), errors="replace") as f:
+                        print(f"{name} ends with:\n" + f.read()[-4000:])
             return 1
         finally:
             for client in CLIENTS:

@@ -5,7 +5,7 @@ The session opens, edits (incremental edits with non-ASCII text, whole-text chan
 surrogate escapes), closes and reopens documents; asks for hovers, code actions, fix-alls, pull
 diagnostics and workspace diagnostics; cancels requests; changes the configuration through
 didChangeConfiguration and workspace/configuration answers with bad settings of every JSON type;
-and sends malformed frames. A request not answered within its 5 s fails the test, naming it. At
+changes the workspace folders, and sends malformed frames. A request not answered within its 5 s fails the test, naming it. At
 the end the server's text of every open document must equal the client's.
 
 Usage: watchdog_test.py PTLINT [--seed N] [--steps N]   (PTLINT_WATCHDOG_STEPS overrides the default)
@@ -137,10 +137,12 @@ class Session:
     # --- Actions ------------------------------------------------------------------------------
 
     def uri(self, i):
+        if i >= 5:  # an unsaved buffer: no path, settings of the first folder
+            return "untitled:Untitled-%d" % i
         return "file://" + os.path.join(self.root, "pkg", "m%d.py" % i)
 
     def open(self):
-        uri = self.uri(self.rng.randint(0, 5))
+        uri = self.uri(self.rng.randint(0, 6))
         if uri in self.docs:
             return
         text = "".join(self.rng.choice(SNIPPETS) for _ in range(self.rng.randint(0, 12)))
@@ -238,6 +240,11 @@ class Session:
     def configure(self):
         self.client.notify("workspace/didChangeConfiguration", {"settings": random_settings(self.rng)})
 
+    def folders(self):
+        folder = {"uri": "file://" + os.path.join(self.root, self.rng.choice(["pkg", "other", "pkg/sub"])), "name": "f"}
+        event = {"added": [folder], "removed": []} if self.rng.random() < 0.5 else {"added": [], "removed": [folder]}
+        self.client.notify("workspace/didChangeWorkspaceFolders", {"event": event})
+
     def malformed(self):
         choice = self.rng.randint(0, 5)
         if choice == 0:
@@ -273,7 +280,7 @@ class Session:
         self.client.notify("initialized", {})
         actions = [(self.open, 6), (self.change, 30), (self.surrogate_change, 2), (self.close, 3), (self.hover, 12),
                    (self.code_action, 10), (self.fix_all_command, 3), (self.pull, 5), (self.workspace_pull, 1),
-                   (self.cancel, 4), (self.configure, 3), (self.malformed, 3)]
+                   (self.cancel, 4), (self.configure, 3), (self.folders, 2), (self.malformed, 3)]
         population = [a for a, w in actions for _ in range(w)]
         for _ in range(steps):
             self.rng.choice(population)()
@@ -317,6 +324,9 @@ def main():
             except (Watchdog, TimeoutError, EOFError) as e:
                 print("FAIL watchdog (seed %d, workspace/configuration %s, %d requests answered): %s"
                       % (seed, pull_config, session.answered, e))
+                session.client.kill()
+                with open(os.path.join(root, "stderr.txt"), errors="replace") as f:
+                    print("the server's stderr ends with:\n" + f.read()[-6000:])
                 return 1
             finally:
                 session.client.kill()
