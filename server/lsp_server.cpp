@@ -950,8 +950,10 @@ class LspServer {
       }
       // Sent with no lock held; the sequence number keeps a newer publication from being undone.
       if (seq)
-        outbox_.publish(uri, *seq, serialize(notification("textDocument/publishDiagnostics",
-                                                          PublishDiagnosticsParams{uri, snap->version, result->diagnostics})));
+        outbox_.publish(uri, *seq,
+                        serialize(notification("textDocument/publishDiagnostics",
+                                               PublishDiagnosticsParams{uri, snap->in_sync ? std::optional<int>(snap->version) : std::nullopt,
+                                                                        result->diagnostics})));
       for (auto& waiter : waiters) waiter(result);
       return;
     }
@@ -1297,6 +1299,10 @@ class LspServer {
         return;
       }
       const DocumentSnapshot& snap = *result->snapshot;
+      if (!snap.in_sync) {
+        reply(nullptr);  // positions in the editor's text mean nothing in this one
+        return;
+      }
       std::string_view text = snap.text();
       uint32_t at = toOffset(text, snap.lines, params.position, encoding_);
       // The innermost diagnostic under the cursor.
