@@ -781,7 +781,7 @@ class LspServer {
   }
 
   void onDidChangeWorkspaceFolders(const DidChangeWorkspaceFoldersParams& params) {
-    std::vector<std::string> problems;
+    std::vector<std::string> problems;  // shown when the settings came; not again for a folder change
     {
       std::lock_guard lock(state_mutex_);
       for (const auto& removed : params.event.removed)
@@ -790,7 +790,6 @@ class LspServer {
         if (auto path = uriToPath(added.uri)) folders_.push_back({added.uri, path->lexically_normal()});
       rebuildResolversLocked(problems);
     }
-    reportSettingsProblems(problems);
     pullConfiguration();
     relintAll();
   }
