@@ -1171,10 +1171,10 @@ class LspServer {
   }
 
   // `# noqa: CODE` on the diagnostic's first line, appended to an existing `# noqa:` list.
-  std::optional<quickfix::Edit> noqaEdit(const AnalysisResult& result, const rules::Diagnostic& d) const {
+  std::optional<quickfix::Edit> noqaEdit(const AnalysisResult& result, const analysis::NoqaIndex& noqa,
+                                        const rules::Diagnostic& d) const {
     const analysis::ParsedFile& file = *result.snapshot->file;
     uint32_t row = file.lines().lineOf(d.start);
-    analysis::NoqaIndex noqa = analysis::NoqaIndex::build(file);
     if (const analysis::NoqaDirective* directive = noqa.directiveOnRow(row)) {
       if (directive->all) return std::nullopt;
       if (!directive->codes.empty()) return quickfix::Edit{directive->codes_end, directive->codes_end, ", " + std::string(d.code)};
@@ -1199,6 +1199,7 @@ class LspServer {
       if (to < from) std::swap(from, to);
       bool want_quickfix = kindRequested(params.context.only, "quickfix");
       bool any_safe_fix = false;
+      std::optional<analysis::NoqaIndex> noqa;
       // With gpuCheck, the first quickfix request that meets a PTL601 fix queues every pattern of
       // the document for one background validation (one ptlint-gpu start for all of them).
       bool gpu_check = want_quickfix && gpuCheckFor(params.textDocument.uri);
@@ -1228,7 +1229,8 @@ class LspServer {
             actions.push_back(std::move(action));
           }
         }
-        if (auto edit = noqaEdit(*result, d)) {
+        if (!noqa) noqa = analysis::NoqaIndex::build(*snap.file);  // once per request, when needed
+        if (auto edit = noqaEdit(*result, *noqa, d)) {
           CodeAction action;
           action.title = std::string(d.code) + ": Disable for this line";
           action.kind = "quickfix";
