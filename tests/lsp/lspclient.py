@@ -130,10 +130,11 @@ class LspClient:
                 if version is None or sent is None:
                     return  # unversioned (didClose, out of sync) or a document this client did not track
                 last = self._published.get(uri, 0)
-                # The newest text sent with this version, at or after the last published one.
+                # The first text sent with this version at or after the last published one (a
+                # client may repeat a version number: the earliest match never accuses wrongly).
                 later = [i for i in range(last, len(sent)) if sent[i] == version]
                 if later:
-                    self._published[uri] = later[-1]
+                    self._published[uri] = later[0]
                 elif version in sent:
                     self.violations.append("published diagnostics went backwards for %s: version %d after version %s"
                                            % (uri, version, sent[last]))
