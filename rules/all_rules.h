@@ -11,5 +11,6 @@ const Rule& ddpFindUnusedParametersRule(); // PTL301  rules/distributed/ddp_find
 const Rule& dataLoaderWorkerInitFnRule();  // PTL401  rules/data/dataloader_missing_worker_init_fn.cpp
 const Rule& itemInCompiledRegionRule();       // PTL501  rules/compile/item_in_compiled_region.cpp
 const Rule& handRolledAttentionRule();     // PTL601  rules/attention/hand_rolled_attention.cpp
+const Rule& deprecatedTorchFunctionRule();  // PTL106  rules/deprecated/deprecated_torch_function.cpp
 
 }  // namespace ptlint::rules

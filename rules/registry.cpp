@@ -55,6 +55,7 @@ const std::vector<const Rule*>& table() {
         &dataLoaderWorkerInitFnRule(),
         &itemInCompiledRegionRule(),
         &handRolledAttentionRule(),
+        &deprecatedTorchFunctionRule(),
     };
     std::sort(all.begin(), all.end(), [](const Rule* a, const Rule* b) { return a->meta().code < b->meta().code; });
     return all;
