@@ -470,20 +470,25 @@ void checkImportFrom(TSNode statement, Context& ctx) {
     edit.content = "from " + std::string(analysis::textOf(module_node, source)) + " import " + joinArgs(kept);
   } else {
     TSNode parent = ts_node_parent(statement);
-    if (isKind(parent, "block") && ts_node_named_child_count(parent) == 1) {
-      edit.content = "pass";
+    uint32_t statements = 0;
+    analysis::forEachNamedChild(parent, [&](TSNode c) { statements += isKind(c, "comment") ? 0 : 1; });
+    uint32_t line_start = startOf(statement);
+    while (line_start > 0 && (source[line_start - 1] == ' ' || source[line_start - 1] == '\t')) --line_start;
+    uint32_t rest = endOf(statement);
+    while (rest < source.size() && (source[rest] == ' ' || source[rest] == '\t')) ++rest;
+    bool own_line = line_start == 0 || source[line_start - 1] == '\n';
+    if (isKind(parent, "block") && statements == 1) {
+      edit.content = "pass";  // the block would be empty
+    } else if (!own_line) {
+      return;  // `x = 1; from torch import qr`
+    } else if (rest < source.size() && source[rest] == '\n') {
+      edit = {line_start, rest + 1, {}};  // the whole line
+    } else if (rest < source.size() && source[rest] == '#') {
+      edit = {startOf(statement), rest, {}};  // the trailing comment stays
+    } else if (rest >= source.size()) {
+      edit = {line_start, static_cast<uint32_t>(source.size()), {}};
     } else {
-      // The whole line, when the statement is alone on it.
-      uint32_t line_start = startOf(statement);
-      while (line_start > 0 && (source[line_start - 1] == ' ' || source[line_start - 1] == '\t')) --line_start;
-      uint32_t line_end = endOf(statement);
-      if ((line_start == 0 || source[line_start - 1] == '\n') && line_end < source.size() && source[line_end] == '\n') {
-        edit = {line_start, line_end + 1, {}};
-      } else if (!(line_start == 0 || source[line_start - 1] == '\n')) {
-        return;  // `x = 1; from torch import qr`
-      } else {
-        edit.content = "pass";
-      }
+      return;  // `from torch import qr; x = 1`
     }
   }
   d.fix = Fix{quickfix::Applicability::Safe, "Remove the unused deprecated import", {std::move(edit)}};
