@@ -55,7 +55,12 @@ const std::vector<const Rule*>& table() {
         &dataLoaderWorkerInitFnRule(),
         &itemInCompiledRegionRule(),
         &handRolledAttentionRule(),
+        &deprecatedBackwardHookRule(),
+        &renamedDynamoCacheLimitRule(),
         &deprecatedTorchFunctionRule(),
+        &requiresGradTypoRule(),
+        &checkpointUseReentrantRule(),
+        &torchLoadWithoutWeightsOnlyRule(),
     };
     std::sort(all.begin(), all.end(), [](const Rule* a, const Rule* b) { return a->meta().code < b->meta().code; });
     return all;
