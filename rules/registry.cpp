@@ -60,6 +60,7 @@ const std::vector<const Rule*>& table() {
         &deprecatedTorchFunctionRule(),
         &requiresGradTypoRule(),
         &checkpointUseReentrantRule(),
+        &unstableNumericsRule(),
         &torchLoadWithoutWeightsOnlyRule(),
     };
     std::sort(all.begin(), all.end(), [](const Rule* a, const Rule* b) { return a->meta().code < b->meta().code; });
