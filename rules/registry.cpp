@@ -60,6 +60,7 @@ const std::vector<const Rule*>& table() {
         &deprecatedTorchFunctionRule(),
         &requiresGradTypoRule(),
         &checkpointUseReentrantRule(),
+        &torchvisionPretrainedRule(),
         &unstableNumericsRule(),
         &torchLoadWithoutWeightsOnlyRule(),
     };
