@@ -385,7 +385,7 @@ bool movesWithImport(const Symbol& s) { return s.qualified.starts_with("functorc
 struct ImportedName {
   TSNode node{};           // dotted_name or aliased_import
   std::string_view bound;  // the name it binds
-  const Symbol* symbol = nullptr;
+  const Symbol* symbol = nullptr;  // null: not a symbol reported at this version
 };
 
 bool inExceptHandler(TSNode node) {
@@ -397,104 +397,16 @@ bool inExceptHandler(TSNode node) {
   return false;
 }
 
-// True when `word` occurs as a whole word in the source outside [from, to), other than as an
-// attribute name; strings and comments count (the import is then kept).
-bool usedOutside(std::string_view source, std::string_view word, uint32_t from, uint32_t to) {
-  bool found = false;
+// Where `word` occurs as a whole word outside [from, to), other than as an attribute name
+// (`torch.linalg.cholesky` does not use a bare `cholesky`); strings and comments count.
+std::vector<uint32_t> bareOccurrences(std::string_view source, std::string_view word, uint32_t from, uint32_t to) {
+  std::vector<uint32_t> out;
   analysis::forEachWholeWord(source, word, [&](size_t at) {
-    // `torch.linalg.cholesky` does not use a bare `cholesky`.
-    found = (at < from || at >= to) && !(at > 0 && source[at - 1] == '.');
-    return found;
+    if ((at < from || at >= to) && !(at > 0 && source[at - 1] == '.')) out.push_back(static_cast<uint32_t>(at));
+    return false;
   });
-  return found;
+  return out;
 }
-
-void checkImportFrom(TSNode statement, Context& ctx) {
-  std::string_view source = ctx.source();
-  TSNode module_node = fieldOf(statement, "module_name");
-  if (!isKind(module_node, "dotted_name")) return;  // relative imports: a package's own code
-  std::string module = dottedText(module_node, source);
-  std::vector<ImportedName> names;
-  std::vector<ImportedName> all;
-  analysis::forEachFieldChild(statement, "name", [&](TSNode name) {
-    bool aliased = isKind(name, "aliased_import");
-    TSNode dotted = aliased ? fieldOf(name, "name") : name;
-    TSNode bound = aliased ? fieldOf(name, "alias") : name;
-    std::string q = analysis::canonicalQualifiedName(module + "." + dottedText(dotted, source));
-    const Symbol* s = deprecated::findSymbol(q);
-    ImportedName imported{name, analysis::textOf(bound, source), s};
-    all.push_back(imported);
-    if (s != nullptr && atLeast(ctx, s->deprecated)) names.push_back(imported);
-  });
-  if (names.empty()) return;
-  // `try: from torch.func import vmap / except ImportError: from functorch import vmap`.
-  if (inExceptHandler(statement)) return;
-
-  std::string list;
-  bool removed = false;
-  for (const ImportedName& n : names) {
-    list += (list.empty() ? "`" : ", `") + std::string(n.symbol->qualified) + "`";
-    removed = removed || isRemoved(*n.symbol, ctx);
-  }
-  const Symbol& first = *names.front().symbol;
-  std::string text = names.size() == 1 ? "Import of " + message(first, ctx, {}) : "Import of deprecated " + list;
-  Diagnostic& d = ctx.report(statement, text);
-  if (removed) d.severity = Severity::Error;
-
-  // Fix 1: every name moved unchanged to torch.func: rewrite the module.
-  bool all_move = std::all_of(all.begin(), all.end(), [&](const ImportedName& n) {
-    return n.symbol != nullptr && movesWithImport(*n.symbol) && atLeast(ctx, n.symbol->replacement_since);
-  });
-  if (all_move && module == "functorch") {
-    d.fix = Fix{quickfix::Applicability::Safe, "Import from `torch.func`",
-                {{startOf(module_node), endOf(module_node), "torch.func"}}};
-    return;
-  }
-  // Fix 2: deprecated names no longer used anywhere in the file are dropped from the import.
-  bool has_comment = false;
-  analysis::forEachNamedChild(statement, [&](TSNode c) { has_comment = has_comment || isKind(c, "comment"); });
-  if (has_comment) return;
-  std::vector<std::string> kept;
-  size_t dropped = 0;
-  for (const ImportedName& n : all) {
-    bool deprecated_name = std::any_of(names.begin(), names.end(), [&](const ImportedName& m) { return sameNode(m.node, n.node); });
-    if (deprecated_name && !movesWithImport(*n.symbol) && !usedOutside(source, n.bound, startOf(statement), endOf(statement))) {
-      ++dropped;
-      continue;
-    }
-    kept.push_back(std::string(analysis::textOf(n.node, source)));
-  }
-  if (dropped == 0) return;
-  Edit edit{startOf(statement), endOf(statement), {}};
-  if (!kept.empty()) {
-    edit.content = "from " + std::string(analysis::textOf(module_node, source)) + " import " + joinArgs(kept);
-  } else {
-    TSNode parent = ts_node_parent(statement);
-    uint32_t statements = 0;
-    analysis::forEachNamedChild(parent, [&](TSNode c) { statements += isKind(c, "comment") ? 0 : 1; });
-    uint32_t line_start = startOf(statement);
-    while (line_start > 0 && (source[line_start - 1] == ' ' || source[line_start - 1] == '\t')) --line_start;
-    uint32_t rest = endOf(statement);
-    while (rest < source.size() && (source[rest] == ' ' || source[rest] == '\t')) ++rest;
-    bool own_line = line_start == 0 || source[line_start - 1] == '\n';
-    if (isKind(parent, "block") && statements == 1) {
-      edit.content = "pass";  // the block would be empty
-    } else if (!own_line) {
-      return;  // `x = 1; from torch import qr`
-    } else if (rest < source.size() && source[rest] == '\n') {
-      edit = {line_start, rest + 1, {}};  // the whole line
-    } else if (rest < source.size() && source[rest] == '#') {
-      edit = {startOf(statement), rest, {}};  // the trailing comment stays
-    } else if (rest >= source.size()) {
-      edit = {line_start, static_cast<uint32_t>(source.size()), {}};
-    } else {
-      return;  // `from torch import qr; x = 1`
-    }
-  }
-  d.fix = Fix{quickfix::Applicability::Safe, "Remove the unused deprecated import", {std::move(edit)}};
-}
-
-// --- Names bound by `from torch import qr [as q]`, reported at each use ---------------------
 
 bool isReferenceIn(TSNode identifier, TSNode parent) {
   std::string_view kind = kindOf(parent);
@@ -507,49 +419,210 @@ bool isReferenceIn(TSNode identifier, TSNode parent) {
          kind != "lambda_parameters" && kind != "dotted_name" && kind != "aliased_import";
 }
 
-void checkImportedNameUses(TSNode root, Context& ctx) {
+struct NameUse {
+  Use use;
+  const Symbol* symbol = nullptr;
+  const Binding* binding = nullptr;
+  std::optional<Fix> fix;  // this use alone
+};
+
+// One `from M import a, b as c` statement that imports deprecated names.
+struct ImportGroup {
+  TSNode statement{};
+  std::vector<const NameUse*> uses;
+  std::unordered_set<std::string_view> dropped;  // bound names the group fix removes
+  std::optional<Fix> fix;
+};
+
+// The edit that removes `names` from the import statement (the statement itself when nothing is
+// left), or nullopt when it cannot be done cleanly.
+std::optional<Edit> importRemoval(TSNode statement, const std::vector<ImportedName>& all,
+                                  const std::unordered_set<std::string_view>& dropped, std::string_view source) {
+  bool has_comment = false;
+  analysis::forEachNamedChild(statement, [&](TSNode c) { has_comment = has_comment || isKind(c, "comment"); });
+  if (has_comment) return std::nullopt;
+  std::vector<std::string> kept;
+  for (const ImportedName& n : all)
+    if (!dropped.contains(n.bound)) kept.push_back(std::string(analysis::textOf(n.node, source)));
+  Edit edit{startOf(statement), endOf(statement), {}};
+  if (!kept.empty()) {
+    edit.content = "from " + std::string(analysis::textOf(fieldOf(statement, "module_name"), source)) + " import " +
+                   joinArgs(kept);
+    return edit;
+  }
+  TSNode parent = ts_node_parent(statement);
+  uint32_t statements = 0;
+  analysis::forEachNamedChild(parent, [&](TSNode c) { statements += isKind(c, "comment") ? 0 : 1; });
+  uint32_t line_start = startOf(statement);
+  while (line_start > 0 && (source[line_start - 1] == ' ' || source[line_start - 1] == '\t')) --line_start;
+  uint32_t rest = endOf(statement);
+  while (rest < source.size() && (source[rest] == ' ' || source[rest] == '\t')) ++rest;
+  bool own_line = line_start == 0 || source[line_start - 1] == '\n';
+  if (isKind(parent, "block") && statements == 1) {
+    edit.content = "pass";  // the block would be empty
+  } else if (!own_line) {
+    return std::nullopt;  // `x = 1; from torch import qr`
+  } else if (rest < source.size() && source[rest] == '\n') {
+    edit = {line_start, rest + 1, {}};  // the whole line
+  } else if (rest < source.size() && source[rest] == '#') {
+    edit = {startOf(statement), rest, {}};  // the trailing comment stays
+  } else if (rest >= source.size()) {
+    edit = {line_start, static_cast<uint32_t>(source.size()), {}};
+  } else {
+    return std::nullopt;  // `from torch import qr; x = 1`
+  }
+  return edit;
+}
+
+// Imports of deprecated names and every use of the names they bind, in one pass over the file:
+// an import whose names are all rewritten at their uses is removed by the same fix, so that the
+// import and its uses are fixed together.
+void checkImports(TSNode root, Context& ctx) {
   const SemanticModel& model = ctx.model();
-  std::unordered_map<const Binding*, const Symbol*> bound;
+  std::string_view source = ctx.source();
+  std::unordered_map<const Binding*, const Symbol*> bound;  // names whose uses are reported
+  std::unordered_map<const void*, ImportGroup> groups;
   std::unordered_set<std::string_view> names;
   for (const auto& binding : model.bindings()) {
     if (binding->kind != BindingKind::Import) continue;
     const Symbol* s = deprecated::findSymbol(analysis::canonicalQualifiedName(binding->qualified_name));
-    if (s == nullptr || movesWithImport(*s) || !atLeast(ctx, s->deprecated)) continue;
-    // `from torch import qr` binds `qr`; `import torch.qr` cannot happen (not a module).
-    if (binding->name != lastOf(binding->qualified_name) && !isKind(ts_node_parent(binding->name_node), "aliased_import"))
-      continue;
-    bound.emplace(binding.get(), s);
-    names.insert(binding->name);
+    if (s == nullptr || !atLeast(ctx, s->deprecated)) continue;
+    if (!isKind(binding->statement, "import_from_statement")) continue;
+    // `try: from torch.func import vmap / except ImportError: from functorch import vmap`.
+    if (binding->is_fallback || inExceptHandler(binding->statement)) continue;
+    groups[binding->statement.id].statement = binding->statement;
+    if (!movesWithImport(*s)) {
+      bound.emplace(binding.get(), s);
+      names.insert(binding->name);
+    }
   }
-  if (bound.empty()) return;
-  analysis::WordPositions words;
-  for (std::string_view word : names) words.add(ctx.source(), word);
-  std::vector<TSNode> path;
-  analysis::walkTree(
-      root,
-      [&](TSNode node) {
-        path.push_back(node);
-        if (!words.anyWithin(startOf(node), endOf(node))) return false;
-        std::string_view kind = kindOf(node);
-        if (kind == "import_statement" || kind == "import_from_statement") return false;
-        if (kind != "identifier") return true;
-        std::string_view text = model.text(node);
-        if (!names.contains(text) || path.size() < 2 || !isReferenceIn(node, path[path.size() - 2])) return true;
-        const Binding* binding = model.resolve(text, node);
-        auto it = bound.find(binding);
-        if (it == bound.end()) return true;
-        TSNode parent = path[path.size() - 2];
-        TSNode call = isKind(parent, "call") && sameNode(fieldOf(parent, "function"), node) ? parent : TSNode{};
-        reportUse(*it->second, {node, call}, ctx);
-        return true;
-      },
-      [&](TSNode) { path.pop_back(); });
+  if (groups.empty()) return;
+
+  // 1. Uses of the bound names (not inside import statements).
+  std::vector<NameUse> uses;
+  if (!bound.empty()) {
+    analysis::WordPositions words;
+    for (std::string_view word : names) words.add(source, word);
+    std::vector<TSNode> path;
+    analysis::walkTree(
+        root,
+        [&](TSNode node) {
+          path.push_back(node);
+          if (!words.anyWithin(startOf(node), endOf(node))) return false;
+          std::string_view kind = kindOf(node);
+          if (kind == "import_statement" || kind == "import_from_statement") return false;
+          if (kind != "identifier") return true;
+          std::string_view text = model.text(node);
+          if (!names.contains(text) || path.size() < 2 || !isReferenceIn(node, path[path.size() - 2])) return true;
+          const Binding* binding = model.resolve(text, node);
+          auto it = bound.find(binding);
+          if (it == bound.end()) return true;
+          TSNode parent = path[path.size() - 2];
+          TSNode call = isKind(parent, "call") && sameNode(fieldOf(parent, "function"), node) ? parent : TSNode{};
+          uses.push_back({{node, call}, it->second, binding, std::nullopt});
+          return true;
+        },
+        [&](TSNode) { path.pop_back(); });
+  }
+  for (NameUse& use : uses) {
+    use.fix = useFix(*use.symbol, use.use, ctx);
+    groups[use.binding->statement.id].uses.push_back(&use);
+  }
+
+  // 2. One report per import statement; its fix also rewrites the uses.
+  for (auto& [id, group] : groups) {
+    TSNode statement = group.statement;
+    TSNode module_node = fieldOf(statement, "module_name");
+    if (!isKind(module_node, "dotted_name")) continue;
+    std::string module = dottedText(module_node, source);
+    std::vector<ImportedName> all;
+    std::vector<const ImportedName*> deprecated_names;
+    analysis::forEachFieldChild(statement, "name", [&](TSNode name) {
+      bool aliased = isKind(name, "aliased_import");
+      TSNode dotted = aliased ? fieldOf(name, "name") : name;
+      TSNode bound_node = aliased ? fieldOf(name, "alias") : name;
+      const Symbol* s = deprecated::findSymbol(analysis::canonicalQualifiedName(module + "." + dottedText(dotted, source)));
+      if (s != nullptr && !atLeast(ctx, s->deprecated)) s = nullptr;
+      all.push_back({name, analysis::textOf(bound_node, source), s});
+    });
+    std::string list;
+    bool removed = false;
+    for (const ImportedName& n : all) {
+      if (n.symbol == nullptr) continue;
+      deprecated_names.push_back(&n);
+      list += (list.empty() ? "`" : ", `") + std::string(n.symbol->qualified) + "`";
+      removed = removed || isRemoved(*n.symbol, ctx);
+    }
+    if (deprecated_names.empty()) continue;
+    std::string text = deprecated_names.size() == 1 ? "Import of " + message(*deprecated_names.front()->symbol, ctx, {})
+                                                     : "Import of deprecated " + list;
+    Diagnostic& d = ctx.report(statement, text);
+    if (removed) d.severity = Severity::Error;
+
+    // Every name moved unchanged to torch.func: rewrite the module, the uses stay.
+    bool all_move = std::all_of(all.begin(), all.end(), [&](const ImportedName& n) {
+      return n.symbol != nullptr && movesWithImport(*n.symbol) && atLeast(ctx, n.symbol->replacement_since);
+    });
+    if (all_move && module == "functorch") {
+      d.fix = Fix{quickfix::Applicability::Safe, "Import from `torch.func`",
+                  {{startOf(module_node), endOf(module_node), "torch.func"}}};
+      continue;
+    }
+    // Names whose every use is rewritten, and that occur nowhere else, are dropped.
+    std::vector<Edit> edits;
+    auto applicability = quickfix::Applicability::Safe;
+    for (const ImportedName* n : deprecated_names) {
+      if (movesWithImport(*n->symbol)) continue;
+      std::vector<const NameUse*> own;
+      for (const NameUse* u : group.uses)
+        if (u->binding->name == n->bound) own.push_back(u);
+      bool fixable = std::all_of(own.begin(), own.end(), [](const NameUse* u) { return u->fix.has_value(); });
+      std::vector<uint32_t> occurrences = bareOccurrences(source, n->bound, startOf(statement), endOf(statement));
+      bool only_uses = occurrences.size() == own.size() &&
+                       std::all_of(own.begin(), own.end(), [&](const NameUse* u) {
+                         return std::find(occurrences.begin(), occurrences.end(), startOf(u->use.ref)) != occurrences.end();
+                       });
+      if (!fixable || !only_uses || own.size() > 256) continue;
+      group.dropped.insert(n->bound);
+      for (const NameUse* u : own) {
+        if (u->fix->applicability == quickfix::Applicability::Unsafe) applicability = quickfix::Applicability::Unsafe;
+        for (const Edit& e : u->fix->edits) {
+          bool duplicate = std::any_of(edits.begin(), edits.end(), [&](const Edit& x) {
+            return x.start == e.start && x.end == e.end && x.content == e.content;
+          });
+          if (!duplicate) edits.push_back(e);
+        }
+      }
+    }
+    if (group.dropped.empty()) continue;
+    auto removal = importRemoval(statement, all, group.dropped, source);
+    if (!removal) {
+      group.dropped.clear();
+      continue;
+    }
+    edits.push_back(std::move(*removal));
+    if (!rewrite::normalizeEdits(edits)) {
+      group.dropped.clear();
+      continue;
+    }
+    group.fix = Fix{applicability, "Rewrite the uses and remove the deprecated import", std::move(edits)};
+    d.fix = group.fix;
+  }
+
+  // 3. The uses: with the import's fix where it covers them.
+  for (NameUse& u : uses) {
+    const ImportGroup& group = groups[u.binding->statement.id];
+    TSNode range = ts_node_is_null(u.use.call) ? u.use.ref : u.use.call;
+    Diagnostic& d = ctx.report(range, message(*u.symbol, ctx, ctx.text(u.use.ref)));
+    if (isRemoved(*u.symbol, ctx)) d.severity = Severity::Error;
+    d.fix = group.dropped.contains(u.binding->name) ? group.fix : u.fix;
+  }
 }
 
 class DeprecatedTorchFunction final : public Rule {
  public:
   const RuleMeta& meta() const override { return kDeprecatedTorchFunction; }
-  std::vector<std::string_view> nodeKinds() const override { return {"module", "attribute", "import_from_statement"}; }
+  std::vector<std::string_view> nodeKinds() const override { return {"module", "attribute"}; }
   std::vector<std::string_view> triggers() const override {
     auto words = deprecated::memberWords();
     return {words.begin(), words.end()};
@@ -558,8 +631,7 @@ class DeprecatedTorchFunction final : public Rule {
 
   void check(TSNode node, Context& ctx) const override {
     std::string_view kind = kindOf(node);
-    if (kind == "module") return checkImportedNameUses(node, ctx);
-    if (kind == "import_from_statement") return checkImportFrom(node, ctx);
+    if (kind == "module") return checkImports(node, ctx);
     // An attribute chain: one set lookup on its last name, one table lookup on what it resolves to.
     if (!deprecated::isSymbolMember(ctx.text(fieldOf(node, "attribute")))) return;
     auto q = ctx.model().qualifiedName(node);
