@@ -17,6 +17,7 @@ const Rule& deprecatedTorchFunctionRule();  // PTL106  rules/deprecated/deprecat
 const Rule& requiresGradTypoRule();        // PTL107  rules/autograd/requires_grad_typo.cpp
 const Rule& checkpointUseReentrantRule();  // PTL108  rules/autograd/checkpoint_use_reentrant.cpp
 const Rule& torchvisionPretrainedRule();    // PTL109  rules/vision/torchvision_pretrained.cpp
+const Rule& torchvisionToTensorV2Rule();    // PTL110  rules/vision/torchvision_to_tensor_v2.cpp
 const Rule& unstableNumericsRule();         // PTL704  rules/numerics/unstable_numerics.cpp
 const Rule& torchLoadWithoutWeightsOnlyRule();  // PTL801  rules/serialization/torch_load_without_weights_only.cpp
 

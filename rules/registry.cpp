@@ -61,6 +61,7 @@ const std::vector<const Rule*>& table() {
         &requiresGradTypoRule(),
         &checkpointUseReentrantRule(),
         &torchvisionPretrainedRule(),
+        &torchvisionToTensorV2Rule(),
         &unstableNumericsRule(),
         &torchLoadWithoutWeightsOnlyRule(),
     };
