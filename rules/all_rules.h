@@ -13,6 +13,8 @@ const Rule& itemInCompiledRegionRule();       // PTL501  rules/compile/item_in_c
 const Rule& handRolledAttentionRule();     // PTL601  rules/attention/hand_rolled_attention.cpp
 const Rule& deprecatedBackwardHookRule();  // PTL102  rules/autograd/deprecated_backward_hook.cpp
 const Rule& renamedDynamoCacheLimitRule(); // PTL103  rules/compile/renamed_dynamo_cache_limit.cpp
+const Rule& fairscaleShardingRule();       // PTL104  rules/distributed/fairscale_sharding.cpp
+const Rule& removedDatapipesRule();        // PTL105  rules/data/removed_datapipes.cpp
 const Rule& deprecatedTorchFunctionRule();  // PTL106  rules/deprecated/deprecated_torch_function.cpp
 const Rule& requiresGradTypoRule();        // PTL107  rules/autograd/requires_grad_typo.cpp
 const Rule& checkpointUseReentrantRule();  // PTL108  rules/autograd/checkpoint_use_reentrant.cpp

@@ -57,6 +57,8 @@ const std::vector<const Rule*>& table() {
         &handRolledAttentionRule(),
         &deprecatedBackwardHookRule(),
         &renamedDynamoCacheLimitRule(),
+        &fairscaleShardingRule(),
+        &removedDatapipesRule(),
         &deprecatedTorchFunctionRule(),
         &requiresGradTypoRule(),
         &checkpointUseReentrantRule(),
