@@ -102,12 +102,18 @@ std::string_view lastSegment(std::string_view name) {
 struct Index {
   std::unordered_map<std::string_view, const Symbol*> by_name;
   std::unordered_set<std::string_view> members;
+  std::vector<std::string> trigger_storage;
   std::vector<std::string_view> words;
   Index() {
     for (const Symbol& s : kSymbols) by_name.emplace(s.qualified, &s);
     for (auto [alias, target] : kAliases) by_name.emplace(alias, by_name.at(target));
     for (const auto& [name, symbol] : by_name) members.insert(lastSegment(name));
-    words.assign(members.begin(), members.end());
+    // A use spells `.member` (`torch.qr`, `T.nn.UpsamplingNearest2d`) or imports the name from a
+    // torch module (`from torch import qr`) or from functorch.
+    trigger_storage = {"from torch", "functorch"};
+    for (std::string_view member : members)
+      trigger_storage.push_back("." + std::string(member));
+    words.assign(trigger_storage.begin(), trigger_storage.end());
   }
 };
 
@@ -128,6 +134,6 @@ const Symbol* findSymbol(std::string_view qualified) {
 
 bool isSymbolMember(std::string_view name) { return index().members.contains(name); }
 
-std::span<const std::string_view> memberWords() { return index().words; }
+std::span<const std::string_view> triggerWords() { return index().words; }
 
 }  // namespace ptlint::rules::deprecated

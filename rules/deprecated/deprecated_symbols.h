@@ -46,7 +46,8 @@ std::span<const Symbol> symbols();
 const Symbol* findSymbol(std::string_view qualified);
 // True when `name` is the last segment of some symbol: the cheap test before resolving a chain.
 bool isSymbolMember(std::string_view name);
-// Whole-word trigger words: the last segment of every symbol.
-std::span<const std::string_view> memberWords();
+// Byte strings one of which every file using a symbol contains: `.member` for each last
+// segment, `from torch` and `functorch` (an import of a symbol names its module).
+std::span<const std::string_view> triggerWords();
 
 }  // namespace ptlint::rules::deprecated

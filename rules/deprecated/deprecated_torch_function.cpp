@@ -624,10 +624,9 @@ class DeprecatedTorchFunction final : public Rule {
   const RuleMeta& meta() const override { return kDeprecatedTorchFunction; }
   std::vector<std::string_view> nodeKinds() const override { return {"module", "attribute"}; }
   std::vector<std::string_view> triggers() const override {
-    auto words = deprecated::memberWords();
+    auto words = deprecated::triggerWords();
     return {words.begin(), words.end()};
   }
-  bool triggersAreWholeWords() const override { return true; }
 
   void check(TSNode node, Context& ctx) const override {
     std::string_view kind = kindOf(node);
