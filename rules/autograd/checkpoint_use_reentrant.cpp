@@ -65,6 +65,11 @@ class CheckpointUseReentrant final : public Rule {
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
   std::vector<std::string_view> triggers() const override { return {"checkpoint"}; }
   bool triggersAreWholeWords() const override { return true; }
+  // Every use names the module `torch.utils.checkpoint` somewhere: in an import or a chain.
+  bool mayMatchText(std::string_view text, const Settings&) const override {
+    return text.find("utils.checkpoint") != std::string_view::npos ||
+           text.find("utils import") != std::string_view::npos;
+  }
 
   void check(TSNode call, Context& ctx) const override {
     TSNode callee = fieldOf(call, "function");

@@ -1,5 +1,8 @@
 #include "rules/deprecated/deprecated_symbols.h"
 
+#include "analysis/text_search.h"
+
+#include <algorithm>
 #include <array>
 #include <string>
 #include <unordered_map>
@@ -102,18 +105,18 @@ std::string_view lastSegment(std::string_view name) {
 struct Index {
   std::unordered_map<std::string_view, const Symbol*> by_name;
   std::unordered_set<std::string_view> members;
-  std::vector<std::string> trigger_storage;
   std::vector<std::string_view> words;
   Index() {
     for (const Symbol& s : kSymbols) by_name.emplace(s.qualified, &s);
     for (auto [alias, target] : kAliases) by_name.emplace(alias, by_name.at(target));
     for (const auto& [name, symbol] : by_name) members.insert(lastSegment(name));
-    // A use spells `.member` (`torch.qr`, `T.nn.UpsamplingNearest2d`) or imports the name from a
-    // torch module (`from torch import qr`) or from functorch.
-    trigger_storage = {"from torch", "functorch"};
-    for (std::string_view member : members)
-      trigger_storage.push_back("." + std::string(member));
-    words.assign(trigger_storage.begin(), trigger_storage.end());
+    // functorch's names (`grad`, `vmap`) are only reachable through a `functorch` import.
+    for (const auto& [name, symbol] : by_name)
+      if (!name.starts_with("functorch.")) words.push_back(lastSegment(name));
+    std::sort(words.begin(), words.end());
+    words.erase(std::unique(words.begin(), words.end()), words.end());
+    words.push_back("import functorch");
+    words.push_back("from functorch");
   }
 };
 
@@ -135,5 +138,75 @@ const Symbol* findSymbol(std::string_view qualified) {
 bool isSymbolMember(std::string_view name) { return index().members.contains(name); }
 
 std::span<const std::string_view> triggerWords() { return index().words; }
+
+namespace {
+
+// Last segments that are also everyday names (`x.norm()`, `range(3)`, a parameter `lu`): a file
+// that holds one of them only counts when the text around it can name the torch symbol.
+constexpr std::array<std::string_view, 8> kCommonMembers{"solve", "eig", "qr", "ger", "lu", "svd", "norm", "range"};
+
+bool isCommon(std::string_view member) {
+  return std::find(kCommonMembers.begin(), kCommonMembers.end(), member) != kCommonMembers.end();
+}
+
+// Is the occurrence at `at` inside a `from torch... import (...)` statement? Walks back over what
+// an import list can hold (names, commas, parentheses, line breaks, comments) to its `from`.
+bool inTorchFromImport(std::string_view text, size_t at) {
+  size_t i = at;
+  while (i > 0) {
+    char c = text[i - 1];
+    if (analysis::isIdentifierByte(c) || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',' || c == '(' ||
+        c == '\\' || c == '.') {
+      --i;
+      continue;
+    }
+    // A comment on this line (`from torch import (  # noqa`): continue before its `#`.
+    size_t line_start = text.rfind('\n', i - 1);
+    line_start = line_start == std::string_view::npos ? 0 : line_start + 1;
+    size_t hash = text.find('#', line_start);
+    if (hash != std::string_view::npos && hash < i - 1) {
+      i = hash;
+      continue;
+    }
+    break;
+  }
+  // The last `from ` at the start of a line in [i, at).
+  std::string_view region = text.substr(i, at - i);
+  for (size_t pos = region.rfind("from "); pos != std::string_view::npos; pos = pos == 0 ? std::string_view::npos : region.rfind("from ", pos - 1)) {
+    size_t before = pos;
+    while (before > 0 && (region[before - 1] == ' ' || region[before - 1] == '\t')) --before;
+    bool line_start = before == 0 ? (i == 0 || text[i - 1] == '\n' || text[i - 1] == ' ' || text[i - 1] == '\t' || text[i - 1] == ';')
+                                  : region[before - 1] == '\n';
+    if (!line_start) continue;
+    std::string_view statement = region.substr(pos);
+    return statement.starts_with("from torch") && statement.size() > 10 &&
+           (statement[10] == ' ' || statement[10] == '.') && statement.find(" import") != std::string_view::npos;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool mayUseSymbols(std::string_view text) {
+  for (std::string_view word : index().words)
+    if (!isCommon(word) && analysis::findBytes(text, word) != std::string_view::npos) return true;
+  // An alias of torch or torch.functional makes any `.member` a candidate.
+  bool aliased = false;
+  for (std::string_view alias : {"import torch as", "torch.functional as", "torch import functional", "= torch\n", "= torch\r"})
+    aliased = aliased || analysis::findBytes(text, alias) != std::string_view::npos;
+  for (std::string_view member : kCommonMembers) {
+    bool found = analysis::forEachWholeWord(text, member, [&](size_t at) {
+      if (at > 0 && text[at - 1] == '.') {
+        size_t end = at - 1, begin = end;
+        while (begin > 0 && analysis::isIdentifierByte(text[begin - 1])) --begin;
+        std::string_view object = text.substr(begin, end - begin);
+        return aliased || object == "torch" || object == "functional";
+      }
+      return inTorchFromImport(text, at);
+    });
+    if (found) return true;
+  }
+  return false;
+}
 
 }  // namespace ptlint::rules::deprecated

@@ -46,8 +46,11 @@ std::span<const Symbol> symbols();
 const Symbol* findSymbol(std::string_view qualified);
 // True when `name` is the last segment of some symbol: the cheap test before resolving a chain.
 bool isSymbolMember(std::string_view name);
-// Byte strings one of which every file using a symbol contains: `.member` for each last
-// segment, `from torch` and `functorch` (an import of a symbol names its module).
+// Byte strings one of which every file using a symbol contains: each last segment, and
+// `functorch`.
 std::span<const std::string_view> triggerWords();
+// The finer test before parsing: false when no occurrence of a last segment can name a symbol
+// (`x.norm()` on an object other than torch, `range(3)` outside a `from torch import`).
+bool mayUseSymbols(std::string_view text);
 
 }  // namespace ptlint::rules::deprecated

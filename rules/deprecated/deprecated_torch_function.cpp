@@ -627,6 +627,7 @@ class DeprecatedTorchFunction final : public Rule {
     auto words = deprecated::triggerWords();
     return {words.begin(), words.end()};
   }
+  bool mayMatchText(std::string_view text, const Settings&) const override { return deprecated::mayUseSymbols(text); }
 
   void check(TSNode node, Context& ctx) const override {
     std::string_view kind = kindOf(node);

@@ -283,6 +283,12 @@ class UnstableNumerics final : public Rule {
   std::vector<std::string_view> nodeKinds() const override { return {"call", "binary_operator"}; }
   std::vector<std::string_view> triggers() const override { return {"log", "exp"}; }
   bool triggersAreWholeWords() const override { return true; }
+  // Each pattern holds a literal 1 next to `+` / `-`, or a `softmax`, or a `sum`.
+  bool mayMatchText(std::string_view text, const Settings&) const override {
+    for (std::string_view part : {"1 +", "1+", "+ 1", "+1", "- 1", "-1", "softmax", "sum"})
+      if (text.find(part) != std::string_view::npos) return true;
+    return false;
+  }
 
   void check(TSNode node, Context& ctx) const override {
     std::optional<Finding> f;

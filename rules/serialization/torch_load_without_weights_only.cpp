@@ -62,6 +62,11 @@ class TorchLoadWithoutWeightsOnly final : public Rule {
   const RuleMeta& meta() const override { return kTorchLoadWithoutWeightsOnly; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
   std::vector<std::string_view> triggers() const override { return {"load"}; }
+  // From 2.6 on only `weights_only=False` is reported, so the file must spell `weights_only`.
+  std::vector<std::string_view> triggersFor(const Settings& settings) const override {
+    if (settings.torch_version.atLeast(2, 6)) return {"weights_only"};
+    return triggers();
+  }
   bool triggersAreWholeWords() const override { return true; }
 
   void check(TSNode call, Context& ctx) const override {
