@@ -67,8 +67,9 @@ class CheckpointUseReentrant final : public Rule {
   bool triggersAreWholeWords() const override { return true; }
   // Every use names the module `torch.utils.checkpoint` somewhere: in an import or a chain.
   bool mayMatchText(std::string_view text, const Settings&) const override {
-    return text.find("utils.checkpoint") != std::string_view::npos ||
-           text.find("utils import") != std::string_view::npos;
+    for (std::string_view part : {"utils.checkpoint", "import checkpoint", ", checkpoint", "(checkpoint"})
+      if (text.find(part) != std::string_view::npos) return true;
+    return false;
   }
 
   void check(TSNode call, Context& ctx) const override {

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "analysis/syntax.h"
+#include "analysis/text_search.h"
 #include "rules/all_rules.h"
 #include "rules/deprecated/call_rewrite.h"
 #include "rules/helpers.h"
@@ -283,11 +284,17 @@ class UnstableNumerics final : public Rule {
   std::vector<std::string_view> nodeKinds() const override { return {"call", "binary_operator"}; }
   std::vector<std::string_view> triggers() const override { return {"log", "exp"}; }
   bool triggersAreWholeWords() const override { return true; }
-  // Each pattern holds a literal 1 next to `+` / `-`, or a `softmax`, or a `sum`.
+  // `log(1 + x)` / `(x + 1).log()` hold `(1 +` or `+ 1)`; `exp(x) - 1` holds `) - 1`; the
+  // others a `softmax`, or `exp` and `sum`, beside a `log`.
   bool mayMatchText(std::string_view text, const Settings&) const override {
-    for (std::string_view part : {"1 +", "1+", "+ 1", "+1", "- 1", "-1", "softmax", "sum"})
-      if (text.find(part) != std::string_view::npos) return true;
-    return false;
+    auto has = [&](std::string_view part) { return text.find(part) != std::string_view::npos; };
+    auto word = [&](std::string_view w) { return analysis::forEachWholeWord(text, w, [](size_t) { return true; }); };
+    bool log = word("log"), exp = word("exp");
+    if (exp && (has(") - 1") || has(")-1"))) return true;
+    if (!log) return false;
+    for (std::string_view part : {"(1 +", "(1+", "(1.0 +", "(1.0+", "(1. +", "+ 1)", "+1)", "+ 1.0)", "+1.0)", "+ 1.)"})
+      if (has(part)) return true;
+    return word("softmax") || (exp && word("sum"));
   }
 
   void check(TSNode node, Context& ctx) const override {
