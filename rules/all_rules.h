@@ -11,5 +11,14 @@ const Rule& ddpFindUnusedParametersRule(); // PTL301  rules/distributed/ddp_find
 const Rule& dataLoaderWorkerInitFnRule();  // PTL401  rules/data/dataloader_missing_worker_init_fn.cpp
 const Rule& itemInCompiledRegionRule();       // PTL501  rules/compile/item_in_compiled_region.cpp
 const Rule& handRolledAttentionRule();     // PTL601  rules/attention/hand_rolled_attention.cpp
+const Rule& workerOptionWithoutWorkersRule();  // PTL404  rules/data/worker_option_without_workers.cpp
+const Rule& graphBreakCallInCompiledRegionRule();  // PTL502  rules/compile/graph_break_call_in_compiled_region.cpp
+const Rule& dataDependentBranchInCompiledRegionRule();  // PTL504  rules/compile/data_dependent_branch_in_compiled_region.cpp
+const Rule& anomalyDetectionEnabledRule();  // PTL701  rules/numerics/anomaly_detection_enabled.cpp
+const Rule& deterministicWithoutCublasConfigRule();  // PTL702  rules/numerics/deterministic_without_cublas_config.cpp
+const Rule& cudnnBenchmarkWithDeterminismRule();  // PTL703  rules/numerics/cudnn_benchmark_with_determinism.cpp
+const Rule& dynamoSuppressErrorsRule();  // PTL505  rules/compile/dynamo_suppress_errors.cpp
+const Rule& raisedRecompileLimitRule();  // PTL503  rules/compile/raised_recompile_limit.cpp
+const Rule& backwardInsideAutocastRule();  // PTL204  rules/amp/backward_inside_autocast.cpp
 
 }  // namespace ptlint::rules

@@ -55,6 +55,15 @@ const std::vector<const Rule*>& table() {
         &dataLoaderWorkerInitFnRule(),
         &itemInCompiledRegionRule(),
         &handRolledAttentionRule(),
+        &workerOptionWithoutWorkersRule(),
+        &graphBreakCallInCompiledRegionRule(),
+        &dataDependentBranchInCompiledRegionRule(),
+        &anomalyDetectionEnabledRule(),
+        &deterministicWithoutCublasConfigRule(),
+        &cudnnBenchmarkWithDeterminismRule(),
+        &dynamoSuppressErrorsRule(),
+        &raisedRecompileLimitRule(),
+        &backwardInsideAutocastRule(),
     };
     std::sort(all.begin(), all.end(), [](const Rule* a, const Rule* b) { return a->meta().code < b->meta().code; });
     return all;
