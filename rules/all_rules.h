@@ -20,5 +20,8 @@ const Rule& cudnnBenchmarkWithDeterminismRule();  // PTL703  rules/numerics/cudn
 const Rule& dynamoSuppressErrorsRule();  // PTL505  rules/compile/dynamo_suppress_errors.cpp
 const Rule& raisedRecompileLimitRule();  // PTL503  rules/compile/raised_recompile_limit.cpp
 const Rule& backwardInsideAutocastRule();  // PTL204  rules/amp/backward_inside_autocast.cpp
+const Rule& fp16AutocastWithoutGradScalerRule();  // PTL202  rules/amp/fp16_autocast_without_gradscaler.cpp
+const Rule& flashBackendWithMaskRule();  // PTL602  rules/attention/flash_backend_with_mask.cpp
+const Rule& forcedMathSdpaBackendRule();  // PTL604  rules/attention/forced_math_sdpa_backend.cpp
 
 }  // namespace ptlint::rules

@@ -64,6 +64,9 @@ const std::vector<const Rule*>& table() {
         &dynamoSuppressErrorsRule(),
         &raisedRecompileLimitRule(),
         &backwardInsideAutocastRule(),
+        &fp16AutocastWithoutGradScalerRule(),
+        &flashBackendWithMaskRule(),
+        &forcedMathSdpaBackendRule(),
     };
     std::sort(all.begin(), all.end(), [](const Rule* a, const Rule* b) { return a->meta().code < b->meta().code; });
     return all;
