@@ -67,6 +67,7 @@ const std::vector<const Rule*>& table() {
         &fp16AutocastWithoutGradScalerRule(),
         &flashBackendWithMaskRule(),
         &forcedMathSdpaBackendRule(),
+        &pinMemoryWithoutNonBlockingRule(),
     };
     std::sort(all.begin(), all.end(), [](const Rule* a, const Rule* b) { return a->meta().code < b->meta().code; });
     return all;
