@@ -24,5 +24,9 @@ const Rule& fp16AutocastWithoutGradScalerRule();  // PTL202  rules/amp/fp16_auto
 const Rule& flashBackendWithMaskRule();  // PTL602  rules/attention/flash_backend_with_mask.cpp
 const Rule& forcedMathSdpaBackendRule();  // PTL604  rules/attention/forced_math_sdpa_backend.cpp
 const Rule& pinMemoryWithoutNonBlockingRule();  // PTL402  rules/data/pin_memory_without_non_blocking.cpp
+const Rule& lowPrecisionGradientReduceRule();  // PTL203  rules/distributed/low_precision_gradient_reduce.cpp
+const Rule& fsdp1InNewCodeRule();  // PTL302  rules/distributed/fsdp1_in_new_code.cpp
+const Rule& synchronousDataLoaderRule();  // PTL405  rules/data/synchronous_dataloader.cpp
+const Rule& dataLoaderPersistentWorkersRule();  // PTL403  rules/data/dataloader_persistent_workers.cpp
 
 }  // namespace ptlint::rules

@@ -68,6 +68,10 @@ const std::vector<const Rule*>& table() {
         &flashBackendWithMaskRule(),
         &forcedMathSdpaBackendRule(),
         &pinMemoryWithoutNonBlockingRule(),
+        &lowPrecisionGradientReduceRule(),
+        &fsdp1InNewCodeRule(),
+        &synchronousDataLoaderRule(),
+        &dataLoaderPersistentWorkersRule(),
     };
     std::sort(all.begin(), all.end(), [](const Rule* a, const Rule* b) { return a->meta().code < b->meta().code; });
     return all;
