@@ -72,6 +72,7 @@ const std::vector<const Rule*>& table() {
         &fsdp1InNewCodeRule(),
         &synchronousDataLoaderRule(),
         &dataLoaderPersistentWorkersRule(),
+        &invalidAllocConfRule(),
     };
     std::sort(all.begin(), all.end(), [](const Rule* a, const Rule* b) { return a->meta().code < b->meta().code; });
     return all;
