@@ -31,8 +31,9 @@ constexpr RuleMeta kPinMemoryWithoutNonBlocking{
 Inside a `for` loop over a `torch.utils.data.DataLoader(..., pin_memory=True)` — the loader
 itself or a name bound once to it, also through `enumerate(...)`, `zip(...)` and
 `tqdm(...)` — reports `.to(device)` and `.cuda()` calls on the loop's batch (a loop variable,
-or an attribute or item of one: `x.to(device)`, `batch["image"].cuda()`) that do not pass
-`non_blocking=`. A `.to(torch.float16)` (a dtype, not a device) is not a copy to the device and
+an attribute or item of one, or a name the loop body unpacks from it: `x.to(device)`,
+`batch["image"].cuda()`, `inputs, labels = data`, `{k: v.to(device) for k, v in batch.items()}`)
+that do not pass `non_blocking=`. A `.to(torch.float16)` (a dtype, not a device) is not a copy to the device and
 is not reported, nor is a loader whose `pin_memory` the analysis cannot resolve, nor a loader
 held in an attribute (`self.loader`). The DataLoader is given as related information.
 
@@ -74,15 +75,49 @@ copy runs, needs an explicit synchronisation.
 - [`torch.utils.data.DataLoader` (`pin_memory`)](https://pytorch.org/docs/stable/data.html#memory-pinning)
 )md"};
 
-// The identifier an expression is rooted in: `x` for `x`, `x.a`, `x["k"]`, `x[0].a`.
-TSNode rootName(TSNode expr) {
+// The identifier an expression is rooted in: `x` for `x`, `x.a`, `x["k"]`, `x[0].a`, and with
+// `through_methods`, `x.items()` / `x.values()` too.
+TSNode rootName(TSNode expr, bool through_methods = false) {
   expr = analysis::unparenthesize(expr);
   for (int hops = 0; hops < 16; ++hops) {
     if (isKind(expr, "attribute")) expr = analysis::unparenthesize(fieldOf(expr, "object"));
     else if (isKind(expr, "subscript")) expr = analysis::unparenthesize(fieldOf(expr, "value"));
+    else if (through_methods && isKind(expr, "call") && isKind(fieldOf(expr, "function"), "attribute"))
+      expr = analysis::unparenthesize(fieldOf(fieldOf(expr, "function"), "object"));
     else break;
   }
   return isKind(expr, "identifier") ? expr : TSNode{};
+}
+
+// Adds the names bound by `pattern` (an identifier, a tuple or list of them) to `names`.
+void addBoundNames(TSNode pattern, std::string_view source, std::set<std::string_view>& names) {
+  analysis::walkTree(
+      pattern,
+      [&](TSNode node) {
+        if (isKind(node, "identifier")) names.insert(analysis::textOf(node, source));
+        return !isKind(node, "attribute") && !isKind(node, "subscript");
+      },
+      [](TSNode) {});
+}
+
+// True when `value` is, or unpacks into, parts of the batch: `batch`, `batch["x"]`,
+// `batch.items()`, `(batch[0], batch[1])`.
+bool fromBatch(TSNode value, std::string_view source, const std::set<std::string_view>& names) {
+  value = analysis::unparenthesize(value);
+  if (isKind(value, "tuple") || isKind(value, "expression_list") || isKind(value, "list")) {
+    bool all = ts_node_named_child_count(value) > 0;
+    analysis::forEachNamedChild(value, [&](TSNode element) { all = all && fromBatch(element, source, names); });
+    return all;
+  }
+  TSNode root = rootName(value, true);
+  if (ts_node_is_null(root) || !names.count(analysis::textOf(root, source))) return false;
+  // `batch.to(device)` is a copy already, not a part of the pinned batch.
+  for (TSNode node = value; isKind(node, "call");) {
+    std::string_view method = analysis::textOf(fieldOf(fieldOf(node, "function"), "attribute"), source);
+    if (method != "items" && method != "values" && method != "get") return false;
+    node = analysis::unparenthesize(fieldOf(fieldOf(node, "function"), "object"));
+  }
+  return true;
 }
 
 // `.to(...)` moves to a device unless its only target is a dtype.
@@ -118,13 +153,7 @@ class PinMemoryWithoutNonBlocking final : public Rule {
     if (boolValue(model, pin) != true) return;
 
     std::set<std::string_view> targets;
-    analysis::walkTree(
-        fieldOf(loop, "left"),
-        [&](TSNode node) {
-          if (isKind(node, "identifier")) targets.insert(analysis::textOf(node, source));
-          return !isKind(node, "attribute") && !isKind(node, "subscript");
-        },
-        [](TSNode) {});
+    addBoundNames(fieldOf(loop, "left"), source, targets);
     if (targets.empty()) return;
 
     TSNode body = fieldOf(loop, "body");
@@ -133,6 +162,20 @@ class PinMemoryWithoutNonBlocking final : public Rule {
         body,
         [&](TSNode node) {
           if (isCodeBoundary(node) || isKind(node, "string") || isKind(node, "comment")) return false;
+          // Names that take parts of the batch: `x, y = batch`, `for k, v in batch.items()`,
+          // `{k: v.to(device) for k, v in batch.items()}`.
+          if (isKind(node, "assignment") && fromBatch(fieldOf(node, "right"), source, targets))
+            addBoundNames(fieldOf(node, "left"), source, targets);
+          if (isKind(node, "for_statement") && fromBatch(fieldOf(node, "right"), source, targets))
+            addBoundNames(fieldOf(node, "left"), source, targets);
+          // A comprehension's `for` clauses come after its body in the tree: bind them first.
+          if (isKind(node, "list_comprehension") || isKind(node, "dictionary_comprehension") ||
+              isKind(node, "set_comprehension") || isKind(node, "generator_expression")) {
+            analysis::forEachNamedChild(node, [&](TSNode clause) {
+              if (isKind(clause, "for_in_clause") && fromBatch(fieldOf(clause, "right"), source, targets))
+                addBoundNames(fieldOf(clause, "left"), source, targets);
+            });
+          }
           if (isKind(node, "call")) checkCopy(ctx, node, loader, targets);
           return true;
         },
