@@ -1,5 +1,6 @@
 // PTL204 backward-inside-autocast: `.backward()` lexically inside a `with autocast(...)` block.
 #include "analysis/syntax.h"
+#include "analysis/text_search.h"
 #include "rules/all_rules.h"
 #include "rules/amp/autocast_dtype.h"
 #include "rules/common/blocks.h"
@@ -67,8 +68,14 @@ class BackwardInsideAutocast final : public Rule {
   const RuleMeta& meta() const override { return kBackwardInsideAutocast; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
   std::vector<std::string_view> triggers() const override { return {"autocast"}; }
+  std::vector<std::string_view> requiredWords() const override { return {"backward"}; }
+  bool triggersAreWholeWords() const override { return true; }
   bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
-    return file.text().find("backward") != std::string_view::npos;
+    // A `with` block around a call of something named `backward`.
+    std::string_view text = file.text();
+    return analysis::findBytes(text, "backward") != std::string_view::npos &&
+           analysis::findBytes(text, "with") != std::string_view::npos && namesIdentifier(file, "autocast") &&
+           namesIdentifier(file, "backward");
   }
 
   void check(TSNode call, Context& ctx) const override {

@@ -1,6 +1,7 @@
 // PTL602 flash-backend-with-mask: `scaled_dot_product_attention(..., attn_mask=...)` where only
 // FlashAttention is allowed, which takes no mask.
 #include "analysis/syntax.h"
+#include "analysis/text_search.h"
 #include "analysis/value_resolution.h"
 #include "rules/all_rules.h"
 #include "rules/attention/sdpa_backends.h"
@@ -81,8 +82,13 @@ class FlashBackendWithMask final : public Rule {
   const RuleMeta& meta() const override { return kFlashBackendWithMask; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
   std::vector<std::string_view> triggers() const override { return {"scaled_dot_product_attention"}; }
+  std::vector<std::string_view> requiredWords() const override { return {"sdp"}; }
   bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
-    return file.text().find("sdp") != std::string_view::npos;
+    std::string_view text = file.text();
+    return (analysis::findBytes(text, "sdpa_kernel") != std::string_view::npos ||
+            analysis::findBytes(text, "sdp_kernel") != std::string_view::npos) &&
+           namesIdentifier(file, "scaled_dot_product_attention") &&
+           (namesIdentifier(file, "sdpa_kernel") || namesIdentifier(file, "sdp_kernel"));
   }
 
   void check(TSNode call, Context& ctx) const override {

@@ -143,3 +143,19 @@ bool isBackwardCall(const analysis::SemanticModel& model, TSNode call) {
 }
 
 }  // namespace ptlint::rules
+
+#include "analysis/text_search.h"
+
+namespace ptlint::rules {
+
+bool namesIdentifier(const analysis::ParsedFile& file, std::string_view word) {
+  std::string_view source = file.text();
+  TSNode root = file.root();
+  return analysis::forEachWholeWord(source, word, [&](size_t at) {
+    auto start = static_cast<uint32_t>(at), end = static_cast<uint32_t>(at + word.size());
+    TSNode node = ts_node_descendant_for_byte_range(root, start, end);
+    return analysis::isKind(node, "identifier") && analysis::startOf(node) == start && analysis::endOf(node) == end;
+  });
+}
+
+}  // namespace ptlint::rules

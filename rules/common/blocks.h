@@ -59,3 +59,12 @@ std::optional<std::string_view> stringValue(const analysis::SemanticModel& model
 bool isBackwardCall(const analysis::SemanticModel& model, TSNode call);
 
 }  // namespace ptlint::rules
+
+namespace ptlint::rules {
+
+// True when some whole-word occurrence of `word` in the file is an identifier of the tree (not a
+// string, a comment or part of a longer name). Cheap enough for `mayReportIn`: one byte search
+// and a descent per occurrence, no semantic model.
+bool namesIdentifier(const analysis::ParsedFile& file, std::string_view word);
+
+}  // namespace ptlint::rules

@@ -161,10 +161,15 @@ class DataDependentBranchInCompiledRegion final : public Rule {
   }
 
   bool mayReportIn(const analysis::ParsedFile& file, const Settings& settings) const override {
+    // Every finding names one of these as a call.
     std::string_view text = file.text();
     bool any = false;
     for (std::string_view word : {"item", "any", "all", "equal", "allclose", "is_nonzero", "bool"})
-      any = any || analysis::findBytes(text, word) != std::string_view::npos;
+      any = any || analysis::forEachWholeWord(text, word, [&](size_t at) {
+              size_t after = at + word.size();
+              while (after < text.size() && (text[after] == ' ' || text[after] == '\t')) ++after;
+              return after < text.size() && text[after] == '(';
+            });
     if (!any) return false;
     return analysis::CompiledRegions::mayCompileAnything(file, settings.compile_decorators);
   }

@@ -65,6 +65,10 @@ class DynamoSuppressErrors final : public Rule {
   const RuleMeta& meta() const override { return kDynamoSuppressErrors; }
   std::vector<std::string_view> nodeKinds() const override { return {"assignment"}; }
   std::vector<std::string_view> triggers() const override { return {"suppress_errors"}; }
+  bool triggersAreWholeWords() const override { return true; }
+  bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
+    return namesIdentifier(file, "suppress_errors");
+  }
 
   void check(TSNode assignment, Context& ctx) const override {
     TSNode left = fieldOf(assignment, "left");

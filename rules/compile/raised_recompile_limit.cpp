@@ -67,6 +67,12 @@ class RaisedRecompileLimit final : public Rule {
   const RuleMeta& meta() const override { return kRaisedRecompileLimit; }
   std::vector<std::string_view> nodeKinds() const override { return {"assignment", "call"}; }
   std::vector<std::string_view> triggers() const override { return {"recompile_limit", "cache_size_limit"}; }
+  bool triggersAreWholeWords() const override { return true; }
+  bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
+    // `config.patch("cache_size_limit", 64)` names it in a string only.
+    return namesIdentifier(file, "recompile_limit") || namesIdentifier(file, "cache_size_limit") ||
+           namesIdentifier(file, "patch");
+  }
 
   void check(TSNode node, Context& ctx) const override {
     const auto& model = ctx.model();

@@ -77,7 +77,7 @@ class DataLoaderPersistentWorkers final : public Rule {
  public:
   const RuleMeta& meta() const override { return kDataLoaderPersistentWorkers; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
-  std::vector<std::string_view> triggers() const override { return {"num_workers"}; }
+  std::vector<std::string_view> triggers() const override { return {"DataLoader"}; }
 
   void check(TSNode call, Context& ctx) const override {
     const auto& model = ctx.model();

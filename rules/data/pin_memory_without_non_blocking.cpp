@@ -4,6 +4,7 @@
 #include <string>
 
 #include "analysis/syntax.h"
+#include "analysis/text_search.h"
 #include "analysis/value_resolution.h"
 #include "rules/all_rules.h"
 #include "rules/amp/autocast_dtype.h"
@@ -142,7 +143,17 @@ class PinMemoryWithoutNonBlocking final : public Rule {
  public:
   const RuleMeta& meta() const override { return kPinMemoryWithoutNonBlocking; }
   std::vector<std::string_view> nodeKinds() const override { return {"for_statement"}; }
-  std::vector<std::string_view> triggers() const override { return {"pin_memory"}; }
+  std::vector<std::string_view> triggers() const override { return {"DataLoader"}; }
+  std::vector<std::string_view> requiredWords() const override { return {"pin_memory", "True"}; }
+  bool triggersAreWholeWords() const override { return true; }
+  bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
+    // `pin_memory=True` (or a name bound to `True`), and a `.to(` or `.cuda(` call.
+    std::string_view text = file.text();
+    return analysis::findBytes(text, "True") != std::string_view::npos &&
+           (analysis::findBytes(text, ".to(") != std::string_view::npos ||
+            analysis::findBytes(text, ".cuda(") != std::string_view::npos) &&
+           namesIdentifier(file, "pin_memory") && namesIdentifier(file, "DataLoader");
+  }
 
   void check(TSNode loop, Context& ctx) const override {
     const auto& model = ctx.model();

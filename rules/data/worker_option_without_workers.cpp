@@ -75,7 +75,11 @@ class WorkerOptionWithoutWorkers final : public Rule {
  public:
   const RuleMeta& meta() const override { return kWorkerOptionWithoutWorkers; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
-  std::vector<std::string_view> triggers() const override { return {"prefetch_factor", "persistent_workers"}; }
+  std::vector<std::string_view> triggers() const override { return {"DataLoader"}; }
+  bool triggersAreWholeWords() const override { return true; }
+  bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
+    return namesIdentifier(file, "prefetch_factor") || namesIdentifier(file, "persistent_workers");
+  }
 
   void check(TSNode call, Context& ctx) const override {
     const auto& model = ctx.model();

@@ -1,6 +1,7 @@
 // PTL203 low-precision-gradient-reduce: FSDP mixed precision that reduces gradients in bf16/fp16.
 #include "analysis/syntax.h"
 #include "rules/all_rules.h"
+#include "rules/common/blocks.h"
 #include "rules/amp/autocast_dtype.h"
 #include "rules/helpers.h"
 
@@ -75,6 +76,9 @@ class LowPrecisionGradientReduce final : public Rule {
   const RuleMeta& meta() const override { return kLowPrecisionGradientReduce; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
   std::vector<std::string_view> triggers() const override { return {"MixedPrecision"}; }
+  bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
+    return namesIdentifier(file, "MixedPrecision") || namesIdentifier(file, "MixedPrecisionPolicy");
+  }
 
   void check(TSNode call, Context& ctx) const override {
     const auto& model = ctx.model();

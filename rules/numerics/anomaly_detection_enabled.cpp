@@ -64,7 +64,11 @@ class AnomalyDetectionEnabled final : public Rule {
  public:
   const RuleMeta& meta() const override { return kAnomalyDetectionEnabled; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  // `set_detect_anomaly` contains it: one search for both.
   std::vector<std::string_view> triggers() const override { return {"detect_anomaly"}; }
+  bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
+    return namesIdentifier(file, "detect_anomaly") || namesIdentifier(file, "set_detect_anomaly");
+  }
 
   void check(TSNode call, Context& ctx) const override {
     const auto& model = ctx.model();

@@ -1,6 +1,7 @@
 // PTL703 cudnn-benchmark-with-determinism: `cudnn.benchmark = True` next to a request for
 // deterministic results.
 #include "analysis/syntax.h"
+#include "analysis/text_search.h"
 #include "rules/all_rules.h"
 #include "rules/common/blocks.h"
 #include "rules/helpers.h"
@@ -105,6 +106,15 @@ class CudnnBenchmarkWithDeterminism final : public Rule {
   const RuleMeta& meta() const override { return kCudnnBenchmarkWithDeterminism; }
   std::vector<std::string_view> nodeKinds() const override { return {"assignment"}; }
   std::vector<std::string_view> triggers() const override { return {"benchmark"}; }
+  std::vector<std::string_view> requiredWords() const override { return {"cudnn", "deterministic"}; }
+  bool triggersAreWholeWords() const override { return true; }
+  bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
+    // `cudnn.benchmark` and a determinism request (`deterministic` / `use_deterministic_algorithms`).
+    std::string_view text = file.text();
+    return analysis::findBytes(text, "cudnn") != std::string_view::npos &&
+           analysis::findBytes(text, "deterministic") != std::string_view::npos && namesIdentifier(file, "benchmark") &&
+           (namesIdentifier(file, "deterministic") || namesIdentifier(file, "use_deterministic_algorithms"));
+  }
 
   void check(TSNode assignment, Context& ctx) const override {
     const auto& model = ctx.model();

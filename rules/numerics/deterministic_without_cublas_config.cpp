@@ -76,8 +76,12 @@ class DeterministicWithoutCublasConfig final : public Rule {
   const RuleMeta& meta() const override { return kDeterministicWithoutCublasConfig; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
   std::vector<std::string_view> triggers() const override { return {"use_deterministic_algorithms"}; }
+  std::vector<std::string_view> requiredWords() const override { return {"True"}; }
+  bool triggersAreWholeWords() const override { return true; }
   bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
-    return analysis::findBytes(file.text(), "CUBLAS_WORKSPACE_CONFIG") == std::string_view::npos;
+    return analysis::findBytes(file.text(), "True") != std::string_view::npos &&
+           analysis::findBytes(file.text(), "CUBLAS_WORKSPACE_CONFIG") == std::string_view::npos &&
+           namesIdentifier(file, "use_deterministic_algorithms");
   }
 
   void check(TSNode call, Context& ctx) const override {

@@ -73,6 +73,7 @@ class InvalidAllocConf final : public Rule {
   const RuleMeta& meta() const override { return kInvalidAllocConf; }
   std::vector<std::string_view> nodeKinds() const override { return {"assignment", "call"}; }
   std::vector<std::string_view> triggers() const override { return {kVariable}; }
+  bool triggersAreWholeWords() const override { return true; }
 
   void check(TSNode node, Context& ctx) const override {
     const auto& model = ctx.model();
