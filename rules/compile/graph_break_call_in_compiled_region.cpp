@@ -66,7 +66,7 @@ def step(x):
     log_shape(y)             # still a break, but an explicit and visible one
     return y.cos()
 ```
-or set `torch._dynamo.config.reorderable_logging_functions = {print}` (2.2+) to move prints
+or add `print` to `torch._dynamo.config.reorderable_logging_functions` to move prints
 to the end of the graph.
 
 ## Fix safety
