@@ -63,15 +63,54 @@ std::vector<Leaf> leavesOf(TSNode node) {
   return leaves;
 }
 
+bool leafIs(const Leaf& leaf, std::string_view word, std::string_view text) {
+  return text.substr(leaf.start, leaf.end - leaf.start) == word;
+}
+
 bool isOpen(std::string_view kind) { return kind == "(" || kind == "[" || kind == "{"; }
 bool isClose(std::string_view kind) { return kind == ")" || kind == "]" || kind == "}"; }
 
-// Tokens after which a `*` starts a starred expression (never a multiplication).
-bool precedesStarredExpression(std::string_view kind) {
-  static constexpr std::array<std::string_view, 23> kinds{
-      "(", "[", "{", ",", "=", ";", ":", "return", "yield", "in", "+=", "-=", "*=", "/=", "//=",
-      "%=", "**=", ">>=", "<<=", "&=", "^=", "|=", "@="};
-  return std::find(kinds.begin(), kinds.end(), kind) != kinds.end();
+// Tokens after which a `*` starts a starred expression (never a multiplication). `=` and the
+// augmented assignments only count outside brackets (inside, `=` names a keyword argument).
+bool precedesStarredExpression(std::string_view kind, int depth) {
+  static constexpr std::array<std::string_view, 7> anywhere{"(", "[", "{", ",", "return", "yield", "in"};
+  static constexpr std::array<std::string_view, 14> assignments{
+      "=", "+=", "-=", "*=", "/=", "//=", "%=", "**=", ">>=", "<<=", "&=", "^=", "|=", "@="};
+  if (std::find(anywhere.begin(), anywhere.end(), kind) != anywhere.end()) return true;
+  return depth == 0 && std::find(assignments.begin(), assignments.end(), kind) != assignments.end();
+}
+
+// Python allows a starred expression as an element of a comma-separated list only (`return *a`
+// and `x = *a` are errors, `return *a,` is not): after a `,`, or followed by one at its depth.
+// Alone, it may fill a list or set display, a subscript (`d[*idx]`) or a call's arguments.
+// Never in a comprehension (`[*a for a in b]`).
+bool isListElement(const std::vector<Leaf>& leaves, size_t star, std::string_view text) {
+  bool alone_ok = false;
+  if (star > 0) {
+    std::string_view before = leaves[star - 1].kind;
+    if (before == ",") return true;
+    alone_ok = before == "[" || before == "{";
+    if (before == "(" && star > 1) {
+      std::string_view callee_end = leaves[star - 2].kind;
+      alone_ok = callee_end == "identifier" || callee_end == ")" || callee_end == "]" || callee_end == "string_end";
+    }
+  }
+  int depth = 0;
+  for (size_t i = star + 1; i < leaves.size(); ++i) {
+    std::string_view kind = leaves[i].kind;
+    if (depth == 0 && i > star + 1) {
+      // A line break outside brackets (and not continued) ends the statement.
+      std::string_view gap = text.substr(leaves[i - 1].end, leaves[i].start - leaves[i - 1].end);
+      if (gap.find('\n') != std::string_view::npos && gap.find('\\') == std::string_view::npos) return false;
+    }
+    if (isOpen(kind)) ++depth;
+    else if (isClose(kind) && --depth < 0) return alone_ok;
+    else if (depth == 0 && kind == ",") return true;
+    else if (depth == 0 && (kind == "=" || kind == ":" || kind == ";")) return false;
+    // Error recovery may read a keyword as a name: compare the text.
+    else if (depth == 0 && (leafIs(leaves[i], "for", text) || leafIs(leaves[i], "if", text))) return false;
+  }
+  return false;
 }
 
 // Tokens that start an operand the grammar does not accept after `*` in an expression list
@@ -92,10 +131,6 @@ bool startsLine(const Leaf& leaf, std::string_view text) {
   line_start = (line_start == std::string_view::npos || leaf.start == 0) ? 0 : line_start + 1;
   if (leaf.start == 0) return true;
   return isWhitespace(text.substr(line_start, leaf.start - line_start));
-}
-
-bool leafIs(const Leaf& leaf, std::string_view word, std::string_view text) {
-  return text.substr(leaf.start, leaf.end - leaf.start) == word;
 }
 
 // Index of the bracket closing the one at `open` (or leaves.size()).
@@ -127,11 +162,15 @@ void rewriteTypeParameterDefaults(const std::vector<Leaf>& leaves, size_t open, 
     else if (isClose(kind)) --depth;
     else if (depth == 0 && kind == ",") parameter = i + 1;
     else if (depth == 0 && kind == "=") {
+      // A star default belongs to a `*Ts` parameter only: elsewhere the error stays.
+      if (i + 1 < close && leaves[i + 1].kind == "*" && leaves[parameter].kind != "*") continue;
       text[leaves[i].start] = '|';
       if (leaves[parameter].kind == "*" || leaves[parameter].kind == "**")
         std::fill(text.begin() + leaves[parameter].start, text.begin() + leaves[parameter].end, ' ');
-      // `*Ts = *(int, str)`: the default's own star, as in an expression list.
-      if (i + 2 < close && leaves[i + 1].kind == "*" && startsUnstarrableOperand(leaves[i + 2].kind))
+      // `*Ts = *(int, str)`: the default's own star, as in an expression list (a star default
+      // belongs to a `*Ts` parameter only).
+      if (i + 2 < close && leaves[i + 1].kind == "*" && startsUnstarrableOperand(leaves[i + 2].kind) &&
+          leaves[parameter].kind == "*")
         text[leaves[i + 1].start] = ' ';
     }
   }
@@ -193,14 +232,14 @@ void rewriteStatement(TSNode statement, std::string& text) {
     }
     if (kind != "*" || skip_until_colon_at >= 0 || i < skip_until_leaf) continue;
     if (i + 1 >= leaves.size() || !startsUnstarrableOperand(leaves[i + 1].kind)) continue;
-    bool starred = i == 0 || precedesStarredExpression(leaves[i - 1].kind);
+    bool starred = i == 0 || precedesStarredExpression(leaves[i - 1].kind, depth);
     if (!starred && depth == 0) {
       // A statement that starts with `*` (`*(a), b = c`): a line break, not a continuation,
       // separates it from the previous token.
       std::string_view gap = std::string_view(text).substr(leaves[i - 1].end, leaf.start - leaves[i - 1].end);
       starred = gap.find('\n') != std::string_view::npos && gap.find('\\') == std::string_view::npos;
     }
-    if (starred) text[leaf.start] = ' ';
+    if (starred && isListElement(leaves, i, text)) text[leaf.start] = ' ';
   }
 }
 

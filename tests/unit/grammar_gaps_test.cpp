@@ -27,7 +27,7 @@ const char* const kValid[] = {
     "x = d[*(a, b)]\n",
     "d[1:2, *(a, b)] = v\n",
     "{}, *{}\n",
-    "if x: *(a), = b\n",
+    "x = *(a,), b\n",
     "x = f\"{a:=^10}\"\n",
     "x = f\"{a!r:=<{w}}\"\n",
     "def f():\n        (bar.\n    baz)\n",
@@ -67,6 +67,14 @@ const char* const kInvalid[] = {
     "x = 1\ry = 2 +\r",
     "a, *(b, c) = \n",
     "host, *rest = endpoint, *[] +\n",
+    // Python allows a starred expression only as an element of a list.
+    "*(2,)\n",
+    "x = *(a)\n",
+    "def f(a):\n    return *(a)\n",
+    "x = {1: *(a), 2: b}\n",
+    "f(x=*(a), y=1)\n",
+    "x = [*(a) for a in b]\n",
+    "type A[T = *int] = int\n",
 };
 
 TEST(GrammarGaps, RealErrorsStayErrors) {
