@@ -80,6 +80,11 @@ bool precedesStarredExpression(std::string_view kind, int depth) {
   return depth == 0 && std::find(assignments.begin(), assignments.end(), kind) != assignments.end();
 }
 
+// Tokens that end an operand: a `(` after one opens a call's arguments.
+bool endsOperand(std::string_view kind) {
+  return kind == "identifier" || kind == ")" || kind == "]" || kind == "string_end";
+}
+
 // Python allows a starred expression as an element of a comma-separated list only (`return *a`
 // and `x = *a` are errors, `return *a,` is not): after a `,`, or followed by one at its depth.
 // Alone, it may fill a list or set display, a subscript (`d[*idx]`) or a call's arguments.
@@ -91,8 +96,7 @@ bool isListElement(const std::vector<Leaf>& leaves, size_t star, std::string_vie
     if (before == ",") return true;
     alone_ok = before == "[" || before == "{";
     if (before == "(" && star > 1) {
-      std::string_view callee_end = leaves[star - 2].kind;
-      alone_ok = callee_end == "identifier" || callee_end == ")" || callee_end == "]" || callee_end == "string_end";
+      alone_ok = endsOperand(leaves[star - 2].kind);
     }
   }
   int depth = 0;
@@ -154,6 +158,24 @@ bool opensTypeParameters(const std::vector<Leaf>& leaves, size_t i, std::string_
 // `def f[T = int]`, `class C[*Ts = *tuple[int]]`, `type A[**P = [int]] = ...` (PEP 696): each
 // default's `=` becomes `|` and its parameter's stars spaces, so the list reads as expressions.
 void rewriteTypeParameterDefaults(const std::vector<Leaf>& leaves, size_t open, size_t close, std::string& text) {
+  // A parameter without a default after one with a default is an error: leave the list as is.
+  {
+    int depth = 0;
+    bool defaulted = false, has_default = false;
+    for (size_t i = open + 1; i <= close && i < leaves.size(); ++i) {
+      std::string_view kind = leaves[i].kind;
+      bool end = i == close;
+      if (!end && isOpen(kind)) ++depth;
+      else if (!end && isClose(kind)) --depth;
+      if (depth == 0 && kind == "=") has_default = true;
+      if (depth == 0 && (kind == "," || end)) {
+        bool empty = i > 0 && (leaves[i - 1].kind == "," || leaves[i - 1].kind == "[");
+        if (!empty && defaulted && !has_default) return;
+        defaulted = defaulted || has_default;
+        has_default = false;
+      }
+    }
+  }
   int depth = 0;
   size_t parameter = open + 1;
   for (size_t i = open + 1; i < close; ++i) {
@@ -193,6 +215,7 @@ void rewriteStatement(TSNode statement, std::string& text) {
   // is a parameter or a pattern, never a starred expression: skip them.
   int skip_until_colon_at = -1;
   size_t skip_until_leaf = 0;
+  std::vector<bool> call_parens;  // per open bracket: is it a call's argument list?
   for (size_t i = 0; i < leaves.size(); ++i) {
     const Leaf& leaf = leaves[i];
     std::string_view kind = leaf.kind;
@@ -201,8 +224,14 @@ void rewriteStatement(TSNode statement, std::string& text) {
       rewriteTypeParameterDefaults(leaves, i, close, text);
       skip_until_leaf = std::max(skip_until_leaf, close);
     }
-    if (isOpen(kind)) ++depth;
-    else if (isClose(kind)) depth = std::max(0, depth - 1);
+    if (isOpen(kind)) {
+      ++depth;
+      // A call's parentheses: the grammar accepts any starred argument there.
+      call_parens.push_back(kind == "(" && i > 0 && endsOperand(leaves[i - 1].kind));
+    } else if (isClose(kind)) {
+      depth = std::max(0, depth - 1);
+      if (!call_parens.empty()) call_parens.pop_back();
+    }
     if (skip_until_colon_at < 0 &&
         (kind == "def" || kind == "lambda" ||
          ((kind == "case" || kind == "identifier") && leafIs(leaf, "case", text) && startsLine(leaf, text)))) {
@@ -231,6 +260,7 @@ void rewriteStatement(TSNode statement, std::string& text) {
       continue;
     }
     if (kind != "*" || skip_until_colon_at >= 0 || i < skip_until_leaf) continue;
+    if (!call_parens.empty() && call_parens.back()) continue;
     if (i + 1 >= leaves.size() || !startsUnstarrableOperand(leaves[i + 1].kind)) continue;
     bool starred = i == 0 || precedesStarredExpression(leaves[i - 1].kind, depth);
     if (!starred && depth == 0) {

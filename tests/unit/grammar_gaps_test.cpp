@@ -75,6 +75,7 @@ const char* const kInvalid[] = {
     "f(x=*(a), y=1)\n",
     "x = [*(a) for a in b]\n",
     "type A[T = *int] = int\n",
+    "def f[T = int, U](): pass\n",    // a parameter without a default after a default
 };
 
 TEST(GrammarGaps, RealErrorsStayErrors) {
