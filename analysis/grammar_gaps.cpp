@@ -80,6 +80,24 @@ bool precedesStarredExpression(std::string_view kind, int depth) {
   return depth == 0 && std::find(assignments.begin(), assignments.end(), kind) != assignments.end();
 }
 
+// Is the star part of an assignment or for-loop target (`a, *(b, c) = seq`)? Then only a
+// parenthesised or bracketed target may follow it; a literal or an operator never can.
+bool isInTarget(const std::vector<Leaf>& leaves, size_t star, std::string_view text) {
+  bool for_header = !leaves.empty() && (leafIs(leaves[0], "for", text) || leafIs(leaves[0], "async", text));
+  for (size_t j = 0; j < star && for_header; ++j)
+    if (leaves[j].kind == "in") for_header = false;  // after `in`: the iterable
+  int depth = 0;
+  for (size_t i = star + 1; i < leaves.size(); ++i) {
+    std::string_view kind = leaves[i].kind;
+    if (isOpen(kind)) ++depth;
+    else if (isClose(kind)) --depth;
+    else if (depth <= 0 && (kind == ";" || kind == ":")) return false;
+    else if (depth <= 0 && kind == "in") return for_header;
+    else if (depth <= 0 && kind == "=") return true;
+  }
+  return false;
+}
+
 // Tokens that end an operand: a `(` after one opens a call's arguments.
 bool endsOperand(std::string_view kind) {
   return kind == "identifier" || kind == ")" || kind == "]" || kind == "string_end";
@@ -184,7 +202,20 @@ void rewriteTypeParameterDefaults(const std::vector<Leaf>& leaves, size_t open, 
     else if (isClose(kind)) --depth;
     else if (depth == 0 && kind == ",") parameter = i + 1;
     else if (depth == 0 && kind == "=") {
-      // A star default belongs to a `*Ts` parameter only: elsewhere the error stays.
+      // Only `NAME [: bound] = default`, with `*` or `**` before NAME, and one `=`: anything else
+      // keeps its error. A star default belongs to a `*Ts` parameter only.
+      size_t name = parameter + ((leaves[parameter].kind == "*" || leaves[parameter].kind == "**") ? 1 : 0);
+      if (name >= i || leaves[name].kind != "identifier" || (leaves[name + 1].kind != ":" && name + 1 != i)) continue;
+      bool second = false;
+      for (size_t j = parameter; j < i; ++j) second = second || leaves[j].kind == "=";
+      int inner = 0;
+      for (size_t j = i + 1; j < close && !second; ++j) {
+        if (isOpen(leaves[j].kind)) ++inner;
+        else if (isClose(leaves[j].kind)) --inner;
+        else if (inner == 0 && leaves[j].kind == ",") break;
+        else if (inner == 0 && leaves[j].kind == "=") second = true;
+      }
+      if (second) continue;
       if (i + 1 < close && leaves[i + 1].kind == "*" && leaves[parameter].kind != "*") continue;
       text[leaves[i].start] = '|';
       if (leaves[parameter].kind == "*" || leaves[parameter].kind == "**")
@@ -269,7 +300,9 @@ void rewriteStatement(TSNode statement, std::string& text) {
       std::string_view gap = std::string_view(text).substr(leaves[i - 1].end, leaf.start - leaves[i - 1].end);
       starred = gap.find('\n') != std::string_view::npos && gap.find('\\') == std::string_view::npos;
     }
-    if (starred && isListElement(leaves, i, text)) text[leaf.start] = ' ';
+    bool bracketed = leaves[i + 1].kind == "(" || leaves[i + 1].kind == "[";
+    if (starred && isListElement(leaves, i, text) && (bracketed || !isInTarget(leaves, i, text)))
+      text[leaf.start] = ' ';
   }
 }
 

@@ -76,6 +76,11 @@ const char* const kInvalid[] = {
     "x = [*(a) for a in b]\n",
     "type A[T = *int] = int\n",
     "def f[T = int, U](): pass\n",    // a parameter without a default after a default
+    "def f[T = int, *Ts = *tuple=[int]](): pass\n",
+    "def f[*Ts = *tuple[int] **P = [int]](): pass\n",
+    "class C[T = int, 1 **P = ...]: pass\n",
+    "host, * 1rest = endpoint, *[]\n",
+    "a, *-b = c\n",
 };
 
 TEST(GrammarGaps, RealErrorsStayErrors) {
