@@ -48,11 +48,11 @@ format specs starting with `=` (`f"{x:=^10}"`), a dotted name broken across line
 brackets, and carriage-return line endings. Valid code it still reports:
 - an annotation that subscripts or calls a subscripted bare name, e.g. `x: A[b][c]` or
   `def f(a: A[b](c))` (write `x: "A[b][c]"`, or alias `A[b]` first);
-- a type-parameter default that is a `lambda` or a `not` expression;
-- Python 3.14 syntax: template strings (`t"..."`) and `except A, B:` without parentheses.
+- a type-parameter default that is a `not` expression (`def f[T = not x]()`);
+- Python 3.14's template strings (`t"..."`).
 
-Errors that CPython finds after parsing (`return` outside a function, a starred expression where
-none is allowed, an invalid assignment target such as `f() = 1`) are not reported.
+Errors that CPython finds after parsing (`return` outside a function, `yield` or `:=` in a
+type-parameter default, an invalid assignment target such as `f() = 1`) are not reported.
 
 ## References
 - [Python language reference: full grammar](https://docs.python.org/3/reference/grammar.html)
