@@ -18,6 +18,7 @@
 #include "quickfix/fix_loop.h"
 #include "rules/linter.h"
 #include "workspace/cache.h"
+#include "workspace/project_index.h"
 #include "workspace/walk.h"
 
 namespace fs = std::filesystem;
@@ -93,6 +94,12 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
 
   std::vector<FileReport> reports;
   std::vector<std::string> walk_warnings;
+  // Cross-file facts, read on demand through the same reader as the checked files.
+  workspace::ProjectIndex project_index([](const fs::path& path) -> std::optional<std::string> {
+    std::string error;
+    auto source = readSourceFile(path, error);
+    return source ? std::optional<std::string>(std::move(source->text)) : std::nullopt;
+  });
 
   try {
     if (options.stdin_filename) {
@@ -112,6 +119,7 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
         return 2;
       }
       bool had_bom = source->had_bom;
+      if (rules::asksProject(source->text, settings)) settings.project = project_index.factsFor(report.path);
       checkText(report, std::move(*source), settings, options);
       if (options.fix && !options.diff) {
         // Fix mode on stdin prints the fixed source, diagnostics go to stderr.
@@ -159,6 +167,7 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
               report.error = error;
               continue;
             }
+            if (rules::asksProject(source->text, settings)) settings.project = project_index.factsFor(report.path);
             std::string cache_key;
             if (cache) {
               cache_key = workspace::ResultsCache::keyFor(source->text, settings);

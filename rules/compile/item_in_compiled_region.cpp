@@ -114,6 +114,8 @@ class ItemInCompiledRegion final : public Rule {
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
   std::vector<std::string_view> triggers() const override { return {"compile"}; }
   std::vector<std::string_view> triggersFor(const Settings& settings) const override {
+    // Compiled from another file: every finding is an `.item()` / `.tolist()` call.
+    if (settings.project != nullptr && !settings.project->empty()) return {"item", "tolist"};
     std::vector<std::string_view> words = triggers();
     for (const std::string& decorator : settings.compile_decorators) {
       std::string_view name = decorator;
@@ -128,14 +130,22 @@ class ItemInCompiledRegion final : public Rule {
     if (analysis::findBytes(file.text(), "item") == std::string_view::npos &&
         analysis::findBytes(file.text(), "tolist") == std::string_view::npos)
       return false;
+    if (settings.project != nullptr && !settings.project->empty()) return true;
     return analysis::CompiledRegions::mayCompileAnything(file, settings.compile_decorators);
+  }
+
+  bool asksProject(std::string_view text, const Settings& settings) const override {
+    (void)settings;
+    return analysis::forEachWholeWord(text, "item", [](size_t) { return true; }) ||
+           analysis::forEachWholeWord(text, "tolist", [](size_t) { return true; });
   }
 
   void check(TSNode call, Context& ctx) const override {
     std::string_view method = scalarReadMethod(call, ctx.source());
     if (method.empty()) return;
     // Built once per file, on the first candidate call.
-    const auto& regions = analysis::CompiledRegions::of(ctx.model(), ctx.settings().compile_decorators);
+    const auto& regions =
+        analysis::CompiledRegions::of(ctx.model(), ctx.settings().compile_decorators, ctx.settings().project);
     if (regions.capturesScalarOutputs()) return;
     const auto* fn = regions.functionAt(call);
     if (fn == nullptr || regions.isSkippedWhileCompiling(call)) return;
@@ -153,10 +163,21 @@ class ItemInCompiledRegion final : public Rule {
       if (f->caller != nullptr)
         d.related.push_back({analysis::startOf(f->site), analysis::endOf(f->site),
                              fmt::format("`{}` is called from compiled `{}` here", f->display_name, f->caller->display_name)});
-      else
+      else if (f->external == nullptr)
         d.related.push_back({analysis::startOf(f->site), analysis::endOf(f->site),
                              fmt::format("`{}` is compiled here", f->display_name)});
     }
+    // Compiled from another file: the calls and the compile site there.
+    if (fn->root->external != nullptr)
+      for (const auto& note : fn->root->external->trail) {
+        RelatedInfo info{note.at.start, note.at.end, note.message};
+        info.path = note.path;
+        info.line = note.at.line;
+        info.column = note.at.column;
+        info.column_utf16 = note.at.column_utf16;
+        info.column_bytes = note.at.column_bytes;
+        d.related.push_back(std::move(info));
+      }
   }
 };
 

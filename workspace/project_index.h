@@ -1,0 +1,68 @@
+// The project index: links module summaries (analysis/module_summary.h) across the files of a
+// project to answer cross-file questions — today "which functions of this file does
+// torch.compile reach from elsewhere in the project?" (PTL501 and every rule on compiled regions).
+//
+// The project of a file is found from the file itself: the nearest folder above it holding
+// `pyproject.toml`, `setup.py`, `setup.cfg` or `.git` (so one file checked alone, as a pre-commit
+// hook does, still sees its project); without one, the outermost package (`__init__.py`) around
+// the file. Modules resolve from that root and from `<root>/src`: packages with `__init__.py`,
+// namespace packages (folders without one), relative imports, and names re-exported through
+// another module's imports (`pkg/__init__.py`).
+//
+// Invariants: demand-driven — nothing is read before a rule asks; then every project file is
+// scanned for the whole word `compile` and only those holding it are summarised, plus the
+// modules their compile sites reach; a file no question reaches and without that word is never
+// parsed. Files are read through the caller's reader (the CLI's size limit and UTF-8 handling).
+// Summaries are cached by content hash. Thread-safe: the summary map has its own mutex, never
+// held while reading, parsing or calling back; each project is linked once.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "analysis/module_summary.h"
+
+namespace ptlint::workspace {
+
+class ProjectIndex {
+ public:
+  // Reads a file's text (UTF-8, without BOM), or nullopt when it cannot or should not be read.
+  using Reader = std::function<std::optional<std::string>(const std::filesystem::path&)>;
+
+  explicit ProjectIndex(Reader reader);
+  ~ProjectIndex();
+  ProjectIndex(const ProjectIndex&) = delete;
+  ProjectIndex& operator=(const ProjectIndex&) = delete;
+
+  // What the project says about `file` (absolute): the functions other files compile. Never
+  // null. The first call for a project links it (reading what it must); later ones are lookups.
+  std::shared_ptr<const analysis::ProjectFacts> factsFor(const std::filesystem::path& file);
+
+  // The folder whose imports resolve `file`'s project, as described above.
+  static std::filesystem::path projectRoot(const std::filesystem::path& file);
+
+  // Summaries built so far (for tests and the performance notes).
+  size_t summariesBuilt() const;
+
+  class Project;
+
+  // The summary of `text` (cached by content hash); `path` only names the file in errors.
+  std::shared_ptr<const analysis::ModuleSummary> summaryOf(const std::string& text);
+
+ private:
+  Reader reader_;
+  mutable std::mutex mutex_;  // guards projects_ and summaries_; never held while parsing
+  std::unordered_map<std::string, std::shared_ptr<Project>> projects_;
+  std::unordered_map<uint64_t, std::shared_ptr<const analysis::ModuleSummary>> summaries_;
+  size_t built_ = 0;
+
+  friend class Project;
+  const Reader& reader() const { return reader_; }
+};
+
+}  // namespace ptlint::workspace
