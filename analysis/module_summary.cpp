@@ -31,7 +31,23 @@ const std::string* ModuleSummary::importOf(std::string_view name) const {
 }
 
 bool mayHoldCompileSite(std::string_view text) {
-  return forEachWholeWord(text, "compile", [](size_t) { return true; });
+  // Every site is a call of something spelled `compile` (`torch.compile(m)`, `m.compile()`,
+  // `tc = compile` aside) or a decorator `@torch.compile`. Regular expressions (`re.compile(`)
+  // and definitions (`def compile(`) are not sites.
+  return forEachWholeWord(text, "compile", [&](size_t at) {
+    size_t end = at + 7;
+    while (end < text.size() && (text[end] == ' ' || text[end] == '\t')) ++end;
+    bool called = end < text.size() && text[end] == '(';
+    size_t back = at;
+    while (back > 0 && (isIdentifierByte(text[back - 1]) || text[back - 1] == '.')) --back;
+    std::string_view chain = text.substr(back, at - back);
+    if (chain == "re." || chain == "regex.") return false;
+    size_t before = back;
+    while (before > 0 && (text[before - 1] == ' ' || text[before - 1] == '\t')) --before;
+    if (before > 0 && text[before - 1] == '@') return true;  // a decorator
+    if (!called) return false;
+    return !(before >= 3 && text.substr(before - 3, 3) == "def" && chain.empty());
+  });
 }
 
 namespace {

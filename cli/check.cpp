@@ -99,7 +99,7 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
     std::string error;
     auto source = readSourceFile(path, error);
     return source ? std::optional<std::string>(std::move(source->text)) : std::nullopt;
-  });
+  }, kMaxFileBytes);
 
   try {
     if (options.stdin_filename) {

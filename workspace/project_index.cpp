@@ -1,6 +1,11 @@
 #include "workspace/project_index.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
@@ -56,6 +61,27 @@ bool skippedFolder(const fs::path& dir) {
   if (name.empty() || name[0] == '.' || name == "__pycache__" || name == "node_modules" || name == "site-packages")
     return true;
   return isFile(dir / "pyvenv.cfg");  // a virtual environment
+}
+
+// The bytes of `path` into `out` (reused between calls); false when unreadable or too large.
+bool readRaw(const fs::path& path, size_t max_bytes, std::string& out) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return false;
+  struct stat st {};
+  bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && static_cast<size_t>(st.st_size) <= max_bytes;
+  if (ok) {
+    out.resize(static_cast<size_t>(st.st_size));
+    size_t got = 0;
+    while (got < out.size()) {
+      ssize_t n = ::read(fd, out.data() + got, out.size() - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      got += static_cast<size_t>(n);
+    }
+    out.resize(got);
+  }
+  ::close(fd);
+  return ok;
 }
 
 }  // namespace
@@ -257,9 +283,12 @@ class ProjectIndex::Project {
         if (it->path().extension() == ".py" && it->is_regular_file(ec)) files.push_back(it->path());
     }
     std::sort(files.begin(), files.end());
+    std::string raw;
     for (const fs::path& file : files) {
+      // A raw look first: most files hold no site and are never decoded or parsed.
+      if (!readRaw(file, index_.max_bytes_, raw) || !analysis::mayHoldCompileSite(raw)) continue;
       auto text = index_.reader()(file);
-      if (!text || !analysis::mayHoldCompileSite(*text)) continue;
+      if (!text) continue;
       auto summary = index_.summaryOf(*text);
       modules_[file.string()] = summary;
       for (const auto& site : summary->compile_sites) {
@@ -335,7 +364,7 @@ class ProjectIndex::Project {
   std::unordered_map<std::string, std::shared_ptr<const ProjectFacts>> facts_;
 };
 
-ProjectIndex::ProjectIndex(Reader reader) : reader_(std::move(reader)) {}
+ProjectIndex::ProjectIndex(Reader reader, size_t max_bytes) : reader_(std::move(reader)), max_bytes_(max_bytes) {}
 ProjectIndex::~ProjectIndex() = default;
 
 fs::path ProjectIndex::projectRoot(const fs::path& file) {

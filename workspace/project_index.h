@@ -10,7 +10,8 @@
 // another module's imports (`pkg/__init__.py`).
 //
 // Invariants: demand-driven — nothing is read before a rule asks; then every project file is
-// scanned for the whole word `compile` and only those holding it are summarised, plus the
+// scanned (raw bytes) for a call or decorator spelled `compile` (`analysis::mayHoldCompileSite`)
+// and only those holding one are read, parsed and summarised, plus the
 // modules their compile sites reach; a file no question reaches and without that word is never
 // parsed. Files are read through the caller's reader (the CLI's size limit and UTF-8 handling).
 // Summaries are cached by content hash. Thread-safe: the summary map has its own mutex, never
@@ -34,7 +35,8 @@ class ProjectIndex {
   // Reads a file's text (UTF-8, without BOM), or nullopt when it cannot or should not be read.
   using Reader = std::function<std::optional<std::string>(const std::filesystem::path&)>;
 
-  explicit ProjectIndex(Reader reader);
+  // `max_bytes`: files above this size are never scanned (the reader's own limit).
+  explicit ProjectIndex(Reader reader, size_t max_bytes = 16u * 1024 * 1024);
   ~ProjectIndex();
   ProjectIndex(const ProjectIndex&) = delete;
   ProjectIndex& operator=(const ProjectIndex&) = delete;
@@ -56,6 +58,7 @@ class ProjectIndex {
 
  private:
   Reader reader_;
+  size_t max_bytes_;
   mutable std::mutex mutex_;  // guards projects_ and summaries_; never held while parsing
   std::unordered_map<std::string, std::shared_ptr<Project>> projects_;
   std::unordered_map<uint64_t, std::shared_ptr<const analysis::ModuleSummary>> summaries_;

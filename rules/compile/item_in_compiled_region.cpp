@@ -35,8 +35,18 @@ is fine and not reported, and so is code that only runs eagerly because
 `torch.compiler.is_compiling()` (2.3+; `torch._dynamo.is_compiling()` before) guards it:
 `if not torch.compiler.is_compiling(): log(loss.item())`.
 
-Only what can be resolved within the file counts: a function reached through a parameter, a
-name bound to several values, or a module built in another file is not followed.
+Across the files of a project (found from the file: the nearest folder holding
+`pyproject.toml`, `setup.py`, `setup.cfg` or `.git`), the same holds when the compile site is in
+another file: `model = torch.compile(GPT(config))` or `model.compile()` in `train.py` compiles
+`GPT.forward` in `model.py`, and from there the `forward` of the submodules `__init__` binds to
+`self.<attr>` (also inside `nn.ModuleList`, `nn.Sequential` and `nn.ModuleDict`, called as
+`self.<attr>(x)`, `self.<attr>[i](x)` or through `for block in self.<attr>`) and the functions
+imported from other modules that compiled code calls. Imports resolve from the project root and
+its `src/` folder, relative imports and re-exports through `__init__.py` included. The finding's
+related information names the calls and the compile site in the other files.
+
+Only what can be resolved counts: a function reached through a parameter, a name bound to
+several values, or a module whose class the analysis cannot name is not followed.
 
 ## Why is this bad?
 Reading a tensor's value into Python is a graph break by definition (the PyTorch operational
@@ -91,6 +101,7 @@ There is no fix: how to remove a data-dependent read (tensor operations, `torch.
   (`../shared/seeds/000`)
 - [Common graph breaks: data-dependent operations (PyTorch 2.8)](https://docs.pytorch.org/docs/stable/compile/programming_model.common_graph_breaks.html)
 - [Use `fullgraph=True` to identify and eliminate graph breaks (PyTorch 2.8)](https://docs.pytorch.org/docs/stable/compile/programming_model.fullgraph_true.html)
+- [`nn.Module.compile`: compiles the module's `forward` in place (PyTorch 2.2+)](https://docs.pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.compile)
 - [`torch.compiler.disable` (PyTorch 2.1+)](https://docs.pytorch.org/docs/stable/generated/torch.compiler.disable.html)
 - [torch.compile troubleshooting](https://docs.pytorch.org/docs/stable/torch.compiler_troubleshooting.html)
 )md"};
