@@ -385,6 +385,7 @@ class Summarizer {
       }
     } else if (!q && isKind(callee, "attribute")) {
       // `model.compile()`: nn.Module.compile compiles the module's forward in place.
+      site.method = true;
       TSNode object = fieldOf(callee, "object");
       if (std::string_view attr = selfAttribute(object, d); !attr.empty()) {
         site.kind = CompileSite::Kind::SelfAttr;

@@ -76,6 +76,7 @@ struct CompileSite {
   NameRef target;     // Instance: the class; Function: the function (`Cls.method` for a method)
   std::string owner;  // SelfAttr: the class whose method compiles
   std::string attr;   // SelfAttr
+  bool method = false;  // `obj.compile()`: only nn.Module's own method compiles
   SourcePos at;
 };
 

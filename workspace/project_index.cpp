@@ -239,6 +239,23 @@ class ProjectIndex::Project {
     return out;
   }
 
+  // Does the class derive from a `torch.nn` class (through project classes) without defining
+  // `method` itself on the way? `obj.compile()` is nn.Module's only then.
+  bool isTorchModuleWith(const Symbol& cls, std::string_view method, int depth = 0) {
+    if (depth > kMaxDepth) return false;
+    const auto* summary = classOf(cls);
+    if (summary == nullptr) return false;
+    for (const auto& m : summary->methods)
+      if (m.name == method) return false;
+    for (const NameRef& base : summary->bases) {
+      if (base.kind == NameRef::Kind::Imported && base.name.starts_with("torch.nn.")) return true;
+      if (auto b = resolve(cls.path, base); b && b->name.find('.') == std::string::npos &&
+                                             isTorchModuleWith(*b, method, depth + 1))
+        return true;
+    }
+    return false;
+  }
+
   // ---- Linking ----
   void compile(const Symbol& fn, std::vector<CrossFileNote> trail) {
     const auto* summary = functionOf(fn);
@@ -299,7 +316,8 @@ class ProjectIndex::Project {
         std::vector<CrossFileNote> trail{{file.string(), site.at, fmt::format("`{}` is compiled here", target)}};
         switch (site.kind) {
           case analysis::CompileSite::Kind::Instance:
-            if (auto cls = resolve(file, site.target)) compileInstance(*cls, trail);
+            if (auto cls = resolve(file, site.target); cls && (!site.method || isTorchModuleWith(*cls, "compile")))
+              compileInstance(*cls, trail);
             break;
           case analysis::CompileSite::Kind::Function:
             if (auto fn = resolve(file, site.target)) {
@@ -307,7 +325,8 @@ class ProjectIndex::Project {
             }
             break;
           case analysis::CompileSite::Kind::SelfAttr:
-            for (const Symbol& cls : attributeClasses({file, site.owner}, site.attr)) compileInstance(cls, trail);
+            for (const Symbol& cls : attributeClasses({file, site.owner}, site.attr))
+              if (!site.method || isTorchModuleWith(cls, "compile")) compileInstance(cls, trail);
             break;
         }
       }

@@ -94,7 +94,7 @@ TEST_P(ProjectFixture, FindingsMatchExpectations) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Projects, ProjectFixture,
-                         testing::Values("nanogpt", "relimport", "srclayout", "namespace"));
+                         testing::Values("nanogpt", "relimport", "srclayout", "namespace", "keraslike"));
 
 TEST(ProjectIndex, RelatedInformationNamesTheCompileSiteInTheOtherFile) {
   workspace::ProjectIndex index(readText);
