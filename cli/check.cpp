@@ -148,6 +148,7 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
       if (!options.no_cache && !options.fix && !options.diff) {
         std::error_code ec;
         cache = std::make_unique<workspace::ResultsCache>(fs::current_path(ec));
+        project_index.useScanCache(fs::current_path(ec) / ".ptlint_cache");
       }
       std::atomic<size_t> next{0};
       std::atomic<bool> config_failed{false};
@@ -213,7 +214,10 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
       worker();
       for (auto& t : pool) t.join();
       if (config_failed) throw workspace::ConfigError("", 0, "", config_error);
-      if (cache) cache->save();
+      if (cache) {
+        cache->save();
+        project_index.saveScanCache();
+      }
     }
   } catch (const workspace::ConfigError& e) {
     std::string message = e.what();

@@ -14,7 +14,11 @@
 #include <unordered_set>
 #include <vector>
 
+#include <fstream>
+#include <nlohmann/json.hpp>
+
 #include "analysis/parse.h"
+#include "workspace/cache.h"
 #include "analysis/semantic_model.h"
 
 namespace fs = std::filesystem;
@@ -64,10 +68,9 @@ bool skippedFolder(const fs::path& dir) {
 }
 
 // The bytes of `path` into `out` (reused between calls); false when unreadable or too large.
-bool readRaw(const fs::path& path, size_t max_bytes, std::string& out) {
+bool readRaw(const fs::path& path, size_t max_bytes, std::string& out, struct stat& st) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return false;
-  struct stat st {};
   bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && static_cast<size_t>(st.st_size) <= max_bytes;
   if (ok) {
     out.resize(static_cast<size_t>(st.st_size));
@@ -303,7 +306,7 @@ class ProjectIndex::Project {
     std::string raw;
     for (const fs::path& file : files) {
       // A raw look first: most files hold no site and are never decoded or parsed.
-      if (!readRaw(file, index_.max_bytes_, raw) || !analysis::mayHoldCompileSite(raw)) continue;
+      if (!index_.mayCompile(file, raw)) continue;
       auto text = index_.reader()(file);
       if (!text) continue;
       auto summary = index_.summaryOf(*text);
@@ -382,6 +385,66 @@ class ProjectIndex::Project {
   std::deque<std::pair<Symbol, std::vector<CrossFileNote>>> queue_;
   std::unordered_map<std::string, std::shared_ptr<const ProjectFacts>> facts_;
 };
+
+bool ProjectIndex::mayCompile(const fs::path& file, std::string& raw) {
+  std::string key = file.string();
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0) return false;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = scan_cache_.find(key);
+    if (it != scan_cache_.end() && it->second.size == static_cast<uint64_t>(st.st_size) &&
+        it->second.inode == static_cast<uint64_t>(st.st_ino) &&
+        it->second.mtime_ns == static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec)
+      return it->second.may_compile;
+  }
+  if (!readRaw(file, max_bytes_, raw, st)) return false;
+  bool verdict = analysis::mayHoldCompileSite(raw);
+  std::lock_guard lock(mutex_);
+  scan_cache_[key] = {static_cast<uint64_t>(st.st_size), static_cast<uint64_t>(st.st_ino),
+                      static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec, verdict};
+  scan_cache_dirty_ = true;
+  return verdict;
+}
+
+void ProjectIndex::useScanCache(fs::path folder) {
+  scan_cache_dir_ = std::move(folder);
+  std::ifstream in(scan_cache_dir_ / "project-scan.json", std::ios::binary);
+  if (!in) return;
+  try {
+    nlohmann::json doc = nlohmann::json::parse(in);
+    if (doc.at("build").get<std::string>() != buildIdentity()) return;
+    std::lock_guard lock(mutex_);
+    for (const auto& [path, e] : doc.at("files").items())
+      scan_cache_[path] = {e.at(0).get<uint64_t>(), e.at(1).get<uint64_t>(), e.at(2).get<int64_t>(), e.at(3).get<bool>()};
+  } catch (const std::exception&) {
+    std::lock_guard lock(mutex_);
+    scan_cache_.clear();  // a corrupt or foreign file is ignored, never trusted
+  }
+}
+
+bool ProjectIndex::saveScanCache() {
+  nlohmann::json files = nlohmann::json::object();
+  {
+    std::lock_guard lock(mutex_);
+    if (scan_cache_dir_.empty() || !scan_cache_dirty_) return true;
+    for (const auto& [path, e] : scan_cache_) files[path] = {e.size, e.inode, e.mtime_ns, e.may_compile};
+  }
+  std::error_code ec;
+  fs::create_directories(scan_cache_dir_, ec);
+  std::string bytes = nlohmann::json{{"build", buildIdentity()}, {"files", files}}.dump(
+      -1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string tmpl = (scan_cache_dir_ / "project-scan.json.XXXXXX").string();
+  int fd = ::mkstemp(tmpl.data());
+  if (fd < 0) return false;
+  bool ok = ::write(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size());
+  ok = ::close(fd) == 0 && ok;
+  if (!ok || ::rename(tmpl.c_str(), (scan_cache_dir_ / "project-scan.json").c_str()) != 0) {
+    ::unlink(tmpl.c_str());
+    return false;
+  }
+  return true;
+}
 
 ProjectIndex::ProjectIndex(Reader reader, size_t max_bytes) : reader_(std::move(reader)), max_bytes_(max_bytes) {}
 ProjectIndex::~ProjectIndex() = default;

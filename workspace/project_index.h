@@ -48,6 +48,13 @@ class ProjectIndex {
   // The folder whose imports resolve `file`'s project, as described above.
   static std::filesystem::path projectRoot(const std::filesystem::path& file);
 
+  // Remembers across runs which files hold no compile call, by size, mtime and inode, in
+  // `<folder>/project-scan.json` (the results cache's folder): a warm run then reads only the
+  // files that changed. Call before the first question; `saveScanCache` writes it back
+  // atomically (false when it could not; never an error).
+  void useScanCache(std::filesystem::path folder);
+  bool saveScanCache();
+
   // Summaries built so far (for tests and the performance notes).
   size_t summariesBuilt() const;
 
@@ -63,9 +70,19 @@ class ProjectIndex {
   std::unordered_map<std::string, std::shared_ptr<Project>> projects_;
   std::unordered_map<uint64_t, std::shared_ptr<const analysis::ModuleSummary>> summaries_;
   size_t built_ = 0;
+  struct ScanEntry {
+    uint64_t size = 0, inode = 0;
+    int64_t mtime_ns = 0;
+    bool may_compile = false;
+  };
+  std::filesystem::path scan_cache_dir_;
+  std::unordered_map<std::string, ScanEntry> scan_cache_;  // guarded by mutex_
+  bool scan_cache_dirty_ = false;
 
   friend class Project;
   const Reader& reader() const { return reader_; }
+  // False when `file` holds no compile call (`raw` is a reusable buffer).
+  bool mayCompile(const std::filesystem::path& file, std::string& raw);
 };
 
 }  // namespace ptlint::workspace
