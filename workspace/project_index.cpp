@@ -100,7 +100,13 @@ class ProjectIndex::Project {
   }
 
   std::shared_ptr<const ProjectFacts> factsFor(const fs::path& file) {
-    std::call_once(linked_, [&] { link(); });
+    std::call_once(linked_, [&] {
+      try {
+        link();
+      } catch (const std::exception&) {
+        facts_.clear();  // a project that cannot be linked gives no facts; the file is still linted
+      }
+    });
     auto it = facts_.find(file.string());
     if (it != facts_.end()) return it->second;
     static const auto kNone = std::make_shared<const ProjectFacts>();
