@@ -23,6 +23,17 @@
 
 namespace fs = std::filesystem;
 
+namespace ptlint::analysis {
+// The summaries' on-disk form (`.ptlint_cache/project-scan.json`).
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(NameRef, kind, name)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SourcePos, start, end, line, column, column_utf16, column_bytes)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CallRef, kind, target, attr, at)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FunctionSummary, name, at, disabled, calls)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ClassSummary, name, bases, methods, attributes)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CompileSite, kind, target, owner, attr, method, at)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ModuleSummary, imports, definitions, functions, classes, compile_sites, environment)
+}  // namespace ptlint::analysis
+
 namespace ptlint::workspace {
 
 using analysis::CrossFileNote;
@@ -423,22 +434,28 @@ void ProjectIndex::useScanCache(fs::path folder) {
     std::lock_guard lock(mutex_);
     for (const auto& [path, e] : doc.at("files").items())
       scan_cache_[path] = {e.at(0).get<uint64_t>(), e.at(1).get<uint64_t>(), e.at(2).get<int64_t>(), e.at(3).get<bool>()};
+    for (const auto& [hash, summary] : doc.at("summaries").items())
+      stored_summaries_[std::stoull(hash, nullptr, 16)] =
+          std::make_shared<const ModuleSummary>(summary.get<ModuleSummary>());
   } catch (const std::exception&) {
     std::lock_guard lock(mutex_);
     scan_cache_.clear();  // a corrupt or foreign file is ignored, never trusted
+    stored_summaries_.clear();
   }
 }
 
 bool ProjectIndex::saveScanCache() {
   nlohmann::json files = nlohmann::json::object();
+  nlohmann::json summaries = nlohmann::json::object();
   {
     std::lock_guard lock(mutex_);
     if (scan_cache_dir_.empty() || !scan_cache_dirty_) return true;
     for (const auto& [path, e] : scan_cache_) files[path] = {e.size, e.inode, e.mtime_ns, e.may_compile};
+    for (const auto& [hash, summary] : summaries_) summaries[fmt::format("{:016x}", hash)] = *summary;
   }
   std::error_code ec;
   fs::create_directories(scan_cache_dir_, ec);
-  std::string bytes = nlohmann::json{{"build", buildIdentity()}, {"files", files}}.dump(
+  std::string bytes = nlohmann::json{{"build", buildIdentity()}, {"files", files}, {"summaries", summaries}}.dump(
       -1, ' ', false, nlohmann::json::error_handler_t::replace);
   std::string tmpl = (scan_cache_dir_ / "project-scan.json.XXXXXX").string();
   int fd = ::mkstemp(tmpl.data());
@@ -504,12 +521,17 @@ std::shared_ptr<const ModuleSummary> ProjectIndex::summaryOf(const std::string& 
   {
     std::lock_guard lock(mutex_);
     if (auto it = summaries_.find(hash); it != summaries_.end()) return it->second;
+    if (auto it = stored_summaries_.find(hash); it != stored_summaries_.end()) {
+      scan_cache_dirty_ = true;  // only the summaries used in this run are written back
+      return summaries_.emplace(hash, it->second).first->second;
+    }
   }
   auto parsed = analysis::ParsedFile::parse(text);
   analysis::SemanticModel model(parsed);
   auto summary = std::make_shared<const ModuleSummary>(analysis::summarizeModule(model));
   std::lock_guard lock(mutex_);
   ++built_;
+  scan_cache_dirty_ = true;
   return summaries_.try_emplace(hash, summary).first->second;
 }
 

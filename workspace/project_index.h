@@ -48,9 +48,9 @@ class ProjectIndex {
   // The folder whose imports resolve `file`'s project, as described above.
   static std::filesystem::path projectRoot(const std::filesystem::path& file);
 
-  // Remembers across runs which files hold no compile call, by size, mtime and inode, in
-  // `<folder>/project-scan.json` (the results cache's folder): a warm run then reads only the
-  // files that changed. Call before the first question; `saveScanCache` writes it back
+  // Remembers across runs which files hold no compile call, by size, mtime and inode, and the
+  // summaries used, by content hash, in `<folder>/project-scan.json` (the results cache's
+  // folder): a warm run then reads only the files that changed and parses none it summarised. Call before the first question; `saveScanCache` writes it back
   // atomically (false when it could not; never an error).
   void useScanCache(std::filesystem::path folder);
   bool saveScanCache();
@@ -77,6 +77,8 @@ class ProjectIndex {
   };
   std::filesystem::path scan_cache_dir_;
   std::unordered_map<std::string, ScanEntry> scan_cache_;  // guarded by mutex_
+  // Summaries read from the scan cache, by content hash (guarded by mutex_).
+  std::unordered_map<uint64_t, std::shared_ptr<const analysis::ModuleSummary>> stored_summaries_;
   bool scan_cache_dirty_ = false;
 
   friend class Project;

@@ -155,6 +155,35 @@ TEST(ProjectIndex, FactsFollowTheCompileSite) {
   fs::remove_all(dir);
 }
 
+TEST(ProjectIndex, AWarmRunReusesTheScanAndTheSummaries) {
+  fs::path cache = fs::temp_directory_path() / ("ptlint-scan-" + std::to_string(::getpid()));
+  fs::path file = fs::absolute(kProjects / "nanogpt" / "layers.py");
+  std::string digest;
+  {
+    workspace::ProjectIndex index(readText);
+    index.useScanCache(cache);
+    digest = index.factsFor(file)->digest;
+    EXPECT_EQ(index.summariesBuilt(), 3u);
+    EXPECT_TRUE(index.saveScanCache());
+  }
+  {
+    workspace::ProjectIndex index(readText);
+    index.useScanCache(cache);
+    EXPECT_EQ(index.factsFor(file)->digest, digest);
+    EXPECT_FALSE(digest.empty());
+    EXPECT_EQ(index.summariesBuilt(), 0u);  // every summary came from the cache
+  }
+  // A corrupt cache is ignored.
+  std::ofstream(cache / "project-scan.json") << "{\"build\": 3, ";
+  {
+    workspace::ProjectIndex index(readText);
+    index.useScanCache(cache);
+    EXPECT_EQ(index.factsFor(file)->digest, digest);
+    EXPECT_EQ(index.summariesBuilt(), 3u);
+  }
+  fs::remove_all(cache);
+}
+
 TEST(ModuleSummary, RecordsImportsClassesCallsSitesAndEnvironment) {
   auto parsed = analysis::ParsedFile::parse(
       "import os\nimport torch\nimport torch.nn as nn\nfrom .layers import Block as B\nfrom . import ops\n"
