@@ -108,6 +108,11 @@ class CompiledRegions::Builder {
     collect();
     findRoots();
     grow();
+    // What other files compile, after what this file reaches itself (whose chains are shorter).
+    if (out_.project_ != nullptr) {
+      addExternalRoots(*out_.project_);
+      grow();
+    }
   }
 
  private:
@@ -507,7 +512,6 @@ class CompiledRegions::Builder {
       }
     }
     for (auto& [fn, site] : roots) addCompiled(fn, site, nullptr);
-    if (out_.project_ != nullptr) addExternalRoots(*out_.project_);
   }
 
   // Functions other files compile: top-level functions and methods of top-level classes, by name.

@@ -155,6 +155,21 @@ TEST(ProjectIndex, FactsFollowTheCompileSite) {
   fs::remove_all(dir);
 }
 
+TEST(ProjectIndex, ChainsWithinTheFileKeepTheirOwnRoot) {
+  fs::path dir = fs::temp_directory_path() / ("ptlint-chain-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "setup.py") << "";
+  std::ofstream(dir / "train.py") << "import torch\n\ndef helper(x):\n    return x.item()\n\n"
+                                     "@torch.compile\ndef step(x):\n    return helper(x)\n";
+  workspace::ProjectIndex index(readText);
+  auto findings = lintInProject(index, dir / "train.py");
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].diagnostic.message,
+            "`.item()` in `helper`, which compiled `step` calls, breaks the graph and waits for the device");
+  for (const auto& r : findings[0].diagnostic.related) EXPECT_TRUE(r.path.empty()) << r.message;
+  fs::remove_all(dir);
+}
+
 TEST(ProjectIndex, AWarmRunReusesTheScanAndTheSummaries) {
   fs::path cache = fs::temp_directory_path() / ("ptlint-scan-" + std::to_string(::getpid()));
   fs::path file = fs::absolute(kProjects / "nanogpt" / "layers.py");
