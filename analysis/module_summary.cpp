@@ -258,9 +258,9 @@ class Summarizer {
   }
 
   // The element classes of a module container built by `value`, or of a plain module.
-  bool containerClasses(TSNode value, std::vector<NameRef>& out) const {
+  bool containerClasses(TSNode value, std::vector<NameRef>& out, int depth = 0) const {
     value = unparenthesize(value);
-    if (!isKind(value, "call")) return false;
+    if (!isKind(value, "call") || depth > kMaxDepth) return false;
     TSNode callee = unparenthesize(fieldOf(value, "function"));
     auto q = model_.qualifiedName(callee);
     std::string_view last;
@@ -288,7 +288,7 @@ class Summarizer {
       } else if (kind == "pair") {
         stack.push_back(fieldOf(n, "value"));
       } else if (kind == "call") {
-        if (!containerClasses(n, out)) ok = false;
+        if (!containerClasses(n, out, depth + 1)) ok = false;
       } else {
         ok = false;  // an element the analysis cannot name
       }
