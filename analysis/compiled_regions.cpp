@@ -101,12 +101,18 @@ class CompiledRegions::Builder {
 
   void run() {
     // No root can exist: nothing is compiled (the capture flag is still read where it is set).
-    if (!CompiledRegions::mayCompileAnything(model_.file(), out_.extra_decorators_) &&
+    bool external = out_.project_ != nullptr && !out_.project_->empty();
+    if (!external && !CompiledRegions::mayCompileAnything(model_.file(), out_.extra_decorators_) &&
         source_.find("capture_scalar_outputs") == std::string_view::npos)
       return;
     collect();
     findRoots();
     grow();
+    // What other files compile, after what this file reaches itself (whose chains are shorter).
+    if (out_.project_ != nullptr) {
+      addExternalRoots(*out_.project_);
+      grow();
+    }
   }
 
  private:
@@ -508,6 +514,34 @@ class CompiledRegions::Builder {
     for (auto& [fn, site] : roots) addCompiled(fn, site, nullptr);
   }
 
+  // Functions other files compile: top-level functions and methods of top-level classes, by name.
+  void addExternalRoots(const ProjectFacts& project) {
+    TSNode root = model_.file().root();
+    auto topLevel = [&](TSNode node) {
+      TSNode holder = ts_node_parent(node);
+      if (isKind(holder, "decorated_definition")) holder = ts_node_parent(holder);
+      return sameNode(holder, root);
+    };
+    for (const ExternalCompileRoot& external : project.compiled) {
+      for (size_t i = 0; i < functions_.size(); ++i) {
+        const FunctionInfo& info = functions_[i];
+        std::string name(info.name);
+        if (ts_node_is_null(info.cls)) {
+          if (!topLevel(info.def)) continue;
+        } else {
+          if (!topLevel(info.cls)) continue;
+          name = std::string(textOf(fieldOf(info.cls, "name"), source_)) + "." + name;
+        }
+        if (name != external.function) continue;
+        if (!out_.by_def_.count(info.def.id)) {
+          addCompiled(static_cast<int>(i), fieldOf(info.def, "name"), nullptr);
+          if (out_.by_def_.count(info.def.id)) out_.compiled_.back()->external = &external;
+        }
+        break;
+      }
+    }
+  }
+
   void addCompiled(int index, TSNode site, const Function* caller) {
     FunctionInfo& info = functions_[index];
     if (info.disabled || out_.by_def_.count(info.def.id)) return;
@@ -549,8 +583,9 @@ class CompiledRegions::Builder {
   std::deque<std::pair<int, const Function*>> queue_;
 };
 
-CompiledRegions::CompiledRegions(const SemanticModel& model, std::vector<std::string> extra_decorators)
-    : model_(model), extra_decorators_(std::move(extra_decorators)) {
+CompiledRegions::CompiledRegions(const SemanticModel& model, std::vector<std::string> extra_decorators,
+                                 std::shared_ptr<const ProjectFacts> project)
+    : model_(model), extra_decorators_(std::move(extra_decorators)), project_(std::move(project)) {
   Builder(*this).run();
 }
 
@@ -577,7 +612,8 @@ bool CompiledRegions::mayCompileAnything(const ParsedFile& file, const std::vect
 }
 
 const CompiledRegions& CompiledRegions::of(const SemanticModel& model,
-                                           const std::vector<std::string>& extra_decorators) {
+                                           const std::vector<std::string>& extra_decorators,
+                                           const std::shared_ptr<const ProjectFacts>& project) {
   // One slot per model; several decorator sets are possible in principle (never in one lint
   // run), so the slot keeps a short list.
   struct Slot {
@@ -588,8 +624,8 @@ const CompiledRegions& CompiledRegions::of(const SemanticModel& model,
   const Slot& slot = model.perFileAnalysis<Slot>(&kTag, [] { return std::make_shared<const Slot>(); });
   std::lock_guard<std::mutex> lock(slot.mutex);
   for (const auto& regions : slot.built)
-    if (regions->extra_decorators_ == extra_decorators) return *regions;
-  slot.built.push_back(std::make_unique<CompiledRegions>(model, extra_decorators));
+    if (regions->extra_decorators_ == extra_decorators && regions->project_ == project) return *regions;
+  slot.built.push_back(std::make_unique<CompiledRegions>(model, extra_decorators, project));
   return *slot.built.back();
 }
 

@@ -1,7 +1,9 @@
 // What torch.compile reaches in one file: the functions Dynamo traces, so that rules can ask
 // "is this node compiled code?" (PTL501 `.item()`, PTL502 `print`).
 //
-// Roots: functions decorated with `torch.compile` (bare or called, any alias) or with a configured
+// Roots: functions that other files of the project compile (given by the project index as
+// `ProjectFacts`: `Cls.forward` of a class another file passes to torch.compile, reaches through
+// a submodule or a call); functions decorated with `torch.compile` (bare or called, any alias) or with a configured
 // compile decorator; functions, bound methods and module instances passed to `torch.compile(...)`
 // (an instance of a class defined in the file stands for its `forward`). From the roots the
 // region grows along direct calls to functions of the same file: `helper(x)`, `self.helper(x)`,
@@ -22,6 +24,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "analysis/module_summary.h"
 #include "analysis/semantic_model.h"
 
 namespace ptlint::analysis {
@@ -39,11 +42,15 @@ class CompiledRegions {
     const Function* caller = nullptr;  // nullptr for roots
     // The root this function was first reached from (itself for a root).
     const Function* root = nullptr;
+    // Set for a root compiled from another file (the project index's facts): how it is reached.
+    const ExternalCompileRoot* external = nullptr;
   };
 
   // Builds the analysis. `extra_decorators` are qualified names (config `compile-decorators`)
   // that compile the function they decorate, like `torch.compile`.
-  CompiledRegions(const SemanticModel& model, std::vector<std::string> extra_decorators);
+  // `project` (may be null) adds the functions other files compile as roots.
+  CompiledRegions(const SemanticModel& model, std::vector<std::string> extra_decorators,
+                  std::shared_ptr<const ProjectFacts> project = nullptr);
   ~CompiledRegions();
   CompiledRegions(const CompiledRegions&) = delete;
   CompiledRegions& operator=(const CompiledRegions&) = delete;
@@ -54,7 +61,8 @@ class CompiledRegions {
 
   // The analysis for `model`, built on first use and cached for the model's lifetime (one per
   // set of extra decorators). Thread-safe.
-  static const CompiledRegions& of(const SemanticModel& model, const std::vector<std::string>& extra_decorators);
+  static const CompiledRegions& of(const SemanticModel& model, const std::vector<std::string>& extra_decorators,
+                                   const std::shared_ptr<const ProjectFacts>& project = nullptr);
 
   // The compiled function whose body contains `node` (the innermost enclosing def; lambdas and
   // comprehensions belong to the def around them), or nullptr when `node` is not compiled code.
@@ -78,6 +86,7 @@ class CompiledRegions {
   class Builder;
   const SemanticModel& model_;
   std::vector<std::string> extra_decorators_;
+  std::shared_ptr<const ProjectFacts> project_;
   std::vector<std::unique_ptr<Function>> compiled_;
   std::unordered_map<const void*, const Function*> by_def_;  // def node id -> compiled function
   bool captures_scalars_ = false;

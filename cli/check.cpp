@@ -20,6 +20,7 @@
 #include "quickfix/fix_loop.h"
 #include "rules/linter.h"
 #include "workspace/cache.h"
+#include "workspace/project_index.h"
 #include "workspace/walk.h"
 
 namespace fs = std::filesystem;
@@ -130,6 +131,12 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
 
   std::vector<FileReport> reports;
   std::vector<std::string> walk_warnings;
+  // Cross-file facts, read on demand through the same reader as the checked files.
+  workspace::ProjectIndex project_index([](const fs::path& path) -> std::optional<std::string> {
+    std::string error;
+    auto source = readSourceFile(path, error);
+    return source ? std::optional<std::string>(std::move(source->text)) : std::nullopt;
+  }, kMaxFileBytes);
 
   try {
     if (options.stdin_filename) {
@@ -162,6 +169,7 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
         return 2;
       }
       bool had_bom = source->had_bom;
+      if (rules::asksProject(source->text, settings)) settings.project = project_index.factsFor(report.path);
       checkText(report, std::move(*source), settings, options, endings);
       if (options.fix && !options.diff) {
         // Fix mode on stdin prints the fixed source, diagnostics go to stderr.
@@ -204,7 +212,10 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
         fs::path cwd = fs::current_path(ec);
         if (!ec) {
           cache = std::make_unique<workspace::ResultsCache>(cwd);
-          if (auto problem = cache->problem()) err << "warning: " << *problem << "\n";
+          if (auto problem = cache->problem())
+            err << "warning: " << *problem << "\n";
+          else
+            project_index.useScanCache(cwd / ".ptlint_cache");
         }
       }
       std::atomic<size_t> next{0};
@@ -227,6 +238,7 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
               continue;
             }
             LoneCr endings = normalizeLoneCr(source->text);
+            if (rules::asksProject(source->text, settings)) settings.project = project_index.factsFor(report.path);
             std::string cache_key;
             if (cache) {
               cache_key = workspace::ResultsCache::keyFor(source->text, settings);
@@ -291,7 +303,10 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
       worker();
       for (auto& t : pool) t.join();
       if (config_failed) throw workspace::ConfigError("", 0, "", config_error);
-      if (cache) cache->save();
+      if (cache) {
+        cache->save();
+        project_index.saveScanCache();
+      }
     }
   } catch (const workspace::ConfigError& e) {
     err << "error: invalid configuration: " << e.what() << "\n";

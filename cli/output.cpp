@@ -4,6 +4,7 @@
 
 #include <cctype>
 
+#include <filesystem>
 #include <map>
 #include <ostream>
 #include <set>
@@ -56,6 +57,13 @@ void writeFull(std::ostream& out, const FileReport& file, const rules::Diagnosti
   out << pad << " |\n";
   if (d.fix) out << pad << " = help: " << d.fix->message << "\n";
   for (const auto& rel : d.related) {
+    if (!rel.path.empty()) {  // in another file
+      std::error_code ec;
+      std::filesystem::path other = std::filesystem::path(rel.path).lexically_relative(std::filesystem::current_path(ec));
+      std::string shown = !ec && !other.empty() && !other.native().starts_with("..") ? other.string() : rel.path;
+      out << pad << " = note: " << shown << ":" << rel.line + 1 << ":" << rel.column << ": " << rel.message << "\n";
+      continue;
+    }
     Location r = locate(file, rel.start);
     out << pad << " = note: " << file.display_path << ":" << r.row << ":" << r.column << ": " << rel.message << "\n";
   }

@@ -97,6 +97,12 @@ bool cannotMatch(std::string_view text, const Settings& settings) {
   return true;
 }
 
+bool asksProject(std::string_view text, const Settings& settings) {
+  for (const Rule* rule : enabledRules(settings))
+    if (rule->asksProject(text, settings)) return true;
+  return false;
+}
+
 LintResult lintFile(const analysis::ParsedFile& file, const Settings& settings) {
   LintResult result;
   result.has_syntax_errors = file.hasSyntaxErrors();

@@ -23,4 +23,8 @@ LintResult lintFile(const analysis::ParsedFile& file, const Settings& settings);
 // occurs), so the file need not be parsed. Conservative: false whenever unsure.
 bool cannotMatch(std::string_view text, const Settings& settings);
 
+// True when an enabled rule would use the project index's facts about `text`
+// (`Settings::project`): only then is the index consulted.
+bool asksProject(std::string_view text, const Settings& settings);
+
 }  // namespace ptlint::rules

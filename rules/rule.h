@@ -40,6 +40,13 @@ struct RuleMeta {
 struct RelatedInfo {
   uint32_t start = 0, end = 0;
   std::string message;
+  // Set when the information points into another file (absolute path); `start`/`end` are then
+  // that file's bytes, and its position is given precomputed (the other text is not at hand).
+  std::string path;
+  uint32_t line = 0;          // 0-based
+  uint32_t column = 0;        // 1-based code points
+  uint32_t column_utf16 = 0;  // 0-based UTF-16 units
+  uint32_t column_bytes = 0;  // 0-based bytes
 };
 
 struct Diagnostic {
@@ -93,6 +100,13 @@ class Rule {
     (void)file;
     (void)settings;
     return true;
+  }
+  // True when the rule would use what other files of the project say about this text (PTL501:
+  // functions compiled from elsewhere), so the caller should consult the project index.
+  virtual bool asksProject(std::string_view text, const Settings& settings) const {
+    (void)text;
+    (void)settings;
+    return false;
   }
 };
 

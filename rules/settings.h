@@ -2,10 +2,15 @@
 // boil down to. Plain data; workspace/ builds it.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+namespace ptlint::analysis {
+struct ProjectFacts;
+}
 
 namespace ptlint::rules {
 
@@ -25,6 +30,9 @@ struct Settings {
   TorchVersion torch_version;
   bool unsafe_fixes = false;
   std::vector<std::string> compile_decorators;  // extra qualified names marking compiled code
+  // What other files of the project say about this one (functions compiled from elsewhere);
+  // null when nobody asked the project index.
+  std::shared_ptr<const analysis::ProjectFacts> project;
 
   // Is `code` enabled under these settings? (select/extend-select/ignore; the longest
   // matching prefix wins, as in Ruff.)

@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "ptlint/version.h"
+#include "analysis/module_summary.h"
 #include "rules/registry.h"
 
 namespace fs = std::filesystem;
@@ -35,6 +36,8 @@ std::string settingsFingerprint(const rules::Settings& s) {
   list("ignore", s.ignore);
   list("compile", s.compile_decorators);
   out += "torch=" + s.torch_version.str() + ";unsafe=" + (s.unsafe_fixes ? "1" : "0");
+  // What other files said about this one: a result depends on them too.
+  if (s.project != nullptr) out += ";project=" + s.project->digest;
   return out;
 }
 
@@ -52,7 +55,10 @@ json toJson(const rules::Diagnostic& d) {
     for (const auto& e : d.fix->edits) edits.push_back({e.start, e.end, e.content});
     j["fix"] = {{"applicability", static_cast<int>(d.fix->applicability)}, {"message", d.fix->message}, {"edits", edits}};
   }
-  for (const auto& r : d.related) j["related"].push_back({r.start, r.end, r.message});
+  for (const auto& r : d.related) {
+    if (r.path.empty()) j["related"].push_back({r.start, r.end, r.message});
+    else j["related"].push_back({r.start, r.end, r.message, r.path, r.line, r.column, r.column_utf16, r.column_bytes});
+  }
   for (const auto& [k, v] : d.facts) j["facts"].push_back({k, v});
   return j;
 }
@@ -74,7 +80,17 @@ rules::Diagnostic fromJson(const json& j) {
     d.fix = std::move(fix);
   }
   if (j.contains("related"))
-    for (const auto& r : j.at("related")) d.related.push_back({r.at(0).get<uint32_t>(), r.at(1).get<uint32_t>(), r.at(2).get<std::string>()});
+    for (const auto& r : j.at("related")) {
+      rules::RelatedInfo info{r.at(0).get<uint32_t>(), r.at(1).get<uint32_t>(), r.at(2).get<std::string>()};
+      if (r.size() == 8) {
+        info.path = r.at(3).get<std::string>();
+        info.line = r.at(4).get<uint32_t>();
+        info.column = r.at(5).get<uint32_t>();
+        info.column_utf16 = r.at(6).get<uint32_t>();
+        info.column_bytes = r.at(7).get<uint32_t>();
+      }
+      d.related.push_back(std::move(info));
+    }
   if (j.contains("facts"))
     for (const auto& f : j.at("facts")) d.facts.emplace_back(f.at(0).get<std::string>(), f.at(1).get<std::string>());
   return d;

@@ -35,8 +35,18 @@ is fine and not reported, and so is code that only runs eagerly because
 `torch.compiler.is_compiling()` (2.3+; `torch._dynamo.is_compiling()` before) guards it:
 `if not torch.compiler.is_compiling(): log(loss.item())`.
 
-Only what can be resolved within the file counts: a function reached through a parameter, a
-name bound to several values, or a module built in another file is not followed.
+Across the files of a project (found from the file: the nearest folder holding
+`pyproject.toml`, `setup.py`, `setup.cfg` or `.git`), the same holds when the compile site is in
+another file: `model = torch.compile(GPT(config))` or `model.compile()` in `train.py` compiles
+`GPT.forward` in `model.py`, and from there the `forward` of the submodules `__init__` binds to
+`self.<attr>` (also inside `nn.ModuleList`, `nn.Sequential` and `nn.ModuleDict`, called as
+`self.<attr>(x)`, `self.<attr>[i](x)` or through `for block in self.<attr>`) and the functions
+imported from other modules that compiled code calls. Imports resolve from the project root and
+its `src/` folder, relative imports and re-exports through `__init__.py` included. The finding's
+related information names the calls and the compile site in the other files.
+
+Only what can be resolved counts: a function reached through a parameter, a name bound to
+several values, or a module whose class the analysis cannot name is not followed.
 
 ## Why is this bad?
 Reading a tensor's value into Python is a graph break by definition: Dynamo cannot
@@ -88,6 +98,7 @@ There is no fix: how to remove a data-dependent read (tensor operations, `torch.
 ## References
 - [Common graph breaks: data-dependent operations (PyTorch 2.8)](https://docs.pytorch.org/docs/stable/compile/programming_model.common_graph_breaks.html)
 - [Use `fullgraph=True` to identify and eliminate graph breaks (PyTorch 2.8)](https://docs.pytorch.org/docs/stable/compile/programming_model.fullgraph_true.html)
+- [`nn.Module.compile`: compiles the module's `forward` in place (PyTorch 2.2+)](https://docs.pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.compile)
 - [`torch.compiler.disable` (PyTorch 2.1+)](https://docs.pytorch.org/docs/stable/generated/torch.compiler.disable.html)
 - [torch.compile troubleshooting](https://docs.pytorch.org/docs/stable/torch.compiler_troubleshooting.html)
 )md"};
@@ -111,6 +122,8 @@ class ItemInCompiledRegion final : public Rule {
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
   std::vector<std::string_view> triggers() const override { return {"compile"}; }
   std::vector<std::string_view> triggersFor(const Settings& settings) const override {
+    // Compiled from another file: every finding is an `.item()` / `.tolist()` call.
+    if (settings.project != nullptr && !settings.project->empty()) return {"item", "tolist"};
     std::vector<std::string_view> words = triggers();
     for (const std::string& decorator : settings.compile_decorators) {
       std::string_view name = decorator;
@@ -125,14 +138,22 @@ class ItemInCompiledRegion final : public Rule {
     if (analysis::findBytes(file.text(), "item") == std::string_view::npos &&
         analysis::findBytes(file.text(), "tolist") == std::string_view::npos)
       return false;
+    if (settings.project != nullptr && !settings.project->empty()) return true;
     return analysis::CompiledRegions::mayCompileAnything(file, settings.compile_decorators);
+  }
+
+  bool asksProject(std::string_view text, const Settings& settings) const override {
+    (void)settings;
+    return analysis::forEachWholeWord(text, "item", [](size_t) { return true; }) ||
+           analysis::forEachWholeWord(text, "tolist", [](size_t) { return true; });
   }
 
   void check(TSNode call, Context& ctx) const override {
     std::string_view method = scalarReadMethod(call, ctx.source());
     if (method.empty()) return;
     // Built once per file, on the first candidate call.
-    const auto& regions = analysis::CompiledRegions::of(ctx.model(), ctx.settings().compile_decorators);
+    const auto& regions =
+        analysis::CompiledRegions::of(ctx.model(), ctx.settings().compile_decorators, ctx.settings().project);
     if (regions.capturesScalarOutputs()) return;
     const auto* fn = regions.functionAt(call);
     if (fn == nullptr || regions.isSkippedWhileCompiling(call)) return;
@@ -150,10 +171,21 @@ class ItemInCompiledRegion final : public Rule {
       if (f->caller != nullptr)
         d.related.push_back({analysis::startOf(f->site), analysis::endOf(f->site),
                              fmt::format("`{}` is called from compiled `{}` here", f->display_name, f->caller->display_name)});
-      else
+      else if (f->external == nullptr)
         d.related.push_back({analysis::startOf(f->site), analysis::endOf(f->site),
                              fmt::format("`{}` is compiled here", f->display_name)});
     }
+    // Compiled from another file: the calls and the compile site there.
+    if (fn->root->external != nullptr)
+      for (const auto& note : fn->root->external->trail) {
+        RelatedInfo info{note.at.start, note.at.end, note.message};
+        info.path = note.path;
+        info.line = note.at.line;
+        info.column = note.at.column;
+        info.column_utf16 = note.at.column_utf16;
+        info.column_bytes = note.at.column_bytes;
+        d.related.push_back(std::move(info));
+      }
   }
 };
 

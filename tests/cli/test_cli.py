@@ -370,5 +370,40 @@ class Rules(Workdir):
         self.assertRegex(out.strip(), r"^ptlint \d+\.\d+\.\d+$")
 
 
+PROJECTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "projects")
+
+
+class Project(Workdir):
+    """Findings that come from other files of the project (the project index)."""
+
+    def setUp(self):
+        super().setUp()
+        shutil.rmtree(self.dir)
+        shutil.copytree(os.path.join(PROJECTS, "nanogpt"), self.dir)
+
+    def test_one_file_checked_alone_sees_where_it_is_compiled(self):
+        # As a pre-commit hook runs it: only model.py, which compiles nothing itself.
+        code, out, _ = self.check("--output-format", "full", "--no-cache", "model.py")
+        self.assertEqual(code, 1, out)
+        self.assertIn("model.py:19:36: PTL501", out)
+        self.assertIn("= note: train.py:8:13: `GPT` is compiled here", out)
+        self.assertNotIn("model.py:35", out)  # Critic is compiled nowhere
+
+    def test_warm_run_follows_an_edit_of_the_compiling_file(self):
+        code, out, _ = self.check("--output-format", "concise", ".")
+        self.assertIn("model.py:19:36: PTL501", out)
+        self.assertIn("layers.py:15:12: PTL501", out)
+        # train.py stops compiling: model.py's and layers.py's cached results are stale.
+        train = self.read("train.py").replace("model = torch.compile(model)", "model = model")
+        self.write("train.py", train)
+        code, out, _ = self.check("--output-format", "concise", ".")
+        self.assertEqual(code, 0, out)
+        self.assertNotIn("PTL501", out)
+        # And back.
+        self.write("train.py", train.replace("model = model", "model = torch.compile(model)"))
+        code, out, _ = self.check("--output-format", "concise", ".")
+        self.assertIn("model.py:19:36: PTL501", out)
+
+
 if __name__ == "__main__":
     unittest.main()

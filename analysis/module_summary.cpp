@@ -1,0 +1,503 @@
+#include "analysis/module_summary.h"
+
+#include <algorithm>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "analysis/compiled_regions.h"
+#include "analysis/syntax.h"
+#include "analysis/text_search.h"
+
+namespace ptlint::analysis {
+
+const ClassSummary* ModuleSummary::findClass(std::string_view name) const {
+  for (const auto& c : classes)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+const FunctionSummary* ModuleSummary::findFunction(std::string_view name) const {
+  for (const auto& f : functions)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+const std::string* ModuleSummary::importOf(std::string_view name) const {
+  const std::string* found = nullptr;
+  for (const auto& [bound, qualified] : imports)
+    if (bound == name) found = &qualified;  // the last one, as Python rebinds
+  return found;
+}
+
+bool mayHoldCompileSite(std::string_view text) {
+  // Every site is a call of something spelled `compile` (`torch.compile(m)`, `m.compile()`,
+  // `tc = compile` aside) or a decorator `@torch.compile`. Regular expressions (`re.compile(`)
+  // and definitions (`def compile(`) are not sites.
+  return forEachWholeWord(text, "compile", [&](size_t at) {
+    size_t end = at + 7;
+    while (end < text.size() && (text[end] == ' ' || text[end] == '\t')) ++end;
+    bool called = end < text.size() && text[end] == '(';
+    size_t back = at;
+    while (back > 0 && (isIdentifierByte(text[back - 1]) || text[back - 1] == '.')) --back;
+    std::string_view chain = text.substr(back, at - back);
+    if (chain == "re." || chain == "regex.") return false;
+    size_t before = back;
+    while (before > 0 && (text[before - 1] == ' ' || text[before - 1] == '\t')) --before;
+    if (before > 0 && text[before - 1] == '@') return true;  // a decorator
+    if (!called) return false;
+    return !(before >= 3 && text.substr(before - 3, 3) == "def" && chain.empty());
+  });
+}
+
+namespace {
+
+constexpr int kMaxDepth = 8;
+
+bool returnsSelf(std::string_view method) {
+  static constexpr std::string_view kSelfReturning[] = {"to",   "cuda",  "cpu",    "eval",     "train",
+                                                        "half", "float", "double", "bfloat16", "requires_grad_"};
+  return std::find(std::begin(kSelfReturning), std::end(kSelfReturning), method) != std::end(kSelfReturning);
+}
+
+TSNode firstArgument(TSNode call, std::string_view keyword, std::string_view source) {
+  TSNode args = fieldOf(call, "arguments");
+  if (!isKind(args, "argument_list")) return {};
+  TSNode positional{}, by_keyword{};
+  forEachNamedChild(args, [&](TSNode arg) {
+    std::string_view kind = kindOf(arg);
+    if (kind == "keyword_argument") {
+      if (!keyword.empty() && textOf(fieldOf(arg, "name"), source) == keyword) by_keyword = fieldOf(arg, "value");
+    } else if (kind != "comment" && kind != "list_splat" && kind != "dictionary_splat" && ts_node_is_null(positional)) {
+      positional = arg;
+    }
+  });
+  return ts_node_is_null(positional) ? by_keyword : positional;
+}
+
+bool hasTrueKeyword(TSNode call, std::string_view keyword, std::string_view source) {
+  TSNode args = fieldOf(call, "arguments");
+  bool found = false;
+  if (!isKind(args, "argument_list")) return false;
+  forEachNamedChild(args, [&](TSNode arg) {
+    if (isKind(arg, "keyword_argument") && textOf(fieldOf(arg, "name"), source) == keyword &&
+        isKind(unparenthesize(fieldOf(arg, "value")), "true"))
+      found = true;
+  });
+  return found;
+}
+
+class Summarizer {
+ public:
+  explicit Summarizer(const SemanticModel& model) : model_(model), source_(model.file().text()) {}
+
+  ModuleSummary run() {
+    for (const auto& b : model_.bindings()) {
+      if (b->kind == BindingKind::Import) out_.imports.emplace_back(b->name, b->qualified_name);
+      if (b->scope == &model_.moduleScope() && b->kind != BindingKind::Import &&
+          std::find(out_.definitions.begin(), out_.definitions.end(), b->name) == out_.definitions.end())
+        out_.definitions.push_back(b->name);
+    }
+    TSNode root = model_.file().root();
+    // Top-level functions and classes first, so that calls can name them.
+    forEachNamedChild(root, [&](TSNode stmt) {
+      TSNode def = isKind(stmt, "decorated_definition") ? fieldOf(stmt, "definition") : stmt;
+      if (isKind(def, "function_definition")) {
+        out_.functions.push_back(functionHeader(def));
+        defs_.push_back({def, {}, out_.functions.size() - 1, SIZE_MAX});
+      } else if (isKind(def, "class_definition")) {
+        ClassSummary cls;
+        cls.name = std::string(textOf(fieldOf(def, "name"), source_));
+        TSNode supers = fieldOf(def, "superclasses");
+        if (isKind(supers, "argument_list"))
+          forEachNamedChild(supers, [&](TSNode base) {
+            if (auto ref = nameRef(base)) cls.bases.push_back(*ref);
+          });
+        out_.classes.push_back(std::move(cls));
+        size_t ci = out_.classes.size() - 1;
+        forEachNamedChild(fieldOf(def, "body"), [&](TSNode member) {
+          TSNode mdef = isKind(member, "decorated_definition") ? fieldOf(member, "definition") : member;
+          if (!isKind(mdef, "function_definition")) return;
+          out_.classes[ci].methods.push_back(functionHeader(mdef));
+          defs_.push_back({mdef, def, ci, out_.classes[ci].methods.size() - 1});
+        });
+      }
+    });
+    for (size_t i = 0; i < defs_.size(); ++i) index_by_def_[defs_[i].def.id] = i;
+    walk();
+    return std::move(out_);
+  }
+
+ private:
+  struct Def {
+    TSNode def;
+    TSNode cls;          // null for a top-level function
+    size_t index;        // into out_.functions, or into out_.classes
+    size_t method;       // into the class's methods; SIZE_MAX for a top-level function
+  };
+
+  FunctionSummary& summaryOf(const Def& d) {
+    return d.method == SIZE_MAX ? out_.functions[d.index] : out_.classes[d.index].methods[d.method];
+  }
+
+  SourcePos pos(TSNode node) const {
+    SourcePos p;
+    p.start = startOf(node);
+    p.end = endOf(node);
+    const LineIndex& lines = model_.file().lines();
+    p.line = lines.lineOf(p.start);
+    uint32_t line_start = lines.lineStart(p.line);
+    std::string_view prefix = source_.substr(line_start, p.start - line_start);
+    p.column_bytes = static_cast<uint32_t>(prefix.size());
+    p.column = countCodePoints(prefix) + 1;
+    uint32_t utf16 = 0;
+    for (unsigned char c : prefix) {
+      if ((c & 0xC0) == 0x80) continue;
+      utf16 += c >= 0xF0 ? 2 : 1;
+    }
+    p.column_utf16 = utf16;
+    return p;
+  }
+
+  FunctionSummary functionHeader(TSNode def) {
+    FunctionSummary fn;
+    fn.name = std::string(textOf(fieldOf(def, "name"), source_));
+    fn.at = pos(fieldOf(def, "name"));
+    TSNode holder = ts_node_parent(def);
+    if (isKind(holder, "decorated_definition"))
+      forEachNamedChild(holder, [&](TSNode child) {
+        if (!isKind(child, "decorator") || ts_node_named_child_count(child) == 0) return;
+        TSNode expr = unparenthesize(ts_node_named_child(child, 0));
+        TSNode callee = isKind(expr, "call") ? unparenthesize(fieldOf(expr, "function")) : expr;
+        auto q = model_.qualifiedName(callee);
+        if (q && isDynamoDisable(*q)) fn.disabled = true;
+      });
+    return fn;
+  }
+
+  // A name the module can refer to: an import, a top-level def or class, `Cls.method`.
+  std::optional<NameRef> nameRef(TSNode expr) const {
+    expr = unparenthesize(expr);
+    if (auto q = model_.qualifiedName(expr)) return NameRef{NameRef::Kind::Imported, *q};
+    if (isKind(expr, "identifier")) {
+      const Binding* b = model_.resolve(textOf(expr, source_), expr);
+      if (b != nullptr && b->scope == &model_.moduleScope() &&
+          (b->kind == BindingKind::Class || b->kind == BindingKind::Function))
+        return NameRef{NameRef::Kind::Local, b->name};
+      return std::nullopt;
+    }
+    if (isKind(expr, "attribute")) {
+      TSNode object = unparenthesize(fieldOf(expr, "object"));
+      if (!isKind(object, "identifier")) return std::nullopt;
+      const Binding* b = model_.resolve(textOf(object, source_), object);
+      if (b != nullptr && b->scope == &model_.moduleScope() && b->kind == BindingKind::Class)
+        return NameRef{NameRef::Kind::Local, b->name + "." + std::string(textOf(fieldOf(expr, "attribute"), source_))};
+    }
+    return std::nullopt;
+  }
+
+  // Is `expr` the instance parameter (`self`) of the method `d`?
+  bool isSelf(TSNode expr, const Def* d) const {
+    expr = unparenthesize(expr);
+    if (d == nullptr || ts_node_is_null(d->cls) || !isKind(expr, "identifier")) return false;
+    const Binding* b = model_.resolve(textOf(expr, source_), expr);
+    if (b == nullptr || b->kind != BindingKind::Parameter || !sameNode(b->statement, d->def)) return false;
+    TSNode params = fieldOf(d->def, "parameters");
+    if (ts_node_named_child_count(params) == 0) return false;
+    TSNode first = ts_node_named_child(params, 0);
+    if (isKind(first, "typed_parameter")) first = ts_node_named_child(first, 0);
+    return isKind(first, "identifier") && sameNode(first, b->name_node);
+  }
+
+  // `self.<attr>` -> attr, else empty.
+  std::string_view selfAttribute(TSNode expr, const Def* d) const {
+    expr = unparenthesize(expr);
+    if (!isKind(expr, "attribute") || !isSelf(fieldOf(expr, "object"), d)) return {};
+    return textOf(fieldOf(expr, "attribute"), source_);
+  }
+
+  bool isCompileCall(TSNode call) const {
+    TSNode callee = unparenthesize(fieldOf(call, "function"));
+    auto q = model_.qualifiedName(callee);
+    return q && isTorchCompile(*q);
+  }
+
+  // The class whose instance `expr` evaluates to: `Cls(...)`, `Cls(...).to(device)`, a name
+  // every binding of which builds the same class (wrappers `torch.compile(name)` aside).
+  std::optional<NameRef> instanceClass(TSNode expr, int depth) const {
+    expr = unparenthesize(expr);
+    if (depth > kMaxDepth) return std::nullopt;
+    if (isKind(expr, "call")) {
+      TSNode callee = unparenthesize(fieldOf(expr, "function"));
+      if (isKind(callee, "attribute") && returnsSelf(textOf(fieldOf(callee, "attribute"), source_)))
+        return instanceClass(fieldOf(callee, "object"), depth + 1);
+      auto ref = nameRef(callee);
+      if (!ref) return std::nullopt;
+      // A local function is not a class; an import may be either: the linker decides.
+      if (ref->kind == NameRef::Kind::Local) {
+        const Binding* b = isKind(callee, "identifier") ? model_.resolve(textOf(callee, source_), callee) : nullptr;
+        if (b == nullptr || b->kind != BindingKind::Class) return std::nullopt;
+      }
+      return ref;
+    }
+    if (isKind(expr, "identifier")) {
+      const Binding* b = model_.resolve(textOf(expr, source_), expr);
+      if (b == nullptr || b->kind != BindingKind::Assignment) return std::nullopt;
+      std::optional<NameRef> found;
+      for (const Binding* c : *model_.bindingsOf(*b->scope, b->name)) {
+        if (c->kind != BindingKind::Assignment || ts_node_is_null(c->value)) return std::nullopt;
+        TSNode v = unparenthesize(c->value);
+        if (isKind(v, "call") && isCompileCall(v)) continue;  // `model = torch.compile(model)`
+        auto vc = instanceClass(v, depth + 1);
+        if (!vc || (found && !(*found == *vc))) return std::nullopt;
+        found = vc;
+      }
+      return found;
+    }
+    return std::nullopt;
+  }
+
+  // The element classes of a module container built by `value`, or of a plain module.
+  bool containerClasses(TSNode value, std::vector<NameRef>& out, int depth = 0) const {
+    value = unparenthesize(value);
+    if (!isKind(value, "call") || depth > kMaxDepth) return false;
+    TSNode callee = unparenthesize(fieldOf(value, "function"));
+    auto q = model_.qualifiedName(callee);
+    std::string_view last;
+    if (q && q->starts_with("torch.nn.")) last = std::string_view(*q).substr(q->rfind('.') + 1);
+    if (last != "ModuleList" && last != "Sequential" && last != "ModuleDict") {
+      auto cls = instanceClass(value, 0);
+      if (!cls) return false;
+      out.push_back(*cls);
+      return true;
+    }
+    // Elements: calls inside the arguments (list displays, comprehensions, dict values, splats).
+    bool ok = true;
+    TSNode args = fieldOf(value, "arguments");
+    std::vector<TSNode> stack;
+    forEachNamedChild(args, [&](TSNode arg) { stack.push_back(arg); });
+    while (!stack.empty() && ok) {
+      TSNode n = unparenthesize(stack.back());
+      stack.pop_back();
+      std::string_view kind = kindOf(n);
+      if (kind == "comment" || kind == "string" || kind == "for_in_clause" || kind == "if_clause") continue;
+      if (kind == "keyword_argument") continue;
+      if (kind == "list" || kind == "tuple" || kind == "list_splat" || kind == "dictionary" ||
+          kind == "list_comprehension" || kind == "generator_expression" || kind == "dictionary_comprehension") {
+        forEachNamedChild(n, [&](TSNode c) { stack.push_back(c); });
+      } else if (kind == "pair") {
+        stack.push_back(fieldOf(n, "value"));
+      } else if (kind == "call") {
+        if (!containerClasses(n, out, depth + 1)) ok = false;
+      } else {
+        ok = false;  // an element the analysis cannot name
+      }
+    }
+    return ok && !out.empty();
+  }
+
+  void noteInitStore(TSNode assignment, const Def& d) {
+    TSNode left = unparenthesize(fieldOf(assignment, "left"));
+    std::string_view attr = selfAttribute(left, &d);
+    if (attr.empty()) return;
+    TSNode right = fieldOf(assignment, "right");
+    ClassSummary& cls = out_.classes[d.index];
+    std::string key(attr);
+    if (poisoned_[d.index].count(key)) return;
+    TSNode v = unparenthesize(right);
+    if (isKind(v, "call") && isCompileCall(v)) return;  // `self.m = torch.compile(self.m)`
+    std::vector<NameRef> classes;
+    auto it = std::find_if(cls.attributes.begin(), cls.attributes.end(), [&](const auto& a) { return a.first == key; });
+    if (ts_node_is_null(right) || !containerClasses(right, classes)) {
+      poisoned_[d.index].insert(key);
+      if (it != cls.attributes.end()) cls.attributes.erase(it);
+      return;
+    }
+    if (it == cls.attributes.end()) {
+      cls.attributes.emplace_back(key, std::move(classes));
+    } else {
+      for (auto& c : classes)
+        if (std::find(it->second.begin(), it->second.end(), c) == it->second.end()) it->second.push_back(c);
+    }
+  }
+
+  // `block` bound by `for block in self.<attr>` (or `.values()`, `enumerate(...)` aside): attr.
+  std::string_view loopOverSelfAttribute(TSNode ident, const Def* d) const {
+    const Binding* b = model_.resolve(textOf(ident, source_), ident);
+    if (b == nullptr || b->kind != BindingKind::Other || !isKind(b->statement, "for_statement")) return {};
+    if (!isKind(unparenthesize(fieldOf(b->statement, "left")), "identifier")) return {};
+    TSNode right = unparenthesize(fieldOf(b->statement, "right"));
+    if (isKind(right, "call")) {
+      TSNode callee = unparenthesize(fieldOf(right, "function"));
+      if (!isKind(callee, "attribute") || textOf(fieldOf(callee, "attribute"), source_) != "values") return {};
+      right = fieldOf(callee, "object");
+    }
+    return selfAttribute(right, d);
+  }
+
+  void noteCall(TSNode call, const Def* d) {
+    TSNode callee = unparenthesize(fieldOf(call, "function"));
+    noteCompileSite(call, callee, d);
+    noteEnvironment(call, callee);
+    if (d == nullptr) return;
+    CallRef ref;
+    ref.at = pos(call);
+    if (isKind(callee, "subscript")) {
+      ref.attr = std::string(selfAttribute(fieldOf(callee, "value"), d));
+      ref.kind = CallRef::Kind::SelfAttr;
+    } else if (std::string_view attr = selfAttribute(callee, d); !attr.empty()) {
+      ref.attr = std::string(attr);
+      ref.kind = CallRef::Kind::SelfAttr;
+    } else if (isKind(callee, "identifier") && !(ref.attr = std::string(loopOverSelfAttribute(callee, d))).empty()) {
+      ref.kind = CallRef::Kind::SelfAttr;
+    } else if (auto target = nameRef(callee)) {
+      if (target->kind == NameRef::Kind::Imported && target->name.starts_with("torch.")) return;
+      ref.target = std::move(*target);
+    } else {
+      return;
+    }
+    if (ref.kind == CallRef::Kind::SelfAttr && ref.attr.empty()) return;
+    summaryOf(*d).calls.push_back(std::move(ref));
+  }
+
+  void noteCompileSite(TSNode call, TSNode callee, const Def* d) {
+    TSNode name = isKind(callee, "attribute") ? fieldOf(callee, "attribute") : callee;
+    if (!isKind(name, "identifier") || textOf(name, source_) != "compile") return;
+    auto q = model_.qualifiedName(callee);
+    CompileSite site;
+    site.at = pos(call);
+    if (q && isTorchCompile(*q)) {
+      if (hasTrueKeyword(call, "disable", source_)) return;
+      TSNode target = unparenthesize(firstArgument(call, "model", source_));
+      if (ts_node_is_null(target)) return;
+      if (std::string_view attr = selfAttribute(target, d); !attr.empty()) {
+        site.kind = CompileSite::Kind::SelfAttr;
+        site.owner = out_.classes[d->index].name;
+        site.attr = std::string(attr);
+      } else if (auto cls = instanceClass(target, 0)) {
+        site.kind = CompileSite::Kind::Instance;
+        site.target = std::move(*cls);
+      } else if (auto fn = nameRef(target)) {
+        site.kind = CompileSite::Kind::Function;
+        site.target = std::move(*fn);
+      } else {
+        return;
+      }
+    } else if (!q && isKind(callee, "attribute")) {
+      // `model.compile()`: nn.Module.compile compiles the module's forward in place.
+      site.method = true;
+      TSNode object = fieldOf(callee, "object");
+      if (std::string_view attr = selfAttribute(object, d); !attr.empty()) {
+        site.kind = CompileSite::Kind::SelfAttr;
+        site.owner = out_.classes[d->index].name;
+        site.attr = std::string(attr);
+      } else if (auto cls = instanceClass(object, 0)) {
+        site.kind = CompileSite::Kind::Instance;
+        site.target = std::move(*cls);
+      } else {
+        return;
+      }
+    } else {
+      return;
+    }
+    out_.compile_sites.push_back(std::move(site));
+  }
+
+  void noteDecoratorSites(const Def& d) {
+    TSNode holder = ts_node_parent(d.def);
+    if (!isKind(holder, "decorated_definition")) return;
+    forEachNamedChild(holder, [&](TSNode child) {
+      if (!isKind(child, "decorator") || ts_node_named_child_count(child) == 0) return;
+      TSNode expr = unparenthesize(ts_node_named_child(child, 0));
+      if (isKind(expr, "call") && hasTrueKeyword(expr, "disable", source_)) return;
+      TSNode callee = isKind(expr, "call") ? unparenthesize(fieldOf(expr, "function")) : expr;
+      auto q = model_.qualifiedName(callee);
+      if (!q || !isTorchCompile(*q)) return;
+      CompileSite site;
+      site.kind = CompileSite::Kind::Function;
+      std::string name(textOf(fieldOf(d.def, "name"), source_));
+      site.target = {NameRef::Kind::Local, ts_node_is_null(d.cls) ? name : out_.classes[d.index].name + "." + name};
+      site.at = pos(expr);
+      out_.compile_sites.push_back(std::move(site));
+    });
+  }
+
+  static std::optional<std::string> stringLiteral(TSNode node, std::string_view source) {
+    node = unparenthesize(node);
+    if (!isKind(node, "string")) return std::nullopt;
+    std::string out;
+    bool plain = true;
+    forEachNamedChild(node, [&](TSNode part) {
+      if (isKind(part, "string_content")) out += textOf(part, source);
+      else if (!isKind(part, "string_start") && !isKind(part, "string_end")) plain = false;
+    });
+    if (!plain) return std::nullopt;
+    return out;
+  }
+
+  void noteEnvironment(TSNode call, TSNode callee) {
+    if (!isKind(callee, "attribute")) return;
+    std::string_view method = textOf(fieldOf(callee, "attribute"), source_);
+    if (method != "setdefault" && method != "putenv") return;
+    auto q = model_.qualifiedName(callee);
+    if (!q || (*q != "os.environ.setdefault" && *q != "os.putenv")) return;
+    if (auto key = stringLiteral(firstArgument(call, {}, source_), source_)) out_.environment.push_back(*key);
+  }
+
+  void noteAssignment(TSNode assignment) {
+    TSNode left = unparenthesize(fieldOf(assignment, "left"));
+    if (!isKind(left, "subscript")) return;
+    auto q = model_.qualifiedName(fieldOf(left, "value"));
+    if (!q || *q != "os.environ") return;
+    if (auto key = stringLiteral(fieldOf(left, "subscript"), source_)) out_.environment.push_back(*key);
+  }
+
+  void walk() {
+    // The function whose calls are being recorded: top-level functions and methods only; a def
+    // nested in them records nothing (what it runs is not known to run).
+    struct Frame {
+      TSNode node;
+      const Def* def;
+    };
+    std::vector<Frame> stack{{model_.file().root(), nullptr}};
+    walkTree(
+        model_.file().root(),
+        [&](TSNode node) {
+          std::string_view kind = kindOf(node);
+          if (kind == "comment" || kind == "string") return false;
+          const Def* current = stack.back().def;
+          if (kind == "function_definition" || kind == "class_definition" || kind == "lambda") {
+            const Def* def = nullptr;
+            if (auto it = index_by_def_.find(node.id); it != index_by_def_.end()) {
+              def = &defs_[it->second];
+              noteDecoratorSites(*def);
+            }
+            stack.push_back({node, def});
+          } else if (kind == "call") {
+            noteCall(node, current);
+          } else if (kind == "assignment") {
+            noteAssignment(node);
+            if (current != nullptr && current->method != SIZE_MAX &&
+                out_.classes[current->index].methods[current->method].name == "__init__")
+              noteInitStore(node, *current);
+          }
+          return true;
+        },
+        [&](TSNode node) {
+          if (stack.size() > 1 && sameNode(stack.back().node, node)) stack.pop_back();
+        });
+  }
+
+  const SemanticModel& model_;
+  std::string_view source_;
+  ModuleSummary out_;
+  std::vector<Def> defs_;
+  std::unordered_map<const void*, size_t> index_by_def_;
+  std::unordered_map<size_t, std::unordered_set<std::string>> poisoned_;  // class -> attrs bound to unknowns
+};
+
+}  // namespace
+
+ModuleSummary summarizeModule(const SemanticModel& model) { return Summarizer(model).run(); }
+
+}  // namespace ptlint::analysis

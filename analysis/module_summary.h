@@ -1,0 +1,126 @@
+// What one module offers and asks across files, computed from its bytes alone: the imports, the
+// top-level definitions, each class's bases and the module classes its `__init__` binds to
+// `self.<attr>`, what each function calls, where `torch.compile` is applied and which environment
+// variables the module sets. The project index (`workspace/project_index.*`) links summaries.
+//
+// Invariants: a pure function of the file's text (cacheable by content hash); names are recorded
+// as the file spells them after import resolution (`pkg.model.GPT`, `.model.GPT` for a relative
+// import, or a top-level name of the file itself), never resolved to other files here; anything
+// the analysis cannot resolve is left out (precision over recall); no recursion on tree depth.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "analysis/semantic_model.h"
+
+namespace ptlint::analysis {
+
+// A name as the module refers to it.
+struct NameRef {
+  enum class Kind : uint8_t { Local, Imported };
+  Kind kind = Kind::Local;
+  // Local: a top-level name of this module (`Block`). Imported: the qualified name the import
+  // gives (`pkg.model.GPT`; relative imports keep their dots: `.model.GPT`).
+  std::string name;
+  bool operator==(const NameRef&) const = default;
+};
+
+// A position in the module, for related information in other files.
+struct SourcePos {
+  uint32_t start = 0, end = 0;  // bytes
+  uint32_t line = 0;            // 0-based
+  uint32_t column = 0;          // 1-based code points
+  uint32_t column_utf16 = 0;    // 0-based UTF-16 units
+  uint32_t column_bytes = 0;    // 0-based bytes
+};
+
+// One call made by a function's body (not by the defs nested in it).
+struct CallRef {
+  enum class Kind : uint8_t {
+    Name,      // `f(x)`, `mod.f(x)`, `Cls.method(x)`: `target`
+    SelfAttr,  // `self.<attr>(x)`, `self.<attr>[i](x)`, `block(x)` for `block` in `self.<attr>`
+  };
+  Kind kind = Kind::Name;
+  NameRef target;    // Name
+  std::string attr;  // SelfAttr
+  SourcePos at;
+};
+
+struct FunctionSummary {
+  std::string name;  // `forward`
+  SourcePos at;      // the def's name
+  bool disabled = false;  // `@torch.compiler.disable` / `@torch._dynamo.disable`
+  std::vector<CallRef> calls;
+};
+
+struct ClassSummary {
+  std::string name;
+  std::vector<NameRef> bases;
+  std::vector<FunctionSummary> methods;
+  // `self.<attr> = Cls(...)` in `__init__` (every element class for `nn.ModuleList([...])`,
+  // `nn.Sequential(...)`, `nn.ModuleDict({...})`). An attribute bound to anything unresolved is
+  // left out.
+  std::vector<std::pair<std::string, std::vector<NameRef>>> attributes;
+};
+
+struct CompileSite {
+  enum class Kind : uint8_t {
+    Instance,  // `torch.compile(Cls(...))`, `torch.compile(obj)`, `obj.compile()`: Cls.forward
+    Function,  // `torch.compile(fn)`, `@torch.compile`
+    SelfAttr,  // `torch.compile(self.<attr>)` in a method of `owner`
+  };
+  Kind kind = Kind::Instance;
+  NameRef target;     // Instance: the class; Function: the function (`Cls.method` for a method)
+  std::string owner;  // SelfAttr: the class whose method compiles
+  std::string attr;   // SelfAttr
+  bool method = false;  // `obj.compile()`: only nn.Module's own method compiles
+  SourcePos at;
+};
+
+struct ModuleSummary {
+  // Every import binding at any scope: the bound name and what it refers to.
+  std::vector<std::pair<std::string, std::string>> imports;
+  std::vector<std::string> definitions;  // top-level defs, classes and assigned names
+  std::vector<FunctionSummary> functions;  // top-level functions
+  std::vector<ClassSummary> classes;       // top-level classes
+  std::vector<CompileSite> compile_sites;
+  std::vector<std::string> environment;  // variables set: os.environ[...] =, setdefault, putenv
+
+  const ClassSummary* findClass(std::string_view name) const;
+  const FunctionSummary* findFunction(std::string_view name) const;
+  // The qualified name a top-level import binds to `name`, or nullptr.
+  const std::string* importOf(std::string_view name) const;
+};
+
+ModuleSummary summarizeModule(const SemanticModel& model);
+
+// What the project tells one file about itself: produced by the project index, read by the rules.
+struct CrossFileNote {
+  std::string path;  // the file the note points into (absolute)
+  SourcePos at;
+  std::string message;
+};
+
+// A function of the file (`helper`, or `Cls.method` for a method of a top-level class) that
+// torch.compile reaches from another file.
+struct ExternalCompileRoot {
+  std::string function;
+  // From the call that reaches the function back to the compile site: innermost first.
+  std::vector<CrossFileNote> trail;
+};
+
+struct ProjectFacts {
+  std::vector<ExternalCompileRoot> compiled;
+  // Identifies the facts (for result caches): equal digests mean equal facts.
+  std::string digest;
+  bool empty() const { return compiled.empty(); }
+};
+
+// Does the text hold a compile site another file's definitions could be compiled from (the whole
+// word `compile` somewhere)? The byte-level filter that keeps most files unparsed.
+bool mayHoldCompileSite(std::string_view text);
+
+}  // namespace ptlint::analysis

@@ -1,0 +1,6 @@
+from net import Net, Tiny
+
+net = Net()
+net.compile()
+tiny = Tiny()
+tiny.compile(mode="reduce-overhead")

@@ -1,0 +1,3 @@
+from .heads import ClassifierHead as Head
+
+__all__ = ["Head"]

@@ -1,0 +1,4 @@
+from proj.net import Model
+
+model = Model().cuda()
+model.compile(fullgraph=False)

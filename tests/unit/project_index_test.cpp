@@ -1,0 +1,251 @@
+// The project index against the multi-file projects in tests/projects/: every `.py` file of a
+// project is linted the way `ptlint check` lints it (the index consulted when a rule asks), and
+// its findings must be exactly the `# expect: CODE` comments of that file. Also: the module
+// summary's contents, and that the index parses only what a question reaches.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "analysis/module_summary.h"
+#include "rules/linter.h"
+#include "workspace/project_index.h"
+
+namespace fs = std::filesystem;
+using namespace ptlint;
+
+namespace {
+
+const fs::path kProjects = fs::path(PTLINT_FIXTURES_DIR).parent_path() / "projects";
+
+std::optional<std::string> readText(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+std::map<uint32_t, std::vector<std::string>> expectations(const std::string& text) {
+  std::map<uint32_t, std::vector<std::string>> out;
+  std::istringstream lines(text);
+  std::string line;
+  for (uint32_t row = 0; std::getline(lines, line); ++row) {
+    auto pos = line.find("# expect: ");
+    if (pos == std::string::npos) continue;
+    std::istringstream codes(line.substr(pos + 10));
+    std::string code;
+    while (std::getline(codes, code, ',')) {
+      code.erase(0, code.find_first_not_of(' '));
+      code.erase(code.find_last_not_of(" \r") + 1);
+      if (!code.empty()) out[row].push_back(code);
+    }
+  }
+  return out;
+}
+
+std::vector<fs::path> pythonFiles(const fs::path& dir) {
+  std::vector<fs::path> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.path().extension() == ".py") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+struct Finding {
+  uint32_t row;
+  std::string code;
+  rules::Diagnostic diagnostic;
+};
+
+std::vector<Finding> lintInProject(workspace::ProjectIndex& index, const fs::path& file, const std::string& select = "PTL501") {
+  std::string text = *readText(file);
+  rules::Settings settings;
+  settings.select = {select};
+  if (rules::asksProject(text, settings)) settings.project = index.factsFor(fs::absolute(file));
+  std::vector<Finding> out;
+  if (rules::cannotMatch(text, settings)) return out;
+  auto parsed = analysis::ParsedFile::parse(text);
+  for (auto& d : rules::lintFile(parsed, settings).diagnostics)
+    out.push_back({parsed.lines().lineOf(d.start), std::string(d.code), d});
+  return out;
+}
+
+workspace::ProjectIndex makeIndex() { return workspace::ProjectIndex(readText); }
+
+class ProjectFixture : public testing::TestWithParam<std::string> {};
+
+TEST_P(ProjectFixture, FindingsMatchExpectations) {
+  fs::path project = kProjects / GetParam();
+  workspace::ProjectIndex index(readText);
+  size_t expected_total = 0;
+  for (const fs::path& file : pythonFiles(project)) {
+    SCOPED_TRACE(file.string());
+    auto expected = expectations(*readText(file));
+    std::map<uint32_t, std::vector<std::string>> actual;
+    for (auto& f : lintInProject(index, file)) actual[f.row].push_back(f.code);
+    for (auto& [row, codes] : expected) expected_total += codes.size();
+    EXPECT_EQ(actual, expected);
+  }
+  EXPECT_GT(expected_total, 0u) << "a project fixture must expect findings";
+}
+
+INSTANTIATE_TEST_SUITE_P(Projects, ProjectFixture,
+                         testing::Values("nanogpt", "relimport", "srclayout", "namespace", "keraslike"));
+
+TEST(ProjectIndex, RelatedInformationNamesTheCompileSiteInTheOtherFile) {
+  workspace::ProjectIndex index(readText);
+  auto findings = lintInProject(index, kProjects / "nanogpt" / "layers.py");
+  ASSERT_EQ(findings.size(), 1u);
+  const auto& related = findings[0].diagnostic.related;
+  ASSERT_EQ(related.size(), 3u);
+  EXPECT_EQ(fs::path(related[0].path).filename(), "layers.py");  // self.attn(x) in Block.forward
+  EXPECT_EQ(related[0].message, "`CausalSelfAttention.forward` is called from compiled `Block.forward` here");
+  EXPECT_EQ(fs::path(related[1].path).filename(), "model.py");  // block(x) in GPT.forward
+  EXPECT_EQ(related[1].line, 17u);
+  EXPECT_EQ(fs::path(related[2].path).filename(), "train.py");
+  EXPECT_EQ(related[2].message, "`GPT` is compiled here");
+  EXPECT_EQ(related[2].line, 7u);
+  EXPECT_EQ(related[2].column, 13u);  // torch.compile(model)
+}
+
+TEST(ProjectIndex, OnlyFilesWithACompileSiteOrReachedAreSummarised) {
+  workspace::ProjectIndex index(readText);
+  // evaluate.py asks (it holds `.item()`); train.py holds the only `compile`; model.py and
+  // layers.py are reached from its site. evaluate.py itself is never summarised.
+  index.factsFor(fs::absolute(kProjects / "nanogpt" / "evaluate.py"));
+  EXPECT_EQ(index.summariesBuilt(), 3u);
+}
+
+TEST(ProjectIndex, CheckedAloneAFileStillSeesItsProject) {
+  workspace::ProjectIndex index(readText);
+  auto findings = lintInProject(index, kProjects / "srclayout" / "src" / "proj" / "net.py");
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(workspace::ProjectIndex::projectRoot(kProjects / "srclayout" / "src" / "proj" / "net.py"),
+            kProjects / "srclayout");
+}
+
+TEST(ProjectIndex, FactsFollowTheCompileSite) {
+  fs::path dir = fs::temp_directory_path() / ("ptlint-index-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "setup.cfg") << "";
+  std::ofstream(dir / "model.py") << "import torch.nn as nn\n\nclass M(nn.Module):\n    def forward(self, x):\n        return x.item()\n";
+  std::ofstream(dir / "train.py") << "import torch\nfrom model import M\n\nm = torch.compile(M())\n";
+  {
+    workspace::ProjectIndex index(readText);
+    EXPECT_EQ(lintInProject(index, dir / "model.py").size(), 1u);
+  }
+  std::ofstream(dir / "train.py") << "import torch\nfrom model import M\n\nm = M()\n";
+  {
+    workspace::ProjectIndex index(readText);
+    EXPECT_TRUE(lintInProject(index, dir / "model.py").empty());
+  }
+  // Behind @torch.compiler.disable the region stops.
+  std::ofstream(dir / "train.py") << "import torch\nfrom model import M\n\nm = torch.compile(M())\n";
+  std::ofstream(dir / "model.py")
+      << "import torch\nimport torch.nn as nn\n\nclass M(nn.Module):\n    @torch.compiler.disable\n"
+         "    def forward(self, x):\n        return x.item()\n";
+  {
+    workspace::ProjectIndex index(readText);
+    EXPECT_TRUE(lintInProject(index, dir / "model.py").empty());
+  }
+  fs::remove_all(dir);
+}
+
+TEST(ProjectIndex, ChainsWithinTheFileKeepTheirOwnRoot) {
+  fs::path dir = fs::temp_directory_path() / ("ptlint-chain-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "setup.py") << "";
+  std::ofstream(dir / "train.py") << "import torch\n\ndef helper(x):\n    return x.item()\n\n"
+                                     "@torch.compile\ndef step(x):\n    return helper(x)\n";
+  workspace::ProjectIndex index(readText);
+  auto findings = lintInProject(index, dir / "train.py");
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].diagnostic.message,
+            "`.item()` in `helper`, which compiled `step` calls, breaks the graph and waits for the device");
+  for (const auto& r : findings[0].diagnostic.related) EXPECT_TRUE(r.path.empty()) << r.message;
+  fs::remove_all(dir);
+}
+
+TEST(ProjectIndex, AWarmRunReusesTheScanAndTheSummaries) {
+  fs::path cache = fs::temp_directory_path() / ("ptlint-scan-" + std::to_string(::getpid()));
+  fs::path file = fs::absolute(kProjects / "nanogpt" / "layers.py");
+  std::string digest;
+  {
+    workspace::ProjectIndex index(readText);
+    index.useScanCache(cache);
+    digest = index.factsFor(file)->digest;
+    EXPECT_EQ(index.summariesBuilt(), 3u);
+    EXPECT_TRUE(index.saveScanCache());
+  }
+  {
+    workspace::ProjectIndex index(readText);
+    index.useScanCache(cache);
+    EXPECT_EQ(index.factsFor(file)->digest, digest);
+    EXPECT_FALSE(digest.empty());
+    EXPECT_EQ(index.summariesBuilt(), 0u);  // every summary came from the cache
+  }
+  // A corrupt cache is ignored.
+  std::ofstream(cache / "project-scan.json") << "{\"build\": 3, ";
+  {
+    workspace::ProjectIndex index(readText);
+    index.useScanCache(cache);
+    EXPECT_EQ(index.factsFor(file)->digest, digest);
+    EXPECT_EQ(index.summariesBuilt(), 3u);
+  }
+  fs::remove_all(cache);
+}
+
+TEST(ModuleSummary, RecordsImportsClassesCallsSitesAndEnvironment) {
+  auto parsed = analysis::ParsedFile::parse(
+      "import os\nimport torch\nimport torch.nn as nn\nfrom .layers import Block as B\nfrom . import ops\n"
+      "os.environ['CUBLAS_WORKSPACE_CONFIG'] = ':4096:8'\nos.environ.setdefault('A', '1')\nos.putenv('B', '2')\n"
+      "class Net(nn.Module):\n"
+      "    def __init__(self, n):\n"
+      "        super().__init__()\n"
+      "        self.blocks = nn.ModuleList([B(i) for i in range(n)])\n"
+      "        self.seq = nn.Sequential(B(1), Head())\n"
+      "        self.d = nn.ModuleDict({'a': Head()})\n"
+      "        self.lin = nn.Linear(2, 2)\n"
+      "        self.unknown = n\n"
+      "    def forward(self, x):\n"
+      "        for blk in self.blocks:\n"
+      "            x = blk(x)\n"
+      "        x = self.seq(x)\n"
+      "        return ops.scale(x) + self.d['a'](x)\n"
+      "class Head(nn.Module):\n"
+      "    pass\n"
+      "model = torch.compile(Net(3))\n"
+      "Net(2).compile()\n");
+  analysis::SemanticModel model(parsed);
+  auto s = analysis::summarizeModule(model);
+  EXPECT_EQ(*s.importOf("B"), ".layers.Block");
+  EXPECT_EQ(*s.importOf("ops"), ".ops");
+  EXPECT_EQ(s.environment, (std::vector<std::string>{"CUBLAS_WORKSPACE_CONFIG", "A", "B"}));
+  const auto* net = s.findClass("Net");
+  ASSERT_NE(net, nullptr);
+  ASSERT_EQ(net->bases.size(), 1u);
+  EXPECT_EQ(net->bases[0].name, "torch.nn.Module");
+  std::map<std::string, std::vector<std::string>> attrs;
+  for (const auto& [attr, classes] : net->attributes)
+    for (const auto& c : classes) attrs[attr].push_back(c.name);
+  EXPECT_EQ(attrs["blocks"], (std::vector<std::string>{".layers.Block"}));
+  EXPECT_EQ(attrs["seq"].size(), 2u);
+  EXPECT_EQ(attrs["d"], (std::vector<std::string>{"Head"}));
+  EXPECT_EQ(attrs["lin"], (std::vector<std::string>{"torch.nn.Linear"}));
+  EXPECT_EQ(attrs.count("unknown"), 0u);
+  ASSERT_EQ(net->methods.size(), 2u);
+  std::vector<std::string> calls;
+  for (const auto& c : net->methods[1].calls)
+    calls.push_back(c.kind == analysis::CallRef::Kind::SelfAttr ? "self." + c.attr : c.target.name);
+  EXPECT_EQ(calls, (std::vector<std::string>{"self.blocks", "self.seq", ".ops.scale", "self.d"}));
+  ASSERT_EQ(s.compile_sites.size(), 2u);
+  EXPECT_EQ(s.compile_sites[0].target.name, "Net");
+  EXPECT_EQ(s.compile_sites[1].target.name, "Net");
+  EXPECT_EQ(s.compile_sites[1].at.line, 24u);
+}
+
+}  // namespace

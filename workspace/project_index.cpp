@@ -1,0 +1,559 @@
+#include "workspace/project_index.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include <deque>
+#include <map>
+#include <unordered_set>
+#include <vector>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "analysis/parse.h"
+#include "workspace/cache.h"
+#include "analysis/semantic_model.h"
+
+namespace fs = std::filesystem;
+
+namespace ptlint::analysis {
+// The summaries' on-disk form (`.ptlint_cache/project-scan.json`).
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(NameRef, kind, name)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SourcePos, start, end, line, column, column_utf16, column_bytes)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CallRef, kind, target, attr, at)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FunctionSummary, name, at, disabled, calls)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ClassSummary, name, bases, methods, attributes)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CompileSite, kind, target, owner, attr, method, at)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ModuleSummary, imports, definitions, functions, classes, compile_sites, environment)
+}  // namespace ptlint::analysis
+
+namespace ptlint::workspace {
+
+using analysis::CrossFileNote;
+using analysis::ModuleSummary;
+using analysis::NameRef;
+using analysis::ProjectFacts;
+
+namespace {
+
+constexpr int kMaxDepth = 8;          // re-export chains, base classes
+constexpr size_t kMaxTrail = 8;       // notes kept per compiled function
+constexpr size_t kMaxProjectFiles = 20000;
+
+bool isFile(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_regular_file(p, ec);
+}
+
+bool hasMarker(const fs::path& dir) {
+  std::error_code ec;
+  for (const char* marker : {"pyproject.toml", "setup.py", "setup.cfg", ".git"})
+    if (fs::exists(dir / marker, ec)) return true;
+  return false;
+}
+
+std::vector<std::string> split(std::string_view dotted) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (start <= dotted.size()) {
+    size_t dot = dotted.find('.', start);
+    if (dot == std::string_view::npos) dot = dotted.size();
+    parts.emplace_back(dotted.substr(start, dot - start));
+    start = dot + 1;
+  }
+  return parts;
+}
+
+bool skippedFolder(const fs::path& dir) {
+  std::string name = dir.filename().string();
+  if (name.empty() || name[0] == '.' || name == "__pycache__" || name == "node_modules" || name == "site-packages")
+    return true;
+  return isFile(dir / "pyvenv.cfg");  // a virtual environment
+}
+
+// The bytes of `path` into `out` (reused between calls); false when unreadable or too large.
+bool readRaw(const fs::path& path, size_t max_bytes, std::string& out, struct stat& st) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return false;
+  bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && static_cast<size_t>(st.st_size) <= max_bytes;
+  if (ok) {
+    out.resize(static_cast<size_t>(st.st_size));
+    size_t got = 0;
+    while (got < out.size()) {
+      ssize_t n = ::read(fd, out.data() + got, out.size() - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      got += static_cast<size_t>(n);
+    }
+    out.resize(got);
+  }
+  ::close(fd);
+  return ok;
+}
+
+}  // namespace
+
+// One project: its root, its files, and (once linked) the facts for each file.
+class ProjectIndex::Project {
+ public:
+  Project(ProjectIndex& index, fs::path root, fs::path scan, bool recursive)
+      : index_(index), root_(std::move(root)), scan_(std::move(scan)), recursive_(recursive) {
+    import_roots_.push_back(root_);
+    std::error_code ec;
+    if (fs::is_directory(root_ / "src", ec)) import_roots_.push_back(root_ / "src");
+  }
+
+  std::shared_ptr<const ProjectFacts> factsFor(const fs::path& file) {
+    std::call_once(linked_, [&] {
+      try {
+        link();
+      } catch (const std::exception&) {
+        facts_.clear();  // a project that cannot be linked gives no facts; the file is still linted
+      }
+    });
+    auto it = facts_.find(file.string());
+    if (it != facts_.end()) return it->second;
+    static const auto kNone = std::make_shared<const ProjectFacts>();
+    return kNone;
+  }
+
+ private:
+  struct Symbol {
+    fs::path path;
+    std::string name;  // `Cls`, `fn` or `Cls.method`
+  };
+
+  // ---- Files and summaries (only the linking thread touches these maps). ----
+  const ModuleSummary* load(const fs::path& path) {
+    auto [it, inserted] = modules_.try_emplace(path.string());
+    if (inserted) {
+      if (auto text = index_.reader()(path)) it->second = index_.summaryOf(*text);
+    }
+    return it->second.get();
+  }
+
+  std::optional<fs::path> moduleFile(const fs::path& base, const std::vector<std::string>& parts, size_t count) {
+    fs::path dir = base;
+    for (size_t i = 0; i + 1 < count; ++i) dir /= parts[i];
+    std::string key = dir.string() + "|" + (count ? parts[count - 1] : "");
+    if (auto it = module_files_.find(key); it != module_files_.end()) return it->second;
+    std::optional<fs::path> found;
+    if (count == 0) {
+      if (isFile(dir / "__init__.py")) found = dir / "__init__.py";
+    } else if (isFile(dir / (parts[count - 1] + ".py"))) {
+      found = dir / (parts[count - 1] + ".py");
+    } else if (isFile(dir / parts[count - 1] / "__init__.py")) {
+      found = dir / parts[count - 1] / "__init__.py";
+    }
+    module_files_.emplace(key, found);
+    return found;
+  }
+
+  // ---- Resolution ----
+  std::optional<Symbol> resolve(const fs::path& from, const NameRef& ref, int depth = 0) {
+    if (ref.kind == NameRef::Kind::Local) return Symbol{from, ref.name};
+    return resolveQualified(from, ref.name, depth);
+  }
+
+  std::optional<Symbol> resolveQualified(const fs::path& from, std::string_view qualified, int depth) {
+    if (depth > kMaxDepth || qualified.empty()) return std::nullopt;
+    std::vector<fs::path> bases;
+    std::string_view rest = qualified;
+    if (qualified.front() == '.') {
+      size_t dots = qualified.find_first_not_of('.');
+      if (dots == std::string_view::npos) return std::nullopt;
+      fs::path dir = from.parent_path();
+      for (size_t i = 1; i < dots; ++i) dir = dir.parent_path();
+      bases.push_back(dir);
+      rest = qualified.substr(dots);
+    } else {
+      bases = import_roots_;
+    }
+    std::vector<std::string> parts = split(rest);
+    bool relative = qualified.front() == '.';
+    for (const fs::path& base : bases) {
+      // The longest prefix naming a module file; what follows is a name in it (a relative import
+      // may name the package itself: `from . import f`).
+      size_t least = relative ? 0 : 1;
+      for (size_t n = parts.size() - 1; n + 1 > least; --n) {
+        if (auto file = moduleFile(base, parts, n))
+          return symbolIn(*file, std::vector<std::string>(parts.begin() + static_cast<long>(n), parts.end()), depth);
+        if (n == 0) break;
+      }
+    }
+    return std::nullopt;
+  }
+
+  // `names` (one or two segments) defined in, or re-exported by, the module `file`.
+  std::optional<Symbol> symbolIn(const fs::path& file, const std::vector<std::string>& names, int depth) {
+    if (names.empty() || names.size() > 2) return std::nullopt;
+    const ModuleSummary* summary = load(file);
+    if (summary == nullptr) return std::nullopt;
+    const std::string& head = names[0];
+    if (summary->findClass(head) != nullptr) return Symbol{file, names.size() == 2 ? head + "." + names[1] : head};
+    if (summary->findFunction(head) != nullptr && names.size() == 1) return Symbol{file, head};
+    if (const std::string* imported = summary->importOf(head)) {
+      std::string next = *imported;
+      if (names.size() == 2) next += "." + names[1];
+      return resolveQualified(file, next, depth + 1);
+    }
+    return std::nullopt;
+  }
+
+  const analysis::ClassSummary* classOf(const Symbol& s) {
+    const ModuleSummary* summary = load(s.path);
+    return summary ? summary->findClass(s.name) : nullptr;
+  }
+
+  const analysis::FunctionSummary* functionOf(const Symbol& s) {
+    const ModuleSummary* summary = load(s.path);
+    if (summary == nullptr) return nullptr;
+    size_t dot = s.name.find('.');
+    if (dot == std::string::npos) return summary->findFunction(s.name);
+    const auto* cls = summary->findClass(std::string_view(s.name).substr(0, dot));
+    if (cls == nullptr) return nullptr;
+    for (const auto& m : cls->methods)
+      if (m.name == std::string_view(s.name).substr(dot + 1)) return &m;
+    return nullptr;
+  }
+
+  // `Cls.method` where the class or one of its bases (in any file) defines it.
+  std::optional<Symbol> findMethod(const Symbol& cls, std::string_view method, int depth = 0) {
+    if (depth > kMaxDepth) return std::nullopt;
+    const auto* summary = classOf(cls);
+    if (summary == nullptr) return std::nullopt;
+    for (const auto& m : summary->methods)
+      if (m.name == method) return Symbol{cls.path, cls.name + "." + std::string(method)};
+    for (const NameRef& base : summary->bases) {
+      auto b = resolve(cls.path, base);
+      if (!b || b->name.find('.') != std::string::npos) continue;
+      if (auto found = findMethod(*b, method, depth + 1)) return found;
+    }
+    return std::nullopt;
+  }
+
+  // The classes `__init__` binds to `self.<attr>` in the class or its bases.
+  std::vector<Symbol> attributeClasses(const Symbol& cls, std::string_view attr, int depth = 0) {
+    std::vector<Symbol> out;
+    if (depth > kMaxDepth) return out;
+    const auto* summary = classOf(cls);
+    if (summary == nullptr) return out;
+    for (const auto& [name, classes] : summary->attributes) {
+      if (name != attr) continue;
+      for (const NameRef& ref : classes)
+        if (auto s = resolve(cls.path, ref); s && classOf(*s) != nullptr) out.push_back(*s);
+      return out;
+    }
+    for (const NameRef& base : summary->bases)
+      if (auto b = resolve(cls.path, base); b && b->name.find('.') == std::string::npos) {
+        out = attributeClasses(*b, attr, depth + 1);
+        if (!out.empty()) return out;
+      }
+    return out;
+  }
+
+  // Does the class derive from a `torch.nn` class (through project classes) without defining
+  // `method` itself on the way? `obj.compile()` is nn.Module's only then.
+  bool isTorchModuleWith(const Symbol& cls, std::string_view method, int depth = 0) {
+    if (depth > kMaxDepth) return false;
+    const auto* summary = classOf(cls);
+    if (summary == nullptr) return false;
+    for (const auto& m : summary->methods)
+      if (m.name == method) return false;
+    for (const NameRef& base : summary->bases) {
+      if (base.kind == NameRef::Kind::Imported && base.name.starts_with("torch.nn.")) return true;
+      if (auto b = resolve(cls.path, base); b && b->name.find('.') == std::string::npos &&
+                                             isTorchModuleWith(*b, method, depth + 1))
+        return true;
+    }
+    return false;
+  }
+
+  // ---- Linking ----
+  void compile(const Symbol& fn, std::vector<CrossFileNote> trail) {
+    const auto* summary = functionOf(fn);
+    if (summary == nullptr || summary->disabled) return;
+    std::string key = fn.path.string() + "\n" + fn.name;
+    if (!compiled_.insert(key).second) return;
+    if (trail.size() > kMaxTrail) trail.resize(kMaxTrail);
+    roots_[fn.path.string()].push_back({fn.name, trail});
+    queue_.push_back({fn, std::move(trail)});
+  }
+
+  void compileInstance(const Symbol& cls, std::vector<CrossFileNote> trail) {
+    if (classOf(cls) == nullptr) return;
+    auto forward = findMethod(cls, "forward");
+    if (!forward) forward = findMethod(cls, "__call__");
+    if (forward) compile(*forward, std::move(trail));
+  }
+
+  static std::vector<CrossFileNote> extend(const std::vector<CrossFileNote>& trail, CrossFileNote note) {
+    std::vector<CrossFileNote> out;
+    out.reserve(trail.size() + 1);
+    out.push_back(std::move(note));
+    out.insert(out.end(), trail.begin(), trail.end());
+    return out;
+  }
+
+  void link() {
+    // Compile sites can only be in files holding the word `compile`.
+    std::vector<fs::path> files;
+    std::error_code ec;
+    if (recursive_) {
+      fs::recursive_directory_iterator it(scan_, fs::directory_options::skip_permission_denied, ec), end;
+      for (; !ec && it != end && files.size() < kMaxProjectFiles; it.increment(ec)) {
+        if (it->is_directory(ec)) {
+          if (skippedFolder(it->path())) it.disable_recursion_pending();
+          continue;
+        }
+        if (it->path().extension() == ".py" && it->is_regular_file(ec)) files.push_back(it->path());
+      }
+    } else {
+      for (fs::directory_iterator it(scan_, ec), end; !ec && it != end; it.increment(ec))
+        if (it->path().extension() == ".py" && it->is_regular_file(ec)) files.push_back(it->path());
+    }
+    std::sort(files.begin(), files.end());
+    std::string raw;
+    for (const fs::path& file : files) {
+      // A raw look first: most files hold no site and are never decoded or parsed.
+      if (!index_.mayCompile(file, raw)) continue;
+      auto text = index_.reader()(file);
+      if (!text) continue;
+      auto summary = index_.summaryOf(*text);
+      modules_[file.string()] = summary;
+      for (const auto& site : summary->compile_sites) {
+        std::string target = site.kind == analysis::CompileSite::Kind::SelfAttr ? site.owner + "." + site.attr
+                                                                                 : site.target.name;
+        if (size_t dot = target.rfind('.'); dot != std::string::npos && site.kind != analysis::CompileSite::Kind::SelfAttr)
+          target = target.substr(dot + 1);
+        std::vector<CrossFileNote> trail{{file.string(), site.at, fmt::format("`{}` is compiled here", target)}};
+        switch (site.kind) {
+          case analysis::CompileSite::Kind::Instance:
+            if (auto cls = resolve(file, site.target); cls && (!site.method || isTorchModuleWith(*cls, "compile")))
+              compileInstance(*cls, trail);
+            break;
+          case analysis::CompileSite::Kind::Function:
+            if (auto fn = resolve(file, site.target)) {
+              if (classOf(*fn) == nullptr) compile(*fn, trail);
+            }
+            break;
+          case analysis::CompileSite::Kind::SelfAttr:
+            for (const Symbol& cls : attributeClasses({file, site.owner}, site.attr))
+              if (!site.method || isTorchModuleWith(cls, "compile")) compileInstance(cls, trail);
+            break;
+        }
+      }
+    }
+    // Grow along calls, breadth first.
+    while (!queue_.empty()) {
+      auto [fn, trail] = std::move(queue_.front());
+      queue_.pop_front();
+      const auto* summary = functionOf(fn);
+      if (summary == nullptr) continue;
+      std::string owner = fn.name.find('.') == std::string::npos ? std::string{} : fn.name.substr(0, fn.name.find('.'));
+      for (const auto& call : summary->calls) {
+        auto note = [&](std::string_view callee) {
+          return extend(trail, {fn.path.string(), call.at,
+                                fmt::format("`{}` is called from compiled `{}` here", callee, fn.name)});
+        };
+        if (call.kind == analysis::CallRef::Kind::Name) {
+          auto target = resolve(fn.path, call.target);
+          if (!target || classOf(*target) != nullptr) continue;  // unknown, or a construction
+          compile(*target, note(target->name));
+        } else if (!owner.empty()) {
+          Symbol cls{fn.path, owner};
+          if (auto method = findMethod(cls, call.attr)) {
+            compile(*method, note(method->name));
+            continue;
+          }
+          for (const Symbol& sub : attributeClasses(cls, call.attr)) compileInstance(sub, note(sub.name + ".forward"));
+        }
+      }
+    }
+    for (auto& [path, roots] : roots_) {
+      auto facts = std::make_shared<ProjectFacts>();
+      facts->compiled = std::move(roots);
+      for (const auto& root : facts->compiled) {
+        facts->digest += root.function;
+        for (const auto& n : root.trail)
+          facts->digest += fmt::format("|{}:{}:{}:{}", n.path, n.at.start, n.at.end, n.message);
+        facts->digest += ";";
+      }
+      facts_[path] = std::move(facts);
+    }
+  }
+
+  ProjectIndex& index_;
+  fs::path root_, scan_;
+  bool recursive_;
+  std::vector<fs::path> import_roots_;
+  std::once_flag linked_;
+  std::unordered_map<std::string, std::shared_ptr<const ModuleSummary>> modules_;
+  std::unordered_map<std::string, std::optional<fs::path>> module_files_;
+  std::unordered_set<std::string> compiled_;
+  std::map<std::string, std::vector<analysis::ExternalCompileRoot>> roots_;
+  std::deque<std::pair<Symbol, std::vector<CrossFileNote>>> queue_;
+  std::unordered_map<std::string, std::shared_ptr<const ProjectFacts>> facts_;
+};
+
+bool ProjectIndex::mayCompile(const fs::path& file, std::string& raw) {
+  std::string key = file.string();
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0) return false;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = scan_cache_.find(key);
+    if (it != scan_cache_.end() && it->second.size == static_cast<uint64_t>(st.st_size) &&
+        it->second.inode == static_cast<uint64_t>(st.st_ino) &&
+        it->second.mtime_ns == static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec)
+      return it->second.may_compile;
+  }
+  if (!readRaw(file, max_bytes_, raw, st)) return false;
+  bool verdict = analysis::mayHoldCompileSite(raw);
+  std::lock_guard lock(mutex_);
+  scan_cache_[key] = {static_cast<uint64_t>(st.st_size), static_cast<uint64_t>(st.st_ino),
+                      static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec, verdict};
+  scan_cache_dirty_ = true;
+  return verdict;
+}
+
+void ProjectIndex::useScanCache(fs::path folder) {
+  scan_cache_dir_ = std::move(folder);
+  // As the results cache: never through a symlink, never a FIFO or device, never unbounded.
+  int fd = ::open((scan_cache_dir_ / "project-scan.json").c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return;
+  struct stat st {};
+  constexpr off_t kMaxScanCacheBytes = 256 << 20;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > kMaxScanCacheBytes) {
+    ::close(fd);
+    return;
+  }
+  std::string bytes(static_cast<size_t>(st.st_size), '\0');
+  ssize_t got = 0;
+  while (got < st.st_size) {
+    ssize_t n = ::read(fd, bytes.data() + got, static_cast<size_t>(st.st_size - got));
+    if (n <= 0) break;
+    got += n;
+  }
+  ::close(fd);
+  bytes.resize(static_cast<size_t>(got));
+  try {
+    nlohmann::json doc = nlohmann::json::parse(bytes);
+    if (doc.at("build").get<std::string>() != buildIdentity()) return;
+    std::lock_guard lock(mutex_);
+    for (const auto& [path, e] : doc.at("files").items())
+      scan_cache_[path] = {e.at(0).get<uint64_t>(), e.at(1).get<uint64_t>(), e.at(2).get<int64_t>(), e.at(3).get<bool>()};
+    for (const auto& [hash, summary] : doc.at("summaries").items())
+      stored_summaries_[std::stoull(hash, nullptr, 16)] =
+          std::make_shared<const ModuleSummary>(summary.get<ModuleSummary>());
+  } catch (const std::exception&) {
+    std::lock_guard lock(mutex_);
+    scan_cache_.clear();  // a corrupt or foreign file is ignored, never trusted
+    stored_summaries_.clear();
+  }
+}
+
+bool ProjectIndex::saveScanCache() {
+  nlohmann::json files = nlohmann::json::object();
+  nlohmann::json summaries = nlohmann::json::object();
+  {
+    std::lock_guard lock(mutex_);
+    if (scan_cache_dir_.empty() || !scan_cache_dirty_) return true;
+    for (const auto& [path, e] : scan_cache_) files[path] = {e.size, e.inode, e.mtime_ns, e.may_compile};
+    for (const auto& [hash, summary] : summaries_) summaries[fmt::format("{:016x}", hash)] = *summary;
+  }
+  std::error_code ec;
+  fs::create_directories(scan_cache_dir_, ec);
+  std::string bytes = nlohmann::json{{"build", buildIdentity()}, {"files", files}, {"summaries", summaries}}.dump(
+      -1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string tmpl = (scan_cache_dir_ / "project-scan.json.XXXXXX").string();
+  int fd = ::mkstemp(tmpl.data());
+  if (fd < 0) return false;
+  bool ok = ::write(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size());
+  ok = ::close(fd) == 0 && ok;
+  if (!ok || ::rename(tmpl.c_str(), (scan_cache_dir_ / "project-scan.json").c_str()) != 0) {
+    ::unlink(tmpl.c_str());
+    return false;
+  }
+  return true;
+}
+
+ProjectIndex::ProjectIndex(Reader reader, size_t max_bytes) : reader_(std::move(reader)), max_bytes_(max_bytes) {}
+ProjectIndex::~ProjectIndex() = default;
+
+fs::path ProjectIndex::projectRoot(const fs::path& file) {
+  for (fs::path dir = file.parent_path(); !dir.empty(); dir = dir.parent_path()) {
+    if (hasMarker(dir)) return dir;
+    if (dir == dir.root_path()) break;
+  }
+  fs::path dir = file.parent_path();
+  while (isFile(dir / "__init__.py") && dir != dir.root_path()) dir = dir.parent_path();
+  return dir;
+}
+
+std::shared_ptr<const ProjectFacts> ProjectIndex::factsFor(const fs::path& file) {
+  fs::path absolute = file.lexically_normal();
+  fs::path root;
+  for (fs::path dir = absolute.parent_path(); !dir.empty(); dir = dir.parent_path()) {
+    if (hasMarker(dir)) {
+      root = dir;
+      break;
+    }
+    if (dir == dir.root_path()) break;
+  }
+  fs::path scan = root;
+  bool recursive = true;
+  if (root.empty()) {
+    // No project marker: the outermost package around the file, else the file's own folder.
+    fs::path top = absolute.parent_path();
+    if (isFile(top / "__init__.py")) {
+      while (isFile(top.parent_path() / "__init__.py") && top.parent_path() != top) top = top.parent_path();
+      root = top.parent_path();
+      scan = top;
+    } else {
+      root = scan = top;
+      recursive = false;
+    }
+  }
+  std::shared_ptr<Project> project;
+  {
+    std::lock_guard lock(mutex_);
+    auto& slot = projects_[scan.string()];
+    if (!slot) slot = std::make_shared<Project>(*this, root, scan, recursive);
+    project = slot;
+  }
+  return project->factsFor(absolute);
+}
+
+std::shared_ptr<const ModuleSummary> ProjectIndex::summaryOf(const std::string& text) {
+  uint64_t hash = XXH3_64bits(text.data(), text.size());
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = summaries_.find(hash); it != summaries_.end()) return it->second;
+    if (auto it = stored_summaries_.find(hash); it != stored_summaries_.end()) {
+      scan_cache_dirty_ = true;  // only the summaries used in this run are written back
+      return summaries_.emplace(hash, it->second).first->second;
+    }
+  }
+  auto parsed = analysis::ParsedFile::parse(text);
+  analysis::SemanticModel model(parsed);
+  auto summary = std::make_shared<const ModuleSummary>(analysis::summarizeModule(model));
+  std::lock_guard lock(mutex_);
+  ++built_;
+  scan_cache_dirty_ = true;
+  return summaries_.try_emplace(hash, summary).first->second;
+}
+
+size_t ProjectIndex::summariesBuilt() const {
+  std::lock_guard lock(mutex_);
+  return built_;
+}
+
+}  // namespace ptlint::workspace

@@ -1,0 +1,90 @@
+// The project index: links module summaries (analysis/module_summary.h) across the files of a
+// project to answer cross-file questions — today "which functions of this file does
+// torch.compile reach from elsewhere in the project?" (PTL501 and every rule on compiled regions).
+//
+// The project of a file is found from the file itself: the nearest folder above it holding
+// `pyproject.toml`, `setup.py`, `setup.cfg` or `.git` (so one file checked alone, as a pre-commit
+// hook does, still sees its project); without one, the outermost package (`__init__.py`) around
+// the file. Modules resolve from that root and from `<root>/src`: packages with `__init__.py`,
+// namespace packages (folders without one), relative imports, and names re-exported through
+// another module's imports (`pkg/__init__.py`).
+//
+// Invariants: demand-driven — nothing is read before a rule asks; then every project file is
+// scanned (raw bytes) for a call or decorator spelled `compile` (`analysis::mayHoldCompileSite`)
+// and only those holding one are read, parsed and summarised, plus the
+// modules their compile sites reach; a file no question reaches and without that word is never
+// parsed. Files are read through the caller's reader (the CLI's size limit and UTF-8 handling).
+// Summaries are cached by content hash. Thread-safe: the summary map has its own mutex, never
+// held while reading, parsing or calling back; each project is linked once.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "analysis/module_summary.h"
+
+namespace ptlint::workspace {
+
+class ProjectIndex {
+ public:
+  // Reads a file's text (UTF-8, without BOM), or nullopt when it cannot or should not be read.
+  using Reader = std::function<std::optional<std::string>(const std::filesystem::path&)>;
+
+  // `max_bytes`: files above this size are never scanned (the reader's own limit).
+  explicit ProjectIndex(Reader reader, size_t max_bytes = 16u * 1024 * 1024);
+  ~ProjectIndex();
+  ProjectIndex(const ProjectIndex&) = delete;
+  ProjectIndex& operator=(const ProjectIndex&) = delete;
+
+  // What the project says about `file` (absolute): the functions other files compile. Never
+  // null. The first call for a project links it (reading what it must); later ones are lookups.
+  std::shared_ptr<const analysis::ProjectFacts> factsFor(const std::filesystem::path& file);
+
+  // The folder whose imports resolve `file`'s project, as described above.
+  static std::filesystem::path projectRoot(const std::filesystem::path& file);
+
+  // Remembers across runs which files hold no compile call, by size, mtime and inode, and the
+  // summaries used, by content hash, in `<folder>/project-scan.json` (the results cache's
+  // folder): a warm run then reads only the files that changed and parses none it summarised. Call before the first question; `saveScanCache` writes it back
+  // atomically (false when it could not; never an error).
+  void useScanCache(std::filesystem::path folder);
+  bool saveScanCache();
+
+  // Summaries built so far (for tests and the performance notes).
+  size_t summariesBuilt() const;
+
+  class Project;
+
+  // The summary of `text` (cached by content hash); `path` only names the file in errors.
+  std::shared_ptr<const analysis::ModuleSummary> summaryOf(const std::string& text);
+
+ private:
+  Reader reader_;
+  size_t max_bytes_;
+  mutable std::mutex mutex_;  // guards projects_ and summaries_; never held while parsing
+  std::unordered_map<std::string, std::shared_ptr<Project>> projects_;
+  std::unordered_map<uint64_t, std::shared_ptr<const analysis::ModuleSummary>> summaries_;
+  size_t built_ = 0;
+  struct ScanEntry {
+    uint64_t size = 0, inode = 0;
+    int64_t mtime_ns = 0;
+    bool may_compile = false;
+  };
+  std::filesystem::path scan_cache_dir_;
+  std::unordered_map<std::string, ScanEntry> scan_cache_;  // guarded by mutex_
+  // Summaries read from the scan cache, by content hash (guarded by mutex_).
+  std::unordered_map<uint64_t, std::shared_ptr<const analysis::ModuleSummary>> stored_summaries_;
+  bool scan_cache_dirty_ = false;
+
+  friend class Project;
+  const Reader& reader() const { return reader_; }
+  // False when `file` holds no compile call (`raw` is a reusable buffer).
+  bool mayCompile(const std::filesystem::path& file, std::string& raw);
+};
+
+}  // namespace ptlint::workspace
