@@ -62,6 +62,30 @@ def test_symlinks(ptlint, tmp):
     check(os.listdir(outside) == [], f"wrote through the .ptlint_cache symlink: {os.listdir(outside)}")
 
 
+def test_project_scan_cache(ptlint, tmp):
+    # The project index's scan cache lives beside the results: a symlink to a device, to a FIFO
+    # or to a file outside is never read through (no hang, no unbounded read) nor written through.
+    compiled = ("import torch\n\n\ndef f(x):\n    return x.sum().item()\n\n\ng = torch.compile(f)\n")
+    for name in ("zero", "fifo", "outside"):
+        work = os.path.join(tmp, "scan-" + name)
+        write(os.path.join(work, "a.py"), compiled)
+        precious = write(os.path.join(work, "precious.txt"), "keep me\n")
+        cache = os.path.join(work, ".ptlint_cache")
+        os.makedirs(cache)
+        link = os.path.join(cache, "project-scan.json")
+        if name == "zero":
+            os.symlink("/dev/zero", link)
+        elif name == "fifo":
+            os.mkfifo(os.path.join(work, "pipe"))
+            os.symlink("../pipe", link)
+        else:
+            os.symlink("../precious.txt", link)
+        proc = run_ptlint(ptlint, ["check", "--output-format", "json", "a.py"], cwd=work)
+        check(proc.returncode == 1 and [d["code"] for d in findings(proc)] == ["PTL501"],
+              f"{name}: exit {proc.returncode}: {proc.stderr[-300:]!r}")
+        check(read(precious) == b"keep me\n", f"{name}: a file outside the cache was written through a symlink")
+
+
 def test_tampered_entries(ptlint, tmp):
     work = os.path.join(tmp, "repo")
     write(os.path.join(work, "a.py"), AMP)
@@ -95,4 +119,5 @@ def test_tampered_entries(ptlint, tmp):
 
 
 if __name__ == "__main__":
-    main({"unsearchable": test_unsearchable, "symlinks": test_symlinks, "tampered_entries": test_tampered_entries})
+    main({"unsearchable": test_unsearchable, "symlinks": test_symlinks, "tampered_entries": test_tampered_entries,
+          "project_scan_cache": test_project_scan_cache})
