@@ -65,7 +65,7 @@ class GitIgnoreOracle {
 
 bool isPythonFile(const fs::path& path) {
   auto ext = path.extension();
-  return ext == ".py" || ext == ".pyi";
+  return ext == ".py" || ext == ".pyi" || ext == ".ipynb";
 }
 
 }  // namespace
