@@ -252,6 +252,7 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
             std::string original = source->text;
             checkText(report, std::move(*source), settings, options, endings,
                       notebook ? notebookFixFilter(*notebook) : FixFilter{});
+            if (notebook) dropCrossCellFixes(report, *notebook);
             if (cache) cache->store(report.path, cache_key, report.diagnostics);
             if (notebook) {
               std::string map_error;

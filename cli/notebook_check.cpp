@@ -26,6 +26,12 @@ FixFilter notebookFixFilter(const workspace::Notebook& notebook) {
   };
 }
 
+void dropCrossCellFixes(FileReport& report, const workspace::Notebook& notebook) {
+  FixFilter keep = notebookFixFilter(notebook);
+  for (auto& d : report.diagnostics)
+    if (d.fix && !keep(report.text, *d.fix)) d.fix.reset();
+}
+
 void mapCells(FileReport& report, const workspace::Notebook& notebook) {
   report.cells.clear();
   auto spans = workspace::splitJoined(notebook, report.text);

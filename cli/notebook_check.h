@@ -16,6 +16,10 @@ namespace ptlint::cli {
 using FixFilter = std::function<bool(std::string_view text, const quickfix::Fix& fix)>;
 FixFilter notebookFixFilter(const workspace::Notebook& notebook);
 
+// Removes from `report.diagnostics` (on the joined text in `report.text`) the fixes that would
+// edit more than one cell: they are never applied, so they are not offered.
+void dropCrossCellFixes(FileReport& report, const workspace::Notebook& notebook);
+
 // Sets `report.cells` from the joined text in `report.text` (after fixes).
 void mapCells(FileReport& report, const workspace::Notebook& notebook);
 
