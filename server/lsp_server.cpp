@@ -32,6 +32,7 @@
 #include "rules/linter.h"
 #include "rules/registry.h"
 #include "server/document_store.h"
+#include "server/notebook_documents.h"
 #include "server/protocol.h"
 #include "server/transport.h"
 #include "workspace/config.h"
@@ -62,7 +63,11 @@ class PendingRequest {
       : transport_(transport), id_(std::move(id)), on_done_(std::move(on_done)) {}
   ~PendingRequest() { fail(ErrorCode::InternalError, "the request was dropped without an answer"); }
 
-  bool reply(const json& result) { return finish({{"jsonrpc", "2.0"}, {"id", id_}, {"result", result}}); }
+  bool reply(const json& result) {
+    return finish({{"jsonrpc", "2.0"}, {"id", id_}, {"result", map_result_ ? map_result_(result) : result}});
+  }
+  // Set before the handler runs: rewrites the result (a request on a notebook cell).
+  void mapResult(std::function<json(json)> map) { map_result_ = std::move(map); }
   bool fail(ErrorCode code, const std::string& message) {
     return finish({{"jsonrpc", "2.0"}, {"id", id_}, {"error", {{"code", static_cast<int>(code)}, {"message", message}}}});
   }
@@ -84,6 +89,7 @@ class PendingRequest {
   Transport& transport_;
   json id_;
   std::function<void()> on_done_;
+  std::function<json(json)> map_result_;
   std::atomic<bool> done_{false};
   std::atomic<bool> cancelled_{false};
 };
@@ -336,6 +342,10 @@ class LspServer {
     bindNotification("textDocument/didChange", &LspServer::onDidChange);
     bindNotification("textDocument/didSave", &LspServer::onDidSave);
     bindNotification("textDocument/didClose", &LspServer::onDidClose);
+    bindNotification("notebookDocument/didOpen", &LspServer::onNotebookDidOpen);
+    bindNotification("notebookDocument/didChange", &LspServer::onNotebookDidChange);
+    bindNotification("notebookDocument/didSave", &LspServer::onNotebookDidSave);
+    bindNotification("notebookDocument/didClose", &LspServer::onNotebookDidClose);
     bindNotification("workspace/didChangeConfiguration", &LspServer::onDidChangeConfiguration);
     bindNotification("workspace/didChangeWatchedFiles", &LspServer::onDidChangeWatchedFiles);
     bindNotification("workspace/didChangeWorkspaceFolders", &LspServer::onDidChangeWorkspaceFolders);
@@ -432,6 +442,11 @@ class LspServer {
     }
     current_request_key_ = key;
     try {
+      if (auto cell = notebooks_.forCell(method, params)) {
+        request->mapResult(std::move(cell->map_result));
+        handler->second(cell->params, request);
+        return;
+      }
       handler->second(params, request);
     } catch (const LspError& e) {
       request->fail(e.code, e.what());
@@ -530,6 +545,9 @@ class LspServer {
     json capabilities = {
         {"positionEncoding", encoding_ == PositionEncoding::Utf8 ? "utf-8" : "utf-16"},
         {"textDocumentSync", sync},
+        {"notebookDocumentSync",
+         {{"notebookSelector", {{{"notebook", {{"notebookType", "jupyter-notebook"}}}, {"cells", {{{"language", "python"}}}}}}},
+          {"save", true}}},
         {"codeActionProvider",
          {{"codeActionKinds", {"quickfix", "source.fixAll", std::string(kFixAllKind)}}, {"resolveProvider", false}}},
         {"hoverProvider", true},
@@ -765,6 +783,46 @@ class LspServer {
     for (auto& waiter : waiters) waiter(nullptr);
   }
 
+  // --- Notebook documents (LSP 3.17): the joined code cells are analysed under the notebook's URI --
+
+  void onNotebookDidOpen(const json& params) {
+    auto joined = notebooks_.open(params);
+    if (!joined) throw LspError(ErrorCode::InvalidParams, "notebookDocument/didOpen without a notebook URI");
+    onDidOpen(DidOpenTextDocumentParams{TextDocumentItem{joined->uri, "python", joined->version, joined->text}});
+  }
+
+  void onNotebookDidChange(const json& params) {
+    auto joined = notebooks_.change(params, encoding_);
+    if (!joined) {
+      logToStderr("notebookDocument/didChange for a notebook that is not open");
+      return;
+    }
+    docs_.change(joined->uri, joined->version, {TextDocumentContentChangeEvent{std::nullopt, joined->text}}, encoding_);
+    scheduleAnalysis(joined->uri);
+    // A change in one cell can change what the others report (an import, a dataflow).
+    if (capabilities_.pullDiagnostics && capabilities_.diagnosticRefresh)
+      request("workspace/diagnostic/refresh", nullptr, [](const json&) {});
+  }
+
+  void onNotebookDidSave(const json&) {}
+
+  void onNotebookDidClose(const json& params) {
+    std::string uri = params.at("notebookDocument").value("uri", "");
+    auto cells = notebooks_.close(uri);
+    onDidClose(DidCloseTextDocumentParams{TextDocumentIdentifier{uri}});
+    for (const auto& cell : cells) notify("textDocument/publishDiagnostics", PublishDiagnosticsParams{cell, std::nullopt, {}});
+  }
+
+  // Publishes a document's diagnostics; a notebook's go to its cells' URIs.
+  void publishDiagnostics(const std::string& uri, int version, const std::vector<Diagnostic>& diagnostics) {
+    if (!notebooks_.isNotebook(uri)) {
+      notify("textDocument/publishDiagnostics", PublishDiagnosticsParams{uri, version, diagnostics});
+      return;
+    }
+    for (auto& [cell, list] : notebooks_.splitDiagnostics(uri, json(diagnostics)))
+      notify("textDocument/publishDiagnostics", json{{"uri", cell}, {"diagnostics", list}});
+  }
+
   // --- Analysis scheduling ------------------------------------------------------------------------
 
   void scheduleAnalysis(const std::string& uri) {
@@ -828,7 +886,7 @@ class LspServer {
         if (!capabilities_.pullDiagnostics &&
             (!state->published_version || snap->version >= *state->published_version)) {
           state->published_version = snap->version;
-          notify("textDocument/publishDiagnostics", PublishDiagnosticsParams{uri, snap->version, result->diagnostics});
+          publishDiagnostics(uri, snap->version, result->diagnostics);
         }
       }
       for (auto& waiter : waiters) waiter(result);
@@ -1271,6 +1329,7 @@ class LspServer {
 
   Transport& transport_;
   DocumentStore docs_;
+  NotebookDocuments notebooks_;
   asio::thread_pool workers_;
   std::atomic<bool> initialized_{false}, shutdown_requested_{false}, shutting_down_{false};
 

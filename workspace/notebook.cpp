@@ -331,6 +331,8 @@ bool bodyIsPython(std::string_view magic) {
 
 }  // namespace
 
+void joinCells(Notebook& notebook);
+
 bool isNotebookPath(std::string_view path) { return path.size() >= 6 && path.substr(path.size() - 6) == ".ipynb"; }
 
 std::string maskMagics(std::string_view source) {
@@ -481,6 +483,24 @@ std::optional<Notebook> parseNotebook(std::string_view bytes, std::string& error
     cell.masked = maskMagics(cell.source);
     notebook.code_cells.push_back(std::move(cell));
   }
+  joinCells(notebook);
+  return notebook;
+}
+
+Notebook notebookFromCells(const std::vector<std::string>& sources) {
+  Notebook notebook;
+  for (size_t k = 0; k < sources.size(); ++k) {
+    NotebookCell cell;
+    cell.index = k;
+    cell.source = sources[k];
+    cell.masked = maskMagics(cell.source);
+    notebook.code_cells.push_back(std::move(cell));
+  }
+  joinCells(notebook);
+  return notebook;
+}
+
+void joinCells(Notebook& notebook) {
   for (size_t k = 0; k < notebook.code_cells.size(); ++k) {
     NotebookCell& cell = notebook.code_cells[k];
     if (k > 0) {
@@ -493,7 +513,6 @@ std::optional<Notebook> parseNotebook(std::string_view bytes, std::string& error
       cell.added_newline = true;
     }
   }
-  return notebook;
 }
 
 std::optional<std::vector<CellSpan>> splitJoined(const Notebook& notebook, std::string_view joined) {

@@ -64,6 +64,10 @@ std::optional<std::string> renderNotebook(std::string_view original_bytes, const
 std::optional<std::vector<std::string>> cellSources(const Notebook& notebook, std::string_view joined,
                                                     std::string& error);
 
+// A notebook made of the given code cell sources (as an editor holds them): `index` is the
+// position in `sources`. No byte ranges: it cannot be rendered back to a file.
+Notebook notebookFromCells(const std::vector<std::string>& sources);
+
 // True when `path` names a notebook (`.ipynb`).
 bool isNotebookPath(std::string_view path);
 
