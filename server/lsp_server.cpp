@@ -1018,6 +1018,8 @@ class LspServer {
         }
         if (in_folder && (ext == ".py" || ext == ".pyi") && !listed.count(path)) walk.files.push_back(path);
       }
+      // Notebooks on disk have no cell URIs to report under; open ones publish per cell.
+      std::erase_if(walk.files, [](const fs::path& f) { return f.extension() == ".ipynb"; });
       std::sort(walk.files.begin(), walk.files.end());
 
       WorkspaceDiagnosticReport report;
