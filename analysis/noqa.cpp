@@ -19,7 +19,8 @@ void skipSpaces(std::string_view text, size_t& i) {
 }
 
 // Parses the codes after `noqa` at `i`: `: A, B` or `:A B`. Returns false for a bare noqa.
-bool parseCodes(std::string_view text, size_t& i, std::vector<std::string>& codes, size_t& codes_end) {
+bool parseCodes(std::string_view text, size_t& i, std::vector<std::string>& codes, size_t& codes_end,
+                std::vector<std::pair<uint32_t, uint32_t>>* ranges = nullptr) {
   size_t j = i;
   skipSpaces(text, j);
   if (j >= text.size() || text[j] != ':') return false;
@@ -30,6 +31,7 @@ bool parseCodes(std::string_view text, size_t& i, std::vector<std::string>& code
     while (j < text.size() && std::isalnum(static_cast<unsigned char>(text[j]))) ++j;
     if (j == start) break;
     codes.emplace_back(text.substr(start, j - start));
+    if (ranges) ranges->emplace_back(static_cast<uint32_t>(start), static_cast<uint32_t>(j));
     codes_end = j;
     skipSpaces(text, j);
     if (j < text.size() && text[j] == ',') ++j;
@@ -93,11 +95,15 @@ NoqaIndex NoqaIndex::build(const ParsedFile& file) {
       NoqaDirective directive;
       directive.comment_start = base;
       directive.comment_end = endOf(node);
+      directive.section_start = base + static_cast<uint32_t>(hash);
       size_t codes_end = 0;
-      if (parseCodes(text, j, directive.codes, codes_end)) {
+      if (parseCodes(text, j, directive.codes, codes_end, &directive.code_ranges)) {
         directive.codes_end = base + static_cast<uint32_t>(codes_end);
+        for (auto& [s, e] : directive.code_ranges) s += base, e += base;
+        directive.section_end = directive.codes_end;
       } else {
         directive.all = true;
+        directive.section_end = base + static_cast<uint32_t>(i + 4);
       }
       index.by_row_[row] = std::move(directive);
       break;

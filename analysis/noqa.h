@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "analysis/parse.h"
@@ -18,6 +19,9 @@ struct NoqaDirective {
   bool all = false;                 // bare `# noqa`
   std::vector<std::string> codes;   // `# noqa: PTL101, PTL2`
   uint32_t codes_end = 0;           // byte offset just after the last listed code
+  uint32_t section_start = 0;       // byte offset of the `#` that starts this `noqa` section
+  uint32_t section_end = 0;         // just after its last code (or after `noqa` when bare)
+  std::vector<std::pair<uint32_t, uint32_t>> code_ranges;  // [start, end) of each listed code
 };
 
 class NoqaIndex {
@@ -27,6 +31,8 @@ class NoqaIndex {
   // Is a diagnostic with `code`, whose construct starts on `row` (0-based), suppressed?
   bool suppresses(std::string_view code, uint32_t row) const;
   const NoqaDirective* directiveOnRow(uint32_t row) const;
+  // Every line directive, keyed by its 0-based row (not file-level `# ptlint: noqa`).
+  const std::unordered_map<uint32_t, NoqaDirective>& directives() const { return by_row_; }
 
  private:
   std::unordered_map<uint32_t, NoqaDirective> by_row_;

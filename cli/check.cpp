@@ -13,6 +13,7 @@
 #include <system_error>
 #include <thread>
 
+#include "cli/adoption.h"
 #include "cli/diff.h"
 #include "cli/file_io.h"
 #include "cli/gpu_validation.h"
@@ -85,6 +86,7 @@ void checkText(FileReport& report, SourceFile source, const rules::Settings& set
     auto provider = [&](const analysis::ParsedFile& file) {
       std::vector<quickfix::Fix> fixes;
       auto lint = rules::lintFile(file, settings);
+      dropUnfixable(lint.diagnostics, options);
       if (first_pass) initial_findings = lint.diagnostics.size();
       first_pass = false;
       for (auto& d : lint.diagnostics)
@@ -99,6 +101,7 @@ void checkText(FileReport& report, SourceFile source, const rules::Settings& set
   auto parsed = analysis::ParsedFile::parse(source.text);
   auto result = rules::lintFile(parsed, settings);
   report.diagnostics = std::move(result.diagnostics);
+  dropUnfixable(report.diagnostics, options);
   if (want_fix && source.text != original) {
     // Findings resolved, as Ruff counts them (one fix can resolve several).
     report.findings_fixed = static_cast<int>(initial_findings > report.diagnostics.size()
@@ -113,6 +116,9 @@ void checkText(FileReport& report, SourceFile source, const rules::Settings& set
 }  // namespace
 
 int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, std::ostream& err) {
+  if (options.show_files) return runShowFiles(options, out, err);
+  if (options.show_settings) return runShowSettings(options, out, err);
+  if (options.add_noqa) return runAddNoqa(options, out, err);
   workspace::Overrides overrides = options.overrides;
   if (options.unsafe_fixes_flag) overrides.unsafe_fixes = true;
   if (options.no_unsafe_fixes_flag) overrides.unsafe_fixes = false;
@@ -122,6 +128,7 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
 
   OutputOptions output;
   output.format = options.format.value_or(::isatty(STDOUT_FILENO) ? OutputFormat::Full : OutputFormat::Concise);
+  output.unsafe_fixes = overrides.unsafe_fixes.value_or(false);
 
   std::vector<FileReport> reports;
   std::vector<std::string> walk_warnings;
@@ -214,6 +221,7 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
           try {
             workspace::ResolvedConfig config = resolver.forPath(report.path);
             rules::Settings settings = workspace::settingsForFile(config, report.path);
+            report.unsafe_fixes = settings.unsafe_fixes;
             std::string error;
             auto source = readSourceFile(report.path, error);
             if (!source) {
@@ -239,6 +247,7 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
               cache_key = workspace::ResultsCache::keyFor(source->text, settings);
               if (auto hit = cache->lookup(report.path, cache_key)) {
                 report.diagnostics = std::move(*hit);
+                dropUnfixable(report.diagnostics, options);
                 if (!report.diagnostics.empty()) {
                   report.text = std::move(source->text);
                   report.lines = analysis::LineIndex(report.text);
@@ -337,7 +346,7 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
   if (options.gpu_check) validateAttentionFixes(reports, err);
 
   // Report.
-  size_t remaining = 0, fixed = 0, fixable = 0;
+  size_t remaining = 0, fixed = 0, fixable = 0, hidden = 0;
   for (auto& r : reports) {
     if (r.error) {
       err << fmt::format("error: {}: {}\n", r.display_path, *r.error);
@@ -347,10 +356,13 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
     if (r.notice) err << fmt::format("warning: {}: {}\n", r.display_path, *r.notice);
     remaining += r.diagnostics.size();
     fixed += static_cast<size_t>(r.findings_fixed);
+    bool unsafe_ok = output.unsafe_fixes || r.unsafe_fixes;
     for (auto& d : r.diagnostics)
       if (d.fix && (d.fix->applicability == quickfix::Applicability::Safe ||
-                    (output.unsafe_fixes && d.fix->applicability == quickfix::Applicability::Unsafe)))
+                    (unsafe_ok && d.fix->applicability == quickfix::Applicability::Unsafe)))
         ++fixable;
+      else if (d.fix && !unsafe_ok && d.fix->applicability == quickfix::Applicability::Unsafe)
+        ++hidden;
   }
   bool diff_changes = false;
   if (options.diff) {
@@ -385,8 +397,14 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
     } else {
       out << fmt::format("Found {} error{}.\n", remaining, remaining == 1 ? "" : "s");
     }
+    std::string hidden_hint =
+        hidden == 0 ? "" : fmt::format("{} hidden fix{} can be enabled with the `--unsafe-fixes` option", hidden,
+                                       hidden == 1 ? "" : "es");
     if (fixable > 0 && !options.fix)
-      out << fmt::format("[*] {} fixable with the `--fix` option.\n", fixable);
+      out << fmt::format("[*] {} fixable with the `--fix` option{}.\n", fixable,
+                         hidden_hint.empty() ? "" : " (" + hidden_hint + ")");
+    else if (!hidden_hint.empty())
+      out << fmt::format("No fixes available ({}).\n", hidden_hint);
     if (options.show_fixes && fixed > 0) {
       out << fmt::format("Fixed {} error{}:\n", fixed, fixed == 1 ? "" : "s");
       for (auto& r : reports)

@@ -28,6 +28,12 @@ struct CheckOptions {
   bool gpu_check = false;
   bool quiet = false;
   unsigned threads = 0;  // 0: the machine's cores
+  bool add_noqa = false;       // --add-noqa: suppress every current finding in place
+  bool show_settings = false;  // --show-settings
+  bool show_files = false;     // --show-files
+  // --fixable / --unfixable: which codes' fixes are shown and applied (default: all).
+  std::optional<std::vector<std::string>> fixable;
+  std::vector<std::string> unfixable;
   std::optional<std::filesystem::path> config;
   workspace::Overrides overrides;
 };

@@ -2,10 +2,18 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 
+#include "cli/adoption.h"
 #include "cli/check.h"
 #include "cli/rule_docs.h"
+#include "cli/watch.h"
+#include "rules/selectors.h"
 #include "ptlint/version.h"
 
 #ifdef PTLINT_WITH_SERVER
@@ -38,13 +46,68 @@ std::vector<std::string> splitList(const std::vector<std::string>& items) {
 
 bool validCodes(const std::vector<std::string>& codes, const char* flag) {
   for (const auto& c : codes) {
-    bool ok = c == "ALL" || (c.size() >= 3 && c.size() <= 6 && c.rfind("PTL", 0) == 0 &&
-                             c.find_first_not_of("0123456789", 3) == std::string::npos);
-    if (!ok) {
-      std::cerr << fmt::format("error: invalid value `{}` for {}: expected a rule code or prefix (PTL101, PTL1, ALL)\n", c, flag);
+    if (auto error = ptlint::rules::selectorError(c)) {
+      std::cerr << fmt::format("error: invalid value for {}: {}\n", flag, *error);
       return false;
     }
   }
+  return true;
+}
+
+// `--config` values, as Ruff reads them: an existing file is the configuration file; anything
+// else must parse as a TOML `KEY = VALUE` and overrides the configuration files.
+bool applyConfigOptions(const std::vector<std::string>& values, ptlint::cli::CheckOptions& check) {
+  namespace fs = std::filesystem;
+  std::optional<ptlint::workspace::FileConfig> inline_config;
+  for (const auto& value : values) {
+    std::error_code ec;
+    if (fs::is_regular_file(value, ec)) {
+      if (check.config) {
+        std::cerr << fmt::format("error: invalid value for --config: `{}` is a second configuration file (`{}` is "
+                                 "the first); give one file, and inline `KEY = VALUE` settings\n",
+                                 value, check.config->string());
+        return false;
+      }
+      check.config = value;
+      continue;
+    }
+    if (value.find('=') == std::string::npos) {
+      std::cerr << fmt::format("error: invalid value for --config: `{}`: no such file (an inline setting is "
+                               "written `KEY = VALUE`, e.g. \"ignore = ['PTL101']\")\n", value);
+      return false;
+    }
+    try {
+      auto parsed = ptlint::workspace::parseInlineConfig(value, fs::current_path(ec));
+      inline_config = inline_config ? ptlint::workspace::mergeConfig(*inline_config, parsed) : parsed;
+    } catch (const ptlint::workspace::ConfigError& e) {
+      std::cerr << fmt::format("error: invalid value for --config: {}\n", e.what());
+      return false;
+    }
+  }
+  if (inline_config)
+    check.overrides.inline_config = std::make_shared<const ptlint::workspace::FileConfig>(std::move(*inline_config));
+  return true;
+}
+
+// `--per-file-ignores GLOB:CODE,...` as Ruff spells it; the globs are relative to the working folder.
+bool applyPerFileIgnores(const std::vector<std::string>& pairs, ptlint::cli::CheckOptions& check) {
+  std::error_code ec;
+  std::filesystem::path cwd = std::filesystem::current_path(ec);
+  std::vector<ptlint::workspace::PerFileIgnore> entries;
+  for (const auto& pair : pairs) {
+    size_t colon = pair.rfind(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == pair.size()) {
+      std::cerr << fmt::format("error: invalid value `{}` for --per-file-ignores: expected GLOB:CODE, e.g. "
+                               "\"tests/*:PTL501\"\n", pair);
+      return false;
+    }
+    std::string glob = pair.substr(0, colon), code = pair.substr(colon + 1);
+    if (!validCodes({code}, "--per-file-ignores")) return false;
+    auto it = std::find_if(entries.begin(), entries.end(), [&](const auto& e) { return e.glob == glob; });
+    if (it == entries.end()) entries.push_back({glob, {code}, cwd});
+    else it->codes.push_back(code);
+  }
+  check.overrides.per_file_ignores = std::move(entries);
   return true;
 }
 
@@ -69,8 +132,10 @@ int main(int argc, char** argv) {
 
   // check
   ptlint::cli::CheckOptions check;
-  std::vector<std::string> paths, select, extend_select, ignore;
-  std::string format, torch_version, config, stdin_filename;
+  std::vector<std::string> paths, select, extend_select, ignore, extend_ignore, per_file_ignores, fixable, unfixable;
+  std::string output_file;
+  std::string format, torch_version, stdin_filename;
+  std::vector<std::string> configs;
   auto* check_cmd = app.add_subcommand("check", "Lint files and folders (default: the current folder)");
   check_cmd->add_option("paths", paths, "Files or folders to lint; `-` reads stdin (with --stdin-filename)");
   check_cmd->add_flag("--fix", check.fix, "Apply safe fixes");
@@ -81,13 +146,29 @@ int main(int argc, char** argv) {
   check_cmd->add_option("--select", select, "Rule codes or prefixes to enable (comma-separated; ALL for every rule)")->delimiter(',')->allow_extra_args(false);
   check_cmd->add_option("--extend-select", extend_select, "Rule codes or prefixes to enable in addition")->delimiter(',')->allow_extra_args(false);
   check_cmd->add_option("--ignore", ignore, "Rule codes or prefixes to disable")->delimiter(',')->allow_extra_args(false);
+  check_cmd->add_option("--extend-ignore", extend_ignore, "Rule codes or prefixes to disable in addition")->delimiter(',')->allow_extra_args(false);
+  check_cmd->add_option("--per-file-ignores", per_file_ignores,
+                        "GLOB:CODE pairs (comma-separated; globs relative to the working folder) replacing the "
+                        "configuration's per-file-ignores")
+      ->delimiter(',')->allow_extra_args(false);
+  check_cmd->add_option("--fixable", fixable, "Only these rule codes or prefixes get fixes (default: ALL)")->delimiter(',')->allow_extra_args(false);
+  check_cmd->add_option("--unfixable", unfixable, "Rule codes or prefixes whose fixes are never shown or applied")->delimiter(',')->allow_extra_args(false);
+  check_cmd->add_option("-o,--output-file", output_file, "Write the output to this file instead of stdout");
+  check_cmd->add_flag("--add-noqa", check.add_noqa, "Add `# noqa: CODE` comments for every finding (to adopt ptlint on existing code)");
+  check_cmd->add_flag("--show-settings", check.show_settings, "Print the settings that apply to the first file, then exit");
+  check_cmd->add_flag("--show-files", check.show_files, "Print the files that would be checked, then exit");
+  bool watch = false;
+  check_cmd->add_flag("-w,--watch", watch, "Check again whenever a Python or configuration file changes (until interrupted)");
   check_cmd->add_option("--output-format", format, "full, concise, json, json-lines, sarif or github")
       ->check(CLI::IsMember({"full", "concise", "json", "json-lines", "sarif", "github"}));
   check_cmd->add_flag("--statistics", check.statistics, "Show counts per rule instead of each finding");
   check_cmd->add_flag("--show-fixes", check.show_fixes, "List the fixes applied");
   check_cmd->add_flag("--exit-zero", check.exit_zero, "Exit 0 even when findings remain");
   check_cmd->add_flag("--no-cache", check.no_cache, "Do not read or write the cache");
-  check_cmd->add_option("--config", config, "Use this configuration file instead of discovering one");
+  check_cmd->add_option("--config", configs,
+                        "A configuration file to use instead of discovering one, or an inline TOML `KEY = VALUE` "
+                        "setting that overrides the configuration files (repeatable)")
+      ->allow_extra_args(false);
   check_cmd->add_option("--torch-version", torch_version, "Oldest PyTorch the project supports (gates rules and fixes)");
   check_cmd->add_option("-j,--threads", check.threads, "Threads to lint with (default: the machine's cores)");
   check_cmd->add_flag("--force-exclude", check.force_exclude, "Apply `exclude` to files named explicitly too");
@@ -109,6 +190,7 @@ int main(int argc, char** argv) {
   doctor_cmd->add_flag("--json", doctor_json, "JSON output");
 
   auto* server_cmd = app.add_subcommand("server", "Run the language server on stdio");
+  auto* clean_cmd = app.add_subcommand("clean", "Remove the cache (.ptlint_cache) of the working folder");
 
   try {
     app.parse(argc, argv);
@@ -128,6 +210,8 @@ int main(int argc, char** argv) {
     return ptlint::cli::printRule(rule_code, std::cout, std::cerr);
   }
 
+  if (clean_cmd->parsed()) return ptlint::cli::runClean(std::cout, std::cerr);
+
   if (doctor_cmd->parsed()) {
 #ifdef PTLINT_WITH_GPU_CLIENT
     return ptlint::gpu_check::runDoctor(doctor_json, std::cout, std::cerr);
@@ -142,9 +226,17 @@ int main(int argc, char** argv) {
     select = splitList(select);
     extend_select = splitList(extend_select);
     ignore = splitList(ignore);
+    extend_ignore = splitList(extend_ignore);
+    fixable = splitList(fixable);
+    unfixable = splitList(unfixable);
     if (!validCodes(select, "--select") || !validCodes(extend_select, "--extend-select") ||
-        !validCodes(ignore, "--ignore"))
+        !validCodes(ignore, "--ignore") || !validCodes(extend_ignore, "--extend-ignore") ||
+        !validCodes(fixable, "--fixable") || !validCodes(unfixable, "--unfixable"))
       return 2;
+    check.overrides.extend_ignore = extend_ignore;
+    if (!fixable.empty()) check.fixable = fixable;
+    check.unfixable = unfixable;
+    if (!per_file_ignores.empty() && !applyPerFileIgnores(splitList(per_file_ignores), check)) return 2;
     if (!select.empty()) check.overrides.select = select;
     if (!extend_select.empty()) check.overrides.extend_select = extend_select;
     if (!ignore.empty()) check.overrides.ignore = ignore;
@@ -156,7 +248,7 @@ int main(int argc, char** argv) {
       }
       check.overrides.torch_version = v;
     }
-    if (!config.empty()) check.config = config;
+    if (!applyConfigOptions(configs, check)) return 2;
     if (!stdin_filename.empty()) check.stdin_filename = stdin_filename;
     for (const auto& p : paths)
       if (p != "-") check.paths.emplace_back(p);
@@ -168,6 +260,32 @@ int main(int argc, char** argv) {
       check.format = kFormats.at(format);
     }
     try {
+      if (watch) {
+        if (check.stdin_filename || check.add_noqa || check.diff || !output_file.empty()) {
+          std::cerr << "error: --watch cannot be combined with stdin, --add-noqa, --diff or --output-file\n";
+          return 2;
+        }
+        return ptlint::cli::runWatch(check, std::cin, std::cout, std::cerr);
+      }
+      if (!output_file.empty()) {
+        namespace fs = std::filesystem;
+        std::error_code ec;
+        fs::path target(output_file);
+        if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
+        std::ofstream file(target, std::ios::binary | std::ios::trunc);
+        if (!file) {
+          std::cerr << fmt::format("error: --output-file {}: cannot write the file ({})\n", output_file,
+                                   std::strerror(errno));
+          return 2;
+        }
+        int code = ptlint::cli::runCheck(check, std::cin, file, std::cerr);
+        file.flush();
+        if (!file) {
+          std::cerr << fmt::format("error: --output-file {}: writing failed\n", output_file);
+          return 2;
+        }
+        return code;
+      }
       return ptlint::cli::runCheck(check, std::cin, std::cout, std::cerr);
     } catch (const std::exception& e) {
       // Whatever escaped (a file system error, memory): a message and exit 2, never an abort.

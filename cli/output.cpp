@@ -53,9 +53,8 @@ bool isFixable(const rules::Diagnostic& d, const OutputOptions& options) {
 }
 
 std::string_view ruleName(std::string_view code) {
-  if (code == rules::syntaxErrorMeta().code) return rules::syntaxErrorMeta().name;
-  const rules::Rule* rule = rules::findRule(code);
-  return rule ? rule->meta().name : std::string_view{};
+  const rules::RuleMeta* meta = rules::findMeta(code);
+  return meta ? meta->name : std::string_view{};
 }
 
 void writeFull(std::ostream& out, const FileReport& file, const rules::Diagnostic& d, const OutputOptions& options) {
@@ -129,14 +128,16 @@ namespace {
 json sarifRules() {
   json rules = json::array();
   auto add = [&](const rules::RuleMeta& meta) {
+    std::string url = rules::ruleDocsUrl(meta.code);
     rules.push_back({{"id", meta.code},
                      {"name", meta.name},
                      {"shortDescription", {{"text", meta.summary}}},
                      {"fullDescription", {{"text", meta.docs}}},
+                     {"help", {{"text", fmt::format("{} (see {})", meta.summary, url)}, {"markdown", meta.docs}}},
+                     {"helpUri", url},
                      {"defaultConfiguration", {{"level", meta.severity == rules::Severity::Error ? "error" : "warning"}}}});
   };
-  add(rules::syntaxErrorMeta());
-  for (const rules::Rule* rule : rules::allRules()) add(rule->meta());
+  for (const rules::RuleMeta* meta : rules::allMetas()) add(*meta);
   return rules;
 }
 
@@ -163,7 +164,7 @@ json diagnosticToJson(const FileReport& file, size_t index) {
               {"end_location", locationJson(end)},
               {"fix", fix},
               {"noqa_row", start.row},
-              {"url", nullptr},
+              {"url", rules::ruleDocsUrl(d.code)},
               {"severity", rules::severityName(d.severity)},
               {"cell", start.cell ? json(start.cell) : json(nullptr)}};
   auto v = file.validation.find(index);
@@ -208,6 +209,7 @@ void writeDiagnostics(std::ostream& out, const std::vector<FileReport>& files, c
                         {{"driver",
                           {{"name", "ptlint"},
                            {"version", kVersion},
+                           {"informationUri", rules::projectUrl()},
                            {"rules", sarifRules()}}}}},
                        {"results", results}}}}};
       out << sarif.dump(2, ' ', false, json::error_handler_t::replace) << "\n";

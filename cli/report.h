@@ -21,6 +21,7 @@ struct FileReport {
   analysis::LineIndex lines;       // of `text`
   std::vector<rules::Diagnostic> diagnostics;
   std::map<size_t, nlohmann::json> validation;  // diagnostic index -> SPEC §7 "validation"
+  bool unsafe_fixes = false;        // the file's settings allow unsafe fixes
   int findings_fixed = 0;           // findings the fixes resolved (one fix may resolve several)
   std::string diff;                        // --diff output
   std::optional<std::string> error;        // I/O or encoding problem: exit 2

@@ -6,15 +6,12 @@
 #include <ostream>
 
 #include "rules/registry.h"
+#include "rules/selectors.h"
 
 namespace ptlint::cli {
 namespace {
 
-std::vector<const rules::RuleMeta*> everyRule() {
-  std::vector<const rules::RuleMeta*> metas{&rules::syntaxErrorMeta()};
-  for (const rules::Rule* rule : rules::allRules()) metas.push_back(&rule->meta());
-  return metas;
-}
+std::vector<const rules::RuleMeta*> everyRule() { return rules::allMetas(); }
 
 std::string_view fixName(const rules::RuleMeta& meta) {
   switch (meta.fix) {
@@ -28,9 +25,11 @@ std::string_view fixName(const rules::RuleMeta& meta) {
 std::string markdown(const rules::RuleMeta& meta) {
   std::string_view docs = meta.docs;
   while (!docs.empty() && docs.front() == '\n') docs.remove_prefix(1);
-  return fmt::format("# {} ({})\n\nDerived from the **ptlint** rule set. {}\n\nFix is {} ({}). {}\n\n{}", meta.name,
-                     meta.code, meta.summary, fixName(meta) == "none" ? "not available" : std::string(fixName(meta)) + " available",
-                     quickfix::applicabilityName(meta.fix_applicability),
+  std::string fix = meta.fix == rules::FixAvailability::None
+                        ? "Fix is not available."
+                        : fmt::format("Fix is {} available ({}).", fixName(meta),
+                                      quickfix::applicabilityName(meta.fix_applicability));
+  return fmt::format("# {} ({})\n\n{}\n\n{} {}\n\n{}", meta.name, meta.code, meta.summary, fix,
                      meta.enabled_by_default ? "On by default." : "Off by default; select it to enable.", docs);
 }
 
@@ -43,7 +42,8 @@ int printRule(const std::string& code, std::ostream& out, std::ostream& err) {
       return 0;
     }
   }
-  err << fmt::format("error: unknown rule `{}` (see `ptlint rule --all`)\n", code);
+  err << fmt::format("error: unknown rule `{}` (did you mean `{}`? `ptlint rule --all` lists every rule)\n", code,
+                     rules::nearestCode(code));
   return 2;
 }
 
@@ -70,6 +70,7 @@ int printAllRules(bool json, std::ostream& out) {
                     {"severity", rules::severityName(meta->severity)},
                     {"enabled_by_default", meta->enabled_by_default},
                     {"since_torch", meta->since_torch},
+                    {"url", rules::ruleDocsUrl(meta->code)},
                     {"explanation", meta->docs}});
   }
   out << rows.dump(2) << "\n";

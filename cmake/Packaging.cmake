@@ -36,11 +36,19 @@ install(DIRECTORY "${CMAKE_SOURCE_DIR}/editors/nvim/lua"
 install(FILES "${CMAKE_SOURCE_DIR}/docs/editors.md" "${CMAKE_SOURCE_DIR}/docs/install.md"
         DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT ptlint OPTIONAL)
 
+# Licence: Debian's machine-readable copyright file, in each package's doc folder.
+install(FILES "${CMAKE_SOURCE_DIR}/packaging/copyright" DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/ptlint COMPONENT ptlint)
+if(TARGET ptlint-gpu)
+  install(FILES "${CMAKE_SOURCE_DIR}/packaging/copyright" DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/ptlint-gpu COMPONENT gpu)
+endif()
+
 # ---- CPack: Debian packages ----
 set(CPACK_PACKAGE_NAME "ptlint")
 set(CPACK_PACKAGE_VENDOR "ptlint")
 set(CPACK_PACKAGE_CONTACT "ptlint maintainers <ptlint@localhost>")
-set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Linter and language server for PyTorch code")
+# No package-wide summary: CPack would put it on the first line of every component's
+# description, ptlint-gpu's too. Each component's description starts with its own summary line.
+set(CPACK_RESOURCE_FILE_LICENSE "${CMAKE_SOURCE_DIR}/LICENSE")
 set(CPACK_PACKAGE_DESCRIPTION
     "ptlint finds PyTorch operational traps (deprecated torch.cuda.amp, GradScaler with bf16,\
  DataLoader seeding, graph breaks in compiled code, hand-rolled attention, ...) and fixes\
@@ -63,9 +71,10 @@ set(CPACK_DEBIAN_PTLINT_PACKAGE_SUGGESTS "ptlint-gpu, neovim, pre-commit")
 set(CPACK_DEBIAN_GPU_PACKAGE_NAME "ptlint-gpu")
 set(CPACK_DEBIAN_GPU_FILE_NAME "DEB-DEFAULT")      # ptlint-gpu_X.Y.Z_amd64.deb
 set(CPACK_DEBIAN_GPU_PACKAGE_DEPENDS "ptlint (= ${PROJECT_VERSION})")
-set(CPACK_COMPONENT_PTLINT_DESCRIPTION "${CPACK_PACKAGE_DESCRIPTION}")
+set(CPACK_COMPONENT_PTLINT_DESCRIPTION "Linter and language server for PyTorch code\n${CPACK_PACKAGE_DESCRIPTION}")
 set(CPACK_COMPONENT_GPU_DESCRIPTION
-    "gpu_check worker for ptlint: device report (ptlint doctor) and on-device validation of\
+    "Device checks for ptlint (doctor, --gpu-check), built against libtorch\n\
+gpu_check worker for ptlint: device report (ptlint doctor) and on-device validation of\
  attention rewrites (ptlint check --gpu-check), built against libtorch.")
 
 include(CPack)

@@ -6,6 +6,7 @@
 #include "analysis/noqa.h"
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
+#include "rules/noqa/unused_noqa.h"
 #include "rules/registry.h"
 
 namespace ptlint::rules {
@@ -60,6 +61,10 @@ bool mayMatch(const Rule& rule, std::string_view text, const Settings& settings)
 
 bool cannotMatch(std::string_view text, const Settings& settings) {
   if (settings.isEnabled(syntaxErrorMeta().code, syntaxErrorMeta().enabled_by_default)) return false;
+  // PTL001 looks at every `noqa: PTL...` comment, findings or not.
+  if (settings.isEnabled(unusedNoqaMeta().code, unusedNoqaMeta().enabled_by_default) &&
+      analysis::findBytes(text, "PTL") != std::string_view::npos)
+    return false;
   for (const Rule* rule : enabledRules(settings))
     if (mayMatch(*rule, text, settings)) return false;
   return true;
@@ -123,6 +128,11 @@ LintResult lintFile(const analysis::ParsedFile& file, const Settings& settings) 
 
   // Suppressions, then a stable order.
   analysis::NoqaIndex noqa = analysis::NoqaIndex::build(file);
+  if (settings.isEnabled(unusedNoqaMeta().code, unusedNoqaMeta().enabled_by_default)) {
+    std::vector<Diagnostic> unused;
+    reportUnusedNoqa(file, settings, noqa, result.diagnostics, unused);
+    for (auto& d : unused) result.diagnostics.push_back(std::move(d));
+  }
   std::erase_if(result.diagnostics, [&](const Diagnostic& d) {
     return noqa.suppresses(d.code, file.lines().lineOf(d.start));
   });

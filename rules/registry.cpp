@@ -4,6 +4,7 @@
 #include <array>
 
 #include "rules/all_rules.h"
+#include "rules/noqa/unused_noqa.h"
 
 namespace ptlint::rules {
 
@@ -73,5 +74,28 @@ const Rule* findRule(std::string_view code) {
 }
 
 const RuleMeta& syntaxErrorMeta() { return kSyntaxError; }
+
+std::vector<const RuleMeta*> allMetas() {
+  std::vector<const RuleMeta*> metas{&kSyntaxError, &unusedNoqaMeta()};
+  for (const Rule* rule : table()) metas.push_back(&rule->meta());
+  std::sort(metas.begin(), metas.end(), [](const RuleMeta* a, const RuleMeta* b) { return a->code < b->code; });
+  return metas;
+}
+
+const RuleMeta* findMeta(std::string_view code) {
+  if (code == kSyntaxError.code) return &kSyntaxError;
+  if (code == unusedNoqaMeta().code) return &unusedNoqaMeta();
+  const Rule* rule = findRule(code);
+  return rule ? &rule->meta() : nullptr;
+}
+
+// Where the project is published; the rule pages are its docs/rules/<CODE>.md.
+constexpr std::string_view kProjectUrl = "https://github.com/ptlint/ptlint";
+
+std::string projectUrl() { return std::string(kProjectUrl); }
+
+std::string ruleDocsUrl(std::string_view code) {
+  return std::string(kProjectUrl) + "/blob/main/docs/rules/" + std::string(code) + ".md";
+}
 
 }  // namespace ptlint::rules

@@ -10,6 +10,7 @@
 #include "server/lsp_server.h"
 
 #include <asio/post.hpp>
+#include <fmt/format.h>
 #include <asio/thread_pool.hpp>
 #include <unistd.h>
 
@@ -31,6 +32,7 @@
 #include "quickfix/fix_loop.h"
 #include "rules/linter.h"
 #include "rules/registry.h"
+#include "rules/selectors.h"
 #include "server/document_store.h"
 #include "server/notebook_documents.h"
 #include "server/protocol.h"
@@ -169,11 +171,7 @@ DiagnosticSeverity toLspSeverity(rules::Severity severity) {
   return DiagnosticSeverity::Warning;
 }
 
-const rules::RuleMeta* findMeta(std::string_view code) {
-  if (code == rules::syntaxErrorMeta().code) return &rules::syntaxErrorMeta();
-  const rules::Rule* rule = rules::findRule(code);
-  return rule ? &rule->meta() : nullptr;
-}
+const rules::RuleMeta* findMeta(std::string_view code) { return rules::findMeta(code); }
 
 // Byte range -> LSP range in one document.
 Range toRange(std::string_view text, const LineTable& lines, uint32_t start, uint32_t end, PositionEncoding encoding) {
@@ -205,6 +203,7 @@ Diagnostic toLspDiagnostic(const rules::Diagnostic& d, const DocumentSnapshot& s
   out.range = toRange(text, snap.lines, d.start, d.end, encoding);
   out.severity = toLspSeverity(d.severity);
   out.code = std::string(d.code);
+  out.codeDescriptionHref = rules::ruleDocsUrl(d.code);
   out.message = d.message;
   const rules::RuleMeta* meta = findMeta(d.code);
   if ((meta && meta->deprecated_tag) || d.code.starts_with("PTL1")) out.tags.push_back(DiagnosticTag::Deprecated);
@@ -581,16 +580,46 @@ class LspServer {
     fs::path path;
   };
 
+  // An unknown rule selector in the editor settings is shown to the user and left out.
+  std::optional<std::vector<std::string>> validSelectors(const std::optional<std::vector<std::string>>& selectors,
+                                                         const char* setting) {
+    if (!selectors) return selectors;
+    std::vector<std::string> valid;
+    for (const auto& selector : *selectors) {
+      if (auto error = rules::selectorError(selector)) {
+        std::lock_guard lock(settings_messages_mutex_);
+        settings_messages_.push_back(fmt::format("ptlint: setting `{}`: {}; it is ignored", setting, *error));
+      } else {
+        valid.push_back(selector);
+      }
+    }
+    return valid;
+  }
+
+  // Shows the messages validSelectors() queued (it may run under state_mutex_, reportOnce may not).
+  void flushPendingMessages() {
+    std::vector<std::string> messages;
+    {
+      std::lock_guard lock(settings_messages_mutex_);
+      messages.swap(settings_messages_);
+    }
+    for (const auto& message : messages) reportOnce(message);
+  }
+
   workspace::Overrides overridesFor(const ClientSettings& s) {
     workspace::Overrides o;
-    o.select = s.select;
-    o.ignore = s.ignore;
+    o.select = validSelectors(s.select, "select");
+    o.ignore = validSelectors(s.ignore, "ignore");
     o.unsafe_fixes = s.unsafeFixes;
     if (s.torchVersion) {
       o.torch_version = rules::TorchVersion::parse(*s.torchVersion);
-      if (!o.torch_version) reportOnce("ptlint: setting `torchVersion`: `" + *s.torchVersion + "` is not a version like \"2.6\"");
+      if (!o.torch_version) {
+        std::lock_guard lock(settings_messages_mutex_);
+        settings_messages_.push_back("ptlint: setting `torchVersion`: `" + *s.torchVersion + "` is not a version like \"2.6\"");
+      }
     }
     o.config_wins = true;  // SPEC §5: a config file wins over editor settings
+    o.recheck_modified = true;  // clients that cannot watch files still see config edits
     return o;
   }
 
@@ -630,6 +659,7 @@ class LspServer {
 
   // Settings for one document: its config file (nearest above it) merged with editor settings.
   rules::Settings settingsFor(const std::string& uri) {
+    flushPendingMessages();
     std::optional<fs::path> path = uriToPath(uri);
     std::shared_ptr<workspace::ConfigResolver> resolver;
     ClientSettings client;
@@ -1352,6 +1382,8 @@ class LspServer {
   PositionEncoding encoding_ = PositionEncoding::Utf16;
 
   std::mutex state_mutex_;
+  std::mutex settings_messages_mutex_;                   // guards settings_messages_ only
+  std::vector<std::string> settings_messages_;  // settings errors not yet shown
   std::vector<Folder> folders_;
   ClientSettings global_settings_;
   std::map<std::string, ClientSettings> folder_settings_;

@@ -8,6 +8,8 @@
 
 #include <toml++/toml.h>
 
+#include "rules/selectors.h"
+
 #include <cctype>
 #include <cerrno>
 #include <cstdint>
@@ -27,14 +29,6 @@ int lineOf(const toml::node& node) { return static_cast<int>(node.source().begin
   throw ConfigError(file.string(), lineOf(node), key, why);
 }
 
-bool isValidCodePattern(std::string_view code) {
-  if (code == "ALL") return true;
-  if (code.size() < 3 || code.size() > 6 || code.substr(0, 3) != "PTL") return false;
-  for (char c : code.substr(3))
-    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
-  return true;
-}
-
 std::vector<std::string> stringArray(const fs::path& file, const toml::node& node, const std::string& key) {
   const toml::array* array = node.as_array();
   if (array == nullptr) fail(file, node, key, "expected an array of strings");
@@ -51,8 +45,7 @@ std::vector<std::string> codeArray(const fs::path& file, const toml::node& node,
   auto codes = stringArray(file, node, key);
   const toml::array& array = *node.as_array();
   for (size_t i = 0; i < codes.size(); ++i)
-    if (!isValidCodePattern(codes[i]))
-      fail(file, *array.get(i), key, fmt::format("`{}` is not a rule code or prefix (e.g. PTL101, PTL1, ALL)", codes[i]));
+    if (auto error = rules::selectorError(codes[i])) fail(file, *array.get(i), key, *error);
   return codes;
 }
 
@@ -209,6 +202,14 @@ class GlobMatcher {
 
 bool matchFrom(std::string_view glob, std::string_view path) { return GlobMatcher(glob, path).matches(); }
 
+bool changedOnDisk(const FileConfig& config) {
+  std::error_code ec;
+  auto mtime = fs::last_write_time(config.path, ec);
+  if (ec) return true;  // removed
+  auto size = fs::file_size(config.path, ec);
+  return ec || mtime != config.mtime || size != config.size;
+}
+
 }  // namespace
 
 namespace {
@@ -362,6 +363,39 @@ std::optional<FileConfig> loadConfigFile(const fs::path& path) {
   return parseTable(path, document, "");
 }
 
+FileConfig parseInlineConfig(std::string_view text, const fs::path& root) {
+  toml::table document;
+  try {
+    document = toml::parse(text, std::string_view("--config"));
+  } catch (const toml::parse_error& error) {
+    throw ConfigError("--config", static_cast<int>(error.source().begin.line), "",
+                      fmt::format("`{}` is neither a file nor a TOML `key = value` ({})", text, error.description()));
+  }
+  FileConfig config = parseTable("--config", document, "");
+  config.path.clear();
+  config.root = root;
+  return config;
+}
+
+FileConfig mergeConfig(const FileConfig& base, const FileConfig& over) {
+  FileConfig out = base;
+  auto take = [](auto& target, const auto& source) {
+    if (source) target = source;
+  };
+  take(out.select, over.select);
+  take(out.extend_select, over.extend_select);
+  take(out.ignore, over.ignore);
+  take(out.exclude, over.exclude);
+  take(out.extend_exclude, over.extend_exclude);
+  take(out.respect_gitignore, over.respect_gitignore);
+  take(out.torch_version, over.torch_version);
+  take(out.unsafe_fixes, over.unsafe_fixes);
+  take(out.compile_decorators, over.compile_decorators);
+  out.per_file_ignores.insert(out.per_file_ignores.end(), over.per_file_ignores.begin(), over.per_file_ignores.end());
+  if (base.path.empty()) out.root = over.root;
+  return out;
+}
+
 const std::vector<std::string>& defaultExcludes() {
   static const std::vector<std::string> excludes{
       ".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".ipynb_checkpoints", ".mypy_cache",
@@ -400,6 +434,8 @@ std::shared_ptr<const FileConfig> ConfigResolver::nearestConfig(const fs::path& 
       if (!fs::is_regular_file(candidate, ec)) continue;
       auto config = loadConfigFile(candidate);  // may throw: the error names the file
       if (config) {
+        config->mtime = fs::last_write_time(candidate, ec);
+        config->size = fs::file_size(candidate, ec);
         found = std::make_shared<const FileConfig>(std::move(*config));
         break;
       }
@@ -434,7 +470,14 @@ ResolvedConfig ConfigResolver::forPath(const fs::path& path) {
     by_dir_["<explicit>"] = config;
   } else if (!explicit_config_) {
     config = nearestConfig(dir);
+    if (config && overrides_.recheck_modified && changedOnDisk(*config)) {
+      invalidate();
+      config = nearestConfig(dir);
+    }
   }
+  if (overrides_.inline_config)
+    config = std::make_shared<const FileConfig>(config ? mergeConfig(*config, *overrides_.inline_config)
+                                                       : *overrides_.inline_config);
   return resolve(config, dir);
 }
 
@@ -461,6 +504,14 @@ ResolvedConfig ConfigResolver::resolve(std::shared_ptr<const FileConfig> config,
   if (overrides_.extend_select)
     s.extend_select.insert(s.extend_select.end(), overrides_.extend_select->begin(), overrides_.extend_select->end());
   if (config && config->compile_decorators) s.compile_decorators = *config->compile_decorators;
+  s.ignore.insert(s.ignore.end(), overrides_.extend_ignore.begin(), overrides_.extend_ignore.end());
+  if (overrides_.per_file_ignores) {
+    out.per_file_ignores = *overrides_.per_file_ignores;
+  } else if (config) {
+    out.per_file_ignores = config->per_file_ignores;
+    for (auto& entry : out.per_file_ignores)
+      if (entry.root.empty()) entry.root = config->root;
+  }
 
   out.exclude = config && config->exclude ? *config->exclude : defaultExcludes();
   if (config && config->extend_exclude)
@@ -494,13 +545,14 @@ bool globMatches(std::string_view glob, std::string_view relative) {
 
 rules::Settings settingsForFile(const ResolvedConfig& config, const fs::path& file) {
   rules::Settings settings = config.settings;
-  if (!config.source || config.source->per_file_ignores.empty()) return settings;
+  if (config.per_file_ignores.empty()) return settings;
   std::error_code ec;
   fs::path absolute = fs::absolute(file, ec).lexically_normal();
-  std::string relative = absolute.lexically_relative(config.root).generic_string();
-  for (const auto& entry : config.source->per_file_ignores)
+  for (const auto& entry : config.per_file_ignores) {
+    std::string relative = absolute.lexically_relative(entry.root.empty() ? config.root : entry.root).generic_string();
     if (globMatches(entry.glob, relative))
       settings.ignore.insert(settings.ignore.end(), entry.codes.begin(), entry.codes.end());
+  }
   return settings;
 }
 

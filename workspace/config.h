@@ -3,6 +3,7 @@
 // (in that order within one folder). Errors name the file, the line and the key.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -31,8 +32,9 @@ class ConfigError : public std::runtime_error {
 };
 
 struct PerFileIgnore {
-  std::string glob;                 // relative to the config file's folder
+  std::string glob;                 // relative to the config file's folder (or to `root`)
   std::vector<std::string> codes;
+  std::filesystem::path root;       // set for `--per-file-ignores` (the working folder)
 };
 
 // One config file's contents; unset keys stay nullopt.
@@ -46,6 +48,9 @@ struct FileConfig {
   std::optional<rules::TorchVersion> torch_version;
   std::optional<bool> unsafe_fixes;
   std::optional<std::vector<std::string>> compile_decorators;
+  // What the file looked like when read (for Overrides::recheck_modified).
+  std::filesystem::file_time_type mtime{};
+  std::uintmax_t size = 0;
 };
 
 // Limits on what a configuration file may be: its size, and how deep its tables nest.
@@ -67,6 +72,14 @@ TomlDepth tomlNestingDepth(std::string_view text);
 // [tool.ptlint] yields nullopt.
 std::optional<FileConfig> loadConfigFile(const std::filesystem::path& path);
 
+// `--config "KEY = VALUE"`: one inline TOML setting, as in a ptlint.toml (top-level keys).
+// Throws ConfigError (file `--config`) on bad TOML, an unknown key or a bad value. Paths in it
+// (globs) are relative to `root`.
+FileConfig parseInlineConfig(std::string_view text, const std::filesystem::path& root);
+
+// `base` with every key `over` sets replaced by `over`'s (per-file-ignores are added to).
+FileConfig mergeConfig(const FileConfig& base, const FileConfig& over);
+
 // Settings given from outside the files: CLI flags or LSP settings.
 struct Overrides {
   std::optional<std::vector<std::string>> select, extend_select, ignore;
@@ -74,6 +87,13 @@ struct Overrides {
   std::optional<bool> unsafe_fixes;
   std::vector<std::string> extend_exclude;
   bool config_wins = false;  // CLI: flags win (as in Ruff); LSP: a config file wins (SPEC §5)
+  // `--config KEY=VALUE` settings: above every config file, below the other flags.
+  std::shared_ptr<const FileConfig> inline_config;
+  std::vector<std::string> extend_ignore;                       // added to `ignore`
+  std::optional<std::vector<PerFileIgnore>> per_file_ignores;   // replace the files' ones
+  // Re-read a discovered configuration file that changed on disk (its mtime or size) when a
+  // file under it is next resolved: for the server, whose clients may not watch files.
+  bool recheck_modified = false;
 };
 
 struct ResolvedConfig {
@@ -82,6 +102,7 @@ struct ResolvedConfig {
   std::filesystem::path root;              // globs are relative to this folder
   bool respect_gitignore = true;
   std::shared_ptr<const FileConfig> source;  // nullptr: defaults only
+  std::vector<PerFileIgnore> per_file_ignores;  // effective, each with its absolute root
 };
 
 // The default exclude list (as Ruff's): .git, .venv, __pycache__, build, dist, ...

@@ -68,6 +68,14 @@ bool isPythonFile(const fs::path& path) {
   return ext == ".py" || ext == ".pyi" || ext == ".ipynb";
 }
 
+// Folders a walk never enters (a folder named on the command line is still walked): hidden ones
+// (`.cache`, `.hidden`) and virtual environments, whatever their name (`pyvenv.cfg` marks one).
+bool isSkippedFolder(const fs::path& dir) {
+  if (dir.filename().native().starts_with('.')) return true;
+  std::error_code ec;
+  return fs::is_regular_file(dir / "pyvenv.cfg", ec);
+}
+
 }  // namespace
 
 bool isExcluded(const ResolvedConfig& config, const fs::path& path) {
@@ -170,6 +178,7 @@ WalkResult collectFiles(const std::vector<fs::path>& roots, ConfigResolver& reso
         bool is_file = fs::is_regular_file(link_status);
         if (!is_dir && !is_file) continue;  // symlinks, FIFOs, sockets, devices
         if (is_file && !isPythonFile(path)) continue;
+        if (is_dir && isSkippedFolder(path)) continue;
         if (isExcluded(config, path)) continue;
         if (ask_git && oracle().isIgnored(path, is_dir)) continue;
         if (is_dir) subdirs.push_back(path);

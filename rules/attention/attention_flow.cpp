@@ -157,6 +157,12 @@ AttentionIndex::AttentionIndex(TSNode root, std::string_view source) : source_(s
   std::vector<int> stack;  // owner index per open def; -1 for a class body or a lambda
   owners_.push_back({root, false, false, -1});
   stack.push_back(0);
+  // A class that names `Softmax` anywhere (`self.attend = nn.Softmax(dim=-1)` in `__init__`) may
+  // call that module from any of its methods under any attribute name: its methods are candidates,
+  // and the matcher resolves what `self.<attr>(...)` is.
+  std::vector<bool> class_softmax;
+  std::vector<int> classes;  // open classes, innermost last
+  std::vector<bool> scope_is_class;  // per open def / lambda / class: whether it is a class
   // Every fact the pass records sits on one of these words. A subtree without any records
   // nothing: its products are not in the text, and the defs inside have no products and set no
   // flag. Skipping it is exact, and leaves a few ancestors of each word to walk.
@@ -174,10 +180,18 @@ AttentionIndex::AttentionIndex(TSNode root, std::string_view source) : source_(s
         std::string_view kind = kindOf(node);
         if (kind == "function_definition") {
           int parent = stack.back();
-          owners_.push_back({node, false, false, parent});
+          // A method: the innermost open scope is a class body (not a lambda, not a def).
+          int cls = stack.back() == -1 && !scope_is_class.empty() && scope_is_class.back() ? classes.back() : -1;
+          owners_.push_back({node, false, false, parent, cls});
           stack.push_back(static_cast<int>(owners_.size()) - 1);
+          scope_is_class.push_back(false);
         } else if (kind == "lambda" || kind == "class_definition") {
           stack.push_back(-1);
+          scope_is_class.push_back(kind == "class_definition");
+          if (kind == "class_definition") {
+            classes.push_back(static_cast<int>(class_softmax.size()));
+            class_softmax.push_back(false);
+          }
         } else if (kind == "identifier") {
           std::string_view name = analysis::textOf(node, source_);
           if (stack.back() >= 0) {
@@ -186,6 +200,8 @@ AttentionIndex::AttentionIndex(TSNode root, std::string_view source) : source_(s
               owner.softmax = true;
             if (name.find("scaled_dot_product_attention") != std::string_view::npos) owner.sdpa = true;
           }
+          if (name == "Softmax")
+            if (!classes.empty()) class_softmax[static_cast<size_t>(classes.back())] = true;
           return false;
         } else if (kind == "binary_operator" || kind == "call") {
           bool product = false;
@@ -204,9 +220,11 @@ AttentionIndex::AttentionIndex(TSNode root, std::string_view source) : source_(s
       [&](TSNode node) {
         if (analysis::sameNode(node, skipped)) return;
         std::string_view kind = kindOf(node);
+        if (kind == "class_definition" && !classes.empty()) classes.pop_back();
         if (kind == "function_definition" || kind == "lambda" || kind == "class_definition") {
           int closed = stack.back();
           stack.pop_back();
+          if (!scope_is_class.empty()) scope_is_class.pop_back();
           // What a nested def mentions counts for the enclosing one too.
           if (closed > 0) {
             const Owner& inner = owners_[static_cast<size_t>(closed)];
@@ -220,6 +238,8 @@ AttentionIndex::AttentionIndex(TSNode root, std::string_view source) : source_(s
           }
         }
       });
+  for (Owner& owner : owners_)
+    if (owner.cls >= 0 && class_softmax[static_cast<size_t>(owner.cls)]) owner.softmax = true;
   for (const auto& [product, owner] : product_owner_)
     if (owner >= 0 && owners_[static_cast<size_t>(owner)].softmax && !owners_[static_cast<size_t>(owner)].sdpa)
       has_candidates_ = true;

@@ -68,6 +68,7 @@ class AttentionIndex {
     bool softmax = false;  // the body (nested defs included) names a softmax
     bool sdpa = false;     // ... or scaled_dot_product_attention
     int parent = -1;
+    int cls = -1;          // the class whose method this is (index into the class flags), or -1
   };
 
   AttentionIndex(TSNode root, std::string_view source);

@@ -30,18 +30,37 @@ constexpr RuleMeta kHandRolledAttention{
     .docs = R"md(
 ## What it does
 Reports scaled dot-product attention written out by hand: attention scores from a matrix product
-of queries with transposed keys (`q @ k.transpose(-2, -1)`, `k.mT`, `torch.matmul`, `torch.bmm`,
-`torch.einsum("...qd,...kd->...qk")`), optionally scaled (`/ math.sqrt(d)`, `* d ** -0.5`,
-`* self.scale`) and masked (`masked_fill(mask == 0, float("-inf"))`, `+ mask`, a causal `tril`
-buffer), a softmax over the last dimension (`F.softmax`, `torch.softmax`, `.softmax(dim=-1)`, an
-`nn.Softmax` module), optionally dropout, and a matrix product with the values. The pattern is
-followed through the assignments of one function; the report covers it from the first Q·Kᵀ to
-the final ·V.
+of queries with transposed keys (`q @ k.transpose(-2, -1)`, `k.mT`, `k.transpose(-1, -2).contiguous()`,
+`torch.matmul`, `torch.bmm`, `torch.einsum` or einops' `einsum` with the subscripts spaced or not),
+optionally scaled (`/ math.sqrt(d)`, `* d ** -0.5`, `* self.scale`, on the query or on the
+transposed key) and masked (`masked_fill(mask == 0, float("-inf"))`, in place with `masked_fill_`,
+with `-inf`, `torch.finfo(dtype).min` or a name bound to `-torch.finfo(dtype).max`; `+ mask`; a
+causal `tril` buffer), a softmax over the last dimension (`F.softmax`, `torch.softmax`,
+`.softmax(dim=-1)`, an `nn.Softmax` module stored under any attribute name — alone or first in an
+`nn.Sequential` with a dropout — or built inline as `nn.Softmax(dim=-1)(x)`), optionally dropout,
+and a matrix product with the values. The pattern is followed through the assignments of one
+function; the report covers it from the first Q·Kᵀ to the final ·V.
+
+Keys already stored as `(..., E, S)` are recognised when their layout is evident: `q @ k` where
+k's last layout step is q's with the last two axes swapped (`q = x.transpose(1, 2)` beside
+`k = x.permute(0, 2, 3, 1)`, `rearrange(..., "-> b h n d")` beside `"-> b h d n"`,
+`t.view(B, C, -1).permute(0, 2, 1)` beside `p.view(B, C, -1)`), `q.transpose(-2, -1) @ k`
+(both stored channel-first), or einsum subscripts (`"bct,bcs->bts"`). The values may come first,
+`v @ attn.transpose(-2, -1)` (or an einsum `"bts,bcs->bct"`), which is `(attn @ vᵀ)ᵀ`.
+
+A step between the product and the softmax that SDPA cannot express is still reported, without a
+fix: tanh soft-capping (`cap * torch.tanh(scores / cap)`), which
+`torch.nn.attention.flex_attention` expresses with a `score_mod`, and a module or function applied
+to the scores alone (`attn = self.rel_pos(attn)`), whose effect the rule cannot see. A bias added
+as a tensor (ALiBi, relative-position tables) is an additive `attn_mask`, which SDPA adds to the
+scaled scores.
 
 It stays silent on softmax over logits (sampling, classification), similarity softmax with no
 product with values (CLIP-style logits, pointer heads), router softmax in mixture-of-experts
-layers, linear attention (softmax over queries and keys separately), and functions that already
-call `scaled_dot_product_attention` (typically a fallback path beside the fused one).
+layers, linear attention (softmax over queries and keys separately), `q @ k` with no evidence
+that k is stored transposed, scores mixed across heads before the softmax (talking heads), and
+functions that already call `scaled_dot_product_attention` (typically a fallback path beside the
+fused one).
 
 ## Why is this bad?
 The hand-written form materialises the full `T×T` score matrix in memory, reads and writes it
@@ -49,9 +68,7 @@ several times (scale, mask, softmax, dropout), and runs the softmax in the input
 upcast by hand. `torch.nn.functional.scaled_dot_product_attention` (PyTorch 2.0+) dispatches to
 fused kernels — FlashAttention (default for fp16/bf16 on recent GPUs), memory-efficient
 attention, cuDNN (2.5+) — that never store the score matrix and keep the softmax in fp32, and
-falls back to the math reference elsewhere. PyTorch's operational guidance lists hand-rolled
-attention among the patterns to replace: "Fused SDPA / FlexAttention is faster, more
-memory-efficient, and numerically saner".
+falls back to the math reference elsewhere.
 
 ## Example
 ```python
@@ -90,7 +107,20 @@ The fix is unsafe, and offered only when every step of the pattern maps onto an 
   argument); a dropout module's rate is read from its `.p`. Random numbers differ.
 - The default scale of SDPA is `1/sqrt(q.size(-1))`. A scale that is not provably that one is
   passed as `scale=` (PyTorch 2.1+; with an older `torch-version` no fix is offered unless the
-  scale is the conventional one); no scaling at all becomes `scale=1.0`.
+  scale is the conventional one); no scaling at all becomes `scale=1.0`, and so does a scale
+  already applied to q (or to both q and k) before the product, which stays where it is.
+- `scale=` takes a Python float, so the fix passes one there only when the scale is provably a
+  number: a literal, arithmetic on numbers, `math.sqrt(...)`, `x.shape[-1]`, `x.size(-1)`, a local
+  bound once to such, a parameter with a numeric default, an `int`/`float` annotation or used as a
+  layer size (`nn.Linear(dim, ...)`), `qk_scale or head_dim ** -0.5` with `qk_scale=None`, and
+  `self.scale` built from those in the class. A learned tensor (`nn.Parameter(torch.ones(heads, 1,
+  1))`, as timm's EdgeNeXt and XCiT use) would raise there and stop learning: when its shape is
+  evidently a scalar or ends in 1 (constant along the keys) it is folded into the query
+  (`q * self.temperature`, `scale=1.0`), which is exact; otherwise no fix is offered.
+- Operands stored transposed are passed as `x.transpose(-2, -1)`, and a result laid out
+  `(..., Ev, L)` is transposed back.
+- No fix is offered when the ranks of q, k and v visibly differ (`view`/`reshape` sizes,
+  `permute`, `rearrange` outputs). Every finding without a fix says why in its message.
 - The intermediate assignments are removed only when nothing else reads them: code that also
   returns the attention weights (`return out, attn`) gets no fix, since SDPA does not return them.
 - Fused kernels round differently from the hand-written form (FlashAttention keeps its softmax
@@ -100,9 +130,15 @@ The fix is unsafe, and offered only when every step of the pattern maps onto an 
 ## References
 - [`torch.nn.functional.scaled_dot_product_attention`](https://pytorch.org/docs/stable/generated/torch.nn.functional.scaled_dot_product_attention.html) (added in 2.0; `scale=` since 2.1)
 - [SDPA backends and `torch.nn.attention.sdpa_kernel`](https://pytorch.org/docs/stable/backends.html)
-- ptlint seeds: `000` (SDPA dispatches to FlashAttention, memory-efficient, cuDNN 2.5+ and math
-  backends; FlashAttention needs fp16/bf16 and only causal or no mask) and `002` (hand-rolled
-  QKᵀ/√d softmax attention routed to `scaled_dot_product_attention` / FlexAttention)
+- [`torch/nn/attention/__init__.py`](https://github.com/pytorch/pytorch/blob/main/torch/nn/attention/__init__.py)
+  (`SDPBackend`: FlashAttention, memory-efficient, cuDNN and math backends)
+- The reference implementation in SDPA's docstring (`torch/nn/functional.py`): a float `attn_mask`
+  is added to the scaled scores, a boolean one keeps the positions that are `True`, and the
+  2.0 signature has no `scale`
+  ([2.0](https://pytorch.org/docs/2.0/generated/torch.nn.functional.scaled_dot_product_attention.html),
+  [2.1+](https://pytorch.org/docs/2.1/generated/torch.nn.functional.scaled_dot_product_attention.html))
+- [`torch.nn.attention.flex_attention`](https://pytorch.org/docs/stable/nn.attention.flex_attention.html)
+  (2.5+): `score_mod` for soft-capping and other elementwise score changes
 )md"};
 
 using analysis::endOf;
@@ -150,6 +186,15 @@ struct Pattern {
 
   std::vector<const Definition*> consumed;  // assignments the pattern runs through
   bool conditional = false;                 // followed a definition made in another block
+
+  // Operands stored transposed relative to SDPA's (..., L, E) / (..., S, E) / (..., S, Ev):
+  // the fix passes `x.transpose(-2, -1)` for them (`q @ k` with k laid out (..., E, S), a
+  // channel-first einsum, `v @ attn.transpose(-2, -1)`), and transposes the result back.
+  bool q_transposed = false, k_transposed = false, v_transposed = false, out_transposed = false;
+  // A step SDPA cannot express (tanh soft-capping, a scale on both operands): reported, no fix.
+  std::string score_mod;
+  bool opaque_mod = false;  // a call the rule cannot see into (`self.rel_pos(attn)`)
+  std::string no_fix;
 };
 
 bool isIntValue(TSNode node, std::string_view source, long long& out) {
@@ -235,24 +280,103 @@ std::optional<Einsum> parseEinsum(TSNode string, std::string_view source) {
   return e;
 }
 
-// `P x y, P y z -> P x z` shapes, with one shared batch prefix P (letters or `...`).
-// Q·Kᵀ is `P q d, P k d -> P q k`; P·V is `P q k, P k d -> P q d`.
-bool einsumShape(const Einsum& e, bool scores, std::string& prefix) {
-  if (e.a.size() < 2 || e.b.size() < 2 || e.out.size() < 2) return false;
-  prefix = e.a.substr(0, e.a.size() - 2);
-  if (e.b.substr(0, e.b.size() - 2) != prefix || e.out.substr(0, e.out.size() - 2) != prefix) return false;
-  char a1 = e.a[e.a.size() - 2], a2 = e.a.back(), b1 = e.b[e.b.size() - 2], b2 = e.b.back();
-  char o1 = e.out[e.out.size() - 2], o2 = e.out.back();
-  if (prefix.find(a1) != std::string::npos || prefix.find(a2) != std::string::npos ||
-      prefix.find(b1) != std::string::npos || prefix.find(b2) != std::string::npos)
-    return false;
-  if (scores) {
-    // q d, k d -> q k
-    return a2 == b2 && a1 != b1 && a1 != a2 && b1 != b2 && o1 == a1 && o2 == b1;
+// The operands of an einsum split into a shared batch prefix (letters, or `...`) and their two
+// last letters; nullopt when the prefixes differ or a letter repeats.
+struct EinsumParts {
+  size_t batch = 0;  // letters in the prefix (`...` counts none)
+  bool ellipsis = false;
+  char a1, a2, b1, b2, o1, o2;
+};
+
+// `shared` is set when the second operand lacks one batch letter of the first and of the output:
+// keys or values shared across heads (multi-query attention, `"b h i d, b j d -> b h i j"`).
+std::optional<EinsumParts> einsumParts(const Einsum& e, bool* shared = nullptr) {
+  auto strip = [](std::string s, bool& dots) {
+    dots = s.starts_with("...");
+    return dots ? s.substr(3) : s;
+  };
+  bool da = false, db = false, dout = false;
+  std::string a = strip(e.a, da), b = strip(e.b, db), o = strip(e.out, dout);
+  if (da != db || da != dout) return std::nullopt;
+  if (a.size() < 2 || b.size() < 2 || a.size() != o.size()) return std::nullopt;
+  size_t n = a.size() - 2;
+  if (a.substr(0, n) != o.substr(0, n)) return std::nullopt;
+  if (shared != nullptr) *shared = false;
+  if (b.size() + 1 == a.size() && shared != nullptr && n >= 2) {
+    // b's prefix is a's with one letter left out.
+    std::string bp = b.substr(0, n - 1);
+    bool found = false;
+    for (size_t skip = 0; skip < n && !found; ++skip) {
+      std::string reduced = a.substr(0, n);
+      reduced.erase(skip, 1);
+      found = reduced == bp;
+    }
+    if (!found) return std::nullopt;
+    *shared = true;
+    b = a.substr(0, n) + b.substr(n - 1);  // compare the last two letters as if b had every batch letter
   }
-  // q k, k d -> q d
-  return a2 == b1 && a1 != a2 && b2 != b1 && b2 != a1 && o1 == a1 && o2 == b2;
+  if (a.size() != b.size() || a.substr(0, n) != b.substr(0, n)) return std::nullopt;
+  for (const std::string* s : {&a, &b, &o}) {
+    std::string sorted = *s;
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) return std::nullopt;
+  }
+  std::string prefix = a.substr(0, n);
+  EinsumParts parts{n, da, a[n], a[n + 1], b[n], b[n + 1], o[n], o[n + 1]};
+  for (char c : {parts.a1, parts.a2, parts.b1, parts.b2, parts.o1, parts.o2})
+    if (prefix.find(c) != std::string::npos) return std::nullopt;
+  return parts;
 }
+
+// Q·Kᵀ: one letter `d` contracted, the query's other letter `i` and the key's `j` kept, the
+// output ending in `i j` (the softmax over the last dimension runs over keys). Either operand may
+// hold `d` first: `"bct,bcs->bts"` stores q and k channel-first.
+struct ScoresShape {
+  int rank = 0;  // 0 with `...`
+  bool q_transposed = false, k_transposed = false;
+  bool shared = false;  // keys shared across heads
+};
+
+std::optional<ScoresShape> scoresEinsum(const Einsum& e) {
+  bool shared = false;
+  auto parts = einsumParts(e, &shared);
+  if (!parts) return std::nullopt;
+  const EinsumParts& x = *parts;
+  char i = x.o1, j = x.o2;
+  if (i == j) return std::nullopt;
+  bool q_t = false, k_t = false;
+  char d = 0;
+  if (x.a1 == i) { d = x.a2; } else if (x.a2 == i) { d = x.a1; q_t = true; } else { return std::nullopt; }
+  if (x.b1 == j && x.b2 == d) { k_t = false; } else if (x.b2 == j && x.b1 == d) { k_t = true; } else { return std::nullopt; }
+  if (d == i || d == j) return std::nullopt;
+  return ScoresShape{x.ellipsis ? 0 : static_cast<int>(x.batch) + 2, q_t, k_t, shared};
+}
+
+// P·V: the weights `i j` with `j` contracted against the values' `j e`, the output `i e`; the
+// values and the output may hold `e` first (`"bts,bcs->bct"`).
+struct ValuesShape {
+  bool v_transposed = false, out_transposed = false;
+  bool shared = false;  // values shared across heads
+};
+
+std::optional<ValuesShape> valuesEinsum(const Einsum& e) {
+  bool shared = false;
+  auto parts = einsumParts(e, &shared);
+  if (!parts) return std::nullopt;
+  const EinsumParts& x = *parts;
+  char i = x.a1, j = x.a2;
+  if (i == j) return std::nullopt;
+  char ev = 0;
+  bool v_t = false, o_t = false;
+  if (x.b1 == j) { ev = x.b2; } else if (x.b2 == j) { ev = x.b1; v_t = true; } else { return std::nullopt; }
+  if (x.o1 == i && x.o2 == ev) { o_t = false; } else if (x.o2 == i && x.o1 == ev) { o_t = true; } else { return std::nullopt; }
+  if (ev == i || ev == j) return std::nullopt;
+  return ValuesShape{v_t, o_t, shared};
+}
+
+constexpr const char* kSharedAcrossHeads =
+    "the keys or values have no head axis (shared across heads): SDPA needs them with one "
+    "(`k.unsqueeze(1)`; `enable_gqa=True` in PyTorch 2.5+)";
 
 struct Matmul {
   TSNode left{}, right{};
@@ -267,12 +391,34 @@ class Matcher {
   std::optional<Pattern> match(TSNode final_node) {
     auto mm = asMatmul(final_node);
     if (!mm) return std::nullopt;
-    std::string prefix;
-    if (mm->einsum && !einsumShape(*mm->einsum, /*scores=*/false, prefix)) return std::nullopt;
     Pattern p;
     p.final_node = final_node;
+    if (mm->einsum) {
+      auto shape = valuesEinsum(*mm->einsum);
+      if (!shape) return std::nullopt;
+      p.v = mm->right;
+      p.v_transposed = shape->v_transposed;
+      p.out_transposed = shape->out_transposed;
+      if (shape->shared) p.no_fix = kSharedAcrossHeads;
+      if (!traceProbs(mm->left, p, 0, /*after_softmax=*/false)) return std::nullopt;
+      return p;
+    }
     p.v = mm->right;
-    if (!traceProbs(mm->left, p, 0, /*after_softmax=*/false)) return std::nullopt;
+    Pattern attempt = p;
+    if (traceProbs(mm->left, attempt, 0, /*after_softmax=*/false)) return attempt;
+    // `v @ attn.transpose(-2, -1)`: values laid out (..., Ev, S), the output (..., Ev, L); the
+    // same as `(attn @ vᵀ)ᵀ`.
+    int rank = 0;
+    // (`w_ = w_.permute(0, 2, 1)` on a line of its own, then `torch.bmm(v, w_)`.)
+    TSNode weights = untransposed(followAssigned(mm->right, p), mm->bmm, rank);
+    if (ts_node_is_null(weights)) return std::nullopt;
+    weights = unparenthesize(weights);
+    if (!isKind(weights, "identifier") && !isKind(weights, "call")) return std::nullopt;
+    steps_ = 0;
+    p.v = mm->left;
+    p.v_transposed = true;
+    p.out_transposed = true;
+    if (!traceProbs(weights, p, 0, /*after_softmax=*/false)) return std::nullopt;
     return p;
   }
 
@@ -325,6 +471,13 @@ class Matcher {
       if (!e) return std::nullopt;
       return Matmul{args[1], args[2], false, e};
     }
+    if (name == "einops.einsum") {
+      // einops puts the pattern last: `einsum(q, k, "b h i d, b h j d -> b h i j")`.
+      if (args.size() != 3) return std::nullopt;
+      auto e = parseEinsum(args[2], source_);
+      if (!e) return std::nullopt;
+      return Matmul{args[0], args[1], false, e};
+    }
     TSNode object{};
     std::string_view method = tensorMethod(node, &object);
     if ((method == "matmul" || method == "bmm") && args.size() == 1)
@@ -375,6 +528,239 @@ class Matcher {
         },
         [](TSNode) {});
     return count == 1 ? unparenthesize(found) : TSNode{};
+  }
+
+  // ---- what a scale is ----------------------------------------------------------------------
+
+  // The parameter `name` of `function` (a function_definition): its default value and its
+  // annotation, when it has them; false when `name` is no parameter.
+  static bool parameterOf(TSNode function, std::string_view name, std::string_view source, TSNode& value,
+                          TSNode& type) {
+    if (!isKind(function, "function_definition")) return false;
+    TSNode params = fieldOf(function, "parameters");
+    bool found = false;
+    analysis::forEachNamedChild(params, [&](TSNode param) {
+      if (found) return;
+      TSNode id{};
+      if (isKind(param, "identifier")) id = param;
+      else if (isKind(param, "default_parameter") || isKind(param, "typed_default_parameter")) id = fieldOf(param, "name");
+      else if (isKind(param, "typed_parameter") && ts_node_named_child_count(param) > 0) id = ts_node_named_child(param, 0);
+      if (!isKind(id, "identifier") || analysis::textOf(id, source) != name) return;
+      found = true;
+      value = fieldOf(param, "value");
+      type = fieldOf(param, "type");
+    });
+    return found;
+  }
+
+  // An annotation that admits numbers only (`int`, `float`, `Optional[float]`, `int | None`).
+  bool numericAnnotation(TSNode type, bool allow_none) const {
+    if (ts_node_is_null(type)) return false;
+    bool numeric = false, other = false;
+    analysis::walkTree(
+        type,
+        [&](TSNode n) {
+          if (!isKind(n, "identifier") && !isKind(n, "none")) return true;
+          std::string_view t = text(n);
+          if (t == "int" || t == "float") numeric = true;
+          else if (!(allow_none && (t == "None" || t == "Optional" || t == "Union"))) other = true;
+          return false;
+        },
+        [](TSNode) {});
+    return numeric && !other;
+  }
+
+  // Whether `expr`, read in `flow`'s function, is provably a Python number (not a tensor): a
+  // literal, arithmetic on numbers, `math.*`, `int(...)`/`float(...)`/`len(...)`, `x.shape[i]`,
+  // `x.size(i)`, a local bound once to a number, a parameter whose default is a number or whose
+  // annotation is `int`/`float`, `self.<attr>` built from such in the class.
+  bool provablyNumber(TSNode expr, const FunctionFlow& flow, int depth = 0) const {
+    if (depth > 10 || ts_node_is_null(expr)) return false;
+    expr = unparenthesize(expr);
+    std::string_view kind = kindOf(expr);
+    if (kind == "integer" || kind == "float") return true;
+    if (kind == "unary_operator") return provablyNumber(fieldOf(expr, "argument"), flow, depth + 1);
+    if (kind == "binary_operator") {
+      std::string_view op = text(fieldOf(expr, "operator"));
+      if (op != "+" && op != "-" && op != "*" && op != "/" && op != "//" && op != "**" && op != "%") return false;
+      return provablyNumber(fieldOf(expr, "left"), flow, depth + 1) && provablyNumber(fieldOf(expr, "right"), flow, depth + 1);
+    }
+    if (kind == "conditional_expression") {
+      // `a if c else b`: both branches.
+      return ts_node_named_child_count(expr) == 3 && provablyNumber(ts_node_named_child(expr, 0), flow, depth + 1) &&
+             provablyNumber(ts_node_named_child(expr, 2), flow, depth + 1);
+    }
+    if (kind == "boolean_operator") {
+      // `qk_scale or head_dim ** -0.5`, with `qk_scale` a parameter that defaults to None.
+      if (text(fieldOf(expr, "operator")) != "or") return false;
+      TSNode left = unparenthesize(fieldOf(expr, "left"));
+      if (!provablyNumber(fieldOf(expr, "right"), flow, depth + 1)) return false;
+      if (provablyNumber(left, flow, depth + 1)) return true;
+      TSNode value{}, type{};
+      if (isKind(left, "identifier") && flow.reaching(text(left), startOf(left)) == nullptr &&
+          parameterOf(flow.owner(), text(left), source_, value, type)) {
+        bool none_default = isKind(unparenthesize(value), "none");
+        return none_default && (ts_node_is_null(type) || numericAnnotation(type, true));
+      }
+      return false;
+    }
+    if (kind == "subscript") {
+      // `x.shape[-1]`
+      TSNode value = fieldOf(expr, "value");
+      long long i = 0;
+      return isKind(value, "attribute") && text(fieldOf(value, "attribute")) == "shape" &&
+             isIntValue(fieldOf(expr, "subscript"), source_, i);
+    }
+    if (kind == "call") {
+      if (!plainCall(expr)) return false;
+      auto args = positionalArguments(expr);
+      std::string name = callee(expr);
+      if (name.starts_with("math.")) return true;  // math functions return floats (or raise)
+      if (name == "numpy.sqrt" || name == "numpy.log") return args.size() == 1 && provablyNumber(args[0], flow, depth + 1);
+      TSNode function = fieldOf(expr, "function");
+      if (isKind(function, "identifier") && ctx_.model().resolve(text(function), function) == nullptr) {
+        std::string_view builtin = text(function);
+        if (builtin == "int" || builtin == "float" || builtin == "len") return true;
+        if (builtin == "abs" || builtin == "round") return args.size() >= 1 && provablyNumber(args[0], flow, depth + 1);
+        if (builtin == "max" || builtin == "min") {
+          if (args.size() < 2) return false;
+          for (TSNode a : args)
+            if (!provablyNumber(a, flow, depth + 1)) return false;
+          return true;
+        }
+      }
+      TSNode object{};
+      long long i = 0;
+      if (tensorMethod(expr, &object) == "size" && args.size() == 1 && isIntValue(args[0], source_, i)) return true;
+      return false;
+    }
+    if (kind == "attribute") {
+      TSNode built = classMember(expr);
+      if (ts_node_is_null(built)) return false;
+      TSNode owner = attention::enclosingFunctionOrModule(built);
+      if (!isKind(owner, "function_definition")) return false;
+      FunctionFlow member_flow(owner, source_);
+      return provablyNumber(built, member_flow, depth + 1);
+    }
+    if (kind == "identifier") {
+      const Definition* def = flow.reaching(text(expr), startOf(expr));
+      if (def != nullptr) {
+        if (def->kind != Definition::Kind::Assign || flow.previous(def) != nullptr) return false;
+        return provablyNumber(def->value, flow, depth + 1);
+      }
+      TSNode value{}, type{};
+      if (!parameterOf(flow.owner(), text(expr), source_, value, type)) return false;
+      if (!ts_node_is_null(type)) return numericAnnotation(type, false);
+      if (!ts_node_is_null(value)) return provablyNumber(value, flow, depth + 1);
+      return sizedInBody(flow.owner(), text(expr));
+    }
+    return false;
+  }
+
+  // Whether the function passes parameter `name` as a size to a `torch.nn` layer (`nn.Linear(dim,
+  // dim * 3)`, `nn.LayerNorm(dim)`): a tensor there raises, so the parameter is an int.
+  bool sizedInBody(TSNode function, std::string_view name) const {
+    if (!isKind(function, "function_definition")) return false;
+    bool sized = false;
+    analysis::walkTree(
+        fieldOf(function, "body"),
+        [&](TSNode n) {
+          if (sized || isKind(n, "function_definition") || isKind(n, "class_definition") || isKind(n, "lambda")) return false;
+          if (!isKind(n, "call")) return true;
+          std::string name_of = callee(n);
+          static constexpr std::string_view kLayers[] = {"torch.nn.Linear", "torch.nn.Conv1d", "torch.nn.Conv2d",
+                                                         "torch.nn.Conv3d", "torch.nn.LayerNorm", "torch.nn.Embedding"};
+          if (std::find(std::begin(kLayers), std::end(kLayers), name_of) == std::end(kLayers)) return true;
+          for (TSNode a : positionalArguments(n)) {
+            TSNode arg = unparenthesize(a);
+            // the name itself, or one operand of `dim * 3` / `dim // heads`
+            while (isKind(arg, "binary_operator") && !isKind(unparenthesize(fieldOf(arg, "left")), "identifier"))
+              arg = unparenthesize(fieldOf(arg, "left"));
+            if (isKind(arg, "binary_operator")) {
+              std::string_view op = text(fieldOf(arg, "operator"));
+              if (op == "*" || op == "//" || op == "+" || op == "-") {
+                if (text(unparenthesize(fieldOf(arg, "left"))) == name || text(unparenthesize(fieldOf(arg, "right"))) == name)
+                  sized = true;
+              }
+            } else if (isKind(arg, "identifier") && text(arg) == name) {
+              sized = true;
+            }
+          }
+          return true;
+        },
+        [](TSNode) {});
+    return sized;
+  }
+
+  // Whether multiplying the query by `expr` is exactly multiplying the scores by it: a tensor
+  // whose shape is evidently a scalar or ends in 1 (constant along the keys), e.g. `self.temperature
+  // = nn.Parameter(torch.ones(num_heads, 1, 1))`, `torch.tensor(0.125)`, `logit_scale.exp()`.
+  bool foldable(TSNode expr, const FunctionFlow& flow, int depth = 0) const {
+    if (depth > 8 || ts_node_is_null(expr)) return false;
+    expr = unparenthesize(expr);
+    if (provablyNumber(expr, flow)) return true;
+    if (isKind(expr, "attribute")) {
+      TSNode built = classMember(expr);
+      if (ts_node_is_null(built)) return false;
+      TSNode owner = attention::enclosingFunctionOrModule(built);
+      if (!isKind(owner, "function_definition")) return false;
+      FunctionFlow member_flow(owner, source_);
+      return foldable(built, member_flow, depth + 1);
+    }
+    if (isKind(expr, "identifier")) {
+      const Definition* def = flow.reaching(text(expr), startOf(expr));
+      if (def == nullptr || def->kind != Definition::Kind::Assign || flow.previous(def) != nullptr) return false;
+      return foldable(def->value, flow, depth + 1);
+    }
+    if (isKind(expr, "binary_operator")) {
+      std::string_view op = text(fieldOf(expr, "operator"));
+      if (op != "*" && op != "/") return false;
+      TSNode l = fieldOf(expr, "left"), r = fieldOf(expr, "right");
+      return (foldable(l, flow, depth + 1) && provablyNumber(r, flow)) ||
+             (op == "*" && provablyNumber(l, flow) && foldable(r, flow, depth + 1));
+    }
+    // `**factory_kwargs` (dtype, device) never changes a shape; `*sizes` hides it.
+    if (!isKind(expr, "call") || hasStarArguments(expr)) return false;
+    std::string name = callee(expr);
+    auto args = positionalArguments(expr);
+    if (name == "torch.nn.Parameter" || name == "torch.nn.parameter.Parameter")
+      return !args.empty() && foldable(args[0], flow, depth + 1);
+    if (name == "torch.tensor") return args.size() == 1 && provablyNumber(args[0], flow);
+    if (name == "torch.clamp" || name == "torch.exp" || name == "torch.log" || name == "torch.sigmoid")
+      return !args.empty() && foldable(args[0], flow, depth + 1);
+    if (name == "torch.ones" || name == "torch.zeros" || name == "torch.full" || name == "torch.rand" ||
+        name == "torch.randn" || name == "torch.empty") {
+      std::vector<TSNode> sizes = args;
+      if (name == "torch.full") {
+        if (args.size() != 2) return false;
+        sizes = {args[0]};
+      }
+      if (sizes.size() == 1 && (isKind(sizes[0], "tuple") || isKind(sizes[0], "list"))) {
+        TSNode seq = sizes[0];
+        sizes.clear();
+        analysis::forEachNamedChild(seq, [&](TSNode c) { sizes.push_back(c); });
+      }
+      if (sizes.empty()) return true;  // 0-d
+      long long last = 0;
+      return isIntValue(sizes.back(), source_, last) && last == 1;
+    }
+    TSNode object{};
+    std::string_view method = tensorMethod(expr, &object);
+    if ((method == "reshape" || method == "view") && !hasStarArguments(expr)) {
+      // `self.logit_scale.reshape(1, heads, 1, 1)`: whatever it holds, its last axis has size 1.
+      auto sizes = positionalArguments(expr);
+      if (sizes.size() == 1 && (isKind(sizes[0], "tuple") || isKind(sizes[0], "list"))) {
+        TSNode seq = sizes[0];
+        sizes.clear();
+        analysis::forEachNamedChild(seq, [&](TSNode c) { sizes.push_back(c); });
+      }
+      long long last = 0;
+      return sizes.size() >= 2 && isIntValue(sizes.back(), source_, last) && last == 1;
+    }
+    if (method == "exp" || method == "clamp" || method == "clamp_max" || method == "clamp_min" || method == "sigmoid" ||
+        method == "abs" || method == "sqrt" || method == "rsqrt" || method == "reciprocal")
+      return foldable(object, flow, depth + 1);
+    return false;
   }
 
   // ---- following names -------------------------------------------------------------------
@@ -504,13 +890,39 @@ class Matcher {
       }
     } else if (!name.empty()) {
       return {};
-    } else if (TSNode built = classMember(fieldOf(call, "function")); !ts_node_is_null(built)) {
-      // `self.softmax(x)` with `self.softmax = nn.Softmax(dim=-1)` in the class.
-      if (!isKind(built, "call") || callee(built) != "torch.nn.Softmax") return {};
+    } else if (TSNode module = unparenthesize(fieldOf(call, "function"));
+               isKind(module, "call") && plainCall(module) && callee(module) == "torch.nn.Softmax") {
+      // `nn.Softmax(dim=-1)(x)`: the module built and called at once.
       auto args = positionalArguments(call);
-      if (args.size() != 1) return {};
+      if (args.size() != 1 || !plainCall(call)) return {};
       input = args[0];
-      dim = argument(built, 0, "dim");
+      dim = argument(module, 0, "dim");
+    } else if (TSNode built = classMember(fieldOf(call, "function")); !ts_node_is_null(built)) {
+      // `self.softmax(x)` with `self.softmax = nn.Softmax(dim=-1)` in the class, or
+      // `self.attend = nn.Sequential(nn.Softmax(dim=-1), nn.Dropout(dropout))` (vit-pytorch).
+      if (!isKind(built, "call") || !plainCall(built)) return {};
+      auto args = positionalArguments(call);
+      if (args.size() != 1 || !plainCall(call)) return {};
+      TSNode softmax = built;
+      if (callee(built) == "torch.nn.Sequential") {
+        auto layers = positionalArguments(built);
+        if (layers.empty() || layers.size() > 2 || ts_node_named_child_count(argumentList(built)) != layers.size()) return {};
+        softmax = unparenthesize(layers[0]);
+        if (layers.size() == 2) {
+          TSNode drop = unparenthesize(layers[1]);
+          if (!isKind(drop, "call") || !plainCall(drop) || callee(drop) != "torch.nn.Dropout") return {};
+          TSNode function = fieldOf(call, "function");
+          TSNode rate = argument(drop, 0, "p");
+          auto literal = ts_node_is_null(rate) ? std::optional<double>(0.5) : numberValue(rate, source_);
+          p.dropouts += 1;
+          p.dropout_p = std::string(text(function)) + "[1].p if " + std::string(text(fieldOf(function, "object"))) +
+                        ".training else 0.0";
+          p.dropout_fact = literal ? decimal(*literal) : "module";
+        }
+      }
+      if (!isKind(softmax, "call") || callee(softmax) != "torch.nn.Softmax") return {};
+      input = args[0];
+      dim = argument(softmax, 0, "dim");
     } else if (TSNode object{}; tensorMethod(call, &object) == "softmax") {
       input = object;
       dim = argument(call, 0, "dim");
@@ -538,6 +950,13 @@ class Matcher {
 
     if (qkProduct(expr, p)) return true;
 
+    if (TSNode capped = softCapped(expr); !ts_node_is_null(capped)) {
+      Pattern attempt = p;
+      attempt.score_mod = "tanh soft-capping";
+      if (!traceScores(capped, attempt, depth + 1)) return false;
+      p = std::move(attempt);
+      return true;
+    }
     if (isKind(expr, "binary_operator")) {
       std::string_view op = text(fieldOf(expr, "operator"));
       TSNode left = fieldOf(expr, "left"), right = fieldOf(expr, "right");
@@ -552,6 +971,24 @@ class Matcher {
     std::string_view method = tensorMethod(expr, &object);
     auto args = positionalArguments(expr);
     if (method == "masked_fill" && args.size() == 2) return maskStep(object, args[0], args[1], p, depth);
+    // `attn = self.rel_pos(attn)` (timm gcvit): a module or local function applied to the scores
+    // alone, whose effect the rule cannot see; reported without a fix.
+    if (TSNode function = fieldOf(expr, "function");
+        args.size() == 1 && ts_node_named_child_count(argumentList(expr)) == 1 && p.score_mod.empty() &&
+        !ctx_.model().qualifiedName(function) &&
+        (isKind(function, "identifier") ||
+         (isKind(function, "attribute") && isKind(unparenthesize(fieldOf(function, "object")), "identifier") &&
+          text(unparenthesize(fieldOf(function, "object"))) == "self"))) {
+      TSNode inner = unparenthesize(args[0]);
+      if (isKind(inner, "identifier") || asMatmul(inner)) {
+        Pattern attempt = p;
+        attempt.score_mod = "`" + std::string(text(function)) + "(...)`";
+        attempt.opaque_mod = true;
+        if (!traceScores(inner, attempt, depth + 1)) return false;
+        p = std::move(attempt);
+        return true;
+      }
+    }
     if ((method == "div" || method == "mul") && args.size() == 1 && ts_node_named_child_count(argumentList(expr)) == 1)
       return scaleStep(object, args[0], method == "div", p, depth);
     if (method == "add" && args.size() == 1 && ts_node_named_child_count(argumentList(expr)) == 1)
@@ -665,6 +1102,28 @@ class Matcher {
     return true;
   }
 
+  // `cap * torch.tanh(scores / cap)` (Gemma-2, Grok soft-capping; either operand order, `.tanh()`
+  // as a method): the scores inside; null for anything else.
+  TSNode softCapped(TSNode expr) const {
+    expr = unparenthesize(expr);
+    if (!isKind(expr, "binary_operator") || text(fieldOf(expr, "operator")) != "*") return {};
+    for (int side = 0; side < 2; ++side) {
+      TSNode cap = unparenthesize(fieldOf(expr, side == 0 ? "left" : "right"));
+      TSNode tanh = unparenthesize(fieldOf(expr, side == 0 ? "right" : "left"));
+      if (!isKind(tanh, "call") || !plainCall(tanh)) continue;
+      TSNode inner{};
+      std::string name = callee(tanh);
+      auto args = positionalArguments(tanh);
+      if ((name == "torch.tanh" || name == "torch.nn.functional.tanh") && args.size() == 1) inner = args[0];
+      else if (TSNode object{}; tensorMethod(tanh, &object) == "tanh" && args.empty()) inner = object;
+      inner = unparenthesize(inner);
+      if (!isKind(inner, "binary_operator") || text(fieldOf(inner, "operator")) != "/") continue;
+      if (text(unparenthesize(fieldOf(inner, "right"))) != text(cap)) continue;
+      return fieldOf(inner, "left");
+    }
+    return {};
+  }
+
   // A product that is itself Q·Kᵀ is never a scale factor or a mask.
   bool looksLikeScores(TSNode node) const {
     auto mm = asMatmul(node);
@@ -699,8 +1158,15 @@ class Matcher {
            ctx_.model().resolve(name, function) == nullptr;
   }
 
-  bool isLargeNegative(TSNode fill) const {
+  bool isLargeNegative(TSNode fill, int depth = 0) const {
     fill = unparenthesize(fill);
+    if (isKind(fill, "identifier") && depth < 4) {
+      // `max_neg_value = -torch.finfo(sim.dtype).max` then `masked_fill_(~mask, max_neg_value)`.
+      const Definition* def = flow_.reaching(text(fill), startOf(fill));
+      if (def == nullptr || def->kind != Definition::Kind::Assign) return false;
+      if (flow_.previous(def) != nullptr) return false;  // bound more than once
+      return isLargeNegative(def->value, depth + 1);
+    }
     if (auto value = numberValue(fill, source_)) return *value <= -1e4;
     if (isBuiltinCall(fill, "float")) {
       auto args = positionalArguments(fill);
@@ -835,6 +1301,9 @@ class Matcher {
     TSNode object{};
     std::vector<TSNode> dims;
     std::string_view method = tensorMethod(node, &object);
+    // `k.transpose(-2, -1).contiguous()`: same values, same layout as seen by matmul.
+    if (method == "contiguous" && positionalArguments(node).empty() && ts_node_named_child_count(argumentList(node)) == 0)
+      return untransposed(object, bmm, rank);
     auto args = positionalArguments(node);
     if (method == "transpose" && args.size() == 2) {
       dims = args;
@@ -882,6 +1351,134 @@ class Matcher {
     return lower.find("scal") != std::string::npos;
   }
 
+  // The value a local name holds at `at` when it was bound by a plain assignment; else `node`.
+  TSNode boundValue(TSNode node) const {
+    node = unparenthesize(node);
+    if (!isKind(node, "identifier")) return node;
+    const Definition* def = flow_.reaching(text(node), startOf(node));
+    if (def == nullptr || def->kind != Definition::Kind::Assign) return {};
+    return unparenthesize(def->value);
+  }
+
+  // The order of axes the last layout step of `expr` produces, as names: `x.permute(0, 2, 3, 1)`
+  // -> 0 2 3 1, `x.transpose(1, 2)` (given the rank) -> 0 2 1 3, `rearrange(x, "b n (h d) -> b h d
+  // n")` -> b h d n. Followed through names bound once and through a scale (`q = q * s`).
+  std::vector<std::string> axisOrder(TSNode expr, int rank, int depth = 0) const {
+    if (depth > 4) return {};
+    expr = boundValue(expr);
+    if (ts_node_is_null(expr)) return {};
+    if (isKind(expr, "binary_operator")) {
+      std::string_view op = text(fieldOf(expr, "operator"));
+      TSNode l = fieldOf(expr, "left"), r = fieldOf(expr, "right");
+      if ((op == "*" || op == "/") && scaleLike(r)) return axisOrder(l, rank, depth + 1);
+      if (op == "*" && scaleLike(l)) return axisOrder(r, rank, depth + 1);
+      return {};
+    }
+    if (!isKind(expr, "call") || !plainCall(expr)) return {};
+    TSNode object{};
+    std::string_view method = tensorMethod(expr, &object);
+    auto args = positionalArguments(expr);
+    std::vector<std::string> out;
+    if (method == "contiguous" && args.empty()) return axisOrder(object, rank, depth + 1);
+    if (method == "view" || method == "reshape") {
+      // `p.view(B, C, -1)` beside `t.view(B, C, -1).permute(0, 2, 1)`: axes in stored order.
+      int n = visibleRank(expr);
+      if (n < 2) return {};
+      for (int i = 0; i < n; ++i) out.push_back(std::to_string(i));
+      return out;
+    }
+    if (method == "permute") {
+      for (TSNode a : args) {
+        long long v = 0;
+        if (!isIntValue(a, source_, v) || v < 0) return {};
+        out.push_back(std::to_string(v));
+      }
+      return out;
+    }
+    if (method == "transpose" && args.size() == 2 && rank == 0) rank = visibleRank(object);
+    if (method == "transpose" && args.size() == 2 && rank > 0) {
+      long long a = 0, b = 0;
+      if (!isIntValue(args[0], source_, a) || !isIntValue(args[1], source_, b)) return {};
+      if (a < 0) a += rank;
+      if (b < 0) b += rank;
+      if (a < 0 || b < 0 || a >= rank || b >= rank || a == b) return {};
+      for (int i = 0; i < rank; ++i) out.push_back(std::to_string(i));
+      std::swap(out[static_cast<size_t>(a)], out[static_cast<size_t>(b)]);
+      return out;
+    }
+    if (callee(expr) == "einops.rearrange" && args.size() == 2) {
+      TSNode pattern = unparenthesize(args[1]);
+      if (!isKind(pattern, "string")) return {};
+      std::string content;
+      analysis::forEachNamedChild(pattern, [&](TSNode child) {
+        if (isKind(child, "string_content")) content += text(child);
+      });
+      size_t arrow = content.find("->");
+      if (arrow == std::string::npos) return {};
+      std::string rhs = content.substr(arrow + 2), token;
+      int nesting = 0;
+      for (char c : rhs + " ") {
+        if (c == '(') ++nesting;
+        if (c == ')') --nesting;
+        if ((c == ' ' || c == '\t') && nesting == 0) {
+          if (!token.empty()) out.push_back(token);
+          token.clear();
+        } else {
+          token += c;
+        }
+      }
+      return out;
+    }
+    return {};
+  }
+
+  // Whether the key operand of `q @ k` is evidently stored (..., E, S): its layout step is the
+  // query's with the last two axes swapped (`q = x.transpose(1, 2)`, `k = x.permute(0, 2, 3,
+  // 1)`; `rearrange(..., "-> b h n d")` beside `"-> b h d n"`).
+  bool keyStoredTransposed(TSNode query, TSNode key) const {
+    auto k = axisOrder(key, 0);
+    auto q = axisOrder(query, static_cast<int>(k.size()));
+    if (k.empty()) k = axisOrder(key, static_cast<int>(q.size()));
+    if (q.size() < 2 || q.size() != k.size()) return false;
+    std::swap(q[q.size() - 1], q[q.size() - 2]);
+    return q == k && k[k.size() - 1] != k[k.size() - 2];
+  }
+
+  // The rank an operand visibly has (`view`/`reshape` with n sizes, `permute` of n axes, a
+  // `rearrange` output), followed through names bound once; 0 when not visible.
+  int visibleRank(TSNode expr, int depth = 0) const {
+    if (depth > 6 || ts_node_is_null(expr)) return 0;
+    expr = boundValue(expr);
+    if (ts_node_is_null(expr)) return 0;
+    if (isKind(expr, "binary_operator")) {
+      std::string_view op = text(fieldOf(expr, "operator"));
+      TSNode l = fieldOf(expr, "left"), r = fieldOf(expr, "right");
+      if ((op == "*" || op == "/") && scaleLike(r)) return visibleRank(l, depth + 1);
+      if (op == "*" && scaleLike(l)) return visibleRank(r, depth + 1);
+      return 0;
+    }
+    if (isKind(expr, "attribute") && text(fieldOf(expr, "attribute")) == "mT") return visibleRank(fieldOf(expr, "object"), depth + 1);
+    if (!isKind(expr, "call") || !plainCall(expr)) return 0;
+    TSNode object{};
+    std::string_view method = tensorMethod(expr, &object);
+    auto args = positionalArguments(expr);
+    if (method == "view" || method == "reshape") {
+      if (args.size() == 1 && (isKind(args[0], "tuple") || isKind(args[0], "list")))
+        return static_cast<int>(ts_node_named_child_count(args[0]));
+      if (args.size() == 1) {
+        long long v = 0;
+        return isIntValue(args[0], source_, v) ? 1 : 0;  // `view(-1)`; `view(shape)` is unknown
+      }
+      return static_cast<int>(args.size());
+    }
+    if (method == "permute") return static_cast<int>(args.size());
+    if (method == "transpose" || method == "contiguous" || method == "float" || method == "half" ||
+        method == "to" || method == "type_as" || method == "bfloat16")
+      return visibleRank(object, depth + 1);
+    if (callee(expr) == "einops.rearrange") return static_cast<int>(axisOrder(expr, 0).size());
+    return 0;
+  }
+
   bool qkProduct(TSNode expr, Pattern& p) const {
     auto mm = asMatmul(expr);
     if (!mm) return false;
@@ -889,27 +1486,70 @@ class Matcher {
     TSNode query = unparenthesize(mm->left);
     TSNode key{};
     if (mm->einsum) {
-      std::string prefix;
-      if (!einsumShape(*mm->einsum, /*scores=*/true, prefix)) return false;
+      auto shape = scoresEinsum(*mm->einsum);
+      if (!shape) return false;
       key = mm->right;
-      if (!prefix.starts_with("...")) {
-        attempt.rank = static_cast<int>(prefix.size()) + 2;
-        attempt.layout = prefix.size() == 1 ? "btd" : "bhtd";
+      attempt.q_transposed = shape->q_transposed;
+      attempt.k_transposed = shape->k_transposed;
+      if (shape->shared) attempt.no_fix = kSharedAcrossHeads;
+      if (shape->rank > 0) {
+        attempt.rank = shape->rank;
+        attempt.layout = shape->rank == 3 ? "btd" : "bhtd";
       }
     } else {
       int rank = 0;
-      TSNode right = followAssigned(mm->right, attempt);
-      key = untransposed(right, mm->bmm, rank);
-      if (ts_node_is_null(key)) {
-        // A name bound to something else: drop what followAssigned recorded.
+      TSNode right = unparenthesize(mm->right);
+      // `k.transpose(-2, -1) * scale`: the scale applied to the key after the transpose.
+      TSNode key_scale{};
+      bool key_scale_divides = false;
+      if (isKind(right, "binary_operator")) {
+        std::string_view op = text(fieldOf(right, "operator"));
+        TSNode l = fieldOf(right, "left"), r = fieldOf(right, "right");
+        if ((op == "*" || op == "/") && scaleLike(r) && !scaleLike(l)) {
+          key_scale = r;
+          key_scale_divides = op == "/";
+          right = unparenthesize(l);
+        } else if (op == "*" && scaleLike(l) && !scaleLike(r)) {
+          key_scale = l;
+          right = unparenthesize(r);
+        }
+      }
+      Pattern followed = attempt;
+      key = untransposed(followAssigned(right, followed), mm->bmm, rank);
+      if (!ts_node_is_null(key)) {
+        attempt = std::move(followed);
+      } else if (int unused = 0; !ts_node_is_null(untransposed(query, mm->bmm, unused)) && ts_node_is_null(key_scale)) {
+        // `q.transpose(-2, -1) @ k`: queries and keys both stored (..., E, L); the query operand
+        // is already (..., L, E), the key is passed transposed.
+        key = right;
+        attempt.k_transposed = true;
+        rank = unused;
+      } else if (keyStoredTransposed(query, right)) {
+        // `q @ k` with k built as (..., E, S) beside q's (..., L, E).
+        key = right;
+        attempt.k_transposed = true;
+      } else {
         return false;
       }
+      if (!ts_node_is_null(key_scale)) recordScale(key_scale, key_scale_divides, attempt);
       if (mm->bmm) rank = 3;
       attempt.rank = rank;
       attempt.layout = rank == 3 ? "btd" : "bhtd";
     }
+    // `einsum(..., q * s, k * s)` (guided-diffusion scales both by d^-1/4): both operands keep
+    // their scale, and SDPA gets `scale=1.0`.
+    bool key_scaled = false;
+    if (mm->einsum) {
+      TSNode k = unparenthesize(key);
+      if (isKind(k, "binary_operator")) {
+        std::string_view op = text(fieldOf(k, "operator"));
+        TSNode left = fieldOf(k, "left"), right = fieldOf(k, "right");
+        key_scaled = ((op == "*" || op == "/") && scaleLike(right) && !scaleLike(left)) ||
+                     (op == "*" && scaleLike(left) && !scaleLike(right));
+      }
+    }
     // `(q * scale) @ kᵀ`: the scale goes to `scale=`, the query is `q`.
-    if (isKind(query, "binary_operator")) {
+    if (isKind(query, "binary_operator") && !key_scaled) {
       std::string_view op = text(fieldOf(query, "operator"));
       TSNode left = fieldOf(query, "left"), right = fieldOf(query, "right");
       if (op == "*" && scaleLike(left) && !scaleLike(right)) {
@@ -920,6 +1560,8 @@ class Matcher {
         query = left;
       }
     }
+    if (attempt.scales > 1 && attempt.no_fix.empty())
+      attempt.no_fix = "the scores are scaled in more than one place";
     attempt.q = unparenthesize(query);
     attempt.k = unparenthesize(key);
     attempt.qk_node = expr;
@@ -1108,41 +1750,98 @@ std::vector<TSNode> identifiersIn(TSNode node) {
   return out;
 }
 
+// `x.transpose(-2, -1)`, parenthesised when needed.
+std::string transposedText(TSNode node, std::string_view source) {
+  std::string text(analysis::textOf(node, source));
+  return (isAtomic(unparenthesize(node)) ? text : "(" + text + ")") + ".transpose(-2, -1)";
+}
+
+// The rewrite, or nullopt with `why` saying (for the message) what keeps it from being faithful.
 std::optional<quickfix::Fix> buildFix(const Pattern& p, const ScaleInfo& scale, const FunctionFlow& flow, Matcher& m,
-                                      Context& ctx) {
-  if (p.conditional || p.scales > 1 || p.masks > 1 || p.dropouts > 1 || p.scale_after_additive) return std::nullopt;
+                                      Context& ctx, std::string& why) {
+  auto refuse = [&](std::string reason) -> std::optional<quickfix::Fix> {
+    why = std::move(reason);
+    return std::nullopt;
+  };
+  if (p.opaque_mod)
+    return refuse("the scores go through " + p.score_mod +
+                  " before the softmax, whose effect the rewrite cannot see: a bias it adds can be passed as "
+                  "`attn_mask`; an elementwise change is a `torch.nn.attention.flex_attention` `score_mod`");
+  if (!p.score_mod.empty())
+    return refuse("the scores go through " + p.score_mod +
+                  ", which `scaled_dot_product_attention` cannot express; `torch.nn.attention.flex_attention` "
+                  "(PyTorch 2.5+) with a `score_mod` does");
+  if (!p.no_fix.empty()) return refuse(p.no_fix);
+  if (p.conditional)
+    return refuse("a step of the pattern is assigned in a branch, so one rewrite cannot replace every path");
+  if (p.masks > 1) return refuse("the scores are masked more than once, and SDPA takes one `attn_mask`");
+  if (p.dropouts > 1) return refuse("dropout is applied more than once");
+  if (p.scale_after_additive)
+    return refuse("the scale also multiplies the added mask or bias, while SDPA scales Q·Kᵀ before adding `attn_mask`");
   std::string_view source = ctx.source();
 
-  // scale=
+  // The ranks SDPA's operands visibly have.
+  {
+    int rq = m.visibleRank(p.q), rk = m.visibleRank(p.k), rv = m.visibleRank(p.v);
+    int ranks[] = {rq, rk, rv};
+    int known = 0;
+    bool differ = false;
+    for (int r : ranks) {
+      if (r == 0) continue;
+      if (known != 0 && r != known) differ = true;
+      known = r;
+    }
+    if (differ)
+      return refuse("q, k and v visibly have different ranks (" + (rq ? std::to_string(rq) : std::string("?")) + ", " +
+                    (rk ? std::to_string(rk) : std::string("?")) + ", " + (rv ? std::to_string(rv) : std::string("?")) +
+                    "), which the rewrite would have to reconcile by hand");
+  }
+
+  // scale=, or the scale folded into the query.
   std::string scale_arg;
+  std::string fold;  // " * factor" / " / factor" applied to the query
   if (p.scales == 0) {
     scale_arg = "1.0";
   } else if (!scale.provably_default) {
-    if (ctx.torchAtLeast(2, 1)) {
-      TSNode factor = unparenthesize(p.scale_factor);
-      std::string text(m.text(factor));
-      if (p.scale_divides)
-        scale_arg = "1 / " + (isAtomic(factor) ? text : "(" + text + ")");
-      else
-        scale_arg = argumentText(factor, source);
-    } else if (!scale.conventional) {
-      return std::nullopt;
+    TSNode factor = unparenthesize(p.scale_factor);
+    std::string text(m.text(factor));
+    std::string operand = isAtomic(factor) ? text : "(" + text + ")";
+    if (m.provablyNumber(factor, flow)) {
+      if (ctx.torchAtLeast(2, 1)) {
+        if (p.scale_divides)
+          scale_arg = "1 / " + operand;
+        else
+          scale_arg = argumentText(factor, source);
+      } else if (!scale.conventional) {
+        return refuse("the scale is not SDPA's default `1/sqrt(E)`, and `scale=` needs PyTorch 2.1 (torch-version is lower)");
+      }
+    } else if (m.foldable(factor, flow)) {
+      if (!ctx.torchAtLeast(2, 1))
+        return refuse("the scale `" + text + "` is a tensor: it would be folded into the query with `scale=1.0`, "
+                      "which needs PyTorch 2.1 (torch-version is lower)");
+      fold = (p.scale_divides ? " / " : " * ") + operand;
+      scale_arg = "1.0";
+    } else {
+      return refuse("the scale `" + text + "` is not provably a Python number (SDPA's `scale=` takes a float), "
+                    "and folding it into the query is not provably exact");
     }
   }
-  if (!scale_arg.empty() && !ctx.torchAtLeast(2, 1)) return std::nullopt;
+
+  if (!scale_arg.empty() && !ctx.torchAtLeast(2, 1))
+    return refuse("the scores are not scaled, and SDPA's `scale=1.0` needs PyTorch 2.1 (torch-version is lower)");
 
   // The statement holding ·V stays; every followed assignment goes.
   TSNode final_statement = attention::enclosingStatement(p.final_node);
-  if (ts_node_is_null(final_statement)) return std::nullopt;
+  if (ts_node_is_null(final_statement)) return refuse("the ·V product is not inside a plain statement");
   TSNode block = ts_node_parent(final_statement);
   std::vector<const Definition*> consumed = p.consumed;
   std::sort(consumed.begin(), consumed.end());
   consumed.erase(std::unique(consumed.begin(), consumed.end()), consumed.end());
   std::vector<TSNode> statements;
   for (const Definition* def : consumed) {
-    if (!isKind(def->statement, "expression_statement") || ts_node_named_child_count(def->statement) != 1) return std::nullopt;
-    if (!analysis::sameNode(ts_node_parent(def->statement), block)) return std::nullopt;
-    if (endOf(def->statement) > startOf(final_statement)) return std::nullopt;
+    if (!isKind(def->statement, "expression_statement") || ts_node_named_child_count(def->statement) != 1 ||
+        !analysis::sameNode(ts_node_parent(def->statement), block) || endOf(def->statement) > startOf(final_statement))
+      return refuse("`" + std::string(def->name) + "` is assigned in a statement the rewrite cannot remove on its own");
     bool seen = false;
     for (TSNode s : statements) seen = seen || analysis::sameNode(s, def->statement);
     if (!seen) statements.push_back(def->statement);
@@ -1158,7 +1857,9 @@ std::optional<quickfix::Fix> buildFix(const Pattern& p, const ScaleInfo& scale, 
     for (TSNode use : flow.uses()) {
       if (m.text(use) != def->name || startOf(use) < startOf(def->node)) continue;
       if (flow.reaching(def->name, startOf(use)) != def) continue;
-      if (!insideRemoved(use)) return std::nullopt;
+      if (!insideRemoved(use))
+        return refuse("`" + std::string(def->name) +
+                      "` is also read outside the pattern (SDPA returns neither the scores nor the attention weights)");
     }
   }
   // What moves into the call must mean the same at the ·V product.
@@ -1170,9 +1871,11 @@ std::optional<quickfix::Fix> buildFix(const Pattern& p, const ScaleInfo& scale, 
     if (ts_node_is_null(expr)) continue;
     for (TSNode id : identifiersIn(expr)) {
       std::string_view name = m.text(id);
-      if (flow.definedBetween(name, startOf(id), startOf(p.final_node))) return std::nullopt;
       const Definition* def = flow.reaching(name, startOf(id));
-      if (def != nullptr && std::find(consumed.begin(), consumed.end(), def) != consumed.end()) return std::nullopt;
+      // (The statement holding ·V may assign its result to the same name: that happens after.)
+      if (flow.definedBetween(name, startOf(id), startOf(final_statement)) ||
+          (def != nullptr && std::find(consumed.begin(), consumed.end(), def) != consumed.end()))
+        return refuse("`" + std::string(name) + "` changes between the scores and the ·V product");
     }
   }
 
@@ -1185,31 +1888,35 @@ std::optional<quickfix::Fix> buildFix(const Pattern& p, const ScaleInfo& scale, 
     function = *nn + ".functional.scaled_dot_product_attention";
   } else {
     std::string torch = torchModuleName(ctx.model(), p.final_node, needs_import);
-    if (torch.empty()) return std::nullopt;
+    if (torch.empty()) return refuse("no name for `torch` is visible here");
     function = torch + ".nn.functional.scaled_dot_product_attention";
   }
 
-  std::string call = function + "(" + std::string(m.text(p.q)) + ", " + std::string(m.text(p.k)) + ", " +
-                     argumentText(p.v, source);
+  std::string query = p.q_transposed ? transposedText(p.q, source) : std::string(m.text(p.q));
+  if (!fold.empty()) query = (p.q_transposed || isAtomic(unparenthesize(p.q)) ? query : "(" + query + ")") + fold;
+  std::string key = p.k_transposed ? transposedText(p.k, source) : std::string(m.text(p.k));
+  std::string value = p.v_transposed ? transposedText(p.v, source) : argumentText(p.v, source);
+  std::string call = function + "(" + query + ", " + key + ", " + value;
   if (p.mask == MaskKind::Boolean || p.mask == MaskKind::Additive) call += ", attn_mask=" + p.attn_mask;
   if (!p.dropout_p.empty()) call += ", dropout_p=" + p.dropout_p;
   if (p.mask == MaskKind::Causal) call += ", is_causal=True";
   if (!scale_arg.empty()) call += ", scale=" + scale_arg;
   call += ")";
+  if (p.out_transposed) call += ".transpose(-2, -1)";
 
   quickfix::Fix fix;
   fix.applicability = quickfix::Applicability::Unsafe;
   fix.message = "Replace with `" + function + "(...)`";
   for (TSNode s : statements) {
     auto edit = deleteLines(s, ctx.file());
-    if (!edit) return std::nullopt;
+    if (!edit) return refuse("an intermediate step shares its line with other code");
     fix.edits.push_back(*edit);
   }
   fix.edits.push_back({startOf(p.final_node), endOf(p.final_node), call});
   if (needs_import) {
     auto edit = moduleLevelInsertion(ctx.file(), "import torch");
     for (const auto& e : fix.edits)
-      if (e.start <= edit.start && edit.start < e.end) return std::nullopt;
+      if (e.start <= edit.start && edit.start < e.end) return refuse("`import torch` cannot be inserted here");
     fix.edits.push_back(edit);
   }
   fix.sortEdits();
@@ -1274,14 +1981,24 @@ class HandRolledAttention final : public Rule {
 
     ScaleInfo scale = classifyScale(p, matcher, ctx.source());
     uint32_t start = std::min(startOf(p.qk_node), startOf(node));
-    std::string detail;
-    if (p.mask == MaskKind::Causal) detail = " with a causal mask";
-    else if (p.mask != MaskKind::None) detail = " with a mask";
-    Diagnostic& d = ctx.report(
-        start, endOf(node),
-        "Hand-rolled attention" + detail +
-            ": `softmax(Q·Kᵀ)·V` is one call to `scaled_dot_product_attention`, which runs fused kernels "
-            "(FlashAttention, memory-efficient) without materialising the score matrix");
+    std::string why;
+    auto fix = buildFix(p, scale, flow, matcher, ctx, why);
+    std::string message;
+    if (!p.score_mod.empty() && !p.opaque_mod) {
+      message = "Hand-rolled attention with " + p.score_mod +
+                ": `softmax(mod(Q·Kᵀ))·V` is one call to `torch.nn.attention.flex_attention` with a `score_mod`, "
+                "which runs a fused kernel without materialising the score matrix";
+    } else {
+      std::string detail;
+      if (p.mask == MaskKind::Causal) detail = " with a causal mask";
+      else if (p.mask != MaskKind::None) detail = " with a mask";
+      message = "Hand-rolled attention" + detail +
+                ": `softmax(Q·Kᵀ)·V` is one call to `scaled_dot_product_attention`, which runs fused kernels "
+                "(FlashAttention, memory-efficient) without materialising the score matrix";
+    }
+    if (!fix && !why.empty() && (p.score_mod.empty() || p.opaque_mod)) message += "; no automatic fix: " + why;
+    else if (!fix && !why.empty()) message += "; no automatic fix (SDPA cannot express it)";
+    Diagnostic& d = ctx.report(start, endOf(node), message);
     d.facts = {
         {"scale", scale.fact},
         {"mask", std::string(maskName(p.mask))},
@@ -1290,7 +2007,7 @@ class HandRolledAttention final : public Rule {
         {"softmax_dtype", p.upcast ? "float32" : ""},
         {"dtype", autocastDtype(node, ctx)},
     };
-    d.fix = buildFix(p, scale, flow, matcher, ctx);
+    d.fix = std::move(fix);
   }
 };
 

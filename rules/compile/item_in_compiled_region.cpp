@@ -39,8 +39,7 @@ Only what can be resolved within the file counts: a function reached through a p
 name bound to several values, or a module built in another file is not followed.
 
 ## Why is this bad?
-Reading a tensor's value into Python is a graph break by definition (the PyTorch operational
-guide lists `tensor.item()` among the torch.compile footguns as "a graph break by definition"): Dynamo cannot
+Reading a tensor's value into Python is a graph break by definition: Dynamo cannot
 put a Python number into the graph, so it ends the graph before the call, runs the call eagerly
 — which waits for the device to finish all queued work and copy the value to the host — and
 starts a new graph after it. Each break costs the fusion across it, a device synchronisation
@@ -87,8 +86,6 @@ There is no fix: how to remove a data-dependent read (tensor operations, `torch.
 `torch.cond`, moving the read out of the compiled function) depends on what the value is for.
 
 ## References
-- PyTorch operational guide, torch.compile footguns: `tensor.item()` is a graph break by definition
-  (`../shared/seeds/000`)
 - [Common graph breaks: data-dependent operations (PyTorch 2.8)](https://docs.pytorch.org/docs/stable/compile/programming_model.common_graph_breaks.html)
 - [Use `fullgraph=True` to identify and eliminate graph breaks (PyTorch 2.8)](https://docs.pytorch.org/docs/stable/compile/programming_model.fullgraph_true.html)
 - [`torch.compiler.disable` (PyTorch 2.1+)](https://docs.pytorch.org/docs/stable/generated/torch.compiler.disable.html)

@@ -93,7 +93,7 @@ class OutputFormats(Workdir):
         self.assertEqual(row["location"], {"row": 2, "column": 19})
         self.assertEqual(row["end_location"], {"row": 2, "column": 44})
         self.assertEqual(row["noqa_row"], 2)
-        self.assertIsNone(row["url"])
+        self.assertTrue(row["url"].endswith("/docs/rules/PTL101.md"))
         self.assertIsNone(row["cell"])
         self.assertEqual(row["severity"], "warning")
         fix = row["fix"]

@@ -25,6 +25,8 @@ for lib in libc6 libstdc++6 libgit2 libtree-sitter; do
   grep -q "$lib" <<<"$depends" || { echo "FAIL: Depends does not declare $lib"; exit 1; }
 done
 [ "$(dpkg-deb -f "$deb" Package)" = ptlint ] || { echo "FAIL: package name"; exit 1; }
+[ "$(dpkg-deb -f "$deb" Description | head -1)" = "Linter and language server for PyTorch code" ] ||
+  { echo "FAIL: summary line: $(dpkg-deb -f "$deb" Description | head -1)"; exit 1; }
 [ "$(dpkg-deb -f "$deb" Version)" = "$version" ] || { echo "FAIL: package version"; exit 1; }
 
 root="$work/root"
@@ -41,10 +43,14 @@ out=$("$root/usr/bin/ptlint" --version)
 [ "$out" = "ptlint $version" ] || { echo "FAIL: '$out', expected 'ptlint $version'"; exit 1; }
 echo "ok: $out from the installed package"
 [ -s "$root/usr/share/doc/ptlint/rules/PTL101.md" ] || { echo "FAIL: rule docs missing from the package"; exit 1; }
+grep -q '^License: Apache-2.0' "$root/usr/share/doc/ptlint/copyright" 2>/dev/null ||
+  { echo "FAIL: /usr/share/doc/ptlint/copyright missing or without the licence"; exit 1; }
 [ -f "$root/usr/share/nvim/site/pack/ptlint/start/ptlint/lua/ptlint/init.lua" ] || { echo "FAIL: Neovim module missing"; exit 1; }
 gpu_deb="$work/out/ptlint-gpu_${version}_${arch}.deb"
 if [ -f "$gpu_deb" ]; then
   echo "ok: also $(basename "$gpu_deb") (Depends: $(dpkg-deb -f "$gpu_deb" Depends))"
+  summary=$(dpkg-deb -f "$gpu_deb" Description | head -1)
+  grep -q "libtorch" <<<"$summary" || { echo "FAIL: ptlint-gpu summary is \`$summary\`"; exit 1; }
   dpkg --root="$root" --admindir="$admin" --log=/dev/null --force-not-root --force-script-chrootless \
        --no-triggers -i "$gpu_deb" >"$work/dpkg.log" 2>&1 \
     || { cat "$work/dpkg.log"; echo "FAIL: dpkg -i $(basename "$gpu_deb")"; exit 1; }

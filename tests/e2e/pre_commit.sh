@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The real pre-commit (from apt) runs this repository's .pre-commit-hooks.yaml via `try-repo`
-# in a throwaway git repository, with the built ptlint first on PATH:
+# in a throwaway git repository, with NO ptlint on PATH: the hooks are `language: python`, so
+# pre-commit itself pip-installs the ptlint wheel (built here by scripts/build_wheel.sh and
+# offered offline through PIP_FIND_LINKS / PIP_NO_INDEX, as a package index would):
 #   - hook `ptlint` fails on a file with findings and names the finding;
 #   - hook `ptlint-fix` rewrites the file to the fixed text (and fails, as the file changed);
 #   - hook `ptlint` then passes, and a clean `.pyi`/excluded file set behaves.
@@ -14,9 +16,14 @@ command -v git >/dev/null || { echo "FAIL: git is not installed"; exit 1; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/ptlint-pre-commit.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/bin" "$work/project"
-ln -s "$bin" "$work/bin/ptlint"
-export PATH="$work/bin:$PATH"
+mkdir -p "$work/project"
+"$repo/scripts/build_wheel.sh" --build-dir "$(dirname "$bin")" --out "$work/dist" >"$work/wheel.log" 2>&1 ||
+  { cat "$work/wheel.log"; echo "FAIL: scripts/build_wheel.sh failed"; exit 1; }
+# Offline: the local wheel, and the build tools Debian ships as wheels (setuptools for `pip install .`).
+export PIP_NO_INDEX=1 PIP_FIND_LINKS="$work/dist /usr/share/python-wheels" PIP_DISABLE_PIP_VERSION_CHECK=1
+# No ptlint on PATH: only the system folders, checked.
+export PATH=/usr/local/bin:/usr/bin:/bin
+if command -v ptlint >/dev/null; then echo "FAIL: ptlint is on PATH ($(command -v ptlint)); the test needs it absent"; exit 1; fi
 export PRE_COMMIT_HOME="$work/cache" HOME="$work"
 # try-repo snapshots uncommitted hook changes with a commit: it needs an identity.
 export GIT_AUTHOR_NAME=ptlint-test GIT_AUTHOR_EMAIL=test@localhost \

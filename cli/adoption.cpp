@@ -1,0 +1,251 @@
+#include "cli/adoption.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <ostream>
+#include <set>
+
+#include "analysis/noqa.h"
+#include "analysis/syntax.h"
+#include "cli/file_io.h"
+#include "rules/linter.h"
+#include "rules/noqa/unused_noqa.h"
+#include "rules/registry.h"
+#include "workspace/walk.h"
+
+namespace fs = std::filesystem;
+
+namespace ptlint::cli {
+namespace {
+
+std::string shownPath(const fs::path& absolute) {
+  std::error_code ec;
+  fs::path rel = absolute.lexically_relative(fs::current_path(ec));
+  if (!ec && !rel.empty() && !rel.native().starts_with("..")) return rel.string();
+  return absolute.string();
+}
+
+workspace::Overrides effectiveOverrides(const CheckOptions& options) {
+  workspace::Overrides overrides = options.overrides;
+  if (options.unsafe_fixes_flag) overrides.unsafe_fixes = true;
+  if (options.no_unsafe_fixes_flag) overrides.unsafe_fixes = false;
+  return overrides;
+}
+
+std::vector<fs::path> rootsOf(const CheckOptions& options) {
+  return options.paths.empty() ? std::vector<fs::path>{"."} : options.paths;
+}
+
+// Does the end of `row` lie inside a string (a multi-line one), where a comment cannot go?
+bool lineEndInsideString(const analysis::ParsedFile& file, uint32_t row, uint32_t line_end) {
+  uint32_t line_start = file.lines().lineStart(row);
+  if (line_end == line_start) return false;
+  TSNode node = ts_node_descendant_for_byte_range(file.root(), line_end - 1, line_end);
+  for (; !ts_node_is_null(node); node = ts_node_parent(node)) {
+    std::string_view kind = analysis::kindOf(node);
+    if ((kind == "string" || kind == "string_content") && analysis::endOf(node) > line_end) return true;
+  }
+  return false;
+}
+
+std::string joinList(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? ", \"" : "\"") + items[i] + "\"";
+  return out + "]";
+}
+
+}  // namespace
+
+void dropUnfixable(std::vector<rules::Diagnostic>& diagnostics, const CheckOptions& options) {
+  if (!options.fixable && options.unfixable.empty()) return;
+  // The same specificity rules as select/ignore: the longest matching selector wins.
+  rules::Settings fixable;
+  fixable.select = options.fixable.value_or(std::vector<std::string>{"ALL"});
+  fixable.ignore = options.unfixable;
+  for (auto& d : diagnostics)
+    if (d.fix && !fixable.isEnabled(d.code, true)) d.fix.reset();
+}
+
+std::string addNoqaDirectives(const analysis::ParsedFile& file, const std::vector<rules::Diagnostic>& diagnostics,
+                              int& added, int& skipped) {
+  std::string_view text = file.text();
+  analysis::NoqaIndex noqa = analysis::NoqaIndex::build(file);
+  std::map<uint32_t, std::set<std::string>> by_row;
+  for (const auto& d : diagnostics) {
+    if (d.code == rules::syntaxErrorMeta().code || d.code == rules::unusedNoqaMeta().code) continue;
+    by_row[file.lines().lineOf(d.start)].insert(std::string(d.code));
+  }
+  struct Insert {
+    uint32_t at;
+    std::string content;
+  };
+  std::vector<Insert> inserts;
+  for (const auto& [row, codes] : by_row) {
+    uint32_t end = row + 1 < file.lines().lineCount() ? file.lines().lineStart(row + 1) : static_cast<uint32_t>(text.size());
+    while (end > file.lines().lineStart(row) && (text[end - 1] == '\n' || text[end - 1] == '\r')) --end;
+    uint32_t last = end;
+    while (last > file.lines().lineStart(row) && (text[last - 1] == ' ' || text[last - 1] == '\t')) --last;
+    if ((last > 0 && text[last - 1] == '\\') || lineEndInsideString(file, row, end)) {
+      skipped += static_cast<int>(codes.size());
+      continue;
+    }
+    const analysis::NoqaDirective* directive = noqa.directiveOnRow(row);
+    if (directive && directive->all) continue;
+    std::vector<std::string> missing;
+    for (const auto& code : codes) {
+      bool covered = directive && std::any_of(directive->codes.begin(), directive->codes.end(),
+                                              [&](const std::string& c) { return analysis::codeMatches(c, code); });
+      if (!covered) missing.push_back(code);
+    }
+    if (missing.empty()) continue;
+    std::string list;
+    for (const auto& code : missing) list += (list.empty() ? "" : ", ") + code;
+    if (directive) inserts.push_back({directive->codes_end, ", " + list});
+    else inserts.push_back({last, "  # noqa: " + list});
+    added += static_cast<int>(missing.size());
+  }
+  std::string out(text);
+  std::sort(inserts.begin(), inserts.end(), [](const Insert& a, const Insert& b) { return a.at > b.at; });
+  for (const auto& insert : inserts) out.insert(insert.at, insert.content);
+  return out;
+}
+
+int runAddNoqa(const CheckOptions& options, std::ostream& out, std::ostream& err) {
+  (void)out;
+  workspace::ConfigResolver resolver(effectiveOverrides(options), options.config);
+  auto roots = rootsOf(options);
+  auto walk = workspace::collectFiles(roots, resolver, options.force_exclude);
+  bool had_error = !walk.errors.empty();
+  for (auto& e : walk.errors) err << "error: " << e << "\n";
+  for (auto& w : walk.warnings) err << "warning: " << w << "\n";
+  std::vector<fs::path> allowed;
+  for (auto& p : roots) allowed.push_back(fs::absolute(p).lexically_normal());
+  int total = 0;
+  for (const auto& path : walk.files) {
+    try {
+      rules::Settings settings = workspace::settingsForFile(resolver.forPath(path), path);
+      std::string error;
+      auto source = readSourceFile(path, error);
+      if (!source) {
+        err << fmt::format("error: {}: {}\n", shownPath(path), error);
+        had_error = true;
+        continue;
+      }
+      std::string bom = source->had_bom ? "\xEF\xBB\xBF" : "";
+      std::string on_disk = bom + source->text;
+      LoneCr endings = normalizeLoneCr(source->text);
+      if (rules::cannotMatch(source->text, settings)) continue;
+      auto parsed = analysis::ParsedFile::parse(source->text);
+      auto lint = rules::lintFile(parsed, settings);
+      if (endings == LoneCr::Mixed && !lint.diagnostics.empty()) {
+        err << fmt::format("warning: {}: mixes lone `\\r` line endings with others; no `# noqa` comments were added\n",
+                           shownPath(path));
+        continue;
+      }
+      int added = 0, skipped = 0;
+      std::string text = addNoqaDirectives(parsed, lint.diagnostics, added, skipped);
+      if (skipped > 0)
+        err << fmt::format("warning: {}: {} finding{} on lines that cannot take a comment (inside a string, or "
+                           "continued with `\\`) were left as they are\n",
+                           shownPath(path), skipped, skipped == 1 ? "" : "s");
+      if (added == 0) continue;
+      // Never write a file the comments would break.
+      if (analysis::ParsedFile::parse(text).hasSyntaxErrors() && !parsed.hasSyntaxErrors()) {
+        err << fmt::format("warning: {}: adding `# noqa` comments would break the file; it was left as it is\n",
+                           shownPath(path));
+        continue;
+      }
+      std::string bytes = bom + text;
+      if (endings == LoneCr::Only) restoreLoneCr(bytes);
+      if (!writeFileAtomically(path, bytes, on_disk, source->identity, allowed, error)) {
+        err << fmt::format("error: {}: {}\n", shownPath(path), error);
+        had_error = true;
+        continue;
+      }
+      total += added;
+    } catch (const workspace::ConfigError& e) {
+      err << "error: invalid configuration: " << e.what() << "\n";
+      return 2;
+    }
+  }
+  err << fmt::format("Added {} noqa directive{}.\n", total, total == 1 ? "" : "s");
+  return had_error ? 2 : 0;
+}
+
+int runShowFiles(const CheckOptions& options, std::ostream& out, std::ostream& err) {
+  try {
+    workspace::ConfigResolver resolver(effectiveOverrides(options), options.config);
+    auto walk = workspace::collectFiles(rootsOf(options), resolver, options.force_exclude);
+    for (auto& e : walk.errors) err << "error: " << e << "\n";
+    for (auto& w : walk.warnings) err << "warning: " << w << "\n";
+    for (const auto& file : walk.files) out << file.string() << "\n";
+    return walk.errors.empty() ? 0 : 2;
+  } catch (const workspace::ConfigError& e) {
+    err << "error: invalid configuration: " << e.what() << "\n";
+    return 2;
+  }
+}
+
+int runShowSettings(const CheckOptions& options, std::ostream& out, std::ostream& err) {
+  try {
+    workspace::ConfigResolver resolver(effectiveOverrides(options), options.config);
+    auto walk = workspace::collectFiles(rootsOf(options), resolver, options.force_exclude);
+    for (auto& e : walk.errors) err << "error: " << e << "\n";
+    fs::path target = walk.files.empty() ? fs::absolute(rootsOf(options).front()) : walk.files.front();
+    workspace::ResolvedConfig config = resolver.forPath(target);
+    rules::Settings settings = workspace::settingsForFile(config, target);
+    out << fmt::format("Resolved settings for: \"{}\"\n", target.string());
+    out << fmt::format("Settings path: {}\n",
+                       config.source && !config.source->path.empty() ? "\"" + config.source->path.string() + "\""
+                                                                     : std::string("none (defaults)"));
+    out << "\n# Rules\n";
+    out << fmt::format("select = {}\n", settings.select.empty() ? "(default)" : joinList(settings.select));
+    out << fmt::format("extend-select = {}\n", joinList(settings.extend_select));
+    out << fmt::format("ignore = {}\n", joinList(settings.ignore));
+    std::vector<std::string> enabled;
+    for (const rules::RuleMeta* meta : rules::allMetas())
+      if (settings.isEnabled(meta->code, meta->enabled_by_default)) enabled.push_back(std::string(meta->code));
+    out << fmt::format("enabled rules = {}\n", joinList(enabled));
+    out << "per-file-ignores = {";
+    for (size_t i = 0; i < config.per_file_ignores.size(); ++i)
+      out << (i ? ", " : "") << "\"" << config.per_file_ignores[i].glob << "\" = " << joinList(config.per_file_ignores[i].codes);
+    out << "}\n";
+    out << "\n# Fixes\n";
+    out << fmt::format("unsafe-fixes = {}\n", settings.unsafe_fixes);
+    out << fmt::format("fixable = {}\n", options.fixable ? joinList(*options.fixable) : "[\"ALL\"]");
+    out << fmt::format("unfixable = {}\n", joinList(options.unfixable));
+    out << "\n# Analysis\n";
+    out << fmt::format("torch-version = \"{}\"\n", settings.torch_version.str());
+    out << fmt::format("compile-decorators = {}\n", joinList(settings.compile_decorators));
+    out << "\n# Files\n";
+    out << fmt::format("exclude = {}\n", joinList(config.exclude));
+    out << fmt::format("respect-gitignore = {}\n", config.respect_gitignore);
+    return walk.errors.empty() ? 0 : 2;
+  } catch (const workspace::ConfigError& e) {
+    err << "error: invalid configuration: " << e.what() << "\n";
+    return 2;
+  }
+}
+
+int runClean(std::ostream& out, std::ostream& err) {
+  std::error_code ec;
+  fs::path cache = fs::current_path(ec) / ".ptlint_cache";
+  fs::file_status status = fs::symlink_status(cache, ec);
+  if (!fs::exists(status)) {
+    out << "No cache to remove.\n";
+    return 0;
+  }
+  out << fmt::format("Removing cache at: {}\n", cache.string());
+  // A symlink is removed itself, never followed.
+  if (fs::is_symlink(status)) fs::remove(cache, ec);
+  else fs::remove_all(cache, ec);
+  if (ec) {
+    err << fmt::format("error: {}: {}\n", cache.string(), ec.message());
+    return 2;
+  }
+  return 0;
+}
+
+}  // namespace ptlint::cli

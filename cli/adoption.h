@@ -1,0 +1,31 @@
+// The `ptlint check` modes and filters a Ruff user reaches for when adopting ptlint:
+// --add-noqa, --show-settings, --show-files, --fixable/--unfixable, and `ptlint clean`.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/parse.h"
+#include "cli/check.h"
+#include "rules/rule.h"
+
+namespace ptlint::cli {
+
+// Drops the fixes of codes that --fixable / --unfixable exclude.
+void dropUnfixable(std::vector<rules::Diagnostic>& diagnostics, const CheckOptions& options);
+
+// `text` with a `# noqa: CODE` for every diagnostic on the line where it starts (merged into an
+// existing `# noqa: ...` there). Lines whose end lies inside a string, or that continue with a
+// backslash, cannot carry a comment: their diagnostics are counted in `skipped`.
+std::string addNoqaDirectives(const analysis::ParsedFile& file, const std::vector<rules::Diagnostic>& diagnostics,
+                              int& added, int& skipped);
+
+int runAddNoqa(const CheckOptions& options, std::ostream& out, std::ostream& err);
+int runShowFiles(const CheckOptions& options, std::ostream& out, std::ostream& err);
+int runShowSettings(const CheckOptions& options, std::ostream& out, std::ostream& err);
+// `ptlint clean`: removes the cache folder (.ptlint_cache) of the working folder.
+int runClean(std::ostream& out, std::ostream& err);
+
+}  // namespace ptlint::cli

@@ -1,0 +1,422 @@
+"""The binary as a Ruff user adopting ptlint drives it: rule selectors are validated everywhere,
+unused `# noqa` codes (PTL001), documentation links, the walk's hidden and virtual-environment
+folders, inline `--config` overrides and the adoption flags. Standard library only."""
+import json
+import os
+import subprocess
+import textwrap
+import unittest
+
+from test_cli import AMP_FIXED, AMP_SOURCE, CLEAN_SOURCE, PTLINT, Workdir, run
+
+DOCS_URL = "https://github.com/ptlint/ptlint/blob/main/docs/rules/"
+
+
+class Selectors(Workdir):
+    def test_unknown_code_on_the_command_line_is_a_usage_error_with_a_suggestion(self):
+        self.write("data.py", AMP_SOURCE)
+        for flag in ("--select", "--extend-select", "--ignore"):
+            code, out, err = self.check(flag, "PTL403", "data.py")
+            self.assertEqual(code, 2, flag)
+            self.assertIn("PTL403", err)
+            self.assertIn(flag, err)
+            self.assertIn("did you mean `PTL401`?", err)
+            self.assertNotIn("All checks passed", out)
+
+    def test_unknown_prefix_is_a_usage_error(self):
+        self.write("data.py", AMP_SOURCE)
+        code, out, err = self.check("--select", "PTL9", "data.py")
+        self.assertEqual(code, 2)
+        self.assertIn("`PTL9`", err)
+        self.assertNotIn("All checks passed", out)
+
+    def test_one_bad_selector_in_a_list_is_named(self):
+        code, _, err = self.check("--select", "PTL1,PTL60,PTL999", ".")
+        self.assertEqual(code, 2)
+        self.assertIn("`PTL999`", err)
+
+    def test_known_codes_prefixes_and_all_are_accepted(self):
+        self.write("data.py", AMP_SOURCE)
+        for selector in ("PTL101", "PTL1", "PTL10", "PTL", "ALL", "PTL000", "PTL001"):
+            code, _, err = self.check("--select", selector, "data.py")
+            self.assertIn(code, (0, 1), f"{selector}: {err}")
+
+    def test_config_file_selectors_name_file_line_and_key(self):
+        self.write("pyproject.toml", '[tool.ptlint]\nselect = ["PTL1"]\nignore = [\n  "PTL601",\n  "PTL40x",\n]\n')
+        self.write("a.py", AMP_SOURCE)
+        code, _, err = self.check(".")
+        self.assertEqual(code, 2)
+        self.assertIn("pyproject.toml:5", err)
+        self.assertIn("tool.ptlint.ignore", err)
+        self.assertIn("`PTL40x`", err)
+        self.assertIn("did you mean `PTL401`?", err)
+
+    def test_per_file_ignores_selectors_are_validated(self):
+        self.write("ptlint.toml", '[per-file-ignores]\n"tests/**" = ["PTL5O1"]\n')
+        self.write("a.py", AMP_SOURCE)
+        code, _, err = self.check(".")
+        self.assertEqual(code, 2)
+        self.assertIn("ptlint.toml:2", err)
+        self.assertIn("per-file-ignores.tests/**", err)
+        self.assertIn("did you mean `PTL501`?", err)
+
+    def test_unknown_rule_documentation_suggests_the_nearest(self):
+        code, _, err = run(["rule", "PTL403"], self.dir)
+        self.assertEqual(code, 2)
+        self.assertIn("did you mean `PTL401`?", err)
+
+    def test_selectors_follow_the_registry(self):
+        # Every code `ptlint rule --all` lists is a valid selector, and nothing else of its length.
+        _, out, _ = run(["rule", "--all", "--output-format", "json"], self.dir)
+        codes = [r["code"] for r in json.loads(out)]
+        self.assertIn("PTL001", codes)
+        for c in codes:
+            self.assertEqual(self.check("--select", c, "--exit-zero", ".")[0], 0, c)
+        unused = next(f"PTL{n:03d}" for n in range(999, 0, -1) if f"PTL{n:03d}" not in codes)
+        self.assertEqual(self.check("--select", unused, ".")[0], 2)
+
+
+class UnusedNoqa(Workdir):
+    SOURCE = textwrap.dedent("""\
+        import torch
+        a = torch.cuda.amp.autocast()  # noqa: PTL101
+        b = torch.zeros(1)  # noqa: PTL101
+        c = torch.zeros(1)  # noqa: PTL101, F401
+        d = torch.cuda.amp.autocast()  # noqa: PTL101, PTL601
+        e = torch.zeros(1)  # noqa: PTL999
+        f = torch.zeros(1)  # noqa
+        g = torch.zeros(1)  # noqa: E501
+        h = torch.zeros(1)  # type: ignore  # noqa: PTL201
+        """)
+
+    def test_off_by_default(self):
+        self.write("a.py", self.SOURCE)
+        self.assertEqual(self.check(".")[0], 0)
+
+    def test_reports_unused_and_unknown_codes(self):
+        self.write("a.py", self.SOURCE)
+        code, out, _ = self.check("--extend-select", "PTL001", "--output-format", "json", ".")
+        self.assertEqual(code, 1)
+        rows = {r["location"]["row"]: r for r in json.loads(out)}
+        self.assertEqual(sorted(rows), [3, 4, 5, 6, 9])
+        self.assertEqual(rows[3]["message"], "Unused `noqa` directive (unused: `PTL101`)")
+        self.assertEqual(rows[6]["message"], "Unused `noqa` directive (unknown: `PTL999`)")
+        self.assertEqual(rows[5]["message"], "Unused `noqa` directive (unused: `PTL601`)")
+        self.assertTrue(all(r["code"] == "PTL001" and r["fix"]["applicability"] == "safe" for r in rows.values()))
+
+    def test_non_enabled_code(self):
+        self.write("a.py", "import torch\nb = torch.zeros(1)  # noqa: PTL000\n")
+        _, out, _ = self.check("--extend-select", "PTL001", "--output-format", "json", ".")
+        self.assertEqual(json.loads(out)[0]["message"], "Unused `noqa` directive (non-enabled: `PTL000`)")
+
+    def test_fix_removes_only_what_has_no_effect(self):
+        self.write("a.py", self.SOURCE)
+        code, _, err = self.check("--extend-select", "PTL001", "--fix", ".")
+        self.assertEqual(code, 0, err)
+        self.assertEqual(self.read("a.py"), textwrap.dedent("""\
+            import torch
+            a = torch.cuda.amp.autocast()  # noqa: PTL101
+            b = torch.zeros(1)
+            c = torch.zeros(1)  # noqa: F401
+            d = torch.cuda.amp.autocast()  # noqa: PTL101
+            e = torch.zeros(1)
+            f = torch.zeros(1)  # noqa
+            g = torch.zeros(1)  # noqa: E501
+            h = torch.zeros(1)  # type: ignore
+            """))
+
+    def test_explanation_after_the_codes_is_kept(self):
+        self.write("a.py", "import torch\nb = torch.zeros(1)  # noqa: PTL101 -- old amp\n")
+        self.check("--extend-select", "PTL001", "--fix", ".")
+        self.assertNotIn("PTL101", self.read("a.py"))
+
+
+class DocsLinks(Workdir):
+    def setUp(self):
+        super().setUp()
+        self.write("train.py", AMP_SOURCE)
+
+    def test_json_url(self):
+        _, out, _ = self.check("--output-format", "json", ".")
+        self.assertEqual(json.loads(out)[0]["url"], DOCS_URL + "PTL101.md")
+
+    def test_sarif_help(self):
+        _, out, _ = self.check("--output-format", "sarif", ".")
+        driver = json.loads(out)["runs"][0]["tool"]["driver"]
+        self.assertTrue(driver["informationUri"].startswith("https://"))
+        for rule in driver["rules"]:
+            self.assertEqual(rule["helpUri"], DOCS_URL + rule["id"] + ".md")
+            self.assertTrue(rule["help"]["text"])
+            self.assertIn("## What it does", rule["help"]["markdown"])
+
+    def test_rule_json_url(self):
+        _, out, _ = run(["rule", "--all", "--output-format", "json"], self.dir)
+        for r in json.loads(out):
+            self.assertEqual(r["url"], DOCS_URL + r["code"] + ".md")
+
+    def test_rule_docs_cite_public_sources_only(self):
+        _, out, _ = run(["rule", "--all"], self.dir)
+        for needle in ("/work/", "seeds/", "ptlint seeds", "SPEC", "../shared", "shared/"):
+            self.assertFalse(needle in out, f"the rule docs cite `{needle}`")
+
+
+class WalkConventions(Workdir):
+    def reported(self, *paths):
+        _, out, _ = self.check("--output-format", "json", "--no-cache", *paths)
+        return sorted(os.path.relpath(r["filename"], os.path.realpath(self.dir)) for r in json.loads(out))
+
+    def test_hidden_folders_and_virtual_environments_are_skipped(self):
+        self.write(".hidden/bad.py", AMP_SOURCE)
+        self.write("env/pyvenv.cfg", "home = /usr/bin\n")
+        self.write("env/lib/python3.11/site/x.py", AMP_SOURCE)
+        self.write("pkg/.cache/y.py", AMP_SOURCE)
+        self.write("pkg/train.py", AMP_SOURCE)
+        self.write(".top.py", AMP_SOURCE)  # a hidden *file* is still Python source
+        self.assertEqual(self.reported("."), [".top.py", "pkg/train.py"])
+
+    def test_named_explicitly_they_are_linted(self):
+        self.write(".hidden/bad.py", AMP_SOURCE)
+        self.write("env/pyvenv.cfg", "home = /usr/bin\n")
+        self.write("env/x.py", AMP_SOURCE)
+        self.assertEqual(self.reported(".hidden/bad.py", "env/x.py"), [".hidden/bad.py", "env/x.py"])
+        self.assertEqual(self.reported(".hidden"), [".hidden/bad.py"])
+
+
+class InlineConfig(Workdir):
+    def setUp(self):
+        super().setUp()
+        self.write("a.py", AMP_SOURCE)
+
+    def test_key_value_overrides_the_config_file(self):
+        self.write("pyproject.toml", '[tool.ptlint]\nselect = ["PTL101"]\n')
+        self.assertEqual(self.check("a.py")[0], 1)
+        code, out, err = self.check("--config", "ignore = ['PTL101']", "a.py")
+        self.assertEqual((code, err), (0, ""))
+        self.assertIn("All checks passed!", out)
+
+    def test_several_and_with_a_file(self):
+        self.write("other.toml", 'select = ["PTL6"]\n')
+        # The file selects only PTL6: nothing; an inline setting selects PTL1 again.
+        self.assertEqual(self.check("--config", "other.toml", "a.py")[0], 0)
+        self.assertEqual(self.check("--config", "other.toml", "--config", "select = ['PTL1']", "a.py")[0], 1)
+        self.assertEqual(self.check("--config", "select = ['PTL1']", "--config", "ignore = ['PTL101']", "a.py")[0], 0)
+
+    def test_flags_win_over_inline_settings(self):
+        self.assertEqual(self.check("--config", "ignore = ['PTL101']", "--ignore", "PTL6", "a.py")[0], 1)
+
+    def test_errors(self):
+        for value, needle in (("nope.toml", "no such file"), ("bogus = 1", "`bogus`: unknown key"),
+                              ("ignore = [", "neither a file nor a TOML"),
+                              ("ignore = ['PTL1O1']", "did you mean `PTL101`?")):
+            code, out, err = self.check("--config", value, "a.py")
+            self.assertEqual(code, 2, value)
+            self.assertIn(needle, err)
+            self.assertIn("--config", err)
+            self.assertEqual(out, "")
+
+
+DDP_SOURCE = "from torch.nn.parallel import DistributedDataParallel as DDP\nm = DDP(net, find_unused_parameters=True)\n"
+
+
+class RuffFlags(Workdir):
+    def test_output_file(self):
+        self.write("a.py", AMP_SOURCE)
+        code, out, err = self.check("--output-format", "json", "--output-file", "reports/lint.json", "a.py")
+        self.assertEqual((code, out), (1, ""))
+        self.assertEqual(json.loads(self.read("reports/lint.json"))[0]["code"], "PTL101")
+        code, _, err = self.check("--output-file", "a.py/x.json", "a.py")
+        self.assertEqual(code, 2)
+        self.assertIn("--output-file", err)
+
+    def test_extend_ignore(self):
+        self.write("pyproject.toml", '[tool.ptlint]\nignore = ["PTL301"]\n')
+        self.write("a.py", AMP_SOURCE)
+        self.write("d.py", DDP_SOURCE)
+        self.assertEqual(self.check("a.py", "d.py")[0], 1)
+        self.assertEqual(self.check("--extend-ignore", "PTL101", "a.py", "d.py")[0], 0)
+        code, _, err = self.check("--extend-ignore", "PTL102x", "a.py")
+        self.assertEqual(code, 2)
+        self.assertIn("--extend-ignore", err)
+
+    def test_per_file_ignores(self):
+        self.write("tests/a.py", AMP_SOURCE)
+        self.write("src/a.py", AMP_SOURCE)
+        _, out, _ = self.check("--output-format", "json", "--per-file-ignores", "tests/*:PTL101", ".")
+        self.assertEqual([os.path.relpath(r["filename"], os.path.realpath(self.dir)) for r in json.loads(out)],
+                         ["src/a.py"])
+        for bad, needle in (("tests/*", "expected GLOB:CODE"), ("tests/*:PTL1O1", "did you mean `PTL101`?")):
+            code, _, err = self.check("--per-file-ignores", bad, ".")
+            self.assertEqual(code, 2, bad)
+            self.assertIn(needle, err)
+
+    def test_fixable_and_unfixable(self):
+        self.write("a.py", AMP_SOURCE)
+        _, out, _ = self.check("--output-format", "json", "--unfixable", "PTL101", "a.py")
+        self.assertIsNone(json.loads(out)[0]["fix"])
+        self.assertEqual(self.check("--fix", "--unfixable", "PTL1", "a.py")[0], 1)
+        self.assertEqual(self.read("a.py"), AMP_SOURCE)
+        self.assertEqual(self.check("--fix", "--fixable", "PTL6", "a.py")[0], 1)
+        self.assertEqual(self.read("a.py"), AMP_SOURCE)
+        self.assertEqual(self.check("--fix", "--fixable", "PTL1", "--unfixable", "PTL6", "a.py")[0], 0)
+        self.assertEqual(self.read("a.py"), AMP_FIXED)
+        self.assertEqual(self.check("--unfixable", "PTL9", "a.py")[0], 2)
+
+    def test_hidden_unsafe_fixes_hint(self):
+        self.write("d.py", DDP_SOURCE)
+        _, out, _ = self.check("--output-format", "concise", "d.py")
+        self.assertIn("No fixes available (1 hidden fix can be enabled with the `--unsafe-fixes` option).", out)
+        self.write("a.py", AMP_SOURCE)
+        _, out, _ = self.check("--output-format", "concise", "a.py", "d.py")
+        self.assertIn("[*] 1 fixable with the `--fix` option (1 hidden fix can be enabled with the "
+                      "`--unsafe-fixes` option).", out)
+        _, out, _ = self.check("--output-format", "concise", "--unsafe-fixes", "a.py", "d.py")
+        self.assertIn("[*] 2 fixable with the `--fix` option.", out)
+        self.assertNotIn("hidden", out)
+
+    def test_show_files(self):
+        self.write("a.py", AMP_SOURCE)
+        self.write("pkg/b.pyi", CLEAN_SOURCE)
+        self.write(".hidden/c.py", AMP_SOURCE)
+        code, out, _ = self.check("--show-files", ".")
+        self.assertEqual(code, 0)
+        root = os.path.realpath(self.dir)
+        self.assertEqual([os.path.relpath(os.path.realpath(l), root) for l in out.splitlines()], ["a.py", "pkg/b.pyi"])
+
+    def test_show_settings(self):
+        self.write("pyproject.toml", '[tool.ptlint]\nextend-select = ["PTL001"]\ntorch-version = "2.4"\n')
+        self.write("a.py", AMP_SOURCE)
+        code, out, _ = self.check("--show-settings", "--ignore", "PTL601", "a.py")
+        self.assertEqual(code, 0)
+        self.assertIn("pyproject.toml", out)
+        self.assertIn('extend-select = ["PTL001"]', out)
+        self.assertIn('ignore = ["PTL601"]', out)
+        self.assertIn('torch-version = "2.4"', out)
+        self.assertIn('"PTL001"', out.split("enabled rules = ")[1].splitlines()[0])
+        self.assertNotIn('"PTL601"', out.split("enabled rules = ")[1].splitlines()[0])
+
+    def test_add_noqa(self):
+        self.write("a.py", textwrap.dedent("""\
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+            a = torch.cuda.amp.autocast()  # keep this comment
+            b = torch.cuda.amp.autocast()  # noqa: PTL6
+            s = \"\"\"text
+            more\"\"\" + str(torch.cuda.amp.autocast())
+            m = DDP(net,
+                    find_unused_parameters=True)
+            """))
+        code, _, err = self.check("--add-noqa", ".")
+        self.assertEqual(code, 0, err)
+        self.assertIn("Added 4 noqa directives.", err)
+        self.assertEqual(self.read("a.py"), textwrap.dedent("""\
+            import torch
+            from torch.nn.parallel import DistributedDataParallel as DDP
+            a = torch.cuda.amp.autocast()  # keep this comment  # noqa: PTL101
+            b = torch.cuda.amp.autocast()  # noqa: PTL6, PTL101
+            s = \"\"\"text
+            more\"\"\" + str(torch.cuda.amp.autocast())  # noqa: PTL101
+            m = DDP(net,  # noqa: PTL301
+                    find_unused_parameters=True)
+            """))
+        self.assertEqual(self.check(".")[0], 0)
+        # Nothing left to add: the file stays as it is.
+        before = self.read("a.py")
+        self.assertIn("Added 0 noqa directives.", self.check("--add-noqa", ".")[2])
+        self.assertEqual(self.read("a.py"), before)
+
+    def test_add_noqa_skips_lines_inside_strings(self):
+        source = 'import torch\nx = f"""{torch.cuda.amp.autocast(\n)}"""\n'
+        self.write("a.py", source)
+        code, _, err = self.check("--add-noqa", ".")
+        self.assertEqual(code, 0)
+        self.assertIn("cannot take a comment", err)
+        self.assertEqual(self.read("a.py"), source)
+
+    def test_clean(self):
+        self.write("a.py", AMP_SOURCE)
+        self.check("a.py")
+        self.assertTrue(os.path.isdir(os.path.join(self.dir, ".ptlint_cache")))
+        code, out, _ = run(["clean"], self.dir)
+        self.assertEqual(code, 0)
+        self.assertIn("Removing cache at:", out)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, ".ptlint_cache")))
+        self.assertEqual(run(["clean"], self.dir)[0], 0)
+
+    def test_default_output_on_a_terminal_is_full(self):
+        import pty
+        self.write("a.py", AMP_SOURCE)
+        pid, fd = pty.fork()
+        if pid == 0:
+            os.chdir(self.dir)
+            os.execv(PTLINT, [PTLINT, "check", "--no-cache", "a.py"])
+        chunks = []
+        while True:
+            try:
+                data = os.read(fd, 4096)
+            except OSError:
+                break
+            if not data:
+                break
+            chunks.append(data)
+        os.waitpid(pid, 0)
+        out = b"".join(chunks).decode("utf-8", "replace")
+        self.assertIn("^", out)          # the source line with carets: `full`
+        self.assertIn(" = help:", out)
+        # Piped, the default stays concise.
+        _, piped, _ = self.check("--no-cache", "a.py")
+        self.assertNotIn(" = help:", piped)
+
+
+class Watch(Workdir):
+    def test_rechecks_on_change(self):
+        import queue
+        import threading
+        import time
+        self.write("pkg/ok.py", CLEAN_SOURCE)
+        proc = subprocess.Popen([PTLINT, "check", "--watch", "--no-cache", "--output-format", "concise", "."],
+                                cwd=self.dir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        lines = queue.Queue()
+        threading.Thread(target=lambda: [lines.put(l) for l in proc.stdout], daemon=True).start()
+
+        def read_until(marker, timeout=30):
+            seen, deadline = [], time.time() + timeout
+            while time.time() < deadline:
+                try:
+                    line = lines.get(timeout=0.2)
+                except queue.Empty:
+                    continue
+                seen.append(line)
+                if marker in line:
+                    return "".join(seen)
+            self.fail(f"no `{marker}` within {timeout}s; got {''.join(seen)!r}")
+
+        try:
+            first = read_until("Watching for file changes.")
+            self.assertIn("Starting linter in watch mode", first)
+            self.assertIn("All checks passed!", first)
+            time.sleep(0.3)
+            self.write("pkg/new/train.py", AMP_SOURCE)  # a new folder, then a file in it
+            second = read_until("Watching for file changes.")
+            self.assertIn("File change detected", second)
+            if "PTL101" not in second:  # the folder was seen before its file was written
+                second = read_until("Watching for file changes.")
+            self.assertIn("train.py:3:6: PTL101", second)
+            self.write("pkg/new/train.py", AMP_FIXED)
+            third = read_until("Watching for file changes.")
+            self.assertIn("All checks passed!", third)
+            self.write("notes.txt", "not python\n")  # irrelevant: no re-check
+            time.sleep(1.0)
+            self.assertTrue(lines.empty())
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
+            proc.stdout.close()
+
+    def test_refuses_incompatible_modes(self):
+        code, _, err = self.check("--watch", "--diff", ".")
+        self.assertEqual(code, 2)
+        self.assertIn("--watch", err)
+
+
+if __name__ == "__main__":
+    unittest.main()
