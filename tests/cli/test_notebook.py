@@ -353,6 +353,16 @@ class NotebookFix(Workdir):
         text = json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
         self.fix_roundtrip("m.ipynb", text, '"with torch.cuda.amp.autocast():\\n"', '"with torch.amp.autocast(\\"cuda\\"):\\n"')
 
+    def test_add_noqa_writes_into_the_cell(self):
+        self.write("j.ipynb", JUPYTER)
+        code, out, err = self.check("--no-cache", "--add-noqa", "j.ipynb")
+        self.assertEqual(code, 0, err)
+        text = self.read("j.ipynb")
+        self.assertEqual(text, JUPYTER.replace('"    with torch.cuda.amp.autocast():\\n"',
+                                               '"    with torch.cuda.amp.autocast():  # noqa: PTL101\\n"'))
+        code, out, err = self.check("--no-cache", "j.ipynb")
+        self.assertEqual(code, 0, out + err)
+
     def test_bom_kept(self):
         self.write("b.ipynb", "\ufeff" + JUPYTER, "w")
         self.check("--no-cache", "--fix", "b.ipynb")
