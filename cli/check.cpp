@@ -164,7 +164,42 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
         return 2;
       }
       bool had_bom = source->had_bom;
-      checkText(report, std::move(*source), settings, options, endings);
+      std::optional<workspace::Notebook> notebook;
+      std::string notebook_bytes;
+      if (workspace::isNotebookPath(report.path.native())) {
+        notebook = workspace::parseNotebook(source->text, error);
+        if (!notebook) {
+          err << fmt::format("error: {}: {}\n", report.display_path, error);
+          if (options.fix) out << bytes;  // never lose the user's text
+          return 2;
+        }
+        if (endings != LoneCr::None) endings = LoneCr::Mixed;  // lint only: the JSON is given back as it came
+        notebook_bytes = std::move(source->text);
+        source->text = notebook->joined;
+        normalizeLoneCr(source->text);
+      }
+      std::string joined = notebook ? notebook->joined : std::string();
+      checkText(report, std::move(*source), settings, options, endings,
+                notebook ? notebookFixFilter(*notebook) : FixFilter{});
+      if (notebook) {
+        dropCrossCellFixes(report, *notebook);
+        std::string map_error;
+        if (options.diff && report.text != joined &&
+            !notebookDiff(*notebook, report.text, report.display_path, report.diff, map_error))
+          report.diff.clear();
+        std::optional<std::string> rendered;
+        if (options.fix && !options.diff && report.text != joined)
+          rendered = workspace::renderNotebook(notebook_bytes, *notebook, report.text, map_error);
+        if (!map_error.empty()) report.notice = map_error;
+        mapCells(report, *notebook);
+        if (options.fix && !options.diff) {
+          if (rendered) out << (had_bom ? "\xEF\xBB\xBF" : "") << *rendered;
+          else out << bytes;  // unchanged, as it came
+          if (report.notice) err << fmt::format("warning: {}: {}\n", report.display_path, *report.notice);
+          if (!options.quiet) writeDiagnostics(err, {report}, output);
+          return report.diagnostics.empty() || options.exit_zero ? 0 : 1;
+        }
+      }
       if (options.fix && !options.diff) {
         // Fix mode on stdin prints the fixed source, diagnostics go to stderr.
         if (endings == LoneCr::Mixed) {

@@ -363,6 +363,19 @@ class NotebookFix(Workdir):
         code, out, err = self.check("--no-cache", "j.ipynb")
         self.assertEqual(code, 0, out + err)
 
+    def test_stdin(self):
+        code, out, err = self.check("--no-cache", "--output-format", "concise", "--stdin-filename", "n.ipynb", "-",
+                                    stdin=JUPYTER.encode())
+        self.assertEqual(code, 1)
+        self.assertIn("n.ipynb:cell 3:2:10: PTL101", out)
+        code, out, err = self.check("--no-cache", "--fix", "--stdin-filename", "n.ipynb", "-", stdin=JUPYTER.encode())
+        self.assertEqual(code, 0, err)
+        self.assertEqual(out, JUPYTER.replace('"    with torch.cuda.amp.autocast():', '"    with torch.amp.autocast(\\"cuda\\"):'))
+        code, out, err = self.check("--no-cache", "--fix", "--stdin-filename", "n.ipynb", "-", stdin=b'{"nbformat": 3}')
+        self.assertEqual(code, 2)
+        self.assertEqual(out, '{"nbformat": 3}')
+        self.assertIn("n.ipynb: nbformat 3", err)
+
     def test_bom_kept(self):
         self.write("b.ipynb", "\ufeff" + JUPYTER, "w")
         self.check("--no-cache", "--fix", "b.ipynb")
