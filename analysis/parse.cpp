@@ -1,5 +1,8 @@
 #include "analysis/parse.h"
 
+#include <algorithm>
+#include <string>
+
 #include <fmt/format.h>
 
 #include "analysis/syntax.h"
@@ -20,9 +23,44 @@ TSParser* threadParser() {
   return holder.parser;
 }
 
+// True when `text` ends a line with a lone '\r' (valid Python, as in classic Mac files).
+bool hasLoneCr(std::string_view text) {
+  for (size_t at = text.find('\r'); at != std::string_view::npos; at = text.find('\r', at + 1))
+    if (at + 1 >= text.size() || text[at + 1] != '\n') return true;
+  return false;
+}
+
+// Feeds tree-sitter the text with each lone '\r' read as '\n': the grammar only knows "\n" and
+// "\r\n" as line ends. Same length, so every byte offset in the tree is an offset in `text`.
+struct LoneCrReader {
+  std::string_view text;
+  std::string chunk;
+  static const char* read(void* payload, uint32_t byte, TSPoint, uint32_t* bytes_read) {
+    auto* self = static_cast<LoneCrReader*>(payload);
+    if (byte >= self->text.size()) {
+      *bytes_read = 0;
+      return "";
+    }
+    size_t n = std::min<size_t>(self->text.size() - byte, 64 * 1024);
+    self->chunk.assign(self->text.substr(byte, n));
+    for (size_t i = 0; i < n; ++i) {
+      size_t at = byte + i;
+      if (self->chunk[i] == '\r' && (at + 1 >= self->text.size() || self->text[at + 1] != '\n')) self->chunk[i] = '\n';
+    }
+    *bytes_read = static_cast<uint32_t>(n);
+    return self->chunk.data();
+  }
+};
+
 TSTree* parseWith(TSParser* parser, const TSTree* old_tree, std::string_view text) {
-  TSTree* tree = ts_parser_parse_string_encoding(parser, old_tree, text.data(),
-                                                 static_cast<uint32_t>(text.size()), TSInputEncodingUTF8);
+  TSTree* tree = nullptr;
+  if (hasLoneCr(text)) {
+    LoneCrReader reader{text, {}};
+    tree = ts_parser_parse(parser, old_tree, TSInput{&reader, &LoneCrReader::read, TSInputEncodingUTF8});
+  } else {
+    tree = ts_parser_parse_string_encoding(parser, old_tree, text.data(), static_cast<uint32_t>(text.size()),
+                                           TSInputEncodingUTF8);
+  }
   if (tree == nullptr) {
     // Only a timeout or cancellation flag makes tree-sitter give up; we set neither, but an
     // empty module is still a valid answer if it ever happens.

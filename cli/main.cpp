@@ -61,7 +61,10 @@ bool applyConfigOptions(const std::vector<std::string>& values, ptlint::cli::Che
   std::optional<ptlint::workspace::FileConfig> inline_config;
   for (const auto& value : values) {
     std::error_code ec;
-    if (fs::is_regular_file(value, ec)) {
+    // Anything that exists (a folder, a device, a FIFO too) is meant as a file: the loader
+    // refuses what is not a regular file, with the reason.
+    bool exists = fs::symlink_status(value, ec).type() != fs::file_type::not_found && !ec;
+    if (exists) {
       if (check.config) {
         std::cerr << fmt::format("error: invalid value for --config: `{}` is a second configuration file (`{}` is "
                                  "the first); give one file, and inline `KEY = VALUE` settings\n",
@@ -72,7 +75,7 @@ bool applyConfigOptions(const std::vector<std::string>& values, ptlint::cli::Che
       continue;
     }
     if (value.find('=') == std::string::npos) {
-      std::cerr << fmt::format("error: invalid value for --config: `{}`: no such file (an inline setting is "
+      std::cerr << fmt::format("error: invalid value for --config: `{}`: No such file (an inline setting is "
                                "written `KEY = VALUE`, e.g. \"ignore = ['PTL101']\")\n", value);
       return false;
     }

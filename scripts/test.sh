@@ -2,10 +2,25 @@
 # README command 2: set up, build, and run every test. `.ci/run` runs this same command.
 #   scripts/test.sh             the whole suite (ctest) in build/
 #   scripts/test.sh --sanitize  the unit/fixture/CLI suites under ASan+UBSan in build-asan/
+#   scripts/test.sh --tsan      the LSP tests and the LSP fuzz replays under ThreadSanitizer in
+#                               build-tsan/ (only the targets they need are built); any report fails
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 jobs=$(nproc)
+if [[ ${1:-} == --tsan ]]; then
+  if [[ ! -f build-tsan/build.ninja ]]; then
+    cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPTLINT_TSAN=ON -DPTLINT_WITH_TORCH=OFF
+  fi
+  cmake --build build-tsan -j"$jobs" --target ptlint ptlint_lsp_unit_tests replay_jsonrpc replay_lsp_session
+  # halt_on_error: a report kills the process, so the test that drove it fails. Smaller inputs
+  # for the test whose size only matters for speed (TSan runs 5-15x slower).
+  export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 suppressions=$PWD/tests/lsp/tsan.supp"
+  export PTLINT_TEST_BIG_REPEAT=3000
+  ctest --test-dir build-tsan -j"$jobs" --output-on-failure \
+    -R '^(lsp\.|fuzz_replay\.(jsonrpc|lsp_session)$)' -E '^lsp\.(vscode_jsonrpc|gpu_check)$'
+  exit
+fi
 if [[ ${1:-} == --sanitize ]]; then
   if [[ ! -f build-asan/build.ninja ]]; then
     cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DPTLINT_SANITIZE=ON -DPTLINT_WITH_TORCH=OFF

@@ -30,13 +30,25 @@ void DocumentStore::open(const std::string& uri, int version, std::string text) 
   entry.revision = next_revision_++;
 }
 
-bool DocumentStore::change(const std::string& uri, int version, const std::vector<TextDocumentContentChangeEvent>& changes,
-                           PositionEncoding encoding) {
+DocumentStore::ChangeResult DocumentStore::change(const std::string& uri, int version,
+                                                 const std::vector<TextDocumentContentChangeEvent>& changes,
+                                                 PositionEncoding encoding) {
   std::lock_guard lock(mutex_);
   auto it = docs_.find(uri);
-  if (it == docs_.end()) return false;
+  if (it == docs_.end()) return ChangeResult::NotOpen;
   Entry& entry = it->second;
-  for (const auto& change : changes) {
+  auto first = changes.begin();
+  if (!entry.in_sync) {
+    // Only what follows the last whole-text change can be applied.
+    auto last_full = std::find_if(changes.rbegin(), changes.rend(), [](const auto& c) { return !c.range; });
+    if (last_full == changes.rend()) return ChangeResult::IgnoredOutOfSync;
+    first = std::prev(last_full.base());
+    entry.in_sync = true;
+    entry.parsed.reset();  // parse from scratch: the old tree is of a text the editor never had
+    entry.pending.reset();
+  }
+  for (auto change_it = first; change_it != changes.end(); ++change_it) {
+    const auto& change = *change_it;
     uint32_t start = 0, end = static_cast<uint32_t>(entry.text.size());
     if (change.range) {
       start = toOffset(entry.text, entry.lines, change.range->start, encoding);
@@ -62,6 +74,15 @@ bool DocumentStore::change(const std::string& uri, int version, const std::vecto
   }
   entry.version = version;
   entry.revision = next_revision_++;
+  return ChangeResult::Applied;
+}
+
+bool DocumentStore::markOutOfSync(const std::string& uri) {
+  std::lock_guard lock(mutex_);
+  auto it = docs_.find(uri);
+  if (it == docs_.end() || !it->second.in_sync) return false;
+  it->second.in_sync = false;
+  it->second.revision = next_revision_++;  // analyses of the old text are stale now
   return true;
 }
 
@@ -95,6 +116,7 @@ std::shared_ptr<const DocumentSnapshot> DocumentStore::snapshot(const std::strin
   std::string text;
   int version = 0;
   uint64_t revision = 0;
+  bool in_sync = true;
   LineTable lines;
   {
     std::lock_guard lock(mutex_);
@@ -107,6 +129,7 @@ std::shared_ptr<const DocumentSnapshot> DocumentStore::snapshot(const std::strin
     text = entry.text;
     version = entry.version;
     revision = entry.revision;
+    in_sync = entry.in_sync;
     lines = entry.lines;
   }
   // Parse outside the lock: edits keep arriving meanwhile.
@@ -114,6 +137,7 @@ std::shared_ptr<const DocumentSnapshot> DocumentStore::snapshot(const std::strin
   snap->uri = uri;
   snap->version = version;
   snap->revision = revision;
+  snap->in_sync = in_sync;
   snap->lines = std::move(lines);
   if (base && pending) {
     const analysis::ParsedFile& old_file = *base->file;

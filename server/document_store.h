@@ -28,6 +28,7 @@ struct DocumentSnapshot {
   uint64_t revision = 0;  // internal, strictly increasing on every change (clients may repeat versions)
   std::shared_ptr<const analysis::ParsedFile> file;
   LineTable lines;        // LSP lines of file->text()
+  bool in_sync = true;    // false: a change was lost, this text is not the editor's
 
   std::string_view text() const { return file->text(); }
 };
@@ -35,9 +36,13 @@ struct DocumentSnapshot {
 class DocumentStore {
  public:
   void open(const std::string& uri, int version, std::string text);
-  // Applies `changes` in order. Returns false when the document is not open.
-  bool change(const std::string& uri, int version, const std::vector<TextDocumentContentChangeEvent>& changes,
-              PositionEncoding encoding);
+  enum class ChangeResult { Applied, NotOpen, IgnoredOutOfSync };
+  // Applies `changes` in order. While the document is out of sync, changes with a range are
+  // ignored (they would land on the wrong text); a whole-text change brings it back in sync.
+  ChangeResult change(const std::string& uri, int version, const std::vector<TextDocumentContentChangeEvent>& changes,
+                      PositionEncoding encoding);
+  // Records that a change to `uri` was lost. Returns false when it is not open or already marked.
+  bool markOutOfSync(const std::string& uri);
   void close(const std::string& uri);
 
   bool isOpen(const std::string& uri) const;
@@ -60,6 +65,7 @@ class DocumentStore {
     LineTable lines;
     std::shared_ptr<const DocumentSnapshot> parsed;  // may be older than `text`
     std::optional<PendingEdit> pending;
+    bool in_sync = true;
   };
 
   mutable std::mutex mutex_;

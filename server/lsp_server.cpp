@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <atomic>
 #include <cstdlib>
 #include <fstream>
@@ -34,7 +35,9 @@
 #include "rules/registry.h"
 #include "rules/selectors.h"
 #include "server/document_store.h"
+#include "server/json_text.h"
 #include "server/notebook_documents.h"
+#include "server/outbox.h"
 #include "server/protocol.h"
 #include "server/transport.h"
 #include "workspace/config.h"
@@ -52,7 +55,18 @@ namespace fs = std::filesystem;
 constexpr std::string_view kFixAllKind = "source.fixAll.ptlint";
 constexpr std::string_view kApplyFixAllCommand = "ptlint.applyFixAll";
 
-void logToStderr(std::string_view message) { std::cerr << "ptlint-lsp: " << message << std::endl; }
+// One write(2) per line: safe from any thread (std::cerr is not, once unsynchronised from stdio).
+void logToStderr(std::string_view message) {
+  std::string line = "ptlint-lsp: ";
+  line.append(message);
+  line += '\n';
+  for (size_t done = 0; done < line.size();) {
+    ssize_t n = ::write(STDERR_FILENO, line.data() + done, line.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    done += static_cast<size_t>(n);
+  }
+}
 
 // --- Requests in flight -------------------------------------------------------------------------
 
@@ -61,8 +75,8 @@ void logToStderr(std::string_view message) { std::cerr << "ptlint-lsp: " << mess
 // every request gets exactly one response.
 class PendingRequest {
  public:
-  PendingRequest(Transport& transport, json id, std::function<void()> on_done)
-      : transport_(transport), id_(std::move(id)), on_done_(std::move(on_done)) {}
+  PendingRequest(Outbox& outbox, json id, std::function<void()> on_done)
+      : outbox_(outbox), id_(std::move(id)), on_done_(std::move(on_done)) {}
   ~PendingRequest() { fail(ErrorCode::InternalError, "the request was dropped without an answer"); }
 
   bool reply(const json& result) {
@@ -83,12 +97,12 @@ class PendingRequest {
  private:
   bool finish(const json& message) {
     if (done_.exchange(true)) return false;
-    transport_.send(message.dump(-1, ' ', false, json::error_handler_t::replace));
+    outbox_.post(message.dump(-1, ' ', false, json::error_handler_t::replace));
     if (on_done_) on_done_();
     return true;
   }
 
-  Transport& transport_;
+  Outbox& outbox_;
   json id_;
   std::function<void()> on_done_;
   std::function<json(json)> map_result_;
@@ -258,41 +272,39 @@ std::optional<std::string> readWholeFile(const fs::path& path) {
   return text;
 }
 
-// Deepest nesting of arrays and objects in a JSON text (strings skipped). nlohmann::json copies
-// values recursively, so a message nested 100,000 deep would overflow the stack: such messages are
-// refused before they are parsed. Real LSP messages nest about ten deep.
+// Real LSP messages nest about ten deep; see jsonNestingDepth.
 constexpr size_t kMaxJsonDepth = 512;
-
-size_t jsonNestingDepth(std::string_view text) {
-  size_t depth = 0, deepest = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
-    }
-  }
-  return deepest;
-}
 
 // --- The server ---------------------------------------------------------------------------------
 
 class LspServer {
  public:
   explicit LspServer(Transport& transport)
-      : transport_(transport), workers_(std::max(2u, std::min(4u, std::thread::hardware_concurrency()))) {
+      : transport_(transport),
+        outbox_(transport),
+        workers_(std::max(2u, std::min(4u, std::thread::hardware_concurrency()))),
+        heavy_(2) {
     bindHandlers();
   }
   ~LspServer() {
     shutting_down_ = true;
     workers_.join();
+    heavy_.join();
+    {
+      std::unique_lock lock(gpu_mutex_);
+      std::thread gpu = std::move(gpu_thread_);
+      lock.unlock();
+      if (gpu.joinable()) gpu.join();
+    }
+    std::map<std::string, std::shared_ptr<DocState>> states;
+    {
+      std::lock_guard lock(analysis_mutex_);
+      states.swap(analysis_);
+    }
+    // Requests still waiting for an analysis are answered (InternalError, as their last handle
+    // goes) with no lock held, before the outbox writes its last messages.
+    states.clear();
+    outbox_.close();
   }
 
   int run() {
@@ -352,7 +364,8 @@ class LspServer {
 
   // --- Dispatch -------------------------------------------------------------------------------
 
-  void send(const json& message) { transport_.send(message.dump(-1, ' ', false, json::error_handler_t::replace)); }
+  static std::string serialize(const json& message) { return message.dump(-1, ' ', false, json::error_handler_t::replace); }
+  void send(const json& message) { outbox_.post(serialize(message)); }
 
   void sendError(const json& id, ErrorCode code, const std::string& message) {
     send({{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", static_cast<int>(code)}, {"message", message}}}});
@@ -386,8 +399,12 @@ class LspServer {
       sendError(nullptr, ErrorCode::InvalidRequest, "Invalid request: JSON nested deeper than " + std::to_string(kMaxJsonDepth));
       return;
     }
+    // A lone surrogate escape reads as U+FFFD (as JavaScript reads it) rather than losing the
+    // whole message: a dropped didChange would leave the document out of sync.
+    replaceLoneSurrogateEscapes(event.body);
     json message = json::parse(event.body, nullptr, /*allow_exceptions=*/false);
     if (message.is_discarded()) {
+      if (event.body.find("\"textDocument/didChange\"") != std::string::npos) lostChange(event.body);
       sendError(nullptr, ErrorCode::ParseError, "Parse error: the message is not valid JSON");
       return;
     }
@@ -418,7 +435,7 @@ class LspServer {
 
   void onRequest(const json& id, const std::string& method, const json& params) {
     std::string key = id.dump();
-    auto request = std::make_shared<PendingRequest>(transport_, id, [this, key] {
+    auto request = std::make_shared<PendingRequest>(outbox_, id, [this, key] {
       std::lock_guard lock(pending_mutex_);
       pending_.erase(key);
     });
@@ -487,7 +504,27 @@ class LspServer {
       // A notification has no response: report and keep serving.
       logToStderr("error handling " + method + ": " + e.what());
       logMessage(MessageType::Error, "ptlint: error handling " + method + ": " + e.what());
+      if (method == "textDocument/didChange") {
+        const json* uri = params.is_object() && params.contains("textDocument") && params["textDocument"].is_object() &&
+                                  params["textDocument"].contains("uri")
+                              ? &params["textDocument"]["uri"]
+                              : nullptr;
+        if (uri && uri->is_string()) markOutOfSync(uri->get<std::string>(), e.what());
+        else for (const auto& open : docs_.openUris()) markOutOfSync(open, "a didChange without a document");
+      }
     }
+  }
+
+  // A didChange that is not valid JSON: the document it was for (every open one when its URI
+  // cannot be found in the text) is out of sync from now on.
+  void lostChange(std::string_view body) {
+    if (auto uri = findStringMember(body, "uri")) {
+      if (docs_.isOpen(*uri)) {
+        markOutOfSync(*uri, "a didChange that is not valid JSON");
+        return;
+      }
+    }
+    for (const auto& uri : docs_.openUris()) markOutOfSync(uri, "a didChange that is not valid JSON");
   }
 
   void onResponse(const json& message) {
@@ -522,6 +559,7 @@ class LspServer {
 
   void onInitialize(const InitializeParams& params, Reply<json> reply) {
     if (initialized_) throw LspError(ErrorCode::InvalidRequest, "initialize may only be sent once");
+    std::vector<std::string> problems;
     {
       std::lock_guard lock(state_mutex_);
       capabilities_ = params.capabilities;
@@ -533,13 +571,15 @@ class LspServer {
       if (folders_.empty() && params.rootUri)
         if (auto path = uriToPath(*params.rootUri)) folders_.push_back({*params.rootUri, path->lexically_normal()});
       const json& options = params.initializationOptions;
-      if (options.is_object()) {
-        const json& section = options.contains("settings") ? options["settings"] : options;
+      if (!options.is_null()) {
+        const json& section = options.is_object() && options.contains("settings") ? options["settings"] : options;
         global_settings_ = section.get<ClientSettings>();
+        takeProblems(global_settings_, "initializationOptions", problems);
       }
-      rebuildResolversLocked();
+      rebuildResolversLocked(problems);
     }
     initialized_ = true;
+    reportSettingsProblems(problems);
     json sync = {{"openClose", true}, {"change", 2}, {"save", {{"includeText", false}}}};
     json capabilities = {
         {"positionEncoding", encoding_ == PositionEncoding::Utf8 ? "utf-8" : "utf-16"},
@@ -580,15 +620,14 @@ class LspServer {
     fs::path path;
   };
 
-  // An unknown rule selector in the editor settings is shown to the user and left out.
-  std::optional<std::vector<std::string>> validSelectors(const std::optional<std::vector<std::string>>& selectors,
-                                                         const char* setting) {
+  // An unknown rule selector in the editor settings is named in `problems` and left out.
+  static std::optional<std::vector<std::string>> validSelectors(
+      const std::optional<std::vector<std::string>>& selectors, const char* setting, std::vector<std::string>* problems) {
     if (!selectors) return selectors;
     std::vector<std::string> valid;
     for (const auto& selector : *selectors) {
       if (auto error = rules::selectorError(selector)) {
-        std::lock_guard lock(settings_messages_mutex_);
-        settings_messages_.push_back(fmt::format("ptlint: setting `{}`: {}; it is ignored", setting, *error));
+        if (problems) problems->push_back(fmt::format("setting `{}`: {}; it was ignored", setting, *error));
       } else {
         valid.push_back(selector);
       }
@@ -596,31 +635,39 @@ class LspServer {
     return valid;
   }
 
-  // Shows the messages validSelectors() queued (it may run under state_mutex_, reportOnce may not).
-  void flushPendingMessages() {
-    std::vector<std::string> messages;
-    {
-      std::lock_guard lock(settings_messages_mutex_);
-      messages.swap(settings_messages_);
-    }
-    for (const auto& message : messages) reportOnce(message);
-  }
-
-  workspace::Overrides overridesFor(const ClientSettings& s) {
+  // Pure: a bad value is named in `problems` (when given) and left unset, never reported here
+  // (callers hold state_mutex_; they report after releasing it).
+  static workspace::Overrides overridesFor(const ClientSettings& s, std::vector<std::string>* problems = nullptr) {
     workspace::Overrides o;
-    o.select = validSelectors(s.select, "select");
-    o.ignore = validSelectors(s.ignore, "ignore");
+    o.select = validSelectors(s.select, "select", problems);
+    o.ignore = validSelectors(s.ignore, "ignore", problems);
     o.unsafe_fixes = s.unsafeFixes;
     if (s.torchVersion) {
       o.torch_version = rules::TorchVersion::parse(*s.torchVersion);
-      if (!o.torch_version) {
-        std::lock_guard lock(settings_messages_mutex_);
-        settings_messages_.push_back("ptlint: setting `torchVersion`: `" + *s.torchVersion + "` is not a version like \"2.6\"");
-      }
+      if (!o.torch_version && problems)
+        problems->push_back("setting `torchVersion`: `" + s.torchVersion->substr(0, 80) +
+                            "` is not a version like \"2.6\"; it was ignored");
     }
     o.config_wins = true;  // SPEC §5: a config file wins over editor settings
     o.recheck_modified = true;  // clients that cannot watch files still see config edits
     return o;
+  }
+
+  // Moves the type problems found while reading settings from `where` into `problems`.
+  static void takeProblems(ClientSettings& settings, const std::string& where, std::vector<std::string>& problems) {
+    for (auto& p : settings.problems) problems.push_back(p + " (from " + where + ")");
+    settings.problems.clear();
+  }
+
+  // Shows every settings problem (once per batch; a batch is one settings update). Called with
+  // no lock held. The server goes on with the remaining settings.
+  void reportSettingsProblems(const std::vector<std::string>& problems) {
+    std::set<std::string> seen;
+    for (const auto& p : problems) {
+      if (!seen.insert(p).second) continue;
+      logToStderr("settings: " + p);
+      notify("window/showMessage", LogMessageParams{MessageType::Warning, "ptlint: " + p});
+    }
   }
 
   ClientSettings effectiveSettingsLocked(const std::string& folder_key) const {
@@ -639,11 +686,14 @@ class LspServer {
 
   // One resolver per workspace folder (each with its own editor settings), plus one for files
   // outside every folder. Discovery is per file either way: the nearest config file wins.
-  void rebuildResolversLocked() {
+  // Collects what is wrong with the settings into `problems`; reports nothing (the caller holds
+  // state_mutex_ and reports after releasing it).
+  void rebuildResolversLocked(std::vector<std::string>& problems) {
     resolvers_.clear();
     for (const auto& folder : folders_)
-      resolvers_[folder.path.string()] = std::make_shared<workspace::ConfigResolver>(overridesFor(effectiveSettingsLocked(folder.path.string())));
-    resolvers_[""] = std::make_shared<workspace::ConfigResolver>(overridesFor(effectiveSettingsLocked("")));
+      resolvers_[folder.path.string()] =
+          std::make_shared<workspace::ConfigResolver>(overridesFor(effectiveSettingsLocked(folder.path.string()), &problems));
+    resolvers_[""] = std::make_shared<workspace::ConfigResolver>(overridesFor(effectiveSettingsLocked(""), &problems));
     ++generation_;
   }
 
@@ -659,17 +709,17 @@ class LspServer {
 
   // Settings for one document: its config file (nearest above it) merged with editor settings.
   rules::Settings settingsFor(const std::string& uri) {
-    flushPendingMessages();
     std::optional<fs::path> path = uriToPath(uri);
     std::shared_ptr<workspace::ConfigResolver> resolver;
     ClientSettings client;
+    fs::path target;
     {
       std::lock_guard lock(state_mutex_);
       std::string key = path ? folderKeyFor(*path) : (folders_.empty() ? "" : folders_.front().path.string());
       resolver = resolvers_.count(key) ? resolvers_[key] : resolvers_[""];
       client = effectiveSettingsLocked(key);
+      target = path ? *path : (folders_.empty() ? fs::current_path() : folders_.front().path / "untitled.py");
     }
-    fs::path target = path ? *path : (folders_.empty() ? fs::current_path() : folders_.front().path / "untitled.py");
     try {
       workspace::ResolvedConfig config = resolver->forPath(target);
       return workspace::settingsForFile(config, target);
@@ -703,11 +753,14 @@ class LspServer {
       pullConfiguration();  // the notification's payload is not authoritative then
       return;
     }
+    std::vector<std::string> problems;
     {
       std::lock_guard lock(state_mutex_);
       global_settings_ = params.settings.get<ClientSettings>();
-      rebuildResolversLocked();
+      takeProblems(global_settings_, "workspace/didChangeConfiguration", problems);
+      rebuildResolversLocked(problems);
     }
+    reportSettingsProblems(problems);
     relintAll();
   }
 
@@ -724,16 +777,23 @@ class LspServer {
       }
     }
     request("workspace/configuration", params, [this, keys](const json& result) {
-      if (!result.is_array()) return;
+      std::vector<std::string> problems;
+      if (!result.is_array()) {
+        if (!result.is_null())
+          reportSettingsProblems({"the workspace/configuration answer must be a list of settings; it was ignored"});
+        return;
+      }
       {
         std::lock_guard lock(state_mutex_);
         for (size_t i = 0; i < keys.size() && i < result.size(); ++i) {
           ClientSettings s = result[i].get<ClientSettings>();
+          takeProblems(s, i == 0 ? std::string("workspace/configuration") : "workspace/configuration for " + keys[i], problems);
           if (i == 0) global_settings_ = s;
           else folder_settings_[keys[i]] = s;
         }
-        rebuildResolversLocked();
+        rebuildResolversLocked(problems);
       }
+      reportSettingsProblems(problems);
       relintAll();
     });
   }
@@ -754,13 +814,14 @@ class LspServer {
   }
 
   void onDidChangeWorkspaceFolders(const DidChangeWorkspaceFoldersParams& params) {
+    std::vector<std::string> problems;  // shown when the settings came; not again for a folder change
     {
       std::lock_guard lock(state_mutex_);
       for (const auto& removed : params.event.removed)
         std::erase_if(folders_, [&](const Folder& f) { return f.uri == removed.uri; });
       for (const auto& added : params.event.added)
         if (auto path = uriToPath(added.uri)) folders_.push_back({added.uri, path->lexically_normal()});
-      rebuildResolversLocked();
+      rebuildResolversLocked(problems);
     }
     pullConfiguration();
     relintAll();
@@ -772,21 +833,46 @@ class LspServer {
     const auto& doc = params.textDocument;
     std::string text = doc.text;
     docs_.open(doc.uri, doc.version, std::move(text));
+    std::vector<std::function<void(ResultPtr)>> waiters;
     {
       std::lock_guard lock(analysis_mutex_);
       auto& state = analysis_[doc.uri];
-      if (state) state->closed = true;  // a re-open: drop the previous session's work
+      if (state) {  // a re-open without a close: drop the previous session's work
+        state->closed = true;
+        waiters = std::move(state->waiters);
+      }
       state = std::make_shared<DocState>();
     }
+    for (auto& waiter : waiters) waiter(nullptr);  // answered as for a closed document, unlocked
     scheduleAnalysis(doc.uri);
   }
 
   void onDidChange(const DidChangeTextDocumentParams& params) {
-    if (!docs_.change(params.textDocument.uri, params.textDocument.version.value_or(0), params.contentChanges, encoding_)) {
-      logToStderr("didChange for a document that is not open: " + params.textDocument.uri);
-      return;
+    const std::string& uri = params.textDocument.uri;
+    switch (docs_.change(uri, params.textDocument.version.value_or(0), params.contentChanges, encoding_)) {
+      case DocumentStore::ChangeResult::NotOpen:
+        logToStderr("didChange for a document that is not open: " + uri);
+        return;
+      case DocumentStore::ChangeResult::IgnoredOutOfSync:
+        logToStderr("didChange ignored: " + uri + " is out of sync until its whole text is sent again");
+        return;
+      case DocumentStore::ChangeResult::Applied:
+        break;
     }
-    scheduleAnalysis(params.textDocument.uri);
+    scheduleAnalysis(uri);
+  }
+
+  // A change to `uri` was lost (its message could not be read): the server's text is no longer
+  // the editor's, so no later incremental edit may be applied to it. Its diagnostics are cleared
+  // (through a new analysis, which sees the mark) until the editor sends the whole text again
+  // (a full-text change or a re-open).
+  void markOutOfSync(const std::string& uri, const std::string& why) {
+    if (!docs_.markOutOfSync(uri)) return;
+    std::string message = "ptlint: lost a change to " + uri + " (" + why +
+                          "); its diagnostics are off until the file is closed and reopened";
+    logToStderr(message);
+    notify("window/showMessage", LogMessageParams{MessageType::Warning, message});
+    scheduleAnalysis(uri);
   }
 
   void onDidSave(const DidSaveTextDocumentParams& params) {
@@ -798,6 +884,7 @@ class LspServer {
   void onDidClose(const DidCloseTextDocumentParams& params) {
     const std::string& uri = params.textDocument.uri;
     std::vector<std::function<void(ResultPtr)>> waiters;
+    uint64_t seq;
     {
       std::lock_guard lock(analysis_mutex_);
       auto it = analysis_.find(uri);
@@ -807,9 +894,11 @@ class LspServer {
         analysis_.erase(it);
       }
       docs_.close(uri);
-      // Under the lock: no analysis can publish for this document after the empty list.
-      notify("textDocument/publishDiagnostics", PublishDiagnosticsParams{uri, std::nullopt, {}});
+      // Numbered under the lock, after `closed` is set: an analysis that finished earlier holds a
+      // lower number, so the outbox drops it if it arrives after this empty list.
+      seq = ++publish_seq_;
     }
+    outbox_.publish(uri, seq, serialize(notification("textDocument/publishDiagnostics", PublishDiagnosticsParams{uri, std::nullopt, {}})));
     for (auto& waiter : waiters) waiter(nullptr);
   }
 
@@ -829,6 +918,7 @@ class LspServer {
     }
     docs_.change(joined->uri, joined->version, {TextDocumentContentChangeEvent{std::nullopt, joined->text}}, encoding_);
     scheduleAnalysis(joined->uri);
+    if (!joined->closed_cells.empty()) clearCells(joined->closed_cells);
     // A change in one cell can change what the others report (an import, a dataflow).
     if (capabilities_.pullDiagnostics && capabilities_.diagnosticRefresh)
       request("workspace/diagnostic/refresh", nullptr, [](const json&) {});
@@ -840,29 +930,47 @@ class LspServer {
     std::string uri = params.at("notebookDocument").value("uri", "");
     auto cells = notebooks_.close(uri);
     onDidClose(DidCloseTextDocumentParams{TextDocumentIdentifier{uri}});
-    for (const auto& cell : cells) notify("textDocument/publishDiagnostics", PublishDiagnosticsParams{cell, std::nullopt, {}});
+    clearCells(cells);
   }
 
-  // Publishes a document's diagnostics; a notebook's go to its cells' URIs.
-  void publishDiagnostics(const std::string& uri, int version, const std::vector<Diagnostic>& diagnostics) {
-    if (!notebooks_.isNotebook(uri)) {
-      notify("textDocument/publishDiagnostics", PublishDiagnosticsParams{uri, version, diagnostics});
-      return;
+  // Empty diagnostics for cells that left a notebook.
+  void clearCells(const std::vector<std::string>& cells) {
+    uint64_t seq;
+    {
+      std::lock_guard lock(analysis_mutex_);
+      seq = ++publish_seq_;
     }
+    for (const auto& cell : cells)
+      outbox_.publish(cell, seq, serialize(notification("textDocument/publishDiagnostics",
+                                                        PublishDiagnosticsParams{cell, std::nullopt, {}})));
+  }
+
+  // Publishes a notebook's diagnostics to its cells' URIs (`seq` as for any publication).
+  void publishNotebook(const std::string& uri, uint64_t seq, const std::vector<Diagnostic>& diagnostics) {
     for (auto& [cell, list] : notebooks_.splitDiagnostics(uri, json(diagnostics)))
-      notify("textDocument/publishDiagnostics", json{{"uri", cell}, {"diagnostics", list}});
+      outbox_.publish(cell, seq, serialize(notification("textDocument/publishDiagnostics",
+                                                        json{{"uri", cell}, {"diagnostics", list}})));
   }
 
   // --- Analysis scheduling ------------------------------------------------------------------------
+  //
+  // Publication rule: after every applied change the diagnostics of the newest applied text are
+  // published (edits that arrive while an analysis runs are coalesced into the next one), and a
+  // result is never published after a result of a newer text. "Newer" is the order in which the
+  // server applied the texts, not the client's version numbers: a client that sends version 10
+  // after version 20 gets version 10's diagnostics.
 
   void scheduleAnalysis(const std::string& uri) {
-    std::lock_guard lock(analysis_mutex_);
-    auto it = analysis_.find(uri);
-    if (it == analysis_.end()) return;
-    auto state = it->second;
-    state->dirty = true;
-    if (state->scheduled) return;  // the running job will see `dirty` and start over
-    state->scheduled = true;
+    std::shared_ptr<DocState> state;
+    {
+      std::lock_guard lock(analysis_mutex_);
+      auto it = analysis_.find(uri);
+      if (it == analysis_.end()) return;
+      state = it->second;
+      state->dirty = true;
+      if (state->scheduled) return;  // the running job will see `dirty` and start over
+      state->scheduled = true;
+    }
     asio::post(workers_, [this, uri, state] { analyzeLoop(uri, state); });
   }
 
@@ -875,11 +983,16 @@ class LspServer {
     result->snapshot = snap;
     result->generation = generation;
     result->settings = settingsFor(snap->uri);
+    if (!snap->in_sync) return result;  // the text is not the editor's: nothing to say about it
     result->lint = rules::lintFile(*snap->file, result->settings);
     bool related = capabilities_.relatedInformation;
     for (const auto& d : result->lint.diagnostics)
       result->diagnostics.push_back(toLspDiagnostic(d, *snap, encoding_, related));
     return result;
+  }
+
+  static json notification(const std::string& method, const json& params) {
+    return {{"jsonrpc", "2.0"}, {"method", method}, {"params", params}};
   }
 
   void analyzeLoop(const std::string& uri, const std::shared_ptr<DocState>& state) {
@@ -902,6 +1015,7 @@ class LspServer {
         logToStderr("analysis of " + uri + " failed: " + e.what());
       }
       std::vector<std::function<void(ResultPtr)>> waiters;
+      std::optional<uint64_t> seq;
       {
         std::lock_guard lock(analysis_mutex_);
         if (state->closed) {
@@ -910,51 +1024,57 @@ class LspServer {
         }
         if (state->dirty) continue;  // newer text or settings: this result is already stale
         state->scheduled = false;
-        if (!result) return;
-        state->latest = result;
-        waiters = std::move(state->waiters);
-        if (!capabilities_.pullDiagnostics &&
-            (!state->published_version || snap->version >= *state->published_version)) {
-          state->published_version = snap->version;
-          publishDiagnostics(uri, snap->version, result->diagnostics);
+        waiters = std::move(state->waiters);  // answered even when the analysis failed (nullptr)
+        if (result) {
+          state->latest = result;
+          if (!capabilities_.pullDiagnostics) seq = ++publish_seq_;
         }
       }
+      // Sent with no lock held; the sequence number keeps a newer publication from being undone.
+      if (seq && notebooks_.isNotebook(uri))
+        publishNotebook(uri, *seq, result->diagnostics);
+      else if (seq)
+        outbox_.publish(uri, *seq,
+                        serialize(notification("textDocument/publishDiagnostics",
+                                               PublishDiagnosticsParams{uri, snap->in_sync ? std::optional<int>(snap->version) : std::nullopt,
+                                                                        result->diagnostics})));
       for (auto& waiter : waiters) waiter(result);
       return;
     }
   }
 
-  // Runs `callback` with the analysis of the document's current text (on a worker, or at once
-  // when it is already known); with nullptr when the document is not open.
-  void whenAnalyzed(const std::string& uri, std::function<void(ResultPtr)> callback) {
+  // Runs `callback` on `pool` with the analysis of the document's current text (nullptr when the
+  // document is not open). Never on the calling (I/O) thread.
+  void whenAnalyzed(const std::string& uri, asio::thread_pool& pool, std::function<void(ResultPtr)> callback) {
+    auto on_pool = [&pool, callback = std::move(callback)](ResultPtr result) {
+      asio::post(pool, [callback, result = std::move(result)] { callback(result); });
+    };
     ResultPtr ready;
+    std::shared_ptr<DocState> start;
     {
       std::lock_guard lock(analysis_mutex_);
       auto it = analysis_.find(uri);
-      if (it == analysis_.end()) {
-        ready = nullptr;
-      } else {
+      if (it != analysis_.end()) {
         auto state = it->second;
         if (state->latest && !state->dirty && !state->scheduled && state->latest->generation == generation_) {
           ready = state->latest;
         } else {
-          state->waiters.push_back(std::move(callback));
-          if (!state->scheduled) {
-            state->dirty = true;
-            state->scheduled = true;
-            asio::post(workers_, [this, uri, state] { analyzeLoop(uri, state); });
-          }
-          return;
+          state->waiters.push_back(std::move(on_pool));
+          if (state->scheduled) return;
+          state->dirty = true;
+          state->scheduled = true;
+          start = state;
         }
       }
     }
-    callback(ready);
+    if (start) asio::post(workers_, [this, uri, start] { analyzeLoop(uri, start); });
+    else on_pool(ready);
   }
 
-  // Runs `work` for a request on a worker, answering InternalError if it throws.
+  // Runs `work` for a request on `pool`, answering InternalError if it throws.
   template <typename T>
-  void onWorker(Reply<T> reply, std::function<void()> work) {
-    asio::post(workers_, [reply, work = std::move(work)] {
+  void onWorker(asio::thread_pool& pool, Reply<T> reply, std::function<void()> work) {
+    asio::post(pool, [reply, work = std::move(work)] {
       if (reply.cancelled()) return;
       try {
         work();
@@ -988,7 +1108,7 @@ class LspServer {
     auto previous = params.previousResultId;
     if (!docs_.isOpen(uri)) {
       // Not open: lint the file on disk.
-      onWorker(reply, [this, uri, reply] {
+      onWorker(workers_, reply, [this, uri, reply] {
         auto path = uriToPath(uri);
         auto text = path ? readWholeFile(*path) : std::nullopt;
         if (!text) throw LspError(ErrorCode::InvalidParams, "cannot read " + uri);
@@ -1001,7 +1121,7 @@ class LspServer {
       });
       return;
     }
-    whenAnalyzed(uri, guarded(reply, [reply, previous](ResultPtr result) {
+    whenAnalyzed(uri, workers_, guarded(reply, [reply, previous](ResultPtr result) {
       if (!result) throw LspError(ErrorCode::ContentModified, "the document was closed");
       std::string id = result->resultId();
       if (previous && *previous == id) reply(DocumentDiagnosticReport{"unchanged", id, {}});
@@ -1029,7 +1149,7 @@ class LspServer {
     auto work_done = std::make_shared<WorkDoneReporter>(
         [this](const json& t, const WorkDoneProgress& v) { notify("$/progress", {{"token", t}, {"value", v}}); }, token);
     work_done->begin("ptlint: checking the workspace");
-    onWorker(reply, [this, folders, walk_resolver, previous, reply, work_done] {
+    onWorker(heavy_, reply, [this, folders, walk_resolver, previous, reply, work_done] {
       std::vector<fs::path> roots;
       for (const auto& f : folders) roots.push_back(f.path);
       workspace::WalkResult walk = roots.empty() ? workspace::WalkResult{} : workspace::collectFiles(roots, *walk_resolver, false);
@@ -1117,9 +1237,13 @@ class LspServer {
   }
 
   // The safe-fix fixpoint of the document (the loop `ptlint check --fix` runs), as one edit.
-  std::optional<TextEdit> fixAllEdit(const AnalysisResult& result) const {
+  // Heavy (up to ten lint passes): run on heavy_. Stops early, throwing RequestCancelled, once
+  // `cancelled()` says the answer is no longer wanted.
+  std::optional<TextEdit> fixAllEdit(const AnalysisResult& result, const std::function<bool()>& cancelled) const {
     const rules::Settings& settings = result.settings;
-    quickfix::FixProvider provider = [&settings](const analysis::ParsedFile& file) {
+    if (!result.snapshot->in_sync) return std::nullopt;
+    quickfix::FixProvider provider = [this, &settings, &cancelled](const analysis::ParsedFile& file) {
+      if (shutting_down_ || cancelled()) throw LspError(ErrorCode::RequestCancelled, "the request was cancelled");
       std::vector<quickfix::Fix> fixes;
       for (auto& d : rules::lintFile(file, settings).diagnostics)
         if (d.fix) fixes.push_back(std::move(*d.fix));
@@ -1134,10 +1258,10 @@ class LspServer {
   }
 
   // `# noqa: CODE` on the diagnostic's first line, appended to an existing `# noqa:` list.
-  std::optional<quickfix::Edit> noqaEdit(const AnalysisResult& result, const rules::Diagnostic& d) const {
+  std::optional<quickfix::Edit> noqaEdit(const AnalysisResult& result, const analysis::NoqaIndex& noqa,
+                                        const rules::Diagnostic& d) const {
     const analysis::ParsedFile& file = *result.snapshot->file;
     uint32_t row = file.lines().lineOf(d.start);
-    analysis::NoqaIndex noqa = analysis::NoqaIndex::build(file);
     if (const analysis::NoqaDirective* directive = noqa.directiveOnRow(row)) {
       if (directive->all) return std::nullopt;
       if (!directive->codes.empty()) return quickfix::Edit{directive->codes_end, directive->codes_end, ", " + std::string(d.code)};
@@ -1146,8 +1270,10 @@ class LspServer {
     return quickfix::Edit{end, end, "  # noqa: " + std::string(d.code)};
   }
 
+  // Quickfixes are answered from the analysis on workers_; when a fix-all action is wanted too,
+  // the answer is finished on heavy_, so that computing it never delays other requests.
   void onCodeAction(const CodeActionParams& params, Reply<std::vector<CodeAction>> reply) {
-    whenAnalyzed(params.textDocument.uri, guarded(reply, [this, params, reply](ResultPtr result) {
+    whenAnalyzed(params.textDocument.uri, workers_, guarded(reply, [this, params, reply](ResultPtr result) {
       std::vector<CodeAction> actions;
       if (!result) {
         reply(actions);
@@ -1160,6 +1286,11 @@ class LspServer {
       if (to < from) std::swap(from, to);
       bool want_quickfix = kindRequested(params.context.only, "quickfix");
       bool any_safe_fix = false;
+      std::optional<analysis::NoqaIndex> noqa;
+      // With gpuCheck, the first quickfix request that meets a PTL601 fix queues every pattern of
+      // the document for one background validation (one ptlint-gpu start for all of them).
+      bool gpu_check = want_quickfix && gpuCheckFor(params.textDocument.uri);
+      if (gpu_check) requestValidation(*result, from, to);
       for (size_t i = 0; i < result->lint.diagnostics.size(); ++i) {
         const rules::Diagnostic& d = result->lint.diagnostics[i];
         if (d.fix && d.fix->applicability == quickfix::Applicability::Safe) any_safe_fix = true;
@@ -1170,7 +1301,7 @@ class LspServer {
           bool offered = applicability == quickfix::Applicability::Safe ||
                          (applicability == quickfix::Applicability::Unsafe && result->settings.unsafe_fixes);
           std::string verdict;
-          if (offered && !d.facts.empty() && gpuCheckFor(params.textDocument.uri))
+          if (offered && gpu_check && !d.facts.empty())
             offered = deviceVerdict(d, verdict);  // a rewrite found not equivalent is withdrawn
           if (offered) {
             CodeAction action;
@@ -1185,7 +1316,8 @@ class LspServer {
             actions.push_back(std::move(action));
           }
         }
-        if (auto edit = noqaEdit(*result, d)) {
+        if (!noqa) noqa = analysis::NoqaIndex::build(*snap.file);  // once per request, when needed
+        if (auto edit = noqaEdit(*result, *noqa, d)) {
           CodeAction action;
           action.title = std::string(d.code) + ": Disable for this line";
           action.kind = "quickfix";
@@ -1196,16 +1328,22 @@ class LspServer {
       }
       // Fix-all: always when asked for by kind (on save), otherwise only when it would do something.
       bool fix_all_asked = params.context.only && kindRequested(params.context.only, kFixAllKind);
-      if (fix_all_asked || (!params.context.only && any_safe_fix)) {
-        if (auto edit = fixAllEdit(*result)) {
-          CodeAction action;
-          action.title = "ptlint: Fix all auto-fixable problems";
-          action.kind = std::string(kFixAllKind);
-          action.edit = workspaceEdit(snap, {*edit});
-          actions.push_back(std::move(action));
-        }
+      if (!fix_all_asked && !(!params.context.only && any_safe_fix)) {
+        reply(actions);
+        return;
       }
-      reply(actions);
+      asio::post(heavy_, [this, result, reply, actions = std::move(actions)]() mutable {
+        guarded(reply, [this, reply, &actions](ResultPtr result) {
+          if (auto edit = fixAllEdit(*result, [reply] { return reply.cancelled(); })) {
+            CodeAction action;
+            action.title = "ptlint: Fix all auto-fixable problems";
+            action.kind = std::string(kFixAllKind);
+            action.edit = workspaceEdit(*result->snapshot, {*edit});
+            actions.push_back(std::move(action));
+          }
+          reply(actions);
+        })(result);
+      });
     }));
   }
 
@@ -1219,9 +1357,9 @@ class LspServer {
     }
     if (uri.empty()) throw LspError(ErrorCode::InvalidParams, "ptlint.applyFixAll expects [{\"uri\": ...}]");
     if (!docs_.isOpen(uri)) throw LspError(ErrorCode::InvalidParams, "document is not open: " + uri);
-    whenAnalyzed(uri, guarded(reply, [this, reply](ResultPtr result) {
+    whenAnalyzed(uri, heavy_, guarded(reply, [this, reply](ResultPtr result) {
       if (!result) throw LspError(ErrorCode::ContentModified, "the document was closed");
-      if (auto edit = fixAllEdit(*result)) {
+      if (auto edit = fixAllEdit(*result, [reply] { return reply.cancelled(); })) {
         // Versioned, so that the client refuses it if the user typed meanwhile.
         WorkspaceEdit workspace_edit;
         workspace_edit.documentChanges =
@@ -1243,12 +1381,16 @@ class LspServer {
   }
 
   void onHover(const HoverParams& params, Reply<json> reply) {
-    whenAnalyzed(params.textDocument.uri, guarded(reply, [this, params, reply](ResultPtr result) {
+    whenAnalyzed(params.textDocument.uri, workers_, guarded(reply, [this, params, reply](ResultPtr result) {
       if (!result) {
         reply(nullptr);
         return;
       }
       const DocumentSnapshot& snap = *result->snapshot;
+      if (!snap.in_sync) {
+        reply(nullptr);  // positions in the editor's text mean nothing in this one
+        return;
+      }
       std::string_view text = snap.text();
       uint32_t at = toOffset(text, snap.lines, params.position, encoding_);
       // The innermost diagnostic under the cursor.
@@ -1285,7 +1427,7 @@ class LspServer {
   // maintained tree equals a fresh parse of that text.
   void onDebugDocument(const DocumentDiagnosticParams& params, Reply<json> reply) {
     std::string uri = params.textDocument.uri;
-    onWorker(reply, [this, uri, reply] {
+    onWorker(heavy_, reply, [this, uri, reply] {
       auto snap = docs_.snapshot(uri);
       if (!snap) throw LspError(ErrorCode::InvalidParams, "document is not open: " + uri);
       auto fresh = analysis::ParsedFile::parse(std::string(snap->text()));
@@ -1306,36 +1448,116 @@ class LspServer {
     return effectiveSettingsLocked(key).gpuCheck.value_or(false);
   }
 
-  // The device's verdict on a recognised pattern's rewrite, as a title suffix. Validation runs in
-  // the background (ptlint-gpu loads libtorch: seconds) and is remembered per pattern; until it is
-  // known the title says so. Returns false when the rewrite was found not equivalent.
-  bool deviceVerdict(const rules::Diagnostic& d, std::string& note) {
+  // The device's verdicts on recognised patterns' rewrites. `ptlint-gpu` loads libtorch (seconds),
+  // so it is started lazily, only when a quickfix request meets a PTL601 fix with gpuCheck on,
+  // for every pattern queued by then (one process per batch, on its own thread), and never again
+  // once it failed to start or answer: the reason is shown instead. Verdicts are remembered per
+  // pattern for the session.
+  struct GpuVerdict {
+    bool done = false;
 #ifdef PTLINT_SERVER_WITH_GPU_CHECK
-    auto pattern = gpu_check::AttentionPattern::fromFacts(d.facts);
-    if (!pattern) return true;
+    std::optional<gpu_check::Validation> validation;
+#endif
+    std::string why;
+  };
+
+  static std::string patternKey(const rules::Diagnostic& d) {
     std::string key;
     for (const auto& [k, v] : d.facts) key += k + "=" + v + ";";
-    std::lock_guard lock(gpu_mutex_);
-    auto it = gpu_verdicts_.find(key);
-    if (it == gpu_verdicts_.end()) {
-      gpu_verdicts_[key] = {};
-      asio::post(workers_, [this, key, p = *pattern] {
-        std::string why;
-        auto results = gpu_check::validateAttention({p}, gpu_check::ValidationOptions{}, &why);
+    return key;
+  }
+
+  // Queues the patterns of `result`'s PTL601 fixes that have no verdict yet (those in
+  // [from, to] first) and starts the validation thread when it is idle.
+  void requestValidation(const AnalysisResult& result, uint32_t from, uint32_t to) {
+#ifdef PTLINT_SERVER_WITH_GPU_CHECK
+    auto offered = [&](const rules::Diagnostic& d) {
+      return !d.facts.empty() && d.fix && !d.fix->edits.empty() &&
+             (d.fix->applicability == quickfix::Applicability::Safe ||
+              (d.fix->applicability == quickfix::Applicability::Unsafe && result.settings.unsafe_fixes));
+    };
+    bool wanted = false;
+    for (const auto& d : result.lint.diagnostics)
+      if (offered(d) && d.start <= to && d.end >= from) wanted = true;
+    if (!wanted) return;  // nothing asked for needs the device
+    std::thread previous;
+    {
+      std::lock_guard lock(gpu_mutex_);
+      for (const auto& d : result.lint.diagnostics) {
+        if (!offered(d)) continue;
+        auto pattern = gpu_check::AttentionPattern::fromFacts(d.facts);
+        if (!pattern) continue;
+        std::string key = patternKey(d);
+        if (gpu_verdicts_.count(key)) continue;
+        gpu_verdicts_[key] = {};
+        if (!gpu_unavailable_.empty()) {
+          gpu_verdicts_[key].done = true;
+          gpu_verdicts_[key].why = gpu_unavailable_;
+          continue;
+        }
+        gpu_queue_.emplace_back(key, *pattern);
+      }
+      if (!gpu_queue_.empty() && !gpu_running_ && !shutting_down_) {
+        gpu_running_ = true;
+        previous = std::move(gpu_thread_);  // ended: it cleared gpu_running_ on its way out
+        gpu_thread_ = std::thread([this] { validationLoop(); });
+      }
+    }
+    if (previous.joinable()) previous.join();
+#else
+    (void)result, (void)from, (void)to;
+#endif
+  }
+
+#ifdef PTLINT_SERVER_WITH_GPU_CHECK
+  void validationLoop() {
+    for (;;) {
+      std::vector<std::pair<std::string, gpu_check::AttentionPattern>> batch;
+      {
         std::lock_guard lock(gpu_mutex_);
-        GpuVerdict& verdict = gpu_verdicts_[key];
+        if (gpu_queue_.empty() || shutting_down_) {
+          gpu_running_ = false;
+          return;
+        }
+        batch.swap(gpu_queue_);
+      }
+      std::vector<gpu_check::AttentionPattern> patterns;
+      for (const auto& [key, pattern] : batch) patterns.push_back(pattern);
+      std::string why;
+      auto results = gpu_check::validateAttention(patterns, gpu_check::ValidationOptions{}, &why);
+      bool none = std::none_of(results.begin(), results.end(), [](const auto& r) { return r.has_value(); });
+      if (none) logToStderr("gpuCheck: " + (why.empty() ? std::string("ptlint-gpu is unavailable") : why));
+      std::lock_guard lock(gpu_mutex_);
+      for (size_t i = 0; i < batch.size(); ++i) {
+        GpuVerdict& verdict = gpu_verdicts_[batch[i].first];
         verdict.done = true;
-        if (!results.empty() && results[0]) verdict.validation = results[0];
+        if (i < results.size() && results[i]) verdict.validation = results[i];
         else verdict.why = why.empty() ? "ptlint-gpu is unavailable" : why;
-      });
+      }
+      if (none) {
+        // It could not be run at all: not again this session. Queued patterns get the reason.
+        gpu_unavailable_ = why.empty() ? "ptlint-gpu is unavailable" : why;
+        for (const auto& [key, pattern] : gpu_queue_) {
+          gpu_verdicts_[key].done = true;
+          gpu_verdicts_[key].why = gpu_unavailable_;
+        }
+        gpu_queue_.clear();
+      }
+    }
+  }
+#endif
+
+  // The verdict on `d`'s rewrite as a title suffix (requestValidation queued it). Returns false
+  // when the rewrite was found not equivalent.
+  bool deviceVerdict(const rules::Diagnostic& d, std::string& note) {
+#ifdef PTLINT_SERVER_WITH_GPU_CHECK
+    std::lock_guard lock(gpu_mutex_);
+    auto it = gpu_verdicts_.find(patternKey(d));
+    if (it == gpu_verdicts_.end() || !it->second.done) {
       note = " (validating on the device...)";
       return true;
     }
     const GpuVerdict& verdict = it->second;
-    if (!verdict.done) {
-      note = " (validating on the device...)";
-      return true;
-    }
     if (!verdict.validation || !verdict.validation->error.empty()) {
       note = " (not validated: " + (verdict.validation ? verdict.validation->error : verdict.why) + ")";
       return true;
@@ -1349,20 +1571,25 @@ class LspServer {
 #endif
   }
 
-  struct GpuVerdict {
-    bool done = false;
-#ifdef PTLINT_SERVER_WITH_GPU_CHECK
-    std::optional<gpu_check::Validation> validation;
-#endif
-    std::string why;
-  };
   std::mutex gpu_mutex_;
   std::map<std::string, GpuVerdict> gpu_verdicts_;
+#ifdef PTLINT_SERVER_WITH_GPU_CHECK
+  std::vector<std::pair<std::string, gpu_check::AttentionPattern>> gpu_queue_;
+#endif
+  std::string gpu_unavailable_;  // why ptlint-gpu cannot be used; empty until it failed
+  bool gpu_running_ = false;
+  std::thread gpu_thread_;
 
   Transport& transport_;
+  Outbox outbox_;  // every message the server writes
   DocumentStore docs_;
   NotebookDocuments notebooks_;
+  // Two pools, so that no request waits behind another kind of work: `workers_` analyses
+  // documents and answers cheap requests (hover, pull diagnostics, quickfixes); `heavy_` runs
+  // what may take seconds on a big file (fix-all to a fixpoint, workspace diagnostics). The I/O
+  // thread only applies changes and dispatches.
   asio::thread_pool workers_;
+  asio::thread_pool heavy_;
   std::atomic<bool> initialized_{false}, shutdown_requested_{false}, shutting_down_{false};
 
   std::map<std::string, RequestHandler> requests_;
@@ -1382,8 +1609,6 @@ class LspServer {
   PositionEncoding encoding_ = PositionEncoding::Utf16;
 
   std::mutex state_mutex_;
-  std::mutex settings_messages_mutex_;                   // guards settings_messages_ only
-  std::vector<std::string> settings_messages_;  // settings errors not yet shown
   std::vector<Folder> folders_;
   ClientSettings global_settings_;
   std::map<std::string, ClientSettings> folder_settings_;
@@ -1393,6 +1618,7 @@ class LspServer {
 
   std::mutex analysis_mutex_;
   std::map<std::string, std::shared_ptr<DocState>> analysis_;
+  uint64_t publish_seq_ = 0;  // numbers every publishDiagnostics, under analysis_mutex_
 };
 
 }  // namespace

@@ -77,6 +77,7 @@ std::optional<NotebookDocuments::Joined> NotebookDocuments::change(const json& p
   notebook.version = num(doc, "version");
   const json& change = params.value("change", json::object());
   const json cells = change.value("cells", json::object());
+  std::vector<std::string> closed_cells;
   if (cells.contains("structure")) {
     const json& structure = cells["structure"];
     if (structure.contains("didOpen"))
@@ -120,6 +121,7 @@ std::optional<NotebookDocuments::Joined> NotebookDocuments::change(const json& p
         if (still_there) continue;
         texts_.close(cell_uri);
         cell_to_notebook_.erase(cell_uri);
+        closed_cells.push_back(cell_uri);
       }
   }
   if (cells.contains("data"))
@@ -136,7 +138,9 @@ std::optional<NotebookDocuments::Joined> NotebookDocuments::change(const json& p
       for (auto& cell : notebook.cells)
         if (cell.uri == cell_uri) cell.version = num(document, "version");
     }
-  return joinLocked(uri, notebook);
+  Joined joined = joinLocked(uri, notebook);
+  joined.closed_cells = std::move(closed_cells);
+  return joined;
 }
 
 std::vector<std::string> NotebookDocuments::close(const std::string& notebook_uri) {

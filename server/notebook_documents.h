@@ -29,6 +29,7 @@ class NotebookDocuments {
     std::string uri;
     int version = 0;
     std::string text;
+    std::vector<std::string> closed_cells;  // cells removed by this change (to clear)
   };
 
   std::optional<Joined> open(const json& params);

@@ -1,5 +1,6 @@
 #include "server/protocol.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace ptlint::server {
@@ -36,15 +37,6 @@ const json* member(const json& j, std::initializer_list<const char*> path) {
 bool flag(const json& j, std::initializer_list<const char*> path) {
   const json* v = member(j, path);
   return v && v->is_boolean() && v->get<bool>();
-}
-
-std::optional<std::vector<std::string>> stringList(const json& j, const char* key) {
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_array()) return std::nullopt;
-  std::vector<std::string> out;
-  for (const auto& v : *it)
-    if (v.is_string()) out.push_back(v.get<std::string>());
-  return out;
 }
 
 }  // namespace
@@ -136,14 +128,63 @@ void from_json(const json& j, InitializeParams& p) {
   if (auto it = j.find("capabilities"); it != j.end() && it->is_object()) p.capabilities = it->get<ClientCapabilities>();
 }
 
+namespace {
+
+const char* jsonTypeName(const json& v) {
+  switch (v.type()) {
+    case json::value_t::null: return "null";
+    case json::value_t::boolean: return "a boolean";
+    case json::value_t::string: return "a string";
+    case json::value_t::array: return "a list";
+    case json::value_t::object: return "an object";
+    case json::value_t::binary: return "binary data";
+    case json::value_t::discarded: return "nothing";
+    default: return "a number";
+  }
+}
+
+}  // namespace
+
 void from_json(const json& j, ClientSettings& s) {
-  if (!j.is_object()) return;
+  s = ClientSettings{};
+  if (j.is_null()) return;
+  if (!j.is_object()) {
+    s.problems.push_back(std::string("the `ptlint` settings must be an object, not ") + jsonTypeName(j) + "; they were ignored");
+    return;
+  }
   const json& section = (j.contains("ptlint") && j["ptlint"].is_object()) ? j["ptlint"] : j;
-  s.select = stringList(section, "select");
-  s.ignore = stringList(section, "ignore");
-  if (auto it = section.find("unsafeFixes"); it != section.end() && it->is_boolean()) s.unsafeFixes = it->get<bool>();
-  if (auto it = section.find("torchVersion"); it != section.end() && it->is_string()) s.torchVersion = it->get<std::string>();
-  if (auto it = section.find("gpuCheck"); it != section.end() && it->is_boolean()) s.gpuCheck = it->get<bool>();
+  auto wrongType = [&](const char* key, const char* wanted, const json& v) {
+    s.problems.push_back(std::string("setting `") + key + "` must be " + wanted + ", not " + jsonTypeName(v) +
+                         " (" + v.dump(-1, ' ', false, json::error_handler_t::replace).substr(0, 80) +
+                         "); it was ignored");
+  };
+  // A JSON null is "not set", as an editor writes it for a cleared setting.
+  auto value = [&](const char* key) -> const json* {
+    auto it = section.find(key);
+    return it == section.end() || it->is_null() ? nullptr : &*it;
+  };
+  for (const char* key : {"select", "ignore"}) {
+    const json* v = value(key);
+    if (!v) continue;
+    bool ok = v->is_array() && std::all_of(v->begin(), v->end(), [](const json& e) { return e.is_string(); });
+    if (!ok) {
+      wrongType(key, "a list of strings such as [\"PTL1\", \"PTL301\"]", *v);
+      continue;
+    }
+    std::vector<std::string> codes;
+    for (const auto& e : *v) codes.push_back(e.get<std::string>());
+    (std::string_view(key) == "select" ? s.select : s.ignore) = std::move(codes);
+  }
+  for (const char* key : {"unsafeFixes", "gpuCheck"}) {
+    const json* v = value(key);
+    if (!v) continue;
+    if (!v->is_boolean()) wrongType(key, "true or false", *v);
+    else (std::string_view(key) == "unsafeFixes" ? s.unsafeFixes : s.gpuCheck) = v->get<bool>();
+  }
+  if (const json* v = value("torchVersion")) {
+    if (!v->is_string()) wrongType("torchVersion", "a version string such as \"2.6\"", *v);
+    else s.torchVersion = v->get<std::string>();
+  }
 }
 
 void from_json(const json& j, DidChangeConfigurationParams& p) {

@@ -154,9 +154,13 @@ struct ClientSettings {
   std::optional<bool> unsafeFixes;
   std::optional<std::string> torchVersion;
   std::optional<bool> gpuCheck;
+  // Why a value was ignored ("setting `select` must be a list of strings, not a number"): one
+  // line per bad field, for the server to show. Empty when every field was usable.
+  std::vector<std::string> problems;
 };
-// Accepts the section itself or an object wrapping it under "ptlint"; wrong types are ignored
-// field by field (a client's bad setting must not take the server down).
+// Accepts the section itself or an object wrapping it under "ptlint"; null means "no settings".
+// A value of the wrong JSON type is ignored field by field and named in `problems` (a client's
+// bad setting must not take the server down, nor be dropped silently). Never throws.
 void from_json(const json& j, ClientSettings& s);
 
 struct DidChangeConfigurationParams {

@@ -205,7 +205,7 @@ class InlineConfig(Workdir):
         self.assertEqual(self.check("--config", "ignore = ['PTL101']", "--ignore", "PTL6", "a.py")[0], 1)
 
     def test_errors(self):
-        for value, needle in (("nope.toml", "no such file"), ("bogus = 1", "`bogus`: unknown key"),
+        for value, needle in (("nope.toml", "No such file"), ("bogus = 1", "`bogus`: unknown key"),
                               ("ignore = [", "neither a file nor a TOML"),
                               ("ignore = ['PTL1O1']", "did you mean `PTL101`?")):
             code, out, err = self.check("--config", value, "a.py")

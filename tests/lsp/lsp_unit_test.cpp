@@ -5,7 +5,12 @@
 #include <cstdlib>
 #include <random>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include "server/document_store.h"
+#include "server/json_text.h"
+#include "server/outbox.h"
 #include "server/position_encoding.h"
 #include "server/protocol.h"
 #include "server/transport.h"
@@ -161,7 +166,7 @@ TEST(DocumentStore, RandomEditsMatchFreshParse) {
         text.replace(a, b - a, insert);
         changes.push_back(change);
       }
-      ASSERT_TRUE(store.change("file:///t.py", step + 2, changes, PositionEncoding::Utf16));
+      ASSERT_EQ(store.change("file:///t.py", step + 2, changes, PositionEncoding::Utf16), DocumentStore::ChangeResult::Applied);
       if (rng() % 3 == 0 || step == 39) {  // parse only sometimes: several notifications fold into one edit
         auto snap = store.snapshot("file:///t.py");
         ASSERT_EQ(std::string(snap->text()), text) << "round " << round << " step " << step;
@@ -174,6 +179,63 @@ TEST(DocumentStore, RandomEditsMatchFreshParse) {
       }
     }
   }
+}
+
+TEST(JsonText, LoneSurrogateEscapesBecomeReplacementCharacters) {
+  std::string text = R"({"a": "x\ud800y", "b": "\udc00", "c": "\ud83d\ude00", "d": "\\ud800", "e": "\uD800\u0041"})";
+  EXPECT_EQ(replaceLoneSurrogateEscapes(text), 3u);
+  EXPECT_EQ(text, R"({"a": "x\ufffdy", "b": "\ufffd", "c": "\ud83d\ude00", "d": "\\ud800", "e": "\ufffd\u0041"})");
+  json parsed = json::parse(text);
+  EXPECT_EQ(parsed["a"].get<std::string>(), "x\xEF\xBF\xBDy");
+  EXPECT_EQ(parsed["c"].get<std::string>(), "\xF0\x9F\x98\x80");  // a well-formed pair is kept
+  EXPECT_EQ(parsed["d"].get<std::string>(), "\\ud800");             // an escaped backslash is not an escape
+  std::string plain = R"({"k": "\u00e9 \n"})";
+  EXPECT_EQ(replaceLoneSurrogateEscapes(plain), 0u);
+}
+
+TEST(JsonText, FindsAStringMemberInBrokenJson) {
+  EXPECT_EQ(findStringMember(R"({"textDocument": {"uri" : "file:///a.py", "version": 2}, "text": "unterminated)", "uri"),
+            "file:///a.py");
+  EXPECT_EQ(findStringMember(R"({"uri": 5})", "uri"), std::nullopt);
+  EXPECT_EQ(findStringMember(R"({"x": 1})", "uri"), std::nullopt);
+}
+
+TEST(DocumentStore, OutOfSyncRefusesIncrementalEditsUntilTheWholeText) {
+  DocumentStore store;
+  store.open("file:///t.py", 1, "a = 1\n");
+  EXPECT_TRUE(store.markOutOfSync("file:///t.py"));
+  EXPECT_FALSE(store.markOutOfSync("file:///t.py"));
+  TextDocumentContentChangeEvent edit{Range{{0, 4}, {0, 5}}, "2"};
+  EXPECT_EQ(store.change("file:///t.py", 2, {edit}, PositionEncoding::Utf16), DocumentStore::ChangeResult::IgnoredOutOfSync);
+  EXPECT_FALSE(store.snapshot("file:///t.py")->in_sync);
+  EXPECT_EQ(store.snapshot("file:///t.py")->text(), "a = 1\n");
+  TextDocumentContentChangeEvent whole{std::nullopt, "b = 1\n"};
+  EXPECT_EQ(store.change("file:///t.py", 3, {edit, whole, edit}, PositionEncoding::Utf16), DocumentStore::ChangeResult::Applied);
+  auto snap = store.snapshot("file:///t.py");
+  EXPECT_TRUE(snap->in_sync);
+  EXPECT_EQ(snap->text(), "b = 2\n");  // the edit after the whole text applies; the one before does not
+}
+
+TEST(Outbox, WritesInOrderAndDropsOlderPublications) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  {
+    Transport transport(-1, fds[1]);
+    Outbox outbox(transport);
+    outbox.post("one");
+    EXPECT_TRUE(outbox.publish("u", 5, "u5"));
+    EXPECT_FALSE(outbox.publish("u", 4, "u4"));  // an older result after a newer one
+    EXPECT_TRUE(outbox.publish("v", 1, "v1"));
+    EXPECT_TRUE(outbox.publish("u", 6, "u6"));
+    outbox.close();
+    outbox.post("late");  // after close: dropped
+  }
+  ::close(fds[1]);
+  std::string out;
+  char buffer[256];
+  for (ssize_t n; (n = ::read(fds[0], buffer, sizeof buffer)) > 0;) out.append(buffer, static_cast<size_t>(n));
+  ::close(fds[0]);
+  EXPECT_EQ(out, frame("one") + frame("u5") + frame("v1") + frame("u6"));
 }
 
 }  // namespace

@@ -4,7 +4,8 @@ latency benchmark. Python 3 standard library only.
 Every message the server writes is parsed on a reader thread; `wait()` returns the first
 message (old or new) matching a predicate and keeps the others for later waits. The client
 also checks two invariants on every message: stdout carries only well-formed frames, and the
-versions published for a document never go backwards.
+diagnostics published for a document never go backwards in the order the client sent its texts
+(a client may send a lower version number after a higher one: that text is then the newest).
 """
 
 import json
@@ -27,7 +28,9 @@ class LspClient:
         self._inbox = queue.Queue()
         self.backlog = []
         self.violations = []
-        self._published = {}
+        self._published = {}  # uri -> index in _sent[uri] of the last published text
+        self._sent = {}       # uri -> versions of the texts sent (didOpen, then each didChange)
+        self._sent_lock = threading.Lock()
         self._next_id = 1000
         self._reader = threading.Thread(target=self._read_loop, daemon=True)
         self._reader.start()
@@ -40,7 +43,25 @@ class LspClient:
         self.proc.stdin.write(data)
         self.proc.stdin.flush()
 
+    def note_sent(self, uri, version):
+        """Records a didChange of `uri` to `version` written with write_raw."""
+        with self._sent_lock:
+            if uri in self._sent:
+                self._sent[uri].append(version)
+
     def send(self, message):
+        method = message.get("method")
+        if method in ("textDocument/didOpen", "textDocument/didChange"):
+            try:
+                doc = message["params"]["textDocument"]
+                with self._sent_lock:
+                    if method == "textDocument/didOpen":
+                        self._sent[doc["uri"]] = [doc["version"]]
+                        self._published.pop(doc["uri"], None)
+                    elif doc["uri"] in self._sent:
+                        self._sent[doc["uri"]].append(doc.get("version"))
+            except (KeyError, TypeError):
+                pass  # a malformed message on purpose: not tracked
         body = json.dumps(message, ensure_ascii=False).encode("utf-8")
         self.write_raw(b"Content-Length: %d\r\n\r\n" % len(body) + body)
 
@@ -104,13 +125,19 @@ class LspClient:
             params = message["params"]
             version = params.get("version")
             uri = params["uri"]
-            if version is None:
-                self._published.pop(uri, None)  # didClose: a new session may start over
-            else:
-                last = self._published.get(uri)
-                if last is not None and version < last:
-                    self.violations.append("published version went backwards for %s: %d after %d" % (uri, version, last))
-                self._published[uri] = version
+            with self._sent_lock:
+                sent = self._sent.get(uri)
+                if version is None or sent is None:
+                    return  # unversioned (didClose, out of sync) or a document this client did not track
+                last = self._published.get(uri, 0)
+                # The first text sent with this version at or after the last published one (a
+                # client may repeat a version number: the earliest match never accuses wrongly).
+                later = [i for i in range(last, len(sent)) if sent[i] == version]
+                if later:
+                    self._published[uri] = later[0]
+                elif version in sent:
+                    self.violations.append("published diagnostics went backwards for %s: version %d after version %s"
+                                           % (uri, version, sent[last]))
 
     def wait(self, predicate, timeout=30, with_time=False):
         """The first message matching `predicate`, from the backlog or newly read."""

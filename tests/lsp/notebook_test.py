@@ -105,6 +105,7 @@ def main():
                 "array": {"start": 2, "deleteCount": 1},
                 "didClose": [{"uri": cell(2)}]}}}})
         published(cell(4), 0)
+        published(cell(2), 0)  # the removed cell's findings are cleared
 
         client.notify("notebookDocument/didClose", {"notebookDocument": {"uri": nb},
                                                     "cellTextDocuments": [{"uri": cell(1)}, {"uri": cell(3)}, {"uri": cell(4)}]})
