@@ -51,9 +51,9 @@ bool containsTrigger(std::string_view text, std::string_view word, bool whole_wo
 // `Rule::triggers()` it cannot report there, so it need not run (nor walk the tree).
 bool mayMatch(const Rule& rule, std::string_view text, const Settings& settings) {
   auto triggers = rule.triggersFor(settings);
-  if (triggers.empty()) return true;
+  if (triggers.empty()) return rule.mayMatchText(text, settings);
   for (std::string_view word : triggers)
-    if (containsTrigger(text, word, rule.triggersAreWholeWords())) return true;
+    if (containsTrigger(text, word, rule.triggersAreWholeWords())) return rule.mayMatchText(text, settings);
   return false;
 }
 

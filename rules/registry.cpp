@@ -56,6 +56,17 @@ const std::vector<const Rule*>& table() {
         &dataLoaderWorkerInitFnRule(),
         &itemInCompiledRegionRule(),
         &handRolledAttentionRule(),
+        &deprecatedBackwardHookRule(),
+        &renamedDynamoCacheLimitRule(),
+        &fairscaleShardingRule(),
+        &removedDatapipesRule(),
+        &deprecatedTorchFunctionRule(),
+        &requiresGradTypoRule(),
+        &checkpointUseReentrantRule(),
+        &torchvisionPretrainedRule(),
+        &torchvisionToTensorV2Rule(),
+        &unstableNumericsRule(),
+        &torchLoadWithoutWeightsOnlyRule(),
     };
     std::sort(all.begin(), all.end(), [](const Rule* a, const Rule* b) { return a->meta().code < b->meta().code; });
     return all;

@@ -75,6 +75,14 @@ class Rule {
     (void)settings;
     return triggers();
   }
+  // A finer test on the bytes, asked before parsing once a trigger word matched: false when the
+  // text shows the rule cannot report (PTL106: every `norm` in the file is the method of some
+  // object other than torch). Exact, like triggers(), and cheap: it runs on every such file.
+  virtual bool mayMatchText(std::string_view text, const Settings& settings) const {
+    (void)text;
+    (void)settings;
+    return true;
+  }
   // Asked once per file, after parsing and before the semantic model is built: false when the
   // tree shows the rule cannot report here (PTL501 where nothing is compiled), so it does not run;
   // when no rule is left, no model is built. Exact, like triggers(): it must never hide a finding.

@@ -4,6 +4,8 @@
 #  - a syntax error a fix introduced (tree-sitter: `--select=PTL000`; CPython: `ast.parse`),
 #  - a file left at the fix pass cap or a reverted fix (ptlint prints a warning naming it),
 #  - a second `--fix` run that still changes something,
+#  - an undefined name a fix introduced (pyflakes, when a Python with it is found: `PYFLAKES_PYTHON`,
+#    default /usr/bin/python3),
 #  - a changed line that no reported fix edit covers (pure insertions excepted), a changed
 #    line ending or BOM.
 # Usage: scripts/corpus_fix_check.sh [PTLINT] [PACKAGE...]   (env SAMPLE=N: every Nth file only)
@@ -47,6 +49,19 @@ def ast_ok(data):
         return True
     except (SyntaxError, ValueError):
         return False
+
+
+PYFLAKES_PYTHON = os.environ.get("PYFLAKES_PYTHON", "/usr/bin/python3")
+HAVE_PYFLAKES = subprocess.run([PYFLAKES_PYTHON, "-c", "import pyflakes"], capture_output=True).returncode == 0
+if not HAVE_PYFLAKES:
+    print(f"note: no pyflakes for {PYFLAKES_PYTHON}: undefined names are not checked", flush=True)
+
+
+def undefined_names(data):
+    """The `undefined name 'x'` messages pyflakes gives for a file's content (without line numbers)."""
+    p = subprocess.run([PYFLAKES_PYTHON, "-m", "pyflakes"], input=data, capture_output=True)
+    return {line.split(": ", 1)[-1] for line in p.stdout.decode(errors="replace").splitlines()
+            if "undefined name" in line}
 
 
 def syntax_errors(root):
@@ -110,6 +125,9 @@ for pkg in packages:
             old, new = before[f], after[f]
             if ast_ok(old) and not ast_ok(new):
                 fail(f"{variant}: ast.parse fails after the fix: {f}")
+            elif HAVE_PYFLAKES and variant == "lf":
+                for name in sorted(undefined_names(new) - undefined_names(old)):
+                    fail(f"{variant}: the fix introduced {name} in {f}")
             if old.startswith(b"\xef\xbb\xbf") != new.startswith(b"\xef\xbb\xbf"):
                 fail(f"{variant}: BOM changed: {f}")
             if variant == "crlf" and new.count(b"\n") != new.count(b"\r\n"):

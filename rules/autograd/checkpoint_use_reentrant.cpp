@@ -1,0 +1,103 @@
+// PTL108 checkpoint-use-reentrant: activation checkpointing without an explicit `use_reentrant=`.
+#include "analysis/syntax.h"
+#include "rules/all_rules.h"
+#include "rules/helpers.h"
+
+namespace ptlint::rules {
+namespace {
+
+using analysis::fieldOf;
+
+constexpr RuleMeta kCheckpointUseReentrant{
+    .code = "PTL108",
+    .name = "checkpoint-use-reentrant",
+    .summary = "`torch.utils.checkpoint` without an explicit `use_reentrant=`",
+    .fix = FixAvailability::Sometimes,
+    .fix_applicability = quickfix::Applicability::Unsafe,
+    .severity = Severity::Warning,
+    .enabled_by_default = true,
+    .since_torch = "1.13",
+    .docs = R"md(
+## What it does
+Reports calls of `torch.utils.checkpoint.checkpoint` and
+`torch.utils.checkpoint.checkpoint_sequential` (through any import or alias) that do not pass
+`use_reentrant=`. A call that passes `**kwargs` is not reported (it may be in them).
+
+## Why is this bad?
+The two checkpointing implementations behave differently, and which one runs depends on a
+default PyTorch has announced it will change. The reentrant variant (the historical default)
+does not support `torch.autograd.grad`, ignores inputs that do not require grad (gradients of
+the checkpointed segment are silently `None` when no input requires grad) and does not support
+keyword arguments to the checkpointed function; the non-reentrant variant has none of these
+limits. PyTorch warns when the argument is missing ("the use_reentrant parameter should be
+passed explicitly ... use_reentrant=False is recommended") and has announced that a later
+release raises an exception instead.
+
+## Example
+```python
+from torch.utils.checkpoint import checkpoint
+
+out = checkpoint(block, x)
+```
+
+## Use instead
+```python
+out = checkpoint(block, x, use_reentrant=False)
+```
+
+## Fix safety
+The fix adds `use_reentrant=False` and is unsafe: it switches to the non-reentrant
+implementation. Where no input of the segment requires grad, the reentrant variant gave the
+segment's parameters no gradient and the non-reentrant one gives them one, so training
+changes; the non-reentrant variant also checks that the recomputed tensors have the same
+metadata as in the forward pass and raises when they do not. Pass `use_reentrant=True`
+instead to keep the old behaviour. Offered for `checkpoint` from
+PyTorch 1.13 and for `checkpoint_sequential` from 2.1 (the releases whose signatures were checked).
+
+## References
+- [torch.utils.checkpoint](https://pytorch.org/docs/stable/checkpoint.html)
+- [torch/utils/checkpoint.py](https://github.com/pytorch/pytorch/blob/main/torch/utils/checkpoint.py)
+)md"};
+
+class CheckpointUseReentrant final : public Rule {
+ public:
+  const RuleMeta& meta() const override { return kCheckpointUseReentrant; }
+  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<std::string_view> triggers() const override { return {"checkpoint"}; }
+  bool triggersAreWholeWords() const override { return true; }
+  // Every use names the module `torch.utils.checkpoint` somewhere: in an import or a chain.
+  bool mayMatchText(std::string_view text, const Settings&) const override {
+    for (std::string_view part : {"utils.checkpoint", "import checkpoint", ", checkpoint", "(checkpoint"})
+      if (text.find(part) != std::string_view::npos) return true;
+    return false;
+  }
+
+  void check(TSNode call, Context& ctx) const override {
+    TSNode callee = fieldOf(call, "function");
+    if (ctx.text(callee).find("checkpoint") == std::string_view::npos &&
+        !analysis::isKind(callee, "identifier"))
+      return;
+    auto q = ctx.model().qualifiedName(callee);
+    if (!q) return;
+    bool sequential = *q == "torch.utils.checkpoint.checkpoint_sequential";
+    if (!sequential && *q != "torch.utils.checkpoint.checkpoint") return;
+    if (!ts_node_is_null(keywordArgumentNode(call, "use_reentrant", ctx.source())) || hasDoubleStarArguments(call))
+      return;
+    Diagnostic& d = ctx.report(call, "`" + std::string(sequential ? "checkpoint_sequential" : "checkpoint") +
+                                         "` without `use_reentrant=`: PyTorch warns and will raise; pass "
+                                         "`use_reentrant=False` (recommended) or `True` explicitly");
+    bool available = sequential ? ctx.torchAtLeast(2, 1) : ctx.torchAtLeast(1, 13);
+    if (available && !ts_node_is_null(argumentList(call)))
+      d.fix = quickfix::Fix{quickfix::Applicability::Unsafe, "Add `use_reentrant=False`",
+                            {appendArgument(call, "use_reentrant=False", ctx.source())}};
+  }
+};
+
+}  // namespace
+
+const Rule& checkpointUseReentrantRule() {
+  static const CheckpointUseReentrant rule;
+  return rule;
+}
+
+}  // namespace ptlint::rules

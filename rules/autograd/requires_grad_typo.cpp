@@ -1,0 +1,127 @@
+// PTL107 requires-grad-typo: `require_grad` written for `requires_grad`.
+#include <array>
+
+#include "analysis/syntax.h"
+#include "analysis/text_search.h"
+#include "rules/all_rules.h"
+#include "rules/helpers.h"
+
+namespace ptlint::rules {
+namespace {
+
+using analysis::endOf;
+using analysis::fieldOf;
+using analysis::isKind;
+using analysis::startOf;
+
+constexpr RuleMeta kRequiresGradTypo{
+    .code = "PTL107",
+    .name = "requires-grad-typo",
+    .summary = "`require_grad` where PyTorch reads `requires_grad`",
+    .fix = FixAvailability::Sometimes,
+    .fix_applicability = quickfix::Applicability::Safe,
+    .severity = Severity::Warning,
+    .enabled_by_default = true,
+    .since_torch = "",
+    .docs = R"md(
+## What it does
+Reports `x.require_grad = ...` (an attribute assignment) and a `require_grad=` keyword passed to
+a tensor factory (`torch.tensor`, `torch.zeros`, `torch.ones`, `torch.empty`, `torch.full`,
+`torch.rand`, `torch.randn`, `torch.randint`, `torch.arange`, `torch.linspace`, `torch.eye`,
+their `*_like` forms, ...) or to `nn.Parameter`. A file that reads `require_grad` anywhere
+(`if cfg.require_grad:`, a parameter named so) uses the name on purpose and is not reported.
+
+## Why is this bad?
+The attribute PyTorch reads is `requires_grad`. Tensors accept arbitrary Python attributes, so
+`p.require_grad = False` raises nothing and changes nothing: the parameter keeps training.
+The keyword form raises a `TypeError` at the call (the factories and `Parameter.__new__` have
+no `require_grad` parameter), and is reported as an error.
+
+## Example
+```python
+for p in backbone.parameters():
+    p.require_grad = False
+w = torch.zeros(3, require_grad=True)
+```
+
+## Use instead
+```python
+for p in backbone.parameters():
+    p.requires_grad = False
+w = torch.zeros(3, requires_grad=True)
+```
+
+## Fix safety
+The fix renames the attribute or keyword and is safe: the old spelling had no effect (or
+raised), and the rule stays silent in files that read `require_grad` themselves.
+
+## References
+- [torch.Tensor.requires_grad](https://pytorch.org/docs/stable/generated/torch.Tensor.requires_grad.html)
+- [Autograd mechanics: locally disabling gradient computation](https://pytorch.org/docs/stable/notes/autograd.html#locally-disabling-gradient-computation)
+)md"};
+
+constexpr std::array<std::string_view, 26> kFactories{
+    "torch.tensor",      "torch.zeros",      "torch.ones",        "torch.empty",      "torch.full",
+    "torch.rand",        "torch.randn",      "torch.randint",     "torch.arange",     "torch.range",
+    "torch.linspace",    "torch.logspace",   "torch.eye",         "torch.zeros_like", "torch.ones_like",
+    "torch.empty_like",  "torch.full_like",  "torch.rand_like",   "torch.randn_like", "torch.randint_like",
+    "torch.randperm",    "torch.empty_strided", "torch.sparse_coo_tensor", "torch.nn.Parameter",
+    "torch.nn.parameter.Parameter", "torch.autograd.Variable"};
+
+// Every occurrence of `require_grad` is a store (`.require_grad =`) or a keyword (`require_grad=`
+// in a call): no code reads the name, so it is a misspelling of `requires_grad`.
+bool onlyWritten(std::string_view source) {
+  bool read = false;
+  analysis::forEachWholeWord(source, "require_grad", [&](size_t at) {
+    size_t i = at + std::string_view("require_grad").size();
+    while (i < source.size() && (source[i] == ' ' || source[i] == '\t')) ++i;
+    read = i >= source.size() || source[i] != '=' || (i + 1 < source.size() && source[i + 1] == '=');
+    return read;
+  });
+  return !read;
+}
+
+class RequiresGradTypo final : public Rule {
+ public:
+  const RuleMeta& meta() const override { return kRequiresGradTypo; }
+  std::vector<std::string_view> nodeKinds() const override { return {"assignment", "keyword_argument"}; }
+  std::vector<std::string_view> triggers() const override { return {"require_grad"}; }
+  bool triggersAreWholeWords() const override { return true; }
+
+  void check(TSNode node, Context& ctx) const override {
+    if (isKind(node, "assignment")) {
+      TSNode left = fieldOf(node, "left");
+      if (!isKind(left, "attribute")) return;
+      TSNode name = fieldOf(left, "attribute");
+      if (ctx.text(name) != "require_grad" || !onlyWritten(ctx.source())) return;
+      Diagnostic& d = ctx.report(left, "`" + std::string(ctx.text(left)) +
+                                           "` sets an attribute PyTorch never reads, so gradient tracking does "
+                                           "not change; the attribute is `requires_grad`");
+      d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use `requires_grad`",
+                            {{startOf(name), endOf(name), "requires_grad"}}};
+      return;
+    }
+    TSNode name = fieldOf(node, "name");
+    if (ctx.text(name) != "require_grad") return;
+    TSNode args = ts_node_parent(node);
+    TSNode call = isKind(args, "argument_list") ? ts_node_parent(args) : TSNode{};
+    if (!isKind(call, "call")) return;
+    auto q = ctx.model().calleeName(call);
+    if (!q || std::find(kFactories.begin(), kFactories.end(), *q) == kFactories.end()) return;
+    if (!ts_node_is_null(keywordArgumentNode(call, "requires_grad", ctx.source()))) return;
+    Diagnostic& d = ctx.report(node, "`require_grad=` is not a parameter of `" + *q +
+                                         "`: the call raises `TypeError`; the keyword is `requires_grad`");
+    d.severity = Severity::Error;
+    d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use `requires_grad=`",
+                          {{startOf(name), endOf(name), "requires_grad"}}};
+  }
+};
+
+}  // namespace
+
+const Rule& requiresGradTypoRule() {
+  static const RequiresGradTypo rule;
+  return rule;
+}
+
+}  // namespace ptlint::rules

@@ -1,0 +1,82 @@
+#include "rules/deprecated/call_rewrite.h"
+
+#include <algorithm>
+
+#include "analysis/syntax.h"
+#include "rules/helpers.h"
+
+namespace ptlint::rules::rewrite {
+
+using analysis::fieldOf;
+using analysis::isKind;
+using analysis::kindOf;
+using quickfix::Edit;
+
+TSNode baseOf(TSNode ref) {
+  while (isKind(ref, "attribute")) ref = analysis::unparenthesize(fieldOf(ref, "object"));
+  return ref;
+}
+
+std::string torchPrefix(TSNode ref, const analysis::SemanticModel& model, bool& needs_import) {
+  needs_import = false;
+  TSNode base = baseOf(ref);
+  if (isKind(base, "identifier") && !analysis::sameNode(base, ref)) {
+    const analysis::Binding* b = model.resolve(model.text(base), base);
+    if (b != nullptr && b->kind == analysis::BindingKind::Import && b->qualified_name == "torch")
+      return std::string(model.text(base));
+  }
+  return torchModuleName(model, ref, needs_import);
+}
+
+bool normalizeEdits(std::vector<Edit>& edits) {
+  std::stable_sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) {
+    if (a.start != b.start) return a.start < b.start;
+    return (a.start == a.end) > (b.start == b.end);  // insertions first
+  });
+  std::vector<Edit> out;
+  for (Edit& e : edits) {
+    if (!out.empty() && out.back().start == e.start && out.back().start == out.back().end) {
+      out.back().end = e.end;
+      out.back().content += e.content;
+      continue;
+    }
+    if (!out.empty() && e.start < out.back().end) return false;
+    out.push_back(std::move(e));
+  }
+  edits = std::move(out);
+  return true;
+}
+
+TSNode CallArgs::keywordValue(std::string_view name) const {
+  for (const auto& [n, node] : keywords)
+    if (n == name) return fieldOf(node, "value");
+  return {};
+}
+
+std::optional<CallArgs> plainArguments(TSNode call, std::string_view source) {
+  TSNode args = argumentList(call);
+  if (ts_node_is_null(args) || !isKind(args, "argument_list")) return std::nullopt;
+  CallArgs out;
+  bool ok = true;
+  analysis::forEachNamedChild(args, [&](TSNode arg) {
+    std::string_view kind = kindOf(arg);
+    if (kind == "comment" || kind == "list_splat" || kind == "dictionary_splat") ok = false;
+    else if (kind == "keyword_argument") out.keywords.emplace_back(analysis::textOf(fieldOf(arg, "name"), source), arg);
+    else out.positional.push_back(arg);
+  });
+  if (!ok) return std::nullopt;
+  return out;
+}
+
+std::string asOperand(TSNode node, std::string_view source) {
+  std::string text(analysis::textOf(node, source));
+  std::string_view kind = kindOf(node);
+  if (kind == "identifier" || kind == "integer" || kind == "float" || kind == "attribute" || kind == "call" ||
+      kind == "subscript" || kind == "parenthesized_expression")
+    return text;
+  return "(" + text + ")";
+}
+
+std::string_view nodeText(TSNode node, std::string_view source) { return analysis::textOf(node, source); }
+
+}  // namespace ptlint::rules::rewrite

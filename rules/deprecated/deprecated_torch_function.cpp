@@ -1,0 +1,651 @@
+// PTL106 deprecated-torch-function: deprecated or removed functions, classes and module aliases
+// of torch, torch.nn, torch.testing, torch.backends and functorch, driven by one table
+// (deprecated_symbols.cpp). Versions gate the report, the severity and the fix.
+#include <algorithm>
+#include <array>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "analysis/syntax.h"
+#include "analysis/text_search.h"
+#include "rules/all_rules.h"
+#include "rules/deprecated/call_rewrite.h"
+#include "rules/deprecated/deprecated_symbols.h"
+#include "rules/helpers.h"
+
+namespace ptlint::rules {
+namespace {
+
+using analysis::Binding;
+using analysis::BindingKind;
+using analysis::SemanticModel;
+using analysis::endOf;
+using analysis::fieldOf;
+using analysis::isKind;
+using analysis::kindOf;
+using analysis::sameNode;
+using analysis::startOf;
+using deprecated::Rewrite;
+using deprecated::Symbol;
+using deprecated::Version;
+using quickfix::Edit;
+using quickfix::Fix;
+using rewrite::CallArgs;
+
+constexpr RuleMeta kDeprecatedTorchFunction{
+    .code = "PTL106",
+    .name = "deprecated-torch-function",
+    .summary = "Deprecated or removed PyTorch function, class or module alias",
+    .fix = FixAvailability::Sometimes,
+    .fix_applicability = quickfix::Applicability::Safe,
+    .severity = Severity::Warning,
+    .enabled_by_default = true,
+    .deprecated_tag = true,
+    .since_torch = "1.9",
+    .docs = R"md(
+## What it does
+Reports uses of PyTorch functions, classes and module aliases that PyTorch deprecated or
+removed (Tensor methods are not covered): as calls, as attributes (`f = torch.qr`) and in
+imports (`from torch import qr as torch_qr`, `import functorch as ft; ft.vmap`,
+`from torch.backends.cuda import sdp_kernel`). Names are resolved through the file's imports,
+so `torch.linalg.qr`, `numpy.linalg.qr`, the builtin `range`, a local function named
+`cholesky`, strings and comments never match.
+
+| symbol | deprecated | removed | replacement | fix |
+| --- | --- | --- | --- | --- |
+| `torch.solve`, `torch.lstsq`, `torch.eig`, `torch.matrix_rank` | 1.9 | 1.13 | `torch.linalg.solve` / `lstsq` / `eig` / `matrix_rank` | none (argument order and results differ) |
+| `torch.symeig` | 1.9 | | `torch.linalg.eigh` | none |
+| `torch.qr` | 1.9 | | `torch.linalg.qr` | safe: `some=False` becomes `mode="complete"` |
+| `torch.cholesky` | 1.9 | | `torch.linalg.cholesky` | safe: `upper=True` becomes `.mH` of the result (1.11+) |
+| `torch.chain_matmul` | 1.9 | | `torch.linalg.multi_dot` | safe: `chain_matmul(a, b)` becomes `multi_dot([a, b])` |
+| `torch.ger` | ≤1.13 | | `torch.outer` | safe (an alias) |
+| `torch.lu_solve` | ≤1.13 | | `torch.linalg.lu_solve` | safe: `lu_solve(B, LU, pivots)` becomes `linalg.lu_solve(LU, pivots, B)` |
+| `torch.lu`, `torch.triangular_solve`, `torch.svd`, `torch.norm` | ≤1.13 | | `torch.linalg.lu_factor` / `solve_triangular` / `svd` / `norm` | none (results differ) |
+| `torch.range` | ≤1.13 | | `torch.arange` | unsafe |
+| `torch.nn.UpsamplingNearest2d`, `torch.nn.UpsamplingBilinear2d` | ≤1.13 | | `torch.nn.Upsample` | safe: `mode="nearest"`, or `mode="bilinear", align_corners=True` |
+| `torch.testing.assert_allclose` | 1.12 | | `torch.testing.assert_close` | unsafe |
+| `torch.nn.utils.weight_norm` | 2.1 | | `torch.nn.utils.parametrizations.weight_norm` | none (the parameter names in the state dict change) |
+| `torch.utils._pytree._register_pytree_node` | 2.2 | | `torch.utils._pytree.register_pytree_node` | safe for `(cls, flatten_fn, unflatten_fn)` |
+| `torch.backends.cuda.sdp_kernel` | 2.3 | | `torch.nn.attention.sdpa_kernel` | safe with literal flags (2.5+) |
+| `functorch.vmap`, `grad`, `vjp`, `jvp`, `jacrev`, `jacfwd`, `hessian`, `functionalize` | 2.0 | | `torch.func.*` | safe |
+
+"≤1.13": the deprecation is present in PyTorch 1.13's sources; the rule reports it from that
+`torch-version` on. Nothing is reported when the configured `torch-version` predates the
+deprecation; a symbol already removed at the configured version is an `error`.
+
+## Why is this bad?
+Deprecated functions warn at every call and are removed in a later release; removed ones raise
+(`torch.solve` in 1.13 raises "This function was deprecated since version 1.9 and is now
+removed"). The replacements in `torch.linalg` follow NumPy's conventions and are where fixes
+and performance work go.
+
+## Example
+```python
+import torch
+from functorch import vmap
+
+Q, R = torch.qr(A, some=False)
+L = torch.cholesky(A, upper=True)
+P = torch.chain_matmul(a, b, c)
+with torch.backends.cuda.sdp_kernel(enable_math=False):
+    out = attention(q, k, v)
+```
+
+## Use instead
+```python
+import torch
+from torch.func import vmap
+
+Q, R = torch.linalg.qr(A, mode="complete")
+L = torch.linalg.cholesky(A).mH
+P = torch.linalg.multi_dot([a, b, c])
+with torch.nn.attention.sdpa_kernel([torch.nn.attention.SDPBackend.FLASH_ATTENTION, torch.nn.attention.SDPBackend.EFFICIENT_ATTENTION, torch.nn.attention.SDPBackend.CUDNN_ATTENTION]):
+    out = attention(q, k, v)
+```
+
+## Fix safety
+Fixes are offered only when the configured `torch-version` has the replacement, and only for
+the argument forms whose meaning is known (literal `some=`/`upper=`/flags; no `*args` or
+`**kwargs`; no `out=` where the replacement's differs). The file's spelling of `torch` is kept
+(`T.linalg.qr`); `import torch`, `import torch.func` or `import torch.nn.attention` is added
+where the replacement needs it.
+
+- Safe: `functorch.X` → `torch.func.X` (the same functions); `ger` → `outer` (an alias);
+  `qr(A, some=False)` → `linalg.qr(A, mode="complete")`; `cholesky(A, upper=True)` →
+  `linalg.cholesky(A).mH` (the conjugate transpose of the lower factor is the upper factor);
+  `chain_matmul(a, b, ...)` → `linalg.multi_dot([a, b, ...])` (two or more matrices);
+  `lu_solve(B, LU, pivots)` → `linalg.lu_solve(LU, pivots, B)`; `UpsamplingNearest2d(...)` →
+  `Upsample(..., mode="nearest")` and `UpsamplingBilinear2d(...)` →
+  `Upsample(..., mode="bilinear", align_corners=True)` (the deprecated classes are exactly these
+  subclasses); `sdp_kernel(flags)` → `sdpa_kernel([...])` with the backends the flags enable,
+  in the order PyTorch's own `sdp_kernel` passes them (flash, efficient, math, cuDNN).
+- Unsafe: `torch.range(start, end, step)` → `torch.arange(start, end + step, step)`. `range`
+  includes `end`, `arange` excludes it; with a floating-point `step`, rounding of
+  `(end - start) / step` can make the two differ by one element (`range` has
+  ⌊(end − start)/step⌋ + 1 elements, the rewrite ⌈(end + step − start)/step⌉).
+- Unsafe: `torch.testing.assert_allclose` → `torch.testing.assert_close`. `assert_close` checks
+  dtype, device and layout equality by default (`assert_allclose` compared values only after
+  promotion), and its default tolerances depend on the dtype (`float32`: rtol 1.3e-6, atol 1e-5)
+  where `assert_allclose` used rtol 1e-5 / atol 1e-8 for float32 inputs from the NumPy defaults:
+  a passing test can fail, or a failing one pass.
+- An import of a symbol whose uses have all been rewritten is removed (the name occurring nowhere
+  else in the file); `from functorch import vmap, grad` is rewritten to `from torch.func import ...`.
+
+## References
+- [torch.linalg](https://pytorch.org/docs/stable/linalg.html) and the deprecation notes on
+  [torch.qr](https://pytorch.org/docs/stable/generated/torch.qr.html),
+  [torch.cholesky](https://pytorch.org/docs/stable/generated/torch.cholesky.html),
+  [torch.chain_matmul](https://pytorch.org/docs/stable/generated/torch.chain_matmul.html),
+  [torch.lu_solve](https://pytorch.org/docs/stable/generated/torch.lu_solve.html),
+  [torch.range](https://pytorch.org/docs/stable/generated/torch.range.html)
+- PyTorch 1.13 `torch/_linalg_utils.py`: [`solve`, `lstsq`, `eig`, `matrix_rank` removed](https://github.com/pytorch/pytorch/blob/v1.13.0/torch/_linalg_utils.py);
+  deprecating pull requests [#57725](https://github.com/pytorch/pytorch/pull/57725) (cholesky),
+  [#57732](https://github.com/pytorch/pytorch/pull/57732) (symeig),
+  [#57735](https://github.com/pytorch/pytorch/pull/57735) (chain_matmul),
+  [#57741](https://github.com/pytorch/pytorch/pull/57741) (solve),
+  [#57745](https://github.com/pytorch/pytorch/pull/57745) (qr)
+- [torch/testing/_deprecated.py (1.13)](https://github.com/pytorch/pytorch/blob/v1.13.0/torch/testing/_deprecated.py): `assert_allclose` deprecated since 1.12
+- [weight_norm deprecation, #103001](https://github.com/pytorch/pytorch/pull/103001)
+- [torch/backends/cuda/__init__.py](https://github.com/pytorch/pytorch/blob/main/torch/backends/cuda/__init__.py): `sdp_kernel` is a deprecated wrapper of `torch.nn.attention.sdpa_kernel`
+- [Migrating from functorch to torch.func](https://pytorch.org/docs/stable/func.migrating.html)
+)md"};
+
+bool atLeast(const Context& ctx, Version v) { return ctx.torchAtLeast(v.major, v.minor); }
+
+std::string versionText(Version v) { return std::to_string(v.major) + "." + std::to_string(v.minor); }
+
+bool isRemoved(const Symbol& s, const Context& ctx) { return s.removed.known() && atLeast(ctx, s.removed); }
+
+std::string_view parentOf(std::string_view qualified) {
+  size_t dot = qualified.rfind('.');
+  return dot == std::string_view::npos ? std::string_view{} : qualified.substr(0, dot);
+}
+std::string_view lastOf(std::string_view qualified) {
+  size_t dot = qualified.rfind('.');
+  return dot == std::string_view::npos ? qualified : qualified.substr(dot + 1);
+}
+
+// A module-level import the replacement needs beyond `torch` itself.
+std::string_view moduleToImport(const Symbol& s) {
+  if (s.replacement.starts_with("torch.func.")) return "torch.func";
+  if (s.replacement.starts_with("torch.nn.attention.")) return "torch.nn.attention";
+  return {};
+}
+
+std::string message(const Symbol& s, const Context& ctx, std::string_view written) {
+  std::string name = "`" + std::string(s.qualified) + "`";
+  if (!written.empty() && written != s.qualified && written.size() <= 60 && written.find('\n') == std::string_view::npos)
+    name = "`" + std::string(written) + "` (" + name + ")";
+  std::string text;
+  if (isRemoved(s, ctx))
+    text = name + " was removed in PyTorch " + versionText(s.removed) + " (deprecated since " +
+           versionText(s.deprecated) + ") and raises at run time";
+  else
+    text = name + " is deprecated since PyTorch " + versionText(s.deprecated);
+  return text + "; use `" + std::string(s.replacement) + "`";
+}
+
+// --- The rewrite of one use --------------------------------------------------------------
+
+struct Use {
+  TSNode ref{};   // `torch.qr`, `T.qr`, `torch_qr`
+  TSNode call{};  // the call whose callee is `ref`, or null
+};
+
+// The replacement's callee text at `ref`, and whether `import torch` is needed.
+std::optional<std::string> calleeText(const Symbol& s, TSNode ref, const SemanticModel& model,
+                                      std::vector<std::string_view>& imports) {
+  // Same module: only the member changes (`nn.UpsamplingNearest2d` -> `nn.Upsample`).
+  if (isKind(ref, "attribute")) {
+    TSNode object = fieldOf(ref, "object");
+    auto q = model.qualifiedName(object);
+    if (q && *q == parentOf(s.replacement))
+      return std::string(model.text(object)) + "." + std::string(lastOf(s.replacement));
+  }
+  bool needs_import = false;
+  std::string prefix = rewrite::torchPrefix(ref, model, needs_import);
+  if (prefix.empty()) return std::nullopt;
+  std::string_view module = moduleToImport(s);
+  if (!module.empty() && !model.importsModule(module)) imports.push_back(module);
+  else if (needs_import) imports.push_back("torch");
+  return prefix + std::string(s.replacement.substr(5));  // "torch.linalg.qr" -> prefix + ".linalg.qr"
+}
+
+std::string joinArgs(const std::vector<std::string>& args) {
+  std::string out;
+  for (const std::string& a : args) out += (out.empty() ? "" : ", ") + a;
+  return out;
+}
+
+// The new call text for `use.call`, or nullopt when the arguments do not map.
+std::optional<std::string> rewrittenCall(const Symbol& s, const std::string& callee, TSNode call,
+                                         const SemanticModel& model) {
+  std::string_view source = model.file().text();
+  auto args = rewrite::plainArguments(call, source);
+  if (!args) return std::nullopt;
+  auto text = [&](TSNode n) { return std::string(analysis::textOf(n, source)); };
+  std::vector<std::string> out;
+  auto keepKeywords = [&](std::initializer_list<std::string_view> allowed) {
+    for (const auto& [name, node] : args->keywords) {
+      if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) return false;
+      out.push_back(text(node));
+    }
+    return true;
+  };
+  const auto& p = args->positional;
+  switch (s.rewrite) {
+    case Rewrite::None: return std::nullopt;
+    case Rewrite::Rename:
+      return callee + std::string(analysis::textOf(argumentList(call), source));
+    case Rewrite::PytreeRegister: {
+      if (p.size() > 3 || args->hasKeyword("to_str_fn") || args->hasKeyword("maybe_from_str_fn")) return std::nullopt;
+      return callee + std::string(analysis::textOf(argumentList(call), source));
+    }
+    case Rewrite::Qr: {
+      if (p.empty() || p.size() > 2) return std::nullopt;
+      TSNode some = p.size() == 2 ? p[1] : args->keywordValue("some");
+      if (p.size() == 2 && args->hasKeyword("some")) return std::nullopt;
+      out.push_back(text(p[0]));
+      for (const auto& [name, node] : args->keywords) {
+        if (name == "some") continue;
+        if (name != "out") return std::nullopt;
+        out.push_back(text(node));
+      }
+      if (!ts_node_is_null(some)) {
+        if (isFalseLiteral(some)) out.push_back("mode=\"complete\"");
+        else if (!isTrueLiteral(some)) return std::nullopt;
+      }
+      return callee + "(" + joinArgs(out) + ")";
+    }
+    case Rewrite::Cholesky: {
+      if (p.empty() || p.size() > 2) return std::nullopt;
+      TSNode upper = p.size() == 2 ? p[1] : args->keywordValue("upper");
+      for (const auto& [name, node] : args->keywords)
+        if (name != "upper") return std::nullopt;
+      if (p.size() == 2 && args->hasKeyword("upper")) return std::nullopt;
+      bool transpose = false;
+      if (!ts_node_is_null(upper)) {
+        if (isTrueLiteral(upper)) transpose = true;
+        else if (!isFalseLiteral(upper)) return std::nullopt;
+      }
+      return callee + "(" + text(p[0]) + ")" + (transpose ? ".mH" : "");
+    }
+    case Rewrite::ChainMatmul: {
+      if (p.size() < 2 || !args->keywords.empty()) return std::nullopt;
+      for (TSNode n : p) out.push_back(text(n));
+      return callee + "([" + joinArgs(out) + "])";
+    }
+    case Rewrite::LuSolve: {
+      if (p.size() != 3 || !args->keywords.empty()) return std::nullopt;
+      return callee + "(" + text(p[1]) + ", " + text(p[2]) + ", " + text(p[0]) + ")";
+    }
+    case Rewrite::Range: {
+      if (p.size() < 2 || p.size() > 3) return std::nullopt;
+      out.push_back(text(p[0]));
+      std::string step = p.size() == 3 ? rewrite::asOperand(p[2], source) : "1";
+      out.push_back(rewrite::asOperand(p[1], source) + " + " + step);
+      if (p.size() == 3) out.push_back(text(p[2]));
+      if (!keepKeywords({"dtype", "layout", "device", "requires_grad", "out"})) return std::nullopt;
+      return callee + "(" + joinArgs(out) + ")";
+    }
+    case Rewrite::UpsampleNearest:
+    case Rewrite::UpsampleBilinear: {
+      if (p.size() > 2) return std::nullopt;
+      for (TSNode n : p) out.push_back(text(n));
+      if (!keepKeywords({"size", "scale_factor"})) return std::nullopt;
+      out.push_back(s.rewrite == Rewrite::UpsampleNearest ? "mode=\"nearest\""
+                                                          : "mode=\"bilinear\", align_corners=True");
+      return callee + "(" + joinArgs(out) + ")";
+    }
+    case Rewrite::SdpKernel: {
+      // sdp_kernel(enable_flash=True, enable_math=True, enable_mem_efficient=True, enable_cudnn=True)
+      static constexpr std::array<std::string_view, 4> kParams{"enable_flash", "enable_math", "enable_mem_efficient",
+                                                               "enable_cudnn"};
+      if (p.size() > kParams.size()) return std::nullopt;
+      std::array<bool, 4> on{true, true, true, true};
+      for (size_t i = 0; i < p.size(); ++i) {
+        if (!isTrueLiteral(p[i]) && !isFalseLiteral(p[i])) return std::nullopt;
+        on[i] = isTrueLiteral(p[i]);
+      }
+      for (const auto& [name, node] : args->keywords) {
+        auto it = std::find(kParams.begin(), kParams.end(), name);
+        if (it == kParams.end()) return std::nullopt;
+        size_t i = static_cast<size_t>(it - kParams.begin());
+        if (i < p.size()) return std::nullopt;
+        TSNode value = fieldOf(node, "value");
+        if (!isTrueLiteral(value) && !isFalseLiteral(value)) return std::nullopt;
+        on[i] = isTrueLiteral(value);
+      }
+      // The order PyTorch's sdp_kernel builds its list in: flash, efficient, math, cuDNN.
+      std::string module = callee.substr(0, callee.rfind('.'));
+      static constexpr std::array<std::pair<size_t, std::string_view>, 4> kOrder{
+          {{0, "FLASH_ATTENTION"}, {2, "EFFICIENT_ATTENTION"}, {1, "MATH"}, {3, "CUDNN_ATTENTION"}}};
+      for (auto [i, backend] : kOrder)
+        if (on[i]) out.push_back(module + ".SDPBackend." + std::string(backend));
+      if (out.empty()) return std::nullopt;
+      return callee + "([" + joinArgs(out) + "])";
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<Fix> useFix(const Symbol& s, const Use& use, const Context& ctx) {
+  if (s.rewrite == Rewrite::None || !atLeast(ctx, s.replacement_since)) return std::nullopt;
+  const SemanticModel& model = ctx.model();
+  std::vector<std::string_view> imports;
+  auto callee = calleeText(s, use.ref, model, imports);
+  if (!callee) return std::nullopt;
+  std::vector<Edit> edits;
+  if (!ts_node_is_null(use.call)) {
+    auto call = rewrittenCall(s, *callee, use.call, model);
+    if (!call) return std::nullopt;
+    edits.push_back({startOf(use.call), endOf(use.call), *call});
+  } else if (s.rewrite == Rewrite::Rename) {
+    edits.push_back({startOf(use.ref), endOf(use.ref), *callee});  // `f = functorch.vmap`
+  } else {
+    return std::nullopt;
+  }
+  for (std::string_view module : imports)
+    edits.push_back(moduleLevelInsertion(ctx.file(), "import " + std::string(module)));
+  if (!rewrite::normalizeEdits(edits)) return std::nullopt;
+  return Fix{s.applicability, "Use `" + std::string(s.replacement) + "`", std::move(edits)};
+}
+
+void reportUse(const Symbol& s, const Use& use, Context& ctx) {
+  TSNode range = ts_node_is_null(use.call) ? use.ref : use.call;
+  Diagnostic& d = ctx.report(range, message(s, ctx, ctx.text(use.ref)));
+  if (isRemoved(s, ctx)) d.severity = Severity::Error;
+  d.fix = useFix(s, use, ctx);
+}
+
+TSNode callOf(TSNode ref) {
+  TSNode parent = ts_node_parent(ref);
+  if (isKind(parent, "call") && sameNode(fieldOf(parent, "function"), ref)) return parent;
+  return {};
+}
+
+// --- Imports -------------------------------------------------------------------------------
+
+std::string dottedText(TSNode node, std::string_view source) {
+  if (!isKind(node, "dotted_name")) return std::string(analysis::textOf(node, source));
+  std::string out;
+  analysis::forEachNamedChild(node, [&](TSNode part) {
+    if (!out.empty()) out += '.';
+    out += analysis::textOf(part, source);
+  });
+  return out;
+}
+
+// A functorch name moved unchanged to torch.func: the import alone is rewritten.
+bool movesWithImport(const Symbol& s) { return s.qualified.starts_with("functorch."); }
+
+struct ImportedName {
+  TSNode node{};           // dotted_name or aliased_import
+  std::string_view bound;  // the name it binds
+  const Symbol* symbol = nullptr;  // null: not a symbol reported at this version
+};
+
+bool inExceptHandler(TSNode node) {
+  for (TSNode n = ts_node_parent(node); !ts_node_is_null(n); n = ts_node_parent(n)) {
+    std::string_view kind = kindOf(n);
+    if (kind == "except_clause") return true;
+    if (kind == "function_definition" || kind == "class_definition" || kind == "module") return false;
+  }
+  return false;
+}
+
+// Where `word` occurs as a whole word outside [from, to), other than as an attribute name
+// (`torch.linalg.cholesky` does not use a bare `cholesky`); strings and comments count.
+std::vector<uint32_t> bareOccurrences(std::string_view source, std::string_view word, uint32_t from, uint32_t to) {
+  std::vector<uint32_t> out;
+  analysis::forEachWholeWord(source, word, [&](size_t at) {
+    if ((at < from || at >= to) && !(at > 0 && source[at - 1] == '.')) out.push_back(static_cast<uint32_t>(at));
+    return false;
+  });
+  return out;
+}
+
+bool isReferenceIn(TSNode identifier, TSNode parent) {
+  std::string_view kind = kindOf(parent);
+  if (kind == "attribute") return !sameNode(fieldOf(parent, "attribute"), identifier);
+  if (kind == "keyword_argument") return !sameNode(fieldOf(parent, "name"), identifier);
+  if (kind == "function_definition" || kind == "class_definition") return !sameNode(fieldOf(parent, "name"), identifier);
+  if (kind == "assignment" || kind == "augmented_assignment") return !sameNode(fieldOf(parent, "left"), identifier);
+  return kind != "global_statement" && kind != "nonlocal_statement" && kind != "parameters" &&
+         kind != "default_parameter" && kind != "typed_parameter" && kind != "typed_default_parameter" &&
+         kind != "lambda_parameters" && kind != "dotted_name" && kind != "aliased_import";
+}
+
+struct NameUse {
+  Use use;
+  const Symbol* symbol = nullptr;
+  const Binding* binding = nullptr;
+  std::optional<Fix> fix;  // this use alone
+};
+
+// One `from M import a, b as c` statement that imports deprecated names.
+struct ImportGroup {
+  TSNode statement{};
+  std::vector<const NameUse*> uses;
+  std::unordered_set<std::string_view> dropped;  // bound names the group fix removes
+  std::optional<Fix> fix;
+};
+
+// The edit that removes `names` from the import statement (the statement itself when nothing is
+// left), or nullopt when it cannot be done cleanly.
+std::optional<Edit> importRemoval(TSNode statement, const std::vector<ImportedName>& all,
+                                  const std::unordered_set<std::string_view>& dropped, std::string_view source) {
+  bool has_comment = false;
+  analysis::forEachNamedChild(statement, [&](TSNode c) { has_comment = has_comment || isKind(c, "comment"); });
+  if (has_comment) return std::nullopt;
+  std::vector<std::string> kept;
+  for (const ImportedName& n : all)
+    if (!dropped.contains(n.bound)) kept.push_back(std::string(analysis::textOf(n.node, source)));
+  Edit edit{startOf(statement), endOf(statement), {}};
+  if (!kept.empty()) {
+    edit.content = "from " + std::string(analysis::textOf(fieldOf(statement, "module_name"), source)) + " import " +
+                   joinArgs(kept);
+    return edit;
+  }
+  TSNode parent = ts_node_parent(statement);
+  uint32_t statements = 0;
+  analysis::forEachNamedChild(parent, [&](TSNode c) { statements += isKind(c, "comment") ? 0 : 1; });
+  uint32_t line_start = startOf(statement);
+  while (line_start > 0 && (source[line_start - 1] == ' ' || source[line_start - 1] == '\t')) --line_start;
+  uint32_t rest = endOf(statement);
+  while (rest < source.size() && (source[rest] == ' ' || source[rest] == '\t')) ++rest;
+  bool own_line = line_start == 0 || source[line_start - 1] == '\n';
+  if (isKind(parent, "block") && statements == 1) {
+    edit.content = "pass";  // the block would be empty
+  } else if (!own_line) {
+    return std::nullopt;  // `x = 1; from torch import qr`
+  } else if (rest < source.size() && source[rest] == '\n') {
+    edit = {line_start, rest + 1, {}};  // the whole line
+  } else if (rest < source.size() && source[rest] == '#') {
+    edit = {startOf(statement), rest, {}};  // the trailing comment stays
+  } else if (rest >= source.size()) {
+    edit = {line_start, static_cast<uint32_t>(source.size()), {}};
+  } else {
+    return std::nullopt;  // `from torch import qr; x = 1`
+  }
+  return edit;
+}
+
+// Imports of deprecated names and every use of the names they bind, in one pass over the file:
+// an import whose names are all rewritten at their uses is removed by the same fix, so that the
+// import and its uses are fixed together.
+void checkImports(TSNode root, Context& ctx) {
+  const SemanticModel& model = ctx.model();
+  std::string_view source = ctx.source();
+  std::unordered_map<const Binding*, const Symbol*> bound;  // names whose uses are reported
+  std::unordered_map<const void*, ImportGroup> groups;
+  std::unordered_set<std::string_view> names;
+  for (const auto& binding : model.bindings()) {
+    if (binding->kind != BindingKind::Import) continue;
+    const Symbol* s = deprecated::findSymbol(analysis::canonicalQualifiedName(binding->qualified_name));
+    if (s == nullptr || !atLeast(ctx, s->deprecated)) continue;
+    if (!isKind(binding->statement, "import_from_statement")) continue;
+    // `try: from torch.func import vmap / except ImportError: from functorch import vmap`.
+    if (binding->is_fallback || inExceptHandler(binding->statement)) continue;
+    groups[binding->statement.id].statement = binding->statement;
+    if (!movesWithImport(*s)) {
+      bound.emplace(binding.get(), s);
+      names.insert(binding->name);
+    }
+  }
+  if (groups.empty()) return;
+
+  // 1. Uses of the bound names (not inside import statements).
+  std::vector<NameUse> uses;
+  if (!bound.empty()) {
+    analysis::WordPositions words;
+    for (std::string_view word : names) words.add(source, word);
+    std::vector<TSNode> path;
+    analysis::walkTree(
+        root,
+        [&](TSNode node) {
+          path.push_back(node);
+          if (!words.anyWithin(startOf(node), endOf(node))) return false;
+          std::string_view kind = kindOf(node);
+          if (kind == "import_statement" || kind == "import_from_statement") return false;
+          if (kind != "identifier") return true;
+          std::string_view text = model.text(node);
+          if (!names.contains(text) || path.size() < 2 || !isReferenceIn(node, path[path.size() - 2])) return true;
+          const Binding* binding = model.resolve(text, node);
+          auto it = bound.find(binding);
+          if (it == bound.end()) return true;
+          TSNode parent = path[path.size() - 2];
+          TSNode call = isKind(parent, "call") && sameNode(fieldOf(parent, "function"), node) ? parent : TSNode{};
+          uses.push_back({{node, call}, it->second, binding, std::nullopt});
+          return true;
+        },
+        [&](TSNode) { path.pop_back(); });
+  }
+  for (NameUse& use : uses) {
+    use.fix = useFix(*use.symbol, use.use, ctx);
+    groups[use.binding->statement.id].uses.push_back(&use);
+  }
+
+  // 2. One report per import statement; its fix also rewrites the uses.
+  for (auto& [id, group] : groups) {
+    TSNode statement = group.statement;
+    TSNode module_node = fieldOf(statement, "module_name");
+    if (!isKind(module_node, "dotted_name")) continue;
+    std::string module = dottedText(module_node, source);
+    std::vector<ImportedName> all;
+    std::vector<const ImportedName*> deprecated_names;
+    analysis::forEachFieldChild(statement, "name", [&](TSNode name) {
+      bool aliased = isKind(name, "aliased_import");
+      TSNode dotted = aliased ? fieldOf(name, "name") : name;
+      TSNode bound_node = aliased ? fieldOf(name, "alias") : name;
+      const Symbol* s = deprecated::findSymbol(analysis::canonicalQualifiedName(module + "." + dottedText(dotted, source)));
+      if (s != nullptr && !atLeast(ctx, s->deprecated)) s = nullptr;
+      all.push_back({name, analysis::textOf(bound_node, source), s});
+    });
+    std::string list;
+    bool removed = false;
+    for (const ImportedName& n : all) {
+      if (n.symbol == nullptr) continue;
+      deprecated_names.push_back(&n);
+      list += (list.empty() ? "`" : ", `") + std::string(n.symbol->qualified) + "`";
+      removed = removed || isRemoved(*n.symbol, ctx);
+    }
+    if (deprecated_names.empty()) continue;
+    std::string text = deprecated_names.size() == 1 ? "Import of " + message(*deprecated_names.front()->symbol, ctx, {})
+                                                     : "Import of deprecated " + list;
+    Diagnostic& d = ctx.report(statement, text);
+    if (removed) d.severity = Severity::Error;
+
+    // Every name moved unchanged to torch.func: rewrite the module, the uses stay.
+    bool all_move = std::all_of(all.begin(), all.end(), [&](const ImportedName& n) {
+      return n.symbol != nullptr && movesWithImport(*n.symbol) && atLeast(ctx, n.symbol->replacement_since);
+    });
+    if (all_move && module == "functorch") {
+      d.fix = Fix{quickfix::Applicability::Safe, "Import from `torch.func`",
+                  {{startOf(module_node), endOf(module_node), "torch.func"}}};
+      continue;
+    }
+    // Names whose every use is rewritten, and that occur nowhere else, are dropped.
+    std::vector<Edit> edits;
+    auto applicability = quickfix::Applicability::Safe;
+    for (const ImportedName* n : deprecated_names) {
+      if (movesWithImport(*n->symbol)) continue;
+      std::vector<const NameUse*> own;
+      for (const NameUse* u : group.uses)
+        if (u->binding->name == n->bound) own.push_back(u);
+      bool fixable = std::all_of(own.begin(), own.end(), [](const NameUse* u) { return u->fix.has_value(); });
+      std::vector<uint32_t> occurrences = bareOccurrences(source, n->bound, startOf(statement), endOf(statement));
+      bool only_uses = occurrences.size() == own.size() &&
+                       std::all_of(own.begin(), own.end(), [&](const NameUse* u) {
+                         return std::find(occurrences.begin(), occurrences.end(), startOf(u->use.ref)) != occurrences.end();
+                       });
+      if (!fixable || !only_uses || own.size() > 256) continue;
+      group.dropped.insert(n->bound);
+      for (const NameUse* u : own) {
+        if (u->fix->applicability == quickfix::Applicability::Unsafe) applicability = quickfix::Applicability::Unsafe;
+        for (const Edit& e : u->fix->edits) {
+          bool duplicate = std::any_of(edits.begin(), edits.end(), [&](const Edit& x) {
+            return x.start == e.start && x.end == e.end && x.content == e.content;
+          });
+          if (!duplicate) edits.push_back(e);
+        }
+      }
+    }
+    if (group.dropped.empty()) continue;
+    auto removal = importRemoval(statement, all, group.dropped, source);
+    if (!removal) {
+      group.dropped.clear();
+      continue;
+    }
+    edits.push_back(std::move(*removal));
+    if (!rewrite::normalizeEdits(edits)) {
+      group.dropped.clear();
+      continue;
+    }
+    group.fix = Fix{applicability, "Rewrite the uses and remove the deprecated import", std::move(edits)};
+    d.fix = group.fix;
+  }
+
+  // 3. The uses: with the import's fix where it covers them.
+  for (NameUse& u : uses) {
+    const ImportGroup& group = groups[u.binding->statement.id];
+    TSNode range = ts_node_is_null(u.use.call) ? u.use.ref : u.use.call;
+    Diagnostic& d = ctx.report(range, message(*u.symbol, ctx, ctx.text(u.use.ref)));
+    if (isRemoved(*u.symbol, ctx)) d.severity = Severity::Error;
+    d.fix = group.dropped.contains(u.binding->name) ? group.fix : u.fix;
+  }
+}
+
+class DeprecatedTorchFunction final : public Rule {
+ public:
+  const RuleMeta& meta() const override { return kDeprecatedTorchFunction; }
+  std::vector<std::string_view> nodeKinds() const override { return {"module", "attribute"}; }
+  std::vector<std::string_view> triggers() const override {
+    auto words = deprecated::triggerWords();
+    return {words.begin(), words.end()};
+  }
+  bool mayMatchText(std::string_view text, const Settings&) const override { return deprecated::mayUseSymbols(text); }
+
+  void check(TSNode node, Context& ctx) const override {
+    std::string_view kind = kindOf(node);
+    if (kind == "module") return checkImports(node, ctx);
+    // An attribute chain: one set lookup on its last name, one table lookup on what it resolves to.
+    if (!deprecated::isSymbolMember(ctx.text(fieldOf(node, "attribute")))) return;
+    auto q = ctx.model().qualifiedName(node);
+    const Symbol* s = q ? deprecated::findSymbol(*q) : nullptr;
+    if (s == nullptr || !atLeast(ctx, s->deprecated)) return;
+    reportUse(*s, {node, callOf(node)}, ctx);
+  }
+};
+
+}  // namespace
+
+const Rule& deprecatedTorchFunctionRule() {
+  static const DeprecatedTorchFunction rule;
+  return rule;
+}
+
+}  // namespace ptlint::rules

@@ -1,0 +1,53 @@
+#include "rules/deprecated/module_uses.h"
+
+#include <vector>
+
+#include "analysis/syntax.h"
+
+namespace ptlint::rules::retired {
+
+using analysis::fieldOf;
+using analysis::isKind;
+
+namespace {
+
+std::string dotted(TSNode node, std::string_view source) {
+  if (!isKind(node, "dotted_name")) return std::string(analysis::textOf(node, source));
+  std::string out;
+  analysis::forEachNamedChild(node, [&](TSNode part) {
+    if (!out.empty()) out += '.';
+    out += analysis::textOf(part, source);
+  });
+  return out;
+}
+
+}  // namespace
+
+void checkNode(TSNode node, Context& ctx, Matcher matches,
+               const std::function<std::string(const std::string& name)>& describe) {
+  std::string_view source = ctx.source();
+  if (isKind(node, "call")) {
+    auto q = ctx.model().calleeName(node);
+    if (q && matches(*q)) ctx.report(node, describe(*q));
+    return;
+  }
+  std::string prefix;
+  if (isKind(node, "import_from_statement")) {
+    TSNode module = fieldOf(node, "module_name");
+    if (!isKind(module, "dotted_name")) return;  // relative: the package's own code
+    prefix = dotted(module, source) + ".";
+  } else if (!isKind(node, "import_statement")) {
+    return;
+  }
+  std::string first;
+  analysis::forEachFieldChild(node, "name", [&](TSNode name) {
+    TSNode target = isKind(name, "aliased_import") ? fieldOf(name, "name") : name;
+    std::string q = prefix + dotted(target, source);
+    if (first.empty() && matches(q)) first = q;
+  });
+  // `from torchdata.datapipes.iter import *`
+  if (first.empty() && !prefix.empty() && matches(prefix.substr(0, prefix.size() - 1))) first = prefix.substr(0, prefix.size() - 1);
+  if (!first.empty()) ctx.report(node, "Import of " + describe(first));
+}
+
+}  // namespace ptlint::rules::retired

@@ -1,0 +1,348 @@
+// PTL704 unstable-numerics: log(1 + x), exp(x) - 1, log(sum(exp(x))) and log(softmax(x)) written
+// out where PyTorch has a fused, numerically stable function.
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "analysis/syntax.h"
+#include "analysis/text_search.h"
+#include "rules/all_rules.h"
+#include "rules/deprecated/call_rewrite.h"
+#include "rules/helpers.h"
+
+namespace ptlint::rules {
+namespace {
+
+using analysis::endOf;
+using analysis::fieldOf;
+using analysis::isKind;
+using analysis::kindOf;
+using analysis::sameNode;
+using analysis::startOf;
+using analysis::unparenthesize;
+
+constexpr RuleMeta kUnstableNumerics{
+    .code = "PTL704",
+    .name = "unstable-numerics",
+    .summary = "A numerically unstable expression PyTorch has a stable function for",
+    .fix = FixAvailability::Sometimes,
+    .fix_applicability = quickfix::Applicability::Safe,
+    .severity = Severity::Warning,
+    .enabled_by_default = true,
+    .since_torch = "",
+    .docs = R"md(
+## What it does
+Reports, on tensors:
+
+| written | stable function |
+| --- | --- |
+| `torch.log(1 + x)`, `torch.log(x + 1)`, `(1 + x).log()` | `torch.log1p(x)`, `x.log1p()` |
+| `torch.exp(x) - 1`, `x.exp() - 1` | `torch.expm1(x)`, `x.expm1()` |
+| `torch.log(torch.sum(torch.exp(x), dim))`, `x.exp().sum(dim).log()` | `torch.logsumexp(x, dim)`, `x.logsumexp(dim)` |
+| `torch.log(torch.softmax(x, dim))`, `torch.log(F.softmax(x, dim))`, `x.softmax(dim).log()` | `torch.log_softmax(x, dim)`, `F.log_softmax(x, dim)`, `x.log_softmax(dim)` |
+
+Function forms count when the function resolves to `torch.log` / `torch.exp` / `torch.sum` /
+`torch.softmax` / `torch.nn.functional.softmax` through the file's imports, so `math.log(1 + x)`
+and `np.log(1 + x)` are never reported. Method forms count where the receiver is evidently a
+tensor: `.log()`, `.exp()` and `.softmax()` are methods of tensors, not of Python numbers or
+NumPy arrays.
+
+## Why is this bad?
+In floating point, `1 + x` rounds away the low bits of a small `x` (in float32 `1 + 1e-8 == 1`,
+so `log(1 + x)` is 0 instead of about 1e-8), and `exp(x) - 1` cancels catastrophically for
+small `x`. `exp(x)` overflows to `inf` for large `x` (above about 88 in float32), so
+`log(sum(exp(x)))` and `log(softmax(x))` return `inf`, `-inf` or `nan` where `logsumexp` and
+`log_softmax` subtract the maximum first and stay finite. `log(softmax(x))` also underflows
+to `log(0) = -inf` for very negative logits, which then poisons the gradient.
+
+## Example
+```python
+y = torch.log(1 + x)
+z = torch.exp(x) - 1
+lse = x.exp().sum(-1).log()
+logp = torch.log(F.softmax(logits, dim=-1))
+```
+
+## Use instead
+```python
+y = torch.log1p(x)
+z = torch.expm1(x)
+lse = x.logsumexp(-1)
+logp = F.log_softmax(logits, dim=-1)
+```
+
+## Fix safety
+The fix is safe: the stable functions compute the same mathematical value, more accurately
+(results can differ in the last bits, and are finite where the written form overflowed). A
+`log(sum(exp(x)))` without a `dim` is reported without a fix (`logsumexp` needs the
+dimensions), as is a call with `out=` or `dtype=` on the inner operation.
+
+## References
+- [torch.log1p](https://pytorch.org/docs/stable/generated/torch.log1p.html),
+  [torch.expm1](https://pytorch.org/docs/stable/generated/torch.expm1.html),
+  [torch.logsumexp](https://pytorch.org/docs/stable/generated/torch.logsumexp.html),
+  [torch.nn.functional.log_softmax](https://pytorch.org/docs/stable/generated/torch.nn.functional.log_softmax.html)
+  ("While mathematically equivalent to log(softmax(x)), doing these two operations separately
+  is slower and numerically unstable.")
+)md"};
+
+bool isOne(TSNode node, std::string_view source) {
+  node = unparenthesize(node);
+  std::string_view kind = kindOf(node);
+  if (kind != "integer" && kind != "float") return false;
+  std::string_view text = analysis::textOf(node, source);
+  return text == "1" || text == "1.0" || text == "1.";
+}
+
+std::string_view op(TSNode binary, std::string_view source) {
+  return analysis::textOf(fieldOf(binary, "operator"), source);
+}
+
+// `1 + x` / `x + 1`: the `x`, else null.
+TSNode onePlus(TSNode node, std::string_view source) {
+  node = unparenthesize(node);
+  if (!isKind(node, "binary_operator") || op(node, source) != "+") return {};
+  TSNode left = fieldOf(node, "left"), right = fieldOf(node, "right");
+  if (isOne(left, source)) return right;
+  if (isOne(right, source)) return left;
+  return {};
+}
+
+// A call of a torch function named `qualified` with arguments we can move, or null.
+bool callsTorch(TSNode call, std::string_view qualified, const Context& ctx) {
+  if (!isKind(call, "call")) return false;
+  TSNode callee = fieldOf(call, "function");
+  std::string_view last = qualified.substr(qualified.rfind('.') + 1);
+  std::string_view text = ctx.text(callee);
+  if (!text.ends_with(last)) return false;
+  return ctx.model().refersTo(callee, qualified);
+}
+
+// `recv.name(...)` method call: the receiver, else null. Receivers that resolve to a module
+// (`torch.exp`, `np.exp`) are function calls, not methods.
+TSNode methodReceiver(TSNode call, std::string_view name, const Context& ctx) {
+  if (!isKind(call, "call")) return {};
+  TSNode callee = fieldOf(call, "function");
+  if (!isKind(callee, "attribute") || ctx.text(fieldOf(callee, "attribute")) != name) return {};
+  TSNode object = fieldOf(callee, "object");
+  if (ctx.model().qualifiedName(object)) return {};  // `torch.exp`, `math.exp`, `np.exp`
+  return object;
+}
+
+std::optional<rewrite::CallArgs> args(TSNode call, const Context& ctx) {
+  return rewrite::plainArguments(call, ctx.source());
+}
+
+// The single tensor argument of `torch.exp(x)` / `x.exp()`, else null.
+TSNode expOperand(TSNode node, const Context& ctx) {
+  node = unparenthesize(node);
+  if (callsTorch(node, "torch.exp", ctx)) {
+    auto a = args(node, ctx);
+    if (a && a->positional.size() == 1 && a->keywords.empty()) return a->positional[0];
+    return {};
+  }
+  TSNode recv = methodReceiver(node, "exp", ctx);
+  if (!ts_node_is_null(recv)) {
+    auto a = args(node, ctx);
+    if (a && a->positional.empty() && a->keywords.empty()) return recv;
+  }
+  return {};
+}
+
+std::string text(TSNode node, const Context& ctx) { return std::string(ctx.text(node)); }
+
+// `x` as the receiver of a method call: parenthesised unless primary.
+std::string receiverText(TSNode node, const Context& ctx) {
+  node = unparenthesize(node);
+  std::string_view kind = kindOf(node);
+  if (kind == "identifier" || kind == "attribute" || kind == "call" || kind == "subscript")
+    return text(node, ctx);
+  return "(" + text(node, ctx) + ")";
+}
+
+std::string joined(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : ", ") + p;
+  return out;
+}
+
+// The callee that spells torch's `name` where `callee` spelled another torch function: the same
+// module object (`T.log` -> `T.log1p`), else a visible `torch`.
+std::optional<std::string> torchFunction(TSNode callee, std::string_view name, const Context& ctx, bool& needs_import) {
+  needs_import = false;
+  if (isKind(callee, "attribute") && ctx.model().refersTo(fieldOf(callee, "object"), "torch"))
+    return text(fieldOf(callee, "object"), ctx) + "." + std::string(name);
+  std::string prefix = rewrite::torchPrefix(callee, ctx.model(), needs_import);
+  if (prefix.empty()) return std::nullopt;
+  return prefix + "." + std::string(name);
+}
+
+struct Finding {
+  std::string message;
+  std::optional<std::string> replacement;  // the whole expression's new text
+  bool needs_import = false;
+};
+
+// `sum(exp(x), dims...)` in function or method form: `x` and the reduction's arguments.
+struct SumOfExp {
+  TSNode operand{};
+  std::vector<std::string> reduce_args;  // "-1", "dim=1", "keepdim=True"
+  bool has_dim = false;
+  bool movable = true;
+};
+
+std::optional<SumOfExp> sumOfExp(TSNode node, const Context& ctx) {
+  node = unparenthesize(node);
+  SumOfExp out;
+  std::optional<rewrite::CallArgs> a;
+  if (callsTorch(node, "torch.sum", ctx)) {
+    a = args(node, ctx);
+    if (!a || a->positional.empty()) return std::nullopt;
+    out.operand = expOperand(a->positional[0], ctx);
+    for (size_t i = 1; i < a->positional.size(); ++i) out.reduce_args.push_back(text(a->positional[i], ctx));
+    out.has_dim = a->positional.size() > 1;
+  } else {
+    TSNode recv = methodReceiver(node, "sum", ctx);
+    if (ts_node_is_null(recv)) return std::nullopt;
+    a = args(node, ctx);
+    if (!a) return std::nullopt;
+    out.operand = expOperand(recv, ctx);
+    for (TSNode p : a->positional) out.reduce_args.push_back(text(p, ctx));
+    out.has_dim = !a->positional.empty();
+  }
+  if (ts_node_is_null(out.operand)) return std::nullopt;
+  for (const auto& [name, kw] : a->keywords) {
+    if (name == "dim") out.has_dim = true;
+    else if (name != "keepdim") out.movable = false;  // dtype=, out=
+    out.reduce_args.push_back(text(kw, ctx));
+  }
+  return out;
+}
+
+// `softmax(x, ...)` in function or method form: the call, what it is, its callee.
+struct Softmax {
+  TSNode call{};
+  TSNode receiver{};  // method form
+  bool function = false;
+};
+
+std::optional<Softmax> softmaxCall(TSNode node, const Context& ctx) {
+  node = unparenthesize(node);
+  if (callsTorch(node, "torch.softmax", ctx) || callsTorch(node, "torch.nn.functional.softmax", ctx))
+    return Softmax{node, {}, true};
+  TSNode recv = methodReceiver(node, "softmax", ctx);
+  if (!ts_node_is_null(recv)) return Softmax{node, recv, false};
+  return std::nullopt;
+}
+
+// `F.softmax(x, -1)` -> `F.log_softmax(x, -1)`; `x.softmax(-1)` -> `x.log_softmax(-1)`.
+std::optional<std::string> logSoftmaxText(const Softmax& s, const Context& ctx, bool& needs_import) {
+  needs_import = false;
+  auto a = args(s.call, ctx);
+  if (!a) return std::nullopt;
+  TSNode callee = fieldOf(s.call, "function");
+  std::string list(ctx.text(argumentList(s.call)));
+  if (!s.function) return receiverText(s.receiver, ctx) + ".log_softmax" + list;
+  if (isKind(callee, "attribute")) return text(fieldOf(callee, "object"), ctx) + ".log_softmax" + list;
+  auto q = ctx.model().qualifiedName(callee);  // `from torch.nn.functional import softmax`
+  std::string prefix = rewrite::torchPrefix(callee, ctx.model(), needs_import);
+  if (!q || prefix.empty()) return std::nullopt;
+  std::string module = q->substr(0, q->rfind('.'));  // torch or torch.nn.functional
+  return prefix + module.substr(5) + ".log_softmax" + list;
+}
+
+// The inside of a `log(...)`: what it computes, and its stable replacement.
+std::optional<Finding> logOf(TSNode inner, const Context& ctx, TSNode log_callee, bool method) {
+  std::string_view source = ctx.source();
+  Finding f;
+  if (TSNode x = onePlus(inner, source); !ts_node_is_null(x)) {
+    f.message = "`log(1 + x)` rounds away a small `x` before taking the logarithm; use `log1p(x)`";
+    if (method) f.replacement = receiverText(x, ctx) + ".log1p()";
+    else if (auto fn = torchFunction(log_callee, "log1p", ctx, f.needs_import)) f.replacement = *fn + "(" + text(x, ctx) + ")";
+    return f;
+  }
+  if (auto s = sumOfExp(inner, ctx)) {
+    f.message = "`log(sum(exp(x)))` overflows for large `x`; use `logsumexp(x, dim)`";
+    if (!s->has_dim || !s->movable) return f;
+    std::vector<std::string> parts{text(s->operand, ctx)};
+    parts.insert(parts.end(), s->reduce_args.begin(), s->reduce_args.end());
+    if (method) f.replacement = receiverText(s->operand, ctx) + ".logsumexp(" + joined(s->reduce_args) + ")";
+    else if (auto fn = torchFunction(log_callee, "logsumexp", ctx, f.needs_import)) f.replacement = *fn + "(" + joined(parts) + ")";
+    return f;
+  }
+  if (auto s = softmaxCall(inner, ctx)) {
+    f.message = "`log(softmax(x))` is unstable (`-inf` where softmax underflows) and slower; use `log_softmax(x)`";
+    f.replacement = logSoftmaxText(*s, ctx, f.needs_import);
+    return f;
+  }
+  return std::nullopt;
+}
+
+class UnstableNumerics final : public Rule {
+ public:
+  const RuleMeta& meta() const override { return kUnstableNumerics; }
+  std::vector<std::string_view> nodeKinds() const override { return {"call", "binary_operator"}; }
+  std::vector<std::string_view> triggers() const override { return {"log", "exp"}; }
+  bool triggersAreWholeWords() const override { return true; }
+  // `log(1 + x)` / `(x + 1).log()` hold `(1 +` or `+ 1)`; `exp(x) - 1` holds `) - 1`; the
+  // others a `softmax`, or `exp` and `sum`, beside a `log`.
+  bool mayMatchText(std::string_view text, const Settings&) const override {
+    auto has = [&](std::string_view part) { return text.find(part) != std::string_view::npos; };
+    auto word = [&](std::string_view w) { return analysis::forEachWholeWord(text, w, [](size_t) { return true; }); };
+    bool log = word("log"), exp = word("exp");
+    if (exp && (has(") - 1") || has(")-1"))) return true;
+    if (!log) return false;
+    for (std::string_view part : {"(1 +", "(1+", "(1.0 +", "(1.0+", "(1. +", "+ 1)", "+1)", "+ 1.0)", "+1.0)", "+ 1.)"})
+      if (has(part)) return true;
+    return word("softmax") || (exp && word("sum"));
+  }
+
+  void check(TSNode node, Context& ctx) const override {
+    std::optional<Finding> f;
+    if (isKind(node, "binary_operator")) {
+      // exp(x) - 1
+      if (op(node, ctx.source()) != "-" || !isOne(fieldOf(node, "right"), ctx.source())) return;
+      TSNode left = unparenthesize(fieldOf(node, "left"));
+      TSNode x = expOperand(left, ctx);
+      if (ts_node_is_null(x)) return;
+      f = Finding{"`exp(x) - 1` cancels catastrophically for small `x`; use `expm1(x)`", std::nullopt, false};
+      if (isKind(left, "call") && ts_node_is_null(methodReceiver(left, "exp", ctx))) {
+        if (auto fn = torchFunction(fieldOf(left, "function"), "expm1", ctx, f->needs_import))
+          f->replacement = *fn + "(" + text(x, ctx) + ")";
+      } else {
+        f->replacement = receiverText(x, ctx) + ".expm1()";
+      }
+    } else {
+      TSNode callee = fieldOf(node, "function");
+      if (!isKind(callee, "attribute") && !isKind(callee, "identifier")) return;
+      std::string_view last = isKind(callee, "attribute") ? ctx.text(fieldOf(callee, "attribute")) : ctx.text(callee);
+      if (last != "log") return;
+      auto a = args(node, ctx);
+      if (callsTorch(node, "torch.log", ctx)) {
+        if (!a || a->positional.size() != 1 || !a->keywords.empty()) return;
+        f = logOf(a->positional[0], ctx, callee, false);
+      } else {
+        TSNode recv = methodReceiver(node, "log", ctx);
+        if (ts_node_is_null(recv) || !a || !a->positional.empty() || !a->keywords.empty()) return;
+        // `(1 + x).log()`: only parenthesised sums; `x.exp().sum(-1).log()`; `x.softmax(-1).log()`.
+        f = logOf(recv, ctx, callee, true);
+      }
+    }
+    if (!f) return;
+    Diagnostic& d = ctx.report(node, f->message);
+    if (!f->replacement) return;
+    std::vector<quickfix::Edit> edits{{startOf(node), endOf(node), *f->replacement}};
+    if (f->needs_import) edits.push_back(moduleLevelInsertion(ctx.file(), "import torch"));
+    if (!rewrite::normalizeEdits(edits)) return;
+    d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use the stable function", std::move(edits)};
+  }
+};
+
+}  // namespace
+
+const Rule& unstableNumericsRule() {
+  static const UnstableNumerics rule;
+  return rule;
+}
+
+}  // namespace ptlint::rules

@@ -1,0 +1,105 @@
+// PTL801 torch-load-without-weights-only: `torch.load` that may unpickle arbitrary objects.
+#include "analysis/syntax.h"
+#include "rules/all_rules.h"
+#include "rules/helpers.h"
+
+namespace ptlint::rules {
+namespace {
+
+using analysis::endOf;
+using analysis::fieldOf;
+using analysis::startOf;
+
+constexpr RuleMeta kTorchLoadWithoutWeightsOnly{
+    .code = "PTL801",
+    .name = "torch-load-without-weights-only",
+    .summary = "`torch.load` that can run arbitrary code from the file it loads",
+    .fix = FixAvailability::Sometimes,
+    .fix_applicability = quickfix::Applicability::Unsafe,
+    .severity = Severity::Warning,
+    .enabled_by_default = true,
+    .since_torch = "2.6",
+    .docs = R"md(
+## What it does
+Reports `torch.load(...)` (through any import or alias, including `torch.serialization.load`)
+called with `weights_only=False`, at any `torch-version`; and, when the configured
+`torch-version` is older than 2.6, `torch.load(...)` without `weights_only=` at all. A call
+that passes `**kwargs` is not reported when `weights_only=` is absent (it may be in them).
+
+## Why is this bad?
+With `weights_only=False`, `torch.load` unpickles the file with Python's full `pickle`: a
+crafted checkpoint runs any code it names while it is being loaded. `weights_only=True`
+restricts the unpickler to tensors, primitive types and the classes registered with
+`torch.serialization.add_safe_globals`. Until PyTorch 2.5 the default was `False`; PyTorch 2.6
+changed it to `True` (its own error message says "In PyTorch 2.6, we changed the default value
+of the `weights_only` argument in `torch.load` from `False` to `True`"), so a call without the
+argument is unsafe only for projects that still support older releases.
+
+## Example
+```python
+state = torch.load(path, map_location="cpu", weights_only=False)
+```
+
+## Use instead
+```python
+state = torch.load(path, map_location="cpu", weights_only=True)
+```
+
+## Fix safety
+The fix (`weights_only=True`, `weights_only=` exists since 1.13) is unsafe: a checkpoint
+holding objects other than tensors, containers and primitive types (an optimizer's custom
+class, a `numpy` array in older formats, an `argparse.Namespace`) then fails to load with an
+`UnpicklingError` until those classes are allowed with `torch.serialization.add_safe_globals`.
+
+## References
+- [torch.load](https://pytorch.org/docs/stable/generated/torch.load.html)
+- [Serialization semantics: weights_only](https://pytorch.org/docs/stable/notes/serialization.html#weights-only)
+- [torch/serialization.py](https://github.com/pytorch/pytorch/blob/main/torch/serialization.py) (`_get_wo_message`)
+)md"};
+
+class TorchLoadWithoutWeightsOnly final : public Rule {
+ public:
+  const RuleMeta& meta() const override { return kTorchLoadWithoutWeightsOnly; }
+  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<std::string_view> triggers() const override { return {"load"}; }
+  // From 2.6 on only `weights_only=False` is reported, so the file must spell `weights_only`.
+  std::vector<std::string_view> triggersFor(const Settings& settings) const override {
+    if (settings.torch_version.atLeast(2, 6)) return {"weights_only"};
+    return triggers();
+  }
+  bool triggersAreWholeWords() const override { return true; }
+
+  void check(TSNode call, Context& ctx) const override {
+    TSNode callee = fieldOf(call, "function");
+    std::string_view name = ctx.text(callee);
+    if (!name.ends_with("load")) return;
+    auto q = ctx.model().qualifiedName(callee);
+    if (!q || (*q != "torch.load" && *q != "torch.serialization.load")) return;
+    TSNode keyword = keywordArgumentNode(call, "weights_only", ctx.source());
+    if (!ts_node_is_null(keyword)) {
+      if (!isFalseLiteral(fieldOf(keyword, "value"))) return;
+      Diagnostic& d = ctx.report(call,
+                                 "`torch.load(..., weights_only=False)` unpickles arbitrary objects: loading an "
+                                 "untrusted file runs the code it names; use `weights_only=True`");
+      d.fix = quickfix::Fix{quickfix::Applicability::Unsafe, "Use `weights_only=True`",
+                            {{startOf(keyword), endOf(keyword), "weights_only=True"}}};
+      return;
+    }
+    if (ctx.torchAtLeast(2, 6) || hasDoubleStarArguments(call)) return;
+    Diagnostic& d = ctx.report(call,
+                               "`torch.load` without `weights_only=` unpickles arbitrary objects before PyTorch "
+                               "2.6: loading an untrusted file runs the code it names; pass `weights_only=True`");
+    if (ctx.torchAtLeast(1, 13) && !ts_node_is_null(argumentList(call)) && !hasStarArguments(call))
+      d.fix = quickfix::Fix{quickfix::Applicability::Unsafe, "Add `weights_only=True`",
+                            {appendArgument(call, "weights_only=True", ctx.source())}};
+  }
+};
+
+}  // namespace
+
+const Rule& torchLoadWithoutWeightsOnlyRule() {
+  static const TorchLoadWithoutWeightsOnly rule;
+  return rule;
+}
+
+}  // namespace ptlint::rules

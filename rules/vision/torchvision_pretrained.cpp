@@ -1,0 +1,167 @@
+// PTL109 torchvision-pretrained: the `pretrained=` / `pretrained_backbone=` flags of torchvision's
+// model builders, deprecated for `weights=` / `weights_backbone=` in torchvision 0.13.
+#include <string>
+#include <vector>
+
+#include "analysis/syntax.h"
+#include "rules/all_rules.h"
+#include "rules/deprecated/call_rewrite.h"
+#include "rules/helpers.h"
+#include "rules/vision/torchvision_weights.h"
+
+namespace ptlint::rules {
+namespace {
+
+using analysis::endOf;
+using analysis::fieldOf;
+using analysis::isKind;
+using analysis::startOf;
+
+constexpr RuleMeta kTorchvisionPretrained{
+    .code = "PTL109",
+    .name = "torchvision-pretrained",
+    .summary = "torchvision's deprecated `pretrained=` flag; pass `weights=`",
+    .fix = FixAvailability::Sometimes,
+    .fix_applicability = quickfix::Applicability::Safe,
+    .severity = Severity::Warning,
+    .enabled_by_default = true,
+    .deprecated_tag = true,
+    .since_torch = "1.12",
+    .docs = R"md(
+## What it does
+Reports `pretrained=` and `pretrained_backbone=` passed to a torchvision model builder
+(`torchvision.models.resnet50`, `models.detection.fasterrcnn_resnet50_fpn`,
+`models.quantization.resnet50`, `models.video.r3d_18`, ... — every builder decorated with
+torchvision's `handle_legacy_interface`), through any import or alias, when the configured
+`torch-version` is 1.12 or later (torchvision 0.13, the release that deprecated the flags,
+pairs with PyTorch 1.12).
+
+## Why is this bad?
+Since torchvision 0.13 the flags are deprecated ("The parameter 'pretrained' is deprecated since
+0.13 and may be removed in the future, please use 'weights' instead") and translated at every
+call by a compatibility shim. `pretrained=True` hides which weights are loaded: the shim picks
+one entry of the builder's weights enum (`IMAGENET1K_V1` for `resnet50`, although
+`IMAGENET1K_V2` is more accurate), and the preprocessing that matches those weights
+(`weights.transforms()`) is only reachable from the enum.
+
+## Example
+```python
+from torchvision.models import resnet50
+from torchvision.models.detection import fasterrcnn_resnet50_fpn
+
+model = resnet50(pretrained=True)
+detector = fasterrcnn_resnet50_fpn(pretrained=False, pretrained_backbone=True)
+```
+
+## Use instead
+```python
+from torchvision.models import ResNet50_Weights, resnet50
+from torchvision.models.detection import fasterrcnn_resnet50_fpn
+
+model = resnet50(weights=ResNet50_Weights.IMAGENET1K_V1)
+detector = fasterrcnn_resnet50_fpn(weights=None, weights_backbone=ResNet50_Weights.IMAGENET1K_V1)
+```
+
+## Fix safety
+The fix is safe: it passes exactly the weights the shim substitutes, read from each builder's
+`@handle_legacy_interface(weights=("pretrained", ...))` decorator in torchvision's source
+(`COCO_V1` for detection, `COCO_WITH_VOC_LABELS_V1` for segmentation, `KINETICS400_V1` for
+video, the `*_QuantizedWeights` entry for quantized builders called with `quantize=True`).
+`pretrained=False` becomes `weights=None`; a non-literal flag becomes
+`weights=<enum> if flag else None`. The weights enum is imported where it is not yet visible.
+No fix is offered when `weights=` is also given, when the builder has no weights for
+`pretrained=True` (`vit_h_14`), or when the shim's choice depends on an argument that is not a
+literal (`quantize=flag`).
+
+## References
+- [torchvision/models/_utils.py: handle_legacy_interface](https://github.com/pytorch/vision/blob/main/torchvision/models/_utils.py)
+- [torchvision models: the weights API](https://pytorch.org/vision/stable/models.html)
+)md"};
+
+// "torchvision.models.ResNet50_Weights.IMAGENET1K_V1" -> module, class, member.
+struct EnumValue {
+  std::string_view module, cls, member;
+};
+EnumValue split(std::string_view q) {
+  size_t last = q.rfind('.');
+  size_t cls = q.rfind('.', last - 1);
+  return {q.substr(0, cls), q.substr(cls + 1, last - cls - 1), q.substr(last + 1)};
+}
+
+class TorchvisionPretrained final : public Rule {
+ public:
+  const RuleMeta& meta() const override { return kTorchvisionPretrained; }
+  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<std::string_view> triggers() const override { return {"pretrained", "pretrained_backbone"}; }
+  bool triggersAreWholeWords() const override { return true; }
+
+  void check(TSNode call, Context& ctx) const override {
+    if (!ctx.torchAtLeast(1, 12)) return;
+    std::string_view source = ctx.source();
+    TSNode pretrained = keywordArgumentNode(call, "pretrained", source);
+    TSNode backbone = keywordArgumentNode(call, "pretrained_backbone", source);
+    if (ts_node_is_null(pretrained) && ts_node_is_null(backbone)) return;
+    auto q = ctx.model().calleeName(call);
+    const vision::Builder* builder = q ? vision::findBuilder(*q) : nullptr;
+    if (builder == nullptr) return;
+    if (!ts_node_is_null(pretrained)) report(call, pretrained, "weights", pickWeights(call, *builder, ctx), ctx);
+    if (!ts_node_is_null(backbone)) report(call, backbone, "weights_backbone", builder->backbone, ctx);
+  }
+
+ private:
+  // The weights the shim substitutes for `pretrained=True` in this call: "" when unknown.
+  static std::string_view pickWeights(TSNode call, const vision::Builder& b, const Context& ctx) {
+    if (b.quantized.empty()) return b.weights;
+    TSNode quantize = keywordArgument(call, "quantize", ctx.source());
+    if (ts_node_is_null(quantize) || isFalseLiteral(quantize)) return b.weights;
+    if (isTrueLiteral(quantize)) return b.quantized;
+    return {};
+  }
+
+  static void report(TSNode call, TSNode keyword, std::string_view new_name, std::string_view weights, Context& ctx) {
+    std::string_view old_name = ctx.text(fieldOf(keyword, "name"));
+    TSNode value = fieldOf(keyword, "value");
+    std::string suggestion = std::string(new_name) + "=";
+    std::optional<std::string> enum_text;
+    std::vector<quickfix::Edit> edits;
+    if (!weights.empty() && weights != "None") {
+      EnumValue e = split(weights);
+      std::string qualified = std::string(e.module) + "." + std::string(e.cls);
+      suggestion += std::string(e.cls) + "." + std::string(e.member);
+      if (auto visible = ctx.model().visibleNameFor(qualified, call)) {
+        enum_text = *visible + "." + std::string(e.member);
+      } else if (ctx.model().resolve(e.cls, call) == nullptr) {
+        enum_text = std::string(e.cls) + "." + std::string(e.member);
+        edits.push_back(moduleLevelInsertion(ctx.file(), "from " + std::string(e.module) + " import " + std::string(e.cls)));
+      }
+    } else {
+      suggestion += "<weights enum>";
+    }
+    Diagnostic& d = ctx.report(keyword, "`" + std::string(old_name) + "=` is deprecated since torchvision 0.13; pass `" +
+                                            suggestion + "` (or `" + std::string(new_name) + "=None`)");
+    if (!ts_node_is_null(keywordArgumentNode(call, new_name, ctx.source())) || hasDoubleStarArguments(call)) return;
+    std::string replacement;
+    if (isFalseLiteral(value)) {
+      replacement = "None";
+      edits.clear();
+    } else if (!enum_text) {
+      return;
+    } else if (isTrueLiteral(value)) {
+      replacement = *enum_text;
+    } else {
+      replacement = *enum_text + " if " + rewrite::asOperand(analysis::unparenthesize(value), ctx.source()) + " else None";
+    }
+    edits.push_back({startOf(keyword), endOf(keyword), std::string(new_name) + "=" + replacement});
+    if (!rewrite::normalizeEdits(edits)) return;
+    d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use `" + std::string(new_name) + "=`", std::move(edits)};
+  }
+};
+
+}  // namespace
+
+const Rule& torchvisionPretrainedRule() {
+  static const TorchvisionPretrained rule;
+  return rule;
+}
+
+}  // namespace ptlint::rules

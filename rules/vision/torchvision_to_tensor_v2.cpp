@@ -1,0 +1,120 @@
+// PTL110 torchvision-to-tensor-v2: the deprecated `transforms.v2.ToTensor()`.
+#include <string>
+#include <vector>
+
+#include "analysis/syntax.h"
+#include "rules/all_rules.h"
+#include "rules/deprecated/call_rewrite.h"
+#include "rules/helpers.h"
+
+namespace ptlint::rules {
+namespace {
+
+using analysis::endOf;
+using analysis::fieldOf;
+using analysis::isKind;
+using analysis::startOf;
+
+constexpr RuleMeta kTorchvisionToTensorV2{
+    .code = "PTL110",
+    .name = "torchvision-to-tensor-v2",
+    .summary = "`transforms.v2.ToTensor()` is deprecated; use `ToImage()` and `ToDtype(..., scale=True)`",
+    .fix = FixAvailability::Sometimes,
+    .fix_applicability = quickfix::Applicability::Safe,
+    .severity = Severity::Warning,
+    .enabled_by_default = true,
+    .deprecated_tag = true,
+    .since_torch = "2.0",
+    .docs = R"md(
+## What it does
+Reports `torchvision.transforms.v2.ToTensor()` (through any import or alias: `v2.ToTensor()`,
+`from torchvision.transforms.v2 import ToTensor`) when the configured `torch-version` is 2.0 or
+later (torchvision 0.15, whose `v2` namespace has it). The classic
+`torchvision.transforms.ToTensor` is not reported.
+
+## Why is this bad?
+torchvision deprecates the v2 `ToTensor`: constructing it warns "The transform `ToTensor()` is
+deprecated and will be removed in a future release. Instead, please use
+`v2.Compose([v2.ToImage(), v2.ToDtype(torch.float32, scale=True)])`". It converts to a plain
+tensor (not a `tv_tensors.Image`), so the v2 transforms that follow cannot tell an image from
+other tensors.
+
+## Example
+```python
+from torchvision.transforms import v2
+
+transform = v2.Compose([v2.ToTensor(), v2.Normalize(mean, std)])
+```
+
+## Use instead
+```python
+import torch
+from torchvision.transforms import v2
+
+transform = v2.Compose([v2.Compose([v2.ToImage(), v2.ToDtype(torch.float32, scale=True)]), v2.Normalize(mean, std)])
+```
+
+## Fix safety
+The fix is the replacement torchvision's own warning gives and is safe. Outputs are
+"equivalent up to float precision" (torchvision's words): `ToTensor` divides by 255 where
+`ToDtype(scale=True)` multiplies by 1/255, so individual values can differ in the last bit of
+float32. `ToImage` and `ToDtype(..., scale=True)` exist from torchvision 0.16 (PyTorch 2.1): no
+fix is offered for older `torch-version` settings. `import torch` and
+`from torchvision.transforms import v2` are added where no name for them is visible.
+
+## References
+- [torchvision/transforms/v2/_deprecated.py](https://github.com/pytorch/vision/blob/main/torchvision/transforms/v2/_deprecated.py)
+- [torchvision transforms: conversion](https://pytorch.org/vision/stable/transforms.html#conversion)
+)md"};
+
+class TorchvisionToTensorV2 final : public Rule {
+ public:
+  const RuleMeta& meta() const override { return kTorchvisionToTensorV2; }
+  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<std::string_view> triggers() const override { return {"ToTensor"}; }
+  bool triggersAreWholeWords() const override { return true; }
+
+  void check(TSNode call, Context& ctx) const override {
+    if (!ctx.torchAtLeast(2, 0)) return;
+    TSNode callee = fieldOf(call, "function");
+    if (!ctx.text(callee).ends_with("ToTensor")) return;
+    auto q = ctx.model().qualifiedName(callee);
+    if (!q || (*q != "torchvision.transforms.v2.ToTensor" && *q != "torchvision.transforms.v2._deprecated.ToTensor"))
+      return;
+    Diagnostic& d = ctx.report(call, "`v2.ToTensor()` is deprecated; use "
+                                     "`v2.Compose([v2.ToImage(), v2.ToDtype(torch.float32, scale=True)])`");
+    auto args = rewrite::plainArguments(call, ctx.source());
+    if (!ctx.torchAtLeast(2, 1) || !args || !args->positional.empty() || !args->keywords.empty()) return;
+    const auto& model = ctx.model();
+    std::vector<quickfix::Edit> edits;
+    std::string v2;
+    if (isKind(callee, "attribute") && model.refersTo(fieldOf(callee, "object"), "torchvision.transforms.v2")) {
+      v2 = std::string(ctx.text(fieldOf(callee, "object")));
+    } else if (auto visible = model.visibleNameFor("torchvision.transforms.v2", call)) {
+      v2 = *visible;
+    } else if (model.resolve("v2", call) == nullptr) {
+      v2 = "v2";
+      edits.push_back(moduleLevelInsertion(ctx.file(), "from torchvision.transforms import v2"));
+    } else {
+      return;
+    }
+    bool needs_torch = false;
+    std::string torch = torchModuleName(model, call, needs_torch);
+    if (torch.empty()) return;
+    if (needs_torch) edits.push_back(moduleLevelInsertion(ctx.file(), "import torch"));
+    edits.push_back({startOf(call), endOf(call),
+                     v2 + ".Compose([" + v2 + ".ToImage(), " + v2 + ".ToDtype(" + torch + ".float32, scale=True)])"});
+    if (!rewrite::normalizeEdits(edits)) return;
+    d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use `ToImage()` and `ToDtype(torch.float32, scale=True)`",
+                          std::move(edits)};
+  }
+};
+
+}  // namespace
+
+const Rule& torchvisionToTensorV2Rule() {
+  static const TorchvisionToTensorV2 rule;
+  return rule;
+}
+
+}  // namespace ptlint::rules
