@@ -15,6 +15,30 @@ def expect(condition, what):
         raise AssertionError(what)
 
 
+def pull_session(ptlint, root):
+    """A client that pulls diagnostics: `textDocument/diagnostic` on a cell's URI answers for it."""
+    client = LspClient([ptlint, "--lsp"], cwd=root, stderr_path=os.path.join(root, "stderr-pull.log"))
+    try:
+        nb = "file://" + root + "/pull.ipynb"
+        cells = [nb.replace("file://", "vscode-notebook-cell://") + "#c%d" % n for n in (1, 2)]
+        client.initialize("file://" + root, {"textDocument": {"diagnostic": {}}})
+        client.notify("notebookDocument/didOpen", {
+            "notebookDocument": {"uri": nb, "notebookType": "jupyter-notebook", "version": 1,
+                                 "cells": [{"kind": 2, "document": c} for c in cells]},
+            "cellTextDocuments": [
+                {"uri": cells[0], "languageId": "python", "version": 1, "text": "import torch\n"},
+                {"uri": cells[1], "languageId": "python", "version": 1, "text": "x = 1\nwith torch.cuda.amp.autocast():\n    pass\n"}]})
+        first = client.call("textDocument/diagnostic", {"textDocument": {"uri": cells[0]}})["result"]
+        expect(first["kind"] == "full" and first["items"] == [], first)
+        second = client.call("textDocument/diagnostic", {"textDocument": {"uri": cells[1]}})["result"]
+        expect([(d["code"], d["range"]["start"]["line"]) for d in second["items"]] == [("PTL101", 1)], second)
+        client.call("shutdown")
+        client.notify("exit")
+        expect(client.wait_exit(10) == 0, "exit code")
+    finally:
+        client.kill()
+
+
 def main():
     ptlint = os.path.abspath(sys.argv[1])
     root = tempfile.mkdtemp(prefix="ptlint-nb-lsp-")
@@ -115,6 +139,7 @@ def main():
         client.call("shutdown")
         client.notify("exit")
         expect(client.wait_exit(10) == 0, "exit code")
+        pull_session(ptlint, root)
         print("ok")
         return 0
     finally:
