@@ -304,6 +304,21 @@ bool isMagicLine(std::string_view t) {
   if (!trimmed.empty() && trimmed.back() == '?' && trimmed.find('#') == std::string_view::npos &&
       trimmed.find('"') == std::string_view::npos && trimmed.find('\'') == std::string_view::npos)
     return true;
+  // Automagics (IPython runs `pip install x` as `%pip install x`): a name of the set followed
+  // by a word, which Python never allows.
+  for (std::string_view name : {"pip", "conda", "mamba", "micromamba", "cd", "ls", "pwd", "env"}) {
+    if (!t.starts_with(name) || t.size() <= name.size() || (t[name.size()] != ' ' && t[name.size()] != '\t')) continue;
+    size_t w = t.find_first_not_of(" \t", name.size());
+    if (w != std::string_view::npos && (std::isalpha(static_cast<unsigned char>(t[w])) || t[w] == '_')) {
+      std::string_view word = t.substr(w);
+      size_t end = 0;
+      while (end < word.size() && isIdentifierByte(word[end])) ++end;
+      std::string_view first = word.substr(0, end);
+      // `ls if x else y`, `cd in paths`: Python keywords make it Python.
+      static const std::vector<std::string_view> keywords{"if", "else", "in", "is", "and", "or", "not", "for", "async", "await", "lambda"};
+      if (std::find(keywords.begin(), keywords.end(), first) == keywords.end()) return true;
+    }
+  }
   // `x = !ls`, `files = %sx ls`: targets made of names, dots, commas.
   size_t k = 0;
   while (k < t.size() && (isIdentifierByte(t[k]) || t[k] == '.' || t[k] == ',' || t[k] == ' ' || t[k] == '\t')) ++k;
@@ -314,10 +329,10 @@ bool isMagicLine(std::string_view t) {
 }
 
 // Replaces [begin, end) of `out` by a statement of the same length.
-void maskRange(std::string& out, size_t begin, size_t end) {
+void maskRange(std::string& out, size_t begin, size_t end, bool blank = false) {
   size_t length = end - begin;
   if (length == 0) return;
-  std::string replacement = length >= 4 ? "pass" : "0";
+  std::string replacement = blank ? "" : length >= 4 ? "pass" : "0";
   replacement.resize(length, ' ');
   out.replace(begin, length, replacement);
 }
@@ -339,7 +354,12 @@ std::string maskMagics(std::string_view source) {
   std::string out(source);
   std::vector<std::string_view> lines = splitLines(source);
   size_t first = 0, offset = 0;
-  while (first < lines.size() && withoutEnding(lines[first]).find_first_not_of(" \t") == std::string_view::npos) {
+  // Blank lines and comments (Colab's `#@title` form lines) may come before a cell magic.
+  auto skippable = [](std::string_view line) {
+    size_t p = line.find_first_not_of(" \t");
+    return p == std::string_view::npos || line[p] == '#';
+  };
+  while (first < lines.size() && skippable(withoutEnding(lines[first]))) {
     offset += lines[first].size();
     ++first;
   }
@@ -363,16 +383,23 @@ std::string maskMagics(std::string_view source) {
   // Python's tokenizer state across lines: open brackets, an open string, a backslash.
   int depth = 0;
   char quote = 0;
-  bool triple = false, continued = false;
+  bool triple = false, continued = false, magic_continues = false;
   size_t at = offset;
   for (std::string_view line : lines) {
     std::string_view text = withoutEnding(line);
     size_t line_start = at;
     at += line.size();
+    if (magic_continues) {
+      // A shell command continued with `\`: blank (Python ignores blank lines at any indent).
+      maskRange(out, line_start, line_start + text.size(), true);
+      magic_continues = !text.empty() && text.back() == '\\';
+      continue;
+    }
     if (depth == 0 && quote == 0 && !continued) {
       size_t p = text.find_first_not_of(" \t");
       if (p != std::string_view::npos && isMagicLine(text.substr(p))) {
         maskRange(out, line_start + p, line_start + text.size());
+        magic_continues = text.back() == '\\';
         continue;
       }
     }
