@@ -17,10 +17,13 @@
 #include <string>
 #include <vector>
 
-#include "gpu_check/env_check.h"
+#include "analysis/env_check.h"
 #include "gpu_check/pattern.h"
 
 namespace ptlint::gpu_check {
+
+// The environment checks live in analysis/ (PTL705 uses them too); doctor reports them.
+using namespace ptlint::env_check;
 
 // Where `ptlint-gpu` is: $PTLINT_GPU when set (empty string: "none", to turn it off), else next to
 // the running executable (/proc/self/exe), else on PATH. nullopt when not found.

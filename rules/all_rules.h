@@ -22,5 +22,23 @@ const Rule& torchvisionPretrainedRule();    // PTL109  rules/vision/torchvision_
 const Rule& torchvisionToTensorV2Rule();    // PTL110  rules/vision/torchvision_to_tensor_v2.cpp
 const Rule& unstableNumericsRule();         // PTL704  rules/numerics/unstable_numerics.cpp
 const Rule& torchLoadWithoutWeightsOnlyRule();  // PTL801  rules/serialization/torch_load_without_weights_only.cpp
+const Rule& workerOptionWithoutWorkersRule();  // PTL404  rules/data/worker_option_without_workers.cpp
+const Rule& graphBreakCallInCompiledRegionRule();  // PTL502  rules/compile/graph_break_call_in_compiled_region.cpp
+const Rule& dataDependentBranchInCompiledRegionRule();  // PTL504  rules/compile/data_dependent_branch_in_compiled_region.cpp
+const Rule& anomalyDetectionEnabledRule();  // PTL701  rules/numerics/anomaly_detection_enabled.cpp
+const Rule& deterministicWithoutCublasConfigRule();  // PTL702  rules/numerics/deterministic_without_cublas_config.cpp
+const Rule& cudnnBenchmarkWithDeterminismRule();  // PTL703  rules/numerics/cudnn_benchmark_with_determinism.cpp
+const Rule& dynamoSuppressErrorsRule();  // PTL505  rules/compile/dynamo_suppress_errors.cpp
+const Rule& raisedRecompileLimitRule();  // PTL503  rules/compile/raised_recompile_limit.cpp
+const Rule& backwardInsideAutocastRule();  // PTL204  rules/amp/backward_inside_autocast.cpp
+const Rule& fp16AutocastWithoutGradScalerRule();  // PTL202  rules/amp/fp16_autocast_without_gradscaler.cpp
+const Rule& flashBackendWithMaskRule();  // PTL602  rules/attention/flash_backend_with_mask.cpp
+const Rule& forcedMathSdpaBackendRule();  // PTL604  rules/attention/forced_math_sdpa_backend.cpp
+const Rule& pinMemoryWithoutNonBlockingRule();  // PTL402  rules/data/pin_memory_without_non_blocking.cpp
+const Rule& lowPrecisionGradientReduceRule();  // PTL203  rules/distributed/low_precision_gradient_reduce.cpp
+const Rule& fsdp1InNewCodeRule();  // PTL302  rules/distributed/fsdp1_in_new_code.cpp
+const Rule& synchronousDataLoaderRule();  // PTL405  rules/data/synchronous_dataloader.cpp
+const Rule& dataLoaderPersistentWorkersRule();  // PTL403  rules/data/dataloader_persistent_workers.cpp
+const Rule& invalidAllocConfRule();  // PTL705  rules/numerics/invalid_alloc_conf.cpp
 
 }  // namespace ptlint::rules

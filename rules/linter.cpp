@@ -47,13 +47,39 @@ bool containsTrigger(std::string_view text, std::string_view word, bool whole_wo
   return analysis::forEachWholeWord(text, word, [](size_t) { return true; });
 }
 
-// False when none of the rule's trigger words occurs in `text`: by the contract of
+// Trigger words already looked up in one text: several rules share words (`DataLoader`,
+// `compile`), and each is searched for once.
+class TriggerMemo {
+ public:
+  explicit TriggerMemo(std::string_view text) : text_(text) {}
+  std::string_view text() const { return text_; }
+  bool contains(std::string_view word, bool whole_word) {
+    for (const auto& seen : seen_)
+      if (seen.word == word && seen.whole_word == whole_word) return seen.found;
+    bool found = containsTrigger(text_, word, whole_word);
+    seen_.push_back({word, whole_word, found});
+    return found;
+  }
+
+ private:
+  struct Seen {
+    std::string_view word;
+    bool whole_word;
+    bool found;
+  };
+  std::string_view text_;
+  std::vector<Seen> seen_;
+};
+
+// False when none of the rule's trigger words occurs in the text: by the contract of
 // `Rule::triggers()` it cannot report there, so it need not run (nor walk the tree).
-bool mayMatch(const Rule& rule, std::string_view text, const Settings& settings) {
+bool mayMatch(const Rule& rule, TriggerMemo& memo, const Settings& settings) {
+  for (std::string_view word : rule.requiredWords())
+    if (!memo.contains(word, false)) return false;
   auto triggers = rule.triggersFor(settings);
-  if (triggers.empty()) return rule.mayMatchText(text, settings);
+  if (triggers.empty()) return rule.mayMatchText(memo.text(), settings);
   for (std::string_view word : triggers)
-    if (containsTrigger(text, word, rule.triggersAreWholeWords())) return rule.mayMatchText(text, settings);
+    if (memo.contains(word, rule.triggersAreWholeWords())) return rule.mayMatchText(memo.text(), settings);
   return false;
 }
 
@@ -65,8 +91,9 @@ bool cannotMatch(std::string_view text, const Settings& settings) {
   if (settings.isEnabled(unusedNoqaMeta().code, unusedNoqaMeta().enabled_by_default) &&
       analysis::findBytes(text, "PTL") != std::string_view::npos)
     return false;
+  TriggerMemo memo(text);
   for (const Rule* rule : enabledRules(settings))
-    if (mayMatch(*rule, text, settings)) return false;
+    if (mayMatch(*rule, memo, settings)) return false;
   return true;
 }
 
@@ -74,8 +101,9 @@ LintResult lintFile(const analysis::ParsedFile& file, const Settings& settings) 
   LintResult result;
   result.has_syntax_errors = file.hasSyntaxErrors();
   std::vector<const Rule*> rules = enabledRules(settings);
+  TriggerMemo memo(file.text());
   std::erase_if(rules, [&](const Rule* rule) {
-    return !mayMatch(*rule, file.text(), settings) || !rule->mayReportIn(file, settings);
+    return !mayMatch(*rule, memo, settings) || !rule->mayReportIn(file, settings);
   });
 
   if (result.has_syntax_errors && settings.isEnabled(syntaxErrorMeta().code, syntaxErrorMeta().enabled_by_default)) {

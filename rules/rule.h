@@ -69,6 +69,9 @@ class Rule {
   // True when each trigger must occur as a whole identifier (`amp` in `torch.cuda.amp`, not in
   // `example`): exact for rules whose every finding names that identifier somewhere in the file.
   virtual bool triggersAreWholeWords() const { return false; }
+  // Byte strings that must ALL occur in a file (besides one trigger) for the rule to possibly
+  // report, e.g. PTL703's `cudnn` and `deterministic`: checked before parsing, like triggers().
+  virtual std::vector<std::string_view> requiredWords() const { return {}; }
   // The same under the file's settings, for rules whose triggers depend on them (PTL501 adds
   // the configured `compile-decorators`). The strings may point into `settings`.
   virtual std::vector<std::string_view> triggersFor(const Settings& settings) const {

@@ -1,5 +1,5 @@
-// Checks of the environment variables that change how PyTorch uses the device. Pure C++: this
-// part of `ptlint doctor` works without libtorch and without `ptlint-gpu`.
+// Checks of the environment variables that change how PyTorch uses the device, without libtorch:
+// `ptlint doctor` checks the process environment with them, and PTL705 the values set in code.
 //
 // PYTORCH_CUDA_ALLOC_CONF is read by the CUDA caching allocator at its first allocation; an
 // unknown key or a bad value there is a hard error ("Unrecognized CachingAllocator option")
@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-namespace ptlint::gpu_check {
+namespace ptlint::env_check {
 
 enum class Level { Info, Warning, Error };
 std::string_view levelName(Level level);
@@ -51,4 +51,4 @@ EnvVarReport checkCublasWorkspaceConfig(std::optional<std::string_view> value);
 // Reads the variable from the process environment.
 std::optional<std::string> readEnv(const char* name);
 
-}  // namespace ptlint::gpu_check
+}  // namespace ptlint::env_check

@@ -1,4 +1,4 @@
-#include "gpu_check/env_check.h"
+#include "analysis/env_check.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <fmt/format.h>
 
-namespace ptlint::gpu_check {
+namespace ptlint::env_check {
 namespace {
 
 // Tokens as c10's CUDAAllocatorConfig::lexArgs makes them: `,` `:` `[` `]` stand alone,
@@ -309,4 +309,4 @@ std::optional<std::string> readEnv(const char* name) {
   return std::string(value);
 }
 
-}  // namespace ptlint::gpu_check
+}  // namespace ptlint::env_check

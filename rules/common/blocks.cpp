@@ -1,0 +1,161 @@
+#include "rules/common/blocks.h"
+
+#include "analysis/syntax.h"
+#include "analysis/value_resolution.h"
+#include "rules/helpers.h"
+
+namespace ptlint::rules {
+
+using analysis::fieldOf;
+using analysis::isKind;
+
+bool isCodeBoundary(TSNode node) {
+  return isKind(node, "function_definition") || isKind(node, "lambda") || isKind(node, "class_definition");
+}
+
+std::vector<TSNode> enclosingWithItems(TSNode node) {
+  std::vector<TSNode> out;
+  TSNode child = node;
+  for (TSNode parent = ts_node_parent(node); !ts_node_is_null(parent); child = parent, parent = ts_node_parent(parent)) {
+    if (isCodeBoundary(parent)) break;
+    if (!isKind(parent, "with_statement")) continue;
+    TSNode body = fieldOf(parent, "body");
+    if (ts_node_is_null(body) || !analysis::sameNode(body, child)) continue;
+    analysis::forEachNamedChild(parent, [&](TSNode clause) {
+      if (!isKind(clause, "with_clause")) return;
+      analysis::forEachNamedChild(clause, [&](TSNode item) {
+        if (!isKind(item, "with_item")) return;
+        TSNode value = fieldOf(item, "value");
+        if (isKind(value, "as_pattern")) value = ts_node_named_child(value, 0);
+        if (!ts_node_is_null(value)) out.push_back(analysis::unparenthesize(value));
+      });
+    });
+  }
+  return out;
+}
+
+bool isUnderCondition(TSNode node) {
+  TSNode child = node;
+  for (TSNode parent = ts_node_parent(node); !ts_node_is_null(parent); child = parent, parent = ts_node_parent(parent)) {
+    if (isCodeBoundary(parent)) return false;
+    std::string_view kind = analysis::kindOf(parent);
+    if (kind == "if_statement" || kind == "elif_clause" || kind == "else_clause" || kind == "except_clause" ||
+        kind == "except_group_clause" || kind == "conditional_expression" || kind == "while_statement" ||
+        kind == "boolean_operator" || kind == "match_statement" || kind == "case_clause")
+      return true;
+  }
+  (void)child;
+  return false;
+}
+
+bool isBuiltinCall(const analysis::SemanticModel& model, TSNode call, std::string_view name) {
+  TSNode callee = fieldOf(call, "function");
+  if (!isKind(callee, "identifier") || model.text(callee) != name) return false;
+  return model.resolve(name, callee) == nullptr;
+}
+
+std::string_view methodName(TSNode call, std::string_view source) {
+  TSNode callee = fieldOf(call, "function");
+  if (!isKind(callee, "attribute")) return {};
+  return analysis::textOf(fieldOf(callee, "attribute"), source);
+}
+
+TSNode enclosingFunctionOrModule(TSNode node) {
+  TSNode last = node;
+  for (TSNode parent = ts_node_parent(node); !ts_node_is_null(parent); parent = ts_node_parent(parent)) {
+    if (isKind(parent, "function_definition")) return parent;
+    last = parent;
+  }
+  return last;
+}
+
+TSNode enclosingStatement(TSNode node) {
+  TSNode child = node;
+  for (TSNode parent = ts_node_parent(node); !ts_node_is_null(parent); child = parent, parent = ts_node_parent(parent)) {
+    if (isKind(parent, "block") || isKind(parent, "module")) return child;
+  }
+  return child;
+}
+
+namespace {
+
+// The clause of `statement` (an if/try) that contains `node`: its consequence/body, or one of
+// its elif/else/except/finally children. Null when `node` is in the condition or elsewhere.
+TSNode branchOf(TSNode statement, TSNode node) {
+  TSNode found{};
+  uint32_t count = ts_node_named_child_count(statement);
+  for (uint32_t i = 0; i < count; ++i) {
+    TSNode child = ts_node_named_child(statement, i);
+    std::string_view kind = analysis::kindOf(child);
+    bool branch = kind == "block" || kind == "elif_clause" || kind == "else_clause" || kind == "except_clause" ||
+                  kind == "except_group_clause";
+    if (branch && analysis::contains(child, node)) found = child;
+  }
+  return found;
+}
+
+}  // namespace
+
+bool inExclusiveBranches(TSNode a, TSNode b) {
+  for (TSNode parent = ts_node_parent(a); !ts_node_is_null(parent); parent = ts_node_parent(parent)) {
+    if (!analysis::contains(parent, b)) continue;
+    if (!isKind(parent, "if_statement") && !isKind(parent, "try_statement")) continue;
+    TSNode branch_a = branchOf(parent, a), branch_b = branchOf(parent, b);
+    if (ts_node_is_null(branch_a) || ts_node_is_null(branch_b)) continue;
+    if (!analysis::sameNode(branch_a, branch_b)) return true;
+  }
+  return false;
+}
+
+std::optional<bool> boolValue(const analysis::SemanticModel& model, TSNode expr) {
+  if (ts_node_is_null(expr)) return std::nullopt;
+  TSNode value = analysis::resolveValue(model, expr);
+  if (isTrueLiteral(value)) return true;
+  if (isFalseLiteral(value)) return false;
+  return std::nullopt;
+}
+
+}  // namespace ptlint::rules
+
+namespace ptlint::rules {
+
+std::optional<std::string_view> stringValue(const analysis::SemanticModel& model, TSNode expr) {
+  if (ts_node_is_null(expr)) return std::nullopt;
+  TSNode value = analysis::resolveValue(model, expr);
+  if (!analysis::isKind(value, "string")) return std::nullopt;
+  std::string_view text = model.text(value);
+  if (text.size() < 2) return std::nullopt;
+  char quote = text.front();
+  if ((quote != '"' && quote != '\'') || text.back() != quote) return std::nullopt;
+  if (text.starts_with("\"\"\"") || text.starts_with("'''")) return std::nullopt;
+  std::string_view inner = text.substr(1, text.size() - 2);
+  if (inner.find('\\') != std::string_view::npos || inner.find(quote) != std::string_view::npos) return std::nullopt;
+  return inner;
+}
+
+bool isBackwardCall(const analysis::SemanticModel& model, TSNode call) {
+  if (methodName(call, model.file().text()) == "backward") {
+    auto callee = model.calleeName(call);
+    return !callee || *callee == "torch.autograd.backward";
+  }
+  auto callee = model.calleeName(call);
+  return callee && *callee == "torch.autograd.backward";
+}
+
+}  // namespace ptlint::rules
+
+#include "analysis/text_search.h"
+
+namespace ptlint::rules {
+
+bool namesIdentifier(const analysis::ParsedFile& file, std::string_view word) {
+  std::string_view source = file.text();
+  TSNode root = file.root();
+  return analysis::forEachWholeWord(source, word, [&](size_t at) {
+    auto start = static_cast<uint32_t>(at), end = static_cast<uint32_t>(at + word.size());
+    TSNode node = ts_node_descendant_for_byte_range(root, start, end);
+    return analysis::isKind(node, "identifier") && analysis::startOf(node) == start && analysis::endOf(node) == end;
+  });
+}
+
+}  // namespace ptlint::rules

@@ -1,0 +1,218 @@
+// PTL504 data-dependent-branch-in-compiled-region: `if`/`while`/conditional expressions in
+// compiled code whose test reads a tensor's value.
+#include <array>
+#include <string>
+
+#include "analysis/compiled_regions.h"
+#include "analysis/syntax.h"
+#include "analysis/text_search.h"
+#include "rules/all_rules.h"
+#include "rules/common/blocks.h"
+#include "rules/helpers.h"
+
+namespace ptlint::rules {
+namespace {
+
+using analysis::fieldOf;
+using analysis::isKind;
+
+constexpr RuleMeta kDataDependentBranch{
+    .code = "PTL504",
+    .name = "data-dependent-branch-in-compiled-region",
+    .summary = "Branch on a tensor's value inside compiled code",
+    .fix = FixAvailability::None,
+    .severity = Severity::Warning,
+    .enabled_by_default = true,
+    .since_torch = "2.0",
+    .docs = R"md(
+## What it does
+Reports `if` and `elif` statements, `while` loops and conditional expressions (`a if c else b`)
+inside code that `torch.compile` traces (the same compiled regions as PTL501) whose test calls
+`.item()`, `.any()`, `.all()`, `torch.any`, `torch.all`, `torch.equal`, `torch.allclose`,
+`torch.is_nonzero`, or `bool(...)` of a tensor-valued `torch` call (`bool(torch.isnan(x))`),
+through any import or alias. `assert` statements are not reported: Dynamo rewrites an assert on
+a tensor to `torch._assert_async` (`torch._dynamo.config.rewrite_assert_with_torch_assert`,
+on by default). Code guarded by `torch.compiler.is_compiling()` and functions under
+`torch.compiler.disable` are not compiled and not reported.
+
+## Why is this bad?
+A Python branch needs a Python `bool`, and a tensor's value only exists on the device at run
+time. Dynamo cannot trace through it: it ends the graph before the test, runs the test eagerly
+(copying the value to the host, which waits for all queued device work), and starts a new graph
+in the branch taken. The PyTorch documentation lists data-dependent control flow among the
+common graph breaks and points to `torch.cond` for branches that must stay in the graph. Every
+step then pays a device synchronisation and loses the fusion across the break; under
+`fullgraph=True` it is an error.
+
+## Example
+```python
+import torch
+
+@torch.compile
+def step(x):
+    if x.sum() > 0 and (x > 1).any():   # graph break + sync every call
+        return x * 2
+    return x
+```
+
+## Use instead
+Keep the choice on the device:
+```python
+import torch
+
+@torch.compile
+def step(x):
+    return torch.where((x > 1).any(), x * 2, x)
+```
+or `torch.cond(pred, true_fn, false_fn, (x,))` when both branches are functions.
+
+## Fix safety
+There is no fix: which tensor formulation is right depends on the branch.
+
+## References
+- [Common graph breaks: data-dependent operations (PyTorch docs)](https://docs.pytorch.org/docs/stable/compile/programming_model.common_graph_breaks.html)
+- [`torch.cond`](https://docs.pytorch.org/docs/stable/generated/torch.cond.html)
+- [`torch/_dynamo/config.py`: `rewrite_assert_with_torch_assert`](https://github.com/pytorch/pytorch/blob/v2.6.0/torch/_dynamo/config.py)
+)md"};
+
+bool isTensorReadingFunction(std::string_view qualified) {
+  static constexpr std::array<std::string_view, 5> kFunctions{"torch.any", "torch.all", "torch.equal",
+                                                              "torch.allclose", "torch.is_nonzero"};
+  for (auto f : kFunctions)
+    if (qualified == f) return true;
+  return false;
+}
+
+// `torch` functions that return a tensor, for `bool(torch.isnan(x))`.
+bool isTensorValuedFunction(std::string_view qualified) {
+  static constexpr std::array<std::string_view, 17> kFunctions{
+      "torch.isnan", "torch.isinf", "torch.isfinite", "torch.isclose", "torch.eq", "torch.ne",
+      "torch.gt", "torch.lt", "torch.ge", "torch.le", "torch.logical_and", "torch.logical_or",
+      "torch.logical_not", "torch.count_nonzero", "torch.sum", "torch.max", "torch.min"};
+  for (auto f : kFunctions)
+    if (qualified == f) return true;
+  return false;
+}
+
+bool hasNoArguments(TSNode call) {
+  TSNode args = argumentList(call);
+  if (ts_node_is_null(args)) return false;
+  bool any = false;
+  analysis::forEachNamedChild(args, [&](TSNode arg) { any = any || !isKind(arg, "comment"); });
+  return !any;
+}
+
+// What in `test` reads a tensor's value, as the user wrote it; empty when nothing does.
+std::string valueRead(const analysis::SemanticModel& model, TSNode test) {
+  std::string_view source = model.file().text();
+  std::string found;
+  analysis::walkTree(
+      test,
+      [&](TSNode node) {
+        if (!found.empty() || isKind(node, "lambda") || isKind(node, "string")) return false;
+        if (!isKind(node, "call")) return true;
+        std::string_view method = methodName(node, source);
+        if ((method == "item" || method == "any" || method == "all") && hasNoArguments(node)) {
+          found = std::string(analysis::textOf(node, source));
+          return false;
+        }
+        auto callee = model.calleeName(node);
+        if (callee && isTensorReadingFunction(*callee)) {
+          found = std::string(analysis::textOf(node, source));
+          return false;
+        }
+        if (isBuiltinCall(model, node, "bool")) {
+          auto args = positionalArguments(node);
+          // `bool(torch.isnan(x))`, `bool(torch.isnan(x).sum())`: a method chain on a tensor.
+          TSNode inner = args.size() == 1 ? analysis::unparenthesize(args[0]) : TSNode{};
+          for (int hops = 0; hops < 8 && isKind(inner, "call"); ++hops) {
+            auto name = model.calleeName(inner);
+            if (name && isTensorValuedFunction(*name)) {
+              found = std::string(analysis::textOf(node, source));
+              return false;
+            }
+            TSNode callee = fieldOf(inner, "function");
+            if (!isKind(callee, "attribute")) break;
+            inner = analysis::unparenthesize(fieldOf(callee, "object"));
+          }
+        }
+        return true;
+      },
+      [](TSNode) {});
+  if (found.size() > 60) found = found.substr(0, 57) + "...";
+  return found;
+}
+
+class DataDependentBranchInCompiledRegion final : public Rule {
+ public:
+  const RuleMeta& meta() const override { return kDataDependentBranch; }
+  std::vector<std::string_view> nodeKinds() const override {
+    return {"if_statement", "elif_clause", "while_statement", "conditional_expression"};
+  }
+  std::vector<std::string_view> triggers() const override { return {"compile"}; }
+  std::vector<std::string_view> triggersFor(const Settings& settings) const override {
+    std::vector<std::string_view> words = triggers();
+    for (const std::string& decorator : settings.compile_decorators) {
+      std::string_view name = decorator;
+      if (size_t dot = name.rfind('.'); dot != std::string_view::npos) name = name.substr(dot + 1);
+      if (!name.empty()) words.push_back(name);
+    }
+    return words;
+  }
+
+  bool mayReportIn(const analysis::ParsedFile& file, const Settings& settings) const override {
+    // Every finding names one of these as a call.
+    std::string_view text = file.text();
+    bool any = false;
+    for (std::string_view word : {"item", "any", "all", "equal", "allclose", "is_nonzero", "bool"})
+      any = any || analysis::forEachWholeWord(text, word, [&](size_t at) {
+              size_t after = at + word.size();
+              while (after < text.size() && (text[after] == ' ' || text[after] == '\t')) ++after;
+              return after < text.size() && text[after] == '(';
+            });
+    if (!any) return false;
+    return analysis::CompiledRegions::mayCompileAnything(file, settings.compile_decorators);
+  }
+
+  void check(TSNode node, Context& ctx) const override {
+    TSNode test = isKind(node, "conditional_expression") ? ts_node_named_child(node, 1) : fieldOf(node, "condition");
+    if (ts_node_is_null(test)) return;
+    const auto& model = ctx.model();
+    std::string read = valueRead(model, test);
+    if (read.empty()) return;
+    const auto& regions = analysis::CompiledRegions::of(model, ctx.settings().compile_decorators);
+    const auto* fn = regions.functionAt(node);
+    if (fn == nullptr || regions.isSkippedWhileCompiling(node)) return;
+
+    std::string_view construct = isKind(node, "if_statement")     ? "`if`"
+                                 : isKind(node, "elif_clause")    ? "`elif`"
+                                 : isKind(node, "while_statement") ? "`while`"
+                                                                   : "conditional expression";
+    std::string where = fn->caller == nullptr
+                            ? fmt::format("compiled `{}`", fn->display_name)
+                            : fmt::format("`{}`, which compiled `{}` calls,", fn->display_name, fn->root->display_name);
+    Diagnostic& d = ctx.report(
+        test, fmt::format("{} on `{}` in {} depends on a tensor's value: Dynamo breaks the graph there and waits "
+                          "for the device to read it; keep the choice on the device (`torch.where`, `torch.cond`) "
+                          "or move the check out of the compiled code",
+                          construct, read, where));
+    int hops = 0;
+    for (const auto* f = fn; f != nullptr && hops < 8; f = f->caller, ++hops) {
+      if (f->caller != nullptr)
+        d.related.push_back({analysis::startOf(f->site), analysis::endOf(f->site),
+                             fmt::format("`{}` is called from compiled `{}` here", f->display_name, f->caller->display_name)});
+      else
+        d.related.push_back({analysis::startOf(f->site), analysis::endOf(f->site),
+                             fmt::format("`{}` is compiled here", f->display_name)});
+    }
+  }
+};
+
+}  // namespace
+
+const Rule& dataDependentBranchInCompiledRegionRule() {
+  static const DataDependentBranchInCompiledRegion rule;
+  return rule;
+}
+
+}  // namespace ptlint::rules

@@ -1,0 +1,161 @@
+// PTL502 graph-break-call-in-compiled-region: `print`, `breakpoint()`, `pdb.set_trace()`,
+// `input()` inside code that torch.compile traces.
+#include <string>
+
+#include "analysis/compiled_regions.h"
+#include "analysis/syntax.h"
+#include "analysis/text_search.h"
+#include "rules/all_rules.h"
+#include "rules/common/blocks.h"
+
+namespace ptlint::rules {
+namespace {
+
+constexpr RuleMeta kGraphBreakCall{
+    .code = "PTL502",
+    .name = "graph-break-call-in-compiled-region",
+    .summary = "`print`, `breakpoint()`, `pdb.set_trace()` or `input()` inside compiled code",
+    .fix = FixAvailability::None,
+    .severity = Severity::Warning,
+    .enabled_by_default = true,
+    .since_torch = "2.0",
+    .docs = R"md(
+## What it does
+Reports calls of the builtins `print`, `breakpoint` and `input`, and of `pdb.set_trace()`
+(any import form: `import pdb`, `from pdb import set_trace`), inside code that `torch.compile`
+traces — the same compiled regions as PTL501 (`item-in-compiled-region`): functions decorated
+with or passed to `torch.compile`, the `forward` of a compiled module, and what they call in
+the file, except under `torch.compiler.disable` or a `torch.compiler.is_compiling()` guard.
+A local function or import named `print` is not the builtin and is not reported. `.numpy()` is
+not reported: Dynamo traces it since 2.1. In a file that configures
+`torch._dynamo.config.reorderable_logging_functions`, `print` is not reported.
+
+## Why is this bad?
+Dynamo cannot put a Python side effect such as writing to the terminal, reading from stdin or
+entering a debugger into an FX graph. It stops the graph before the call, runs the call in
+Python, and resumes in a new graph: every step pays the break, loses the fusions across it and
+often recompiles; under `fullgraph=True` it is an error. PyTorch's Dynamo configuration
+(`torch/_dynamo/config.py`) keeps `reorderable_logging_functions` — "a set of logging functions
+which will be reordered to the end of graph breaks, allowing dynamo to construct large graph" —
+empty by default, so a `print` is a graph break. A debugger breakpoint in compiled code does
+not stop where the author expects either: it runs in the eager fragment between graphs.
+
+## Example
+```python
+import torch
+
+@torch.compile
+def step(x):
+    y = x.sin()
+    print("y", y.shape)      # graph break every call
+    return y.cos()
+```
+
+## Use instead
+Log outside the compiled function, or from a function excluded from compilation:
+```python
+import torch
+
+@torch.compiler.disable
+def log_shape(y):
+    print("y", y.shape)
+
+@torch.compile
+def step(x):
+    y = x.sin()
+    log_shape(y)             # still a break, but an explicit and visible one
+    return y.cos()
+```
+or add `print` to `torch._dynamo.config.reorderable_logging_functions` to move prints
+to the end of the graph.
+
+## Fix safety
+There is no fix: removing a print or a breakpoint is the author's decision.
+
+## References
+- [`torch/_dynamo/config.py`: `reorderable_logging_functions`](https://github.com/pytorch/pytorch/blob/v2.6.0/torch/_dynamo/config.py)
+- [Common graph breaks (PyTorch docs)](https://docs.pytorch.org/docs/stable/compile/programming_model.common_graph_breaks.html)
+- [torch.compile troubleshooting: graph breaks](https://docs.pytorch.org/docs/stable/torch.compiler_troubleshooting.html)
+)md"};
+
+// The name of a graph-breaking call, or empty.
+std::string graphBreakingCall(const analysis::SemanticModel& model, TSNode call, bool prints_reorderable) {
+  for (std::string_view builtin : {"print", "breakpoint", "input"}) {
+    if (builtin == "print" && prints_reorderable) continue;
+    if (isBuiltinCall(model, call, builtin)) return std::string(builtin) + "()";
+  }
+  auto callee = model.calleeName(call);
+  if (callee && (*callee == "pdb.set_trace" || *callee == "ipdb.set_trace")) return *callee + "()";
+  return {};
+}
+
+class GraphBreakCallInCompiledRegion final : public Rule {
+ public:
+  const RuleMeta& meta() const override { return kGraphBreakCall; }
+  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<std::string_view> triggers() const override { return {"compile"}; }
+  std::vector<std::string_view> triggersFor(const Settings& settings) const override {
+    std::vector<std::string_view> words = triggers();
+    for (const std::string& decorator : settings.compile_decorators) {
+      std::string_view name = decorator;
+      if (size_t dot = name.rfind('.'); dot != std::string_view::npos) name = name.substr(dot + 1);
+      if (!name.empty()) words.push_back(name);
+    }
+    return words;
+  }
+
+  bool mayReportIn(const analysis::ParsedFile& file, const Settings& settings) const override {
+    // Every finding is a call of one of these names.
+    bool any = false;
+    for (std::string_view word : {"print", "breakpoint", "set_trace", "input"})
+      any = any || namesIdentifier(file, word);
+    if (!any) return false;
+    return analysis::CompiledRegions::mayCompileAnything(file, settings.compile_decorators);
+  }
+
+  void check(TSNode call, Context& ctx) const override {
+    TSNode callee = analysis::fieldOf(call, "function");
+    std::string_view last = analysis::isKind(callee, "attribute")
+                                ? ctx.text(analysis::fieldOf(callee, "attribute"))
+                                : ctx.text(callee);
+    if (last != "print" && last != "breakpoint" && last != "input" && last != "set_trace") return;
+    const auto& model = ctx.model();
+    bool reorderable = analysis::findBytes(ctx.source(), "reorderable_logging_functions") != std::string_view::npos;
+    std::string what = graphBreakingCall(model, call, reorderable);
+    if (what.empty()) return;
+    const auto& regions = analysis::CompiledRegions::of(model, ctx.settings().compile_decorators);
+    const auto* fn = regions.functionAt(call);
+    if (fn == nullptr || regions.isSkippedWhileCompiling(call)) return;
+
+    std::string where = fn->caller == nullptr
+                            ? fmt::format("compiled `{}`", fn->display_name)
+                            : fmt::format("`{}`, which compiled `{}` calls,", fn->display_name, fn->root->display_name);
+    std::string message =
+        what == "print()"
+            ? fmt::format("`print()` in {} breaks the graph on every call: Dynamo runs it eagerly between two "
+                          "graphs; log outside the compiled code or from a `torch.compiler.disable` function",
+                          where)
+            : fmt::format("`{}` in {} breaks the graph: Dynamo cannot trace it and stops the graph there (an "
+                          "error under `fullgraph=True`); remove it or move it outside the compiled code",
+                          what, where);
+    Diagnostic& d = ctx.report(call, std::move(message));
+    int hops = 0;
+    for (const auto* f = fn; f != nullptr && hops < 8; f = f->caller, ++hops) {
+      if (f->caller != nullptr)
+        d.related.push_back({analysis::startOf(f->site), analysis::endOf(f->site),
+                             fmt::format("`{}` is called from compiled `{}` here", f->display_name, f->caller->display_name)});
+      else
+        d.related.push_back({analysis::startOf(f->site), analysis::endOf(f->site),
+                             fmt::format("`{}` is compiled here", f->display_name)});
+    }
+  }
+};
+
+}  // namespace
+
+const Rule& graphBreakCallInCompiledRegionRule() {
+  static const GraphBreakCallInCompiledRegion rule;
+  return rule;
+}
+
+}  // namespace ptlint::rules

@@ -1,0 +1,74 @@
+// PTL405 synchronous-dataloader: a DataLoader that loads every batch in the main process.
+#include "analysis/syntax.h"
+#include "rules/all_rules.h"
+#include "rules/data/dataloader_args.h"
+
+namespace ptlint::rules {
+namespace {
+
+constexpr RuleMeta kSynchronousDataLoader{
+    .code = "PTL405",
+    .name = "synchronous-dataloader",
+    .summary = "DataLoader without worker processes",
+    .fix = FixAvailability::None,
+    .severity = Severity::Information,
+    .enabled_by_default = false,
+    .since_torch = "1.0",
+    .docs = R"md(
+## What it does
+Reports `torch.utils.data.DataLoader(...)` calls (any import path or alias) whose
+`num_workers` is literally `0` or absent (its default), when no `*args`/`**kwargs` could pass
+it. The same check as TorchFix's TOR401. Off by default: loading in the main process is right
+for small in-memory datasets, tests and debugging.
+
+## Why is this bad?
+With `num_workers=0` "data will be loaded in the main process" (the `DataLoader`
+documentation): every batch is read, decoded and collated by the training process itself, in
+between the steps, while the accelerator waits. With workers, batches are prepared in parallel
+processes ahead of time and the step only picks them up.
+
+## Example
+```python
+from torch.utils.data import DataLoader
+
+loader = DataLoader(ds, batch_size=64, shuffle=True)
+```
+
+## Use instead
+```python
+loader = DataLoader(ds, batch_size=64, shuffle=True, num_workers=8, pin_memory=True)
+```
+
+## Fix safety
+There is no fix: the right number of workers depends on the machine, and a dataset must be
+picklable to be used by workers.
+
+## References
+- [`torch.utils.data.DataLoader` (`num_workers`)](https://pytorch.org/docs/stable/data.html#torch.utils.data.DataLoader)
+- [Single- and multi-process data loading](https://pytorch.org/docs/stable/data.html#single-and-multi-process-data-loading)
+- [TorchFix TOR401](https://github.com/pytorch-labs/torchfix#tor401-detected-dataloader-running-with-synchronized-implementation)
+)md"};
+
+class SynchronousDataLoader final : public Rule {
+ public:
+  const RuleMeta& meta() const override { return kSynchronousDataLoader; }
+  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<std::string_view> triggers() const override { return {"DataLoader"}; }
+
+  void check(TSNode call, Context& ctx) const override {
+    if (!data::isDataLoaderCall(ctx.model(), call)) return;
+    auto workers = data::numWorkers(ctx.model(), call);
+    if (!workers || *workers != 0) return;
+    ctx.report(call, "this DataLoader loads every batch in the main process (`num_workers=0`), between training "
+                     "steps; set `num_workers` > 0 to prepare batches in parallel worker processes");
+  }
+};
+
+}  // namespace
+
+const Rule& synchronousDataLoaderRule() {
+  static const SynchronousDataLoader rule;
+  return rule;
+}
+
+}  // namespace ptlint::rules

@@ -1,0 +1,118 @@
+// PTL203 low-precision-gradient-reduce: FSDP mixed precision that reduces gradients in bf16/fp16.
+#include "analysis/syntax.h"
+#include "rules/all_rules.h"
+#include "rules/common/blocks.h"
+#include "rules/amp/autocast_dtype.h"
+#include "rules/helpers.h"
+
+namespace ptlint::rules {
+namespace {
+
+using analysis::fieldOf;
+
+constexpr RuleMeta kLowPrecisionGradientReduce{
+    .code = "PTL203",
+    .name = "low-precision-gradient-reduce",
+    .summary = "FSDP mixed precision with `reduce_dtype` bfloat16 or float16",
+    .fix = FixAvailability::Sometimes,
+    .fix_applicability = quickfix::Applicability::Unsafe,
+    .severity = Severity::Warning,
+    .enabled_by_default = true,
+    .since_torch = "1.12",
+    .docs = R"md(
+## What it does
+Reports FSDP2's `MixedPrecisionPolicy(reduce_dtype=...)` (`torch.distributed.fsdp`, or
+`torch.distributed._composable.fsdp` before 2.6) and FSDP1's `MixedPrecision(reduce_dtype=...)`
+(`torch.distributed.fsdp`), through any import or alias, when `reduce_dtype` — the keyword or
+the second positional argument — resolves to `torch.bfloat16` or `torch.float16` (literal,
+alias, or a name bound once). A dtype the analysis cannot resolve is not reported.
+
+## Why is this bad?
+`reduce_dtype` is the precision in which FSDP reduce-scatters (or all-reduces) the gradients
+across ranks: FSDP1's documentation, "`reduce_dtype` controls the precision under which gradient
+reduction would occur", and FSDP2's `MixedPrecisionPolicy`, which exists so that "gradient
+reduction [can run] in full precision while using low precision for compute". A sum over many
+ranks in bfloat16 (8 bits of mantissa) or float16 (5 bits of exponent) loses the small
+contributions and can overflow: the averaged gradient is noticeably less accurate than the
+per-rank gradients it came from, which shows up as worse convergence at scale. Reducing in
+float32 costs twice the communication volume for the gradients, and keeps them accurate.
+
+## Example
+```python
+import torch
+from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
+
+policy = MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.bfloat16)
+fully_shard(model, mp_policy=policy)
+```
+
+## Use instead
+```python
+policy = MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)
+```
+
+## Fix safety
+The fix replaces the dtype with `torch.float32` (adding `import torch` when needed). It is
+unsafe: gradient communication doubles in volume, which is a real cost on slow interconnects;
+a low-precision reduction may be a deliberate trade-off.
+
+## References
+- [FSDP2 `fully_shard` and `MixedPrecisionPolicy`](https://pytorch.org/docs/stable/distributed.fsdp.fully_shard.html)
+- [FSDP1 `MixedPrecision`](https://pytorch.org/docs/stable/fsdp.html#torch.distributed.fsdp.MixedPrecision)
+)md"};
+
+bool isMixedPrecisionClass(std::string_view name) {
+  return name == "torch.distributed.fsdp.MixedPrecisionPolicy" ||
+         name == "torch.distributed._composable.fsdp.MixedPrecisionPolicy" ||
+         name == "torch.distributed.fsdp._fully_shard.MixedPrecisionPolicy" ||
+         name == "torch.distributed.fsdp._fully_shard._fsdp_api.MixedPrecisionPolicy" ||
+         name == "torch.distributed._composable.fsdp._fsdp_api.MixedPrecisionPolicy" ||
+         name == "torch.distributed.fsdp.MixedPrecision" || name == "torch.distributed.fsdp.api.MixedPrecision" ||
+         name == "torch.distributed.fsdp.fully_sharded_data_parallel.MixedPrecision";
+}
+
+class LowPrecisionGradientReduce final : public Rule {
+ public:
+  const RuleMeta& meta() const override { return kLowPrecisionGradientReduce; }
+  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<std::string_view> triggers() const override { return {"MixedPrecision"}; }
+  bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
+    return namesIdentifier(file, "MixedPrecision") || namesIdentifier(file, "MixedPrecisionPolicy");
+  }
+
+  void check(TSNode call, Context& ctx) const override {
+    const auto& model = ctx.model();
+    auto callee = model.calleeName(call);
+    if (!callee || !isMixedPrecisionClass(*callee)) return;
+    TSNode value = keywordArgument(call, "reduce_dtype", ctx.source());
+    if (ts_node_is_null(value)) {
+      auto positional = positionalArguments(call);
+      if (positional.size() >= 2 && !hasStarArguments(call)) value = positional[1];
+    }
+    amp::DtypeKind kind = amp::resolveDtype(model, value);
+    if (kind != amp::DtypeKind::BFloat16 && kind != amp::DtypeKind::Float16) return;
+    std::string_view dtype = kind == amp::DtypeKind::BFloat16 ? "bfloat16" : "float16";
+    Diagnostic& d = ctx.report(call, fmt::format("gradients are reduced across ranks in {}: the sum loses small "
+                                                 "contributions (and float16 can overflow); use "
+                                                 "`reduce_dtype=torch.float32` and keep low precision for compute",
+                                                 dtype));
+    bool needs_import = false;
+    std::string torch_name = torchModuleName(model, call, needs_import);
+    if (torch_name.empty()) return;
+    quickfix::Fix fix;
+    fix.applicability = quickfix::Applicability::Unsafe;
+    fix.message = "Reduce gradients in `torch.float32`";
+    if (needs_import) fix.edits.push_back(moduleLevelInsertion(ctx.file(), "import torch"));
+    fix.edits.push_back({analysis::startOf(value), analysis::endOf(value), torch_name + ".float32"});
+    d.fix = std::move(fix);
+  }
+};
+
+}  // namespace
+
+const Rule& lowPrecisionGradientReduceRule() {
+  static const LowPrecisionGradientReduce rule;
+  return rule;
+}
+
+}  // namespace ptlint::rules
