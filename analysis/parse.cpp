@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/grammar_gaps.h"
 #include "analysis/syntax.h"
 
 extern "C" const TSLanguage* tree_sitter_python();
@@ -70,44 +71,28 @@ TSTree* parseWith(TSParser* parser, const TSTree* old_tree, std::string_view tex
   return tree;
 }
 
-// tree-sitter-python rejects a few valid constructs. Known one: a starred target list assigned a
-// starred expression list (`host, *rest = endpoint, *[]`, in torch's own sources). An ERROR
-// node is such a gap when the same statement with its right-hand side parenthesised parses.
-bool isKnownGrammarGap(TSNode error, std::string_view source) {
-  std::string_view text = textOf(error, source);
-  if (text.size() > 4096 || text.find('\n') != std::string_view::npos) return false;
-  int depth = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (c == '(' || c == '[' || c == '{') ++depth;
-    else if (c == ')' || c == ']' || c == '}') --depth;
-    else if (c == '\'' || c == '"') return false;  // keep the probe simple: no strings
-    else if (c == '=' && depth == 0) {
-      bool compound = (i + 1 < text.size() && text[i + 1] == '=') ||
-                      (i > 0 && std::string_view("=!<>+-*/%&|^@:").find(text[i - 1]) != std::string_view::npos);
-      if (compound) return false;
-      std::string_view rhs = text.substr(i + 1);
-      if (rhs.find('*') == std::string_view::npos) return false;
-      std::string probe = std::string(text.substr(0, i + 1)) + " (" + std::string(rhs) + ")\n";
-      TSParser* parser = ts_parser_new();
-      ts_parser_set_language(parser, pythonLanguage());
-      TSTree* tree = ts_parser_parse_string(parser, nullptr, probe.data(), static_cast<uint32_t>(probe.size()));
-      bool ok = tree != nullptr && !ts_node_has_error(ts_tree_root_node(tree));
-      if (tree) ts_tree_delete(tree);
-      ts_parser_delete(parser);
-      return ok;
-    }
-  }
-  return false;
-}
-
 }  // namespace
 
 const TSLanguage* pythonLanguage() { return tree_sitter_python(); }
 
 ParsedFile::ParsedFile(std::string text, TreePtr tree)
     : text_(std::move(text)), tree_(std::move(tree)), lines_(text_) {
-  collectSyntaxErrors();
+  if (!ts_node_has_error(root())) return;
+  // Where the grammar, not the code, is at fault (see grammar_gaps.h), the rewritten text parses:
+  // its tree is the file's tree, and what still fails there is the file's syntax errors.
+  std::string probe = text_;
+  TreePtr probe_tree;
+  for (int round = 0; round < 3; ++round) {
+    TSNode last = probe_tree ? ts_tree_root_node(probe_tree.get()) : root();
+    if (!rewriteGrammarGaps(probe, last)) break;
+    probe_tree.reset(parseWith(threadParser(), nullptr, probe));
+    if (!ts_node_has_error(ts_tree_root_node(probe_tree.get()))) {
+      raw_tree_ = std::move(tree_);
+      tree_ = std::move(probe_tree);
+      return;
+    }
+  }
+  collectSyntaxErrors(probe_tree ? ts_tree_root_node(probe_tree.get()) : root());
 }
 
 // Debian's libtree-sitter 0.20 corrupts its heap freeing trees of unclosed brackets nested
@@ -141,14 +126,14 @@ ParsedFile ParsedFile::reparse(std::string new_text, const TSInputEdit& edit) co
   // A placeholder tree (see nestsTooDeep) does not describe the old text: parse afresh.
   if (nestsTooDeep(new_text) || (ts_node_end_byte(root()) == 0 && !text_.empty()))
     return parse(std::move(new_text));
-  TreePtr edited(ts_tree_copy(tree_.get()));
+  // The tree of the text as written (not of its grammar-gap rewrite) is the one that matches it.
+  TreePtr edited(ts_tree_copy(raw_tree_ ? raw_tree_.get() : tree_.get()));
   ts_tree_edit(edited.get(), &edit);
   TSTree* tree = parseWith(threadParser(), edited.get(), new_text);
   return ParsedFile(std::move(new_text), TreePtr(tree));
 }
 
-void ParsedFile::collectSyntaxErrors() {
-  TSNode root = this->root();
+void ParsedFile::collectSyntaxErrors(TSNode root) {
   if (!ts_node_has_error(root)) return;
   // Iterative walk (inputs can nest 100,000 deep); only descend into subtrees with errors.
   TSTreeCursor cursor = ts_tree_cursor_new(root);
@@ -160,8 +145,7 @@ void ParsedFile::collectSyntaxErrors() {
       syntax_errors_.push_back({startOf(node), startOf(node),
                                 fmt::format("Expected `{}`", ts_node_type(node))});
     } else if (isKind(node, "ERROR")) {
-      if (!isKnownGrammarGap(node, text_))
-        syntax_errors_.push_back({startOf(node), endOf(node), "Unexpected syntax"});
+      syntax_errors_.push_back({startOf(node), endOf(node), "Unexpected syntax"});
     } else if (ts_node_has_error(node)) {
       descend = true;
     }

@@ -29,7 +29,9 @@ using TreePtr = std::unique_ptr<TSTree, TreeDeleter>;
 // A parsed source file: owns its text and its tree. Moves are cheap; copies are not allowed.
 class ParsedFile {
  public:
-  // Parses `text` (UTF-8, without BOM). Never fails.
+  // Parses `text` (UTF-8, without BOM). Never fails. Valid Python that the grammar rejects (see
+  // grammar_gaps.h) is no syntax error: the tree is then that of an equivalent rewrite of the text,
+  // with the same byte offsets.
   static ParsedFile parse(std::string text);
 
   // Re-parses after one edit, reusing the previous tree (the LSP path). `edit` describes the
@@ -51,10 +53,13 @@ class ParsedFile {
 
  private:
   ParsedFile(std::string text, TreePtr tree);
-  void collectSyntaxErrors();
+  void collectSyntaxErrors(TSNode root);
 
   std::string text_;
   TreePtr tree_;
+  // When tree_ is the parse of a grammar-gap rewrite of text_ (see grammar_gaps.h): the parse of
+  // text_ itself, which incremental re-parsing must start from.
+  TreePtr raw_tree_;
   LineIndex lines_;
   std::vector<SyntaxError> syntax_errors_;
   std::unique_ptr<AnalysisCache> analyses_ = std::make_unique<AnalysisCache>();  // movable file

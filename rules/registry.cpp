@@ -41,6 +41,20 @@ def train(model):
 ## Fix safety
 There is no fix.
 
+## Limits
+The parser is tree-sitter's Python grammar, not CPython's, with the valid constructs that grammar
+misses handled apart: starred operands in expression lists (`return a, *(x for x in y)`,
+`d[*(i, j)]`, `a, *(b, c) = seq`), type-parameter defaults (`def f[T = int]()`, Python 3.13),
+format specs starting with `=` (`f"{x:=^10}"`), a dotted name broken across lines inside
+brackets, and carriage-return line endings. Valid code it still reports:
+- an annotation that subscripts or calls a subscripted bare name, e.g. `x: A[b][c]` or
+  `def f(a: A[b](c))` (write `x: "A[b][c]"`, or alias `A[b]` first);
+- a type-parameter default that is a `not` expression (`def f[T = not x]()`);
+- Python 3.14's template strings (`t"..."`).
+
+Errors that CPython finds after parsing (`return` outside a function, `yield` or `:=` in a
+type-parameter default, an invalid assignment target such as `f() = 1`) are not reported.
+
 ## References
 - [Python language reference: full grammar](https://docs.python.org/3/reference/grammar.html)
 )md"};

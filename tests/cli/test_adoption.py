@@ -16,9 +16,9 @@ class Selectors(Workdir):
     def test_unknown_code_on_the_command_line_is_a_usage_error_with_a_suggestion(self):
         self.write("data.py", AMP_SOURCE)
         for flag in ("--select", "--extend-select", "--ignore"):
-            code, out, err = self.check(flag, "PTL403", "data.py")
+            code, out, err = self.check(flag, "PTL4O1", "data.py")
             self.assertEqual(code, 2, flag)
-            self.assertIn("PTL403", err)
+            self.assertIn("PTL4O1", err)
             self.assertIn(flag, err)
             self.assertIn("did you mean `PTL401`?", err)
             self.assertNotIn("All checks passed", out)
@@ -61,7 +61,7 @@ class Selectors(Workdir):
         self.assertIn("did you mean `PTL501`?", err)
 
     def test_unknown_rule_documentation_suggests_the_nearest(self):
-        code, _, err = run(["rule", "PTL403"], self.dir)
+        code, _, err = run(["rule", "PTL4O1"], self.dir)
         self.assertEqual(code, 2)
         self.assertIn("did you mean `PTL401`?", err)
 
