@@ -10,6 +10,7 @@
 #include "analysis/noqa.h"
 #include "analysis/syntax.h"
 #include "cli/file_io.h"
+#include "workspace/notebook.h"
 #include "rules/linter.h"
 #include "rules/noqa/unused_noqa.h"
 #include "rules/registry.h"
@@ -135,7 +136,21 @@ int runAddNoqa(const CheckOptions& options, std::ostream& out, std::ostream& err
       }
       std::string bom = source->had_bom ? "\xEF\xBB\xBF" : "";
       std::string on_disk = bom + source->text;
+      // A notebook: the comments go into its joined code cells, written back cell by cell.
+      std::optional<workspace::Notebook> notebook;
+      std::string notebook_bytes;
+      if (workspace::isNotebookPath(path.native())) {
+        notebook = workspace::parseNotebook(source->text, error);
+        if (!notebook) {
+          err << fmt::format("error: {}: {}\n", shownPath(path), error);
+          had_error = true;
+          continue;
+        }
+        notebook_bytes = std::move(source->text);
+        source->text = notebook->joined;
+      }
       LoneCr endings = normalizeLoneCr(source->text);
+      if (notebook && endings != LoneCr::None) endings = LoneCr::Mixed;
       if (rules::cannotMatch(source->text, settings)) continue;
       auto parsed = analysis::ParsedFile::parse(source->text);
       auto lint = rules::lintFile(parsed, settings);
@@ -159,6 +174,14 @@ int runAddNoqa(const CheckOptions& options, std::ostream& out, std::ostream& err
       }
       std::string bytes = bom + text;
       if (endings == LoneCr::Only) restoreLoneCr(bytes);
+      if (notebook) {
+        auto rendered = workspace::renderNotebook(notebook_bytes, *notebook, text, error);
+        if (!rendered) {
+          err << fmt::format("warning: {}: {}\n", shownPath(path), error);
+          continue;
+        }
+        bytes = bom + *rendered;
+      }
       if (!writeFileAtomically(path, bytes, on_disk, source->identity, allowed, error)) {
         err << fmt::format("error: {}: {}\n", shownPath(path), error);
         had_error = true;

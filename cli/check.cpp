@@ -17,6 +17,7 @@
 #include "cli/diff.h"
 #include "cli/file_io.h"
 #include "cli/gpu_validation.h"
+#include "cli/notebook_check.h"
 #include "quickfix/fix_loop.h"
 #include "rules/linter.h"
 #include "workspace/cache.h"
@@ -62,15 +63,16 @@ quickfix::Applicability minimumApplicability(const rules::Settings& settings) {
 
 // Lints (and with --fix, fixes) one source text whose lone '\r' were made '\n' (`endings` says
 // what it held). `report.text` is the final text, with '\n' line ends.
+// `keep_fix`, when set, decides which fixes may apply (a notebook keeps them inside cells).
 void checkText(FileReport& report, SourceFile source, const rules::Settings& settings, const CheckOptions& options,
-               LoneCr endings) {
+               LoneCr endings, const FixFilter& keep_fix = {}) {
   if (endings == LoneCr::Mixed && (options.fix || options.diff)) {
     // A fixed text could not be given back the file's own mix of line endings.
     report.notice = "not fixed: the file ends some lines with a lone \\r and others with \\n; "
                     "give it one kind of line ending to let --fix change it";
     CheckOptions lint_only = options;
     lint_only.fix = lint_only.diff = false;
-    return checkText(report, std::move(source), settings, lint_only, LoneCr::None);
+    return checkText(report, std::move(source), settings, lint_only, LoneCr::None, keep_fix);
   }
   // A file in which no enabled rule could match is neither parsed nor fixed.
   if (rules::cannotMatch(source.text, settings)) {
@@ -89,7 +91,7 @@ void checkText(FileReport& report, SourceFile source, const rules::Settings& set
       if (first_pass) initial_findings = lint.diagnostics.size();
       first_pass = false;
       for (auto& d : lint.diagnostics)
-        if (d.fix) fixes.push_back(std::move(*d.fix));
+        if (d.fix && (!keep_fix || keep_fix(file.text(), *d.fix))) fixes.push_back(std::move(*d.fix));
       return fixes;
     };
     auto outcome = quickfix::fixToFixpoint(std::move(source.text), minimumApplicability(settings), provider);
@@ -169,8 +171,43 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
         return 2;
       }
       bool had_bom = source->had_bom;
+      std::optional<workspace::Notebook> notebook;
+      std::string notebook_bytes;
+      if (workspace::isNotebookPath(report.path.native())) {
+        notebook = workspace::parseNotebook(source->text, error);
+        if (!notebook) {
+          err << fmt::format("error: {}: {}\n", report.display_path, error);
+          if (options.fix) out << bytes;  // never lose the user's text
+          return 2;
+        }
+        if (endings != LoneCr::None) endings = LoneCr::Mixed;  // lint only: the JSON is given back as it came
+        notebook_bytes = std::move(source->text);
+        source->text = notebook->joined;
+        normalizeLoneCr(source->text);
+      }
+      std::string joined = notebook ? notebook->joined : std::string();
       if (rules::asksProject(source->text, settings)) settings.project = project_index.factsFor(report.path);
-      checkText(report, std::move(*source), settings, options, endings);
+      checkText(report, std::move(*source), settings, options, endings,
+                notebook ? notebookFixFilter(*notebook) : FixFilter{});
+      if (notebook) {
+        dropCrossCellFixes(report, *notebook);
+        std::string map_error;
+        if (options.diff && report.text != joined &&
+            !notebookDiff(*notebook, report.text, report.display_path, report.diff, map_error))
+          report.diff.clear();
+        std::optional<std::string> rendered;
+        if (options.fix && !options.diff && report.text != joined)
+          rendered = workspace::renderNotebook(notebook_bytes, *notebook, report.text, map_error);
+        if (!map_error.empty()) report.notice = map_error;
+        mapCells(report, *notebook);
+        if (options.fix && !options.diff) {
+          if (rendered) out << (had_bom ? "\xEF\xBB\xBF" : "") << *rendered;
+          else out << bytes;  // unchanged, as it came
+          if (report.notice) err << fmt::format("warning: {}: {}\n", report.display_path, *report.notice);
+          if (!options.quiet) writeDiagnostics(err, {report}, output);
+          return report.diagnostics.empty() || options.exit_zero ? 0 : 1;
+        }
+      }
       if (options.fix && !options.diff) {
         // Fix mode on stdin prints the fixed source, diagnostics go to stderr.
         if (endings == LoneCr::Mixed) {
@@ -237,7 +274,20 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
               report.error = error;
               continue;
             }
+            // A notebook: its code cells, joined, are linted as one Python text.
+            std::optional<workspace::Notebook> notebook;
+            std::string notebook_bytes;
+            if (workspace::isNotebookPath(report.path.native())) {
+              notebook = workspace::parseNotebook(source->text, error);
+              if (!notebook) {
+                report.error = error;
+                continue;
+              }
+              notebook_bytes = std::move(source->text);
+              source->text = notebook->joined;
+            }
             LoneCr endings = normalizeLoneCr(source->text);
+            if (notebook && endings != LoneCr::None) endings = LoneCr::Mixed;  // lint only
             if (rules::asksProject(source->text, settings)) settings.project = project_index.factsFor(report.path);
             std::string cache_key;
             if (cache) {
@@ -248,6 +298,7 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
                 if (!report.diagnostics.empty()) {
                   report.text = std::move(source->text);
                   report.lines = analysis::LineIndex(report.text);
+                  if (notebook) mapCells(report, *notebook);
                 }
                 continue;
               }
@@ -255,9 +306,38 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
             bool had_bom = source->had_bom;
             FileIdentity identity = source->identity;
             std::string original = source->text;
-            checkText(report, std::move(*source), settings, options, endings);
+            checkText(report, std::move(*source), settings, options, endings,
+                      notebook ? notebookFixFilter(*notebook) : FixFilter{});
+            if (notebook) dropCrossCellFixes(report, *notebook);
             if (cache) cache->store(report.path, cache_key, report.diagnostics);
-            if (options.fix && !options.diff && report.text != original) {
+            if (notebook) {
+              std::string map_error;
+              if (options.diff && report.text != original &&
+                  !notebookDiff(*notebook, report.text, report.display_path, report.diff, map_error)) {
+                report.diff.clear();
+                report.findings_fixed = 0;
+                report.notice = map_error;
+              }
+              if (options.fix && !options.diff && report.text != original) {
+                auto fixed = workspace::renderNotebook(notebook_bytes, *notebook, report.text, map_error);
+                std::string bom = had_bom ? "\xEF\xBB\xBF" : "";
+                std::string write_error;
+                if (!fixed) write_error = map_error;
+                if (fixed && !writeFileAtomically(report.path, bom + *fixed, bom + notebook_bytes, identity, roots,
+                                                  write_error))
+                  fixed.reset();
+                if (!fixed) {
+                  if (map_error.empty()) report.error = write_error;
+                  else report.notice = map_error;
+                  auto parsed = analysis::ParsedFile::parse(original);
+                  report.diagnostics = rules::lintFile(parsed, settings).diagnostics;
+                  report.text = std::move(original);
+                  report.findings_fixed = 0;
+                }
+              }
+              report.lines = analysis::LineIndex(report.text);
+              mapCells(report, *notebook);
+            } else if (options.fix && !options.diff && report.text != original) {
               std::string bom = had_bom ? "\xEF\xBB\xBF" : "";
               std::string fixed = bom + report.text, on_disk = bom + original;
               if (endings == LoneCr::Only) {

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
+#include <cstdint>
 
 #include <filesystem>
 #include <map>
@@ -18,13 +20,29 @@ namespace {
 using nlohmann::json;
 
 struct Location {
-  uint32_t row;     // 1-based
+  uint32_t row;     // 1-based (within the cell in a notebook)
   uint32_t column;  // 1-based, code points
+  uint32_t cell = 0;  // 1-based cell of a notebook; 0 for other files
 };
 
 Location locate(const FileReport& file, uint32_t offset) {
   auto rc = file.lines.codePointRowColumn(offset, file.text);
-  return {rc.row + 1, rc.column + 1};
+  Location at{rc.row + 1, rc.column + 1};
+  if (!file.cells.empty()) {
+    auto it = std::upper_bound(file.cells.begin(), file.cells.end(), std::make_pair(rc.row, UINT32_MAX));
+    if (it != file.cells.begin()) {
+      --it;
+      at.row = rc.row - it->first + 1;
+      at.cell = it->second;
+    }
+  }
+  return at;
+}
+
+// `path:row:col`, or `path:cell N:row:col` in a notebook.
+std::string where(const FileReport& file, Location l) {
+  if (l.cell) return fmt::format("{}:cell {}:{}:{}", file.display_path, l.cell, l.row, l.column);
+  return fmt::format("{}:{}:{}", file.display_path, l.row, l.column);
 }
 
 json locationJson(Location l) { return {{"row", l.row}, {"column", l.column}}; }
@@ -42,10 +60,9 @@ std::string_view ruleName(std::string_view code) {
 
 void writeFull(std::ostream& out, const FileReport& file, const rules::Diagnostic& d, const OutputOptions& options) {
   Location start = locate(file, d.start), end = locate(file, d.end);
-  out << fmt::format("{}:{}:{}: {} {}{}\n", file.display_path, start.row, start.column, d.code,
-                     isFixable(d, options) ? "[*] " : "", d.message);
+  out << fmt::format("{}: {} {}{}\n", where(file, start), d.code, isFixable(d, options) ? "[*] " : "", d.message);
   // The source line with a caret under the reported range (its first line only).
-  std::string_view line = file.lines.lineText(start.row - 1, file.text);
+  std::string_view line = file.lines.lineText(file.lines.codePointRowColumn(d.start, file.text).row, file.text);
   std::string gutter = std::to_string(start.row);
   std::string pad(gutter.size(), ' ');
   uint32_t width = analysis::countCodePoints(line);
@@ -65,7 +82,7 @@ void writeFull(std::ostream& out, const FileReport& file, const rules::Diagnosti
       continue;
     }
     Location r = locate(file, rel.start);
-    out << pad << " = note: " << file.display_path << ":" << r.row << ":" << r.column << ": " << rel.message << "\n";
+    out << pad << " = note: " << where(file, r) << ": " << rel.message << "\n";
   }
   out << "\n";
 }
@@ -157,7 +174,7 @@ json diagnosticToJson(const FileReport& file, size_t index) {
               {"noqa_row", start.row},
               {"url", rules::ruleDocsUrl(d.code)},
               {"severity", rules::severityName(d.severity)},
-              {"cell", nullptr}};
+              {"cell", start.cell ? json(start.cell) : json(nullptr)}};
   auto v = file.validation.find(index);
   if (v != file.validation.end()) row["validation"] = v->second;
   return row;
@@ -214,7 +231,7 @@ void writeDiagnostics(std::ostream& out, const std::vector<FileReport>& files, c
                              d.severity == rules::Severity::Error ? "error" : "warning",
                              githubProperty(fmt::format("ptlint ({})", d.code)), githubProperty(f.path.string()), s.row,
                              s.column, e.row, e.column,
-                             githubData(fmt::format("{}:{}:{}: {} {}", f.display_path, s.row, s.column, d.code, d.message)));
+                             githubData(fmt::format("{}: {} {}", where(f, s), d.code, d.message)));
         }
       return;
     case OutputFormat::Full:
@@ -225,8 +242,7 @@ void writeDiagnostics(std::ostream& out, const std::vector<FileReport>& files, c
       for (const auto& f : files)
         for (const auto& d : f.diagnostics) {
           Location s = locate(f, d.start);
-          out << fmt::format("{}:{}:{}: {} {}{}\n", f.display_path, s.row, s.column, d.code,
-                             isFixable(d, options) ? "[*] " : "", d.message);
+          out << fmt::format("{}: {} {}{}\n", where(f, s), d.code, isFixable(d, options) ? "[*] " : "", d.message);
         }
       return;
   }

@@ -26,6 +26,9 @@ struct FileReport {
   std::string diff;                        // --diff output
   std::optional<std::string> error;        // I/O or encoding problem: exit 2
   std::optional<std::string> notice;       // e.g. "fix reverted: it would add a syntax error"
+  // A notebook: where each code cell starts in `text` (0-based row, 1-based cell number among
+  // all cells), ascending. Rows shown are then counted within the cell.
+  std::vector<std::pair<uint32_t, uint32_t>> cells;
 };
 
 }  // namespace ptlint::cli

@@ -36,6 +36,7 @@
 #include "rules/selectors.h"
 #include "server/document_store.h"
 #include "server/json_text.h"
+#include "server/notebook_documents.h"
 #include "server/outbox.h"
 #include "server/protocol.h"
 #include "server/transport.h"
@@ -78,7 +79,11 @@ class PendingRequest {
       : outbox_(outbox), id_(std::move(id)), on_done_(std::move(on_done)) {}
   ~PendingRequest() { fail(ErrorCode::InternalError, "the request was dropped without an answer"); }
 
-  bool reply(const json& result) { return finish({{"jsonrpc", "2.0"}, {"id", id_}, {"result", result}}); }
+  bool reply(const json& result) {
+    return finish({{"jsonrpc", "2.0"}, {"id", id_}, {"result", map_result_ ? map_result_(result) : result}});
+  }
+  // Set before the handler runs: rewrites the result (a request on a notebook cell).
+  void mapResult(std::function<json(json)> map) { map_result_ = std::move(map); }
   bool fail(ErrorCode code, const std::string& message) {
     return finish({{"jsonrpc", "2.0"}, {"id", id_}, {"error", {{"code", static_cast<int>(code)}, {"message", message}}}});
   }
@@ -100,6 +105,7 @@ class PendingRequest {
   Outbox& outbox_;
   json id_;
   std::function<void()> on_done_;
+  std::function<json(json)> map_result_;
   std::atomic<bool> done_{false};
   std::atomic<bool> cancelled_{false};
 };
@@ -347,6 +353,10 @@ class LspServer {
     bindNotification("textDocument/didChange", &LspServer::onDidChange);
     bindNotification("textDocument/didSave", &LspServer::onDidSave);
     bindNotification("textDocument/didClose", &LspServer::onDidClose);
+    bindNotification("notebookDocument/didOpen", &LspServer::onNotebookDidOpen);
+    bindNotification("notebookDocument/didChange", &LspServer::onNotebookDidChange);
+    bindNotification("notebookDocument/didSave", &LspServer::onNotebookDidSave);
+    bindNotification("notebookDocument/didClose", &LspServer::onNotebookDidClose);
     bindNotification("workspace/didChangeConfiguration", &LspServer::onDidChangeConfiguration);
     bindNotification("workspace/didChangeWatchedFiles", &LspServer::onDidChangeWatchedFiles);
     bindNotification("workspace/didChangeWorkspaceFolders", &LspServer::onDidChangeWorkspaceFolders);
@@ -448,6 +458,11 @@ class LspServer {
     }
     current_request_key_ = key;
     try {
+      if (auto cell = notebooks_.forCell(method, params)) {
+        request->mapResult(std::move(cell->map_result));
+        handler->second(cell->params, request);
+        return;
+      }
       handler->second(params, request);
     } catch (const LspError& e) {
       request->fail(e.code, e.what());
@@ -569,6 +584,9 @@ class LspServer {
     json capabilities = {
         {"positionEncoding", encoding_ == PositionEncoding::Utf8 ? "utf-8" : "utf-16"},
         {"textDocumentSync", sync},
+        {"notebookDocumentSync",
+         {{"notebookSelector", {{{"notebook", {{"notebookType", "jupyter-notebook"}}}, {"cells", {{{"language", "python"}}}}}}},
+          {"save", true}}},
         {"codeActionProvider",
          {{"codeActionKinds", {"quickfix", "source.fixAll", std::string(kFixAllKind)}}, {"resolveProvider", false}}},
         {"hoverProvider", true},
@@ -884,6 +902,56 @@ class LspServer {
     for (auto& waiter : waiters) waiter(nullptr);
   }
 
+  // --- Notebook documents (LSP 3.17): the joined code cells are analysed under the notebook's URI --
+
+  void onNotebookDidOpen(const json& params) {
+    auto joined = notebooks_.open(params);
+    if (!joined) throw LspError(ErrorCode::InvalidParams, "notebookDocument/didOpen without a notebook URI");
+    onDidOpen(DidOpenTextDocumentParams{TextDocumentItem{joined->uri, "python", joined->version, joined->text}});
+  }
+
+  void onNotebookDidChange(const json& params) {
+    auto joined = notebooks_.change(params, encoding_);
+    if (!joined) {
+      logToStderr("notebookDocument/didChange for a notebook that is not open");
+      return;
+    }
+    docs_.change(joined->uri, joined->version, {TextDocumentContentChangeEvent{std::nullopt, joined->text}}, encoding_);
+    scheduleAnalysis(joined->uri);
+    if (!joined->closed_cells.empty()) clearCells(joined->closed_cells);
+    // A change in one cell can change what the others report (an import, a dataflow).
+    if (capabilities_.pullDiagnostics && capabilities_.diagnosticRefresh)
+      request("workspace/diagnostic/refresh", nullptr, [](const json&) {});
+  }
+
+  void onNotebookDidSave(const json&) {}
+
+  void onNotebookDidClose(const json& params) {
+    std::string uri = params.at("notebookDocument").value("uri", "");
+    auto cells = notebooks_.close(uri);
+    onDidClose(DidCloseTextDocumentParams{TextDocumentIdentifier{uri}});
+    clearCells(cells);
+  }
+
+  // Empty diagnostics for cells that left a notebook.
+  void clearCells(const std::vector<std::string>& cells) {
+    uint64_t seq;
+    {
+      std::lock_guard lock(analysis_mutex_);
+      seq = ++publish_seq_;
+    }
+    for (const auto& cell : cells)
+      outbox_.publish(cell, seq, serialize(notification("textDocument/publishDiagnostics",
+                                                        PublishDiagnosticsParams{cell, std::nullopt, {}})));
+  }
+
+  // Publishes a notebook's diagnostics to its cells' URIs (`seq` as for any publication).
+  void publishNotebook(const std::string& uri, uint64_t seq, const std::vector<Diagnostic>& diagnostics) {
+    for (auto& [cell, list] : notebooks_.splitDiagnostics(uri, json(diagnostics)))
+      outbox_.publish(cell, seq, serialize(notification("textDocument/publishDiagnostics",
+                                                        json{{"uri", cell}, {"diagnostics", list}})));
+  }
+
   // --- Analysis scheduling ------------------------------------------------------------------------
   //
   // Publication rule: after every applied change the diagnostics of the newest applied text are
@@ -963,7 +1031,9 @@ class LspServer {
         }
       }
       // Sent with no lock held; the sequence number keeps a newer publication from being undone.
-      if (seq)
+      if (seq && notebooks_.isNotebook(uri))
+        publishNotebook(uri, *seq, result->diagnostics);
+      else if (seq)
         outbox_.publish(uri, *seq,
                         serialize(notification("textDocument/publishDiagnostics",
                                                PublishDiagnosticsParams{uri, snap->in_sync ? std::optional<int>(snap->version) : std::nullopt,
@@ -1098,6 +1168,8 @@ class LspServer {
         }
         if (in_folder && (ext == ".py" || ext == ".pyi") && !listed.count(path)) walk.files.push_back(path);
       }
+      // Notebooks on disk have no cell URIs to report under; open ones publish per cell.
+      std::erase_if(walk.files, [](const fs::path& f) { return f.extension() == ".ipynb"; });
       std::sort(walk.files.begin(), walk.files.end());
 
       WorkspaceDiagnosticReport report;
@@ -1511,6 +1583,7 @@ class LspServer {
   Transport& transport_;
   Outbox outbox_;  // every message the server writes
   DocumentStore docs_;
+  NotebookDocuments notebooks_;
   // Two pools, so that no request waits behind another kind of work: `workers_` analyses
   // documents and answers cheap requests (hover, pull diagnostics, quickfixes); `heavy_` runs
   // what may take seconds on a big file (fix-all to a fixpoint, workspace diagnostics). The I/O

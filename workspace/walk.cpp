@@ -65,7 +65,7 @@ class GitIgnoreOracle {
 
 bool isPythonFile(const fs::path& path) {
   auto ext = path.extension();
-  return ext == ".py" || ext == ".pyi";
+  return ext == ".py" || ext == ".pyi" || ext == ".ipynb";
 }
 
 // Folders a walk never enters (a folder named on the command line is still walked): hidden ones

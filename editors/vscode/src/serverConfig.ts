@@ -161,4 +161,6 @@ export function serverOptions(command: string, env: NodeJS.ProcessEnv = process.
 export const DOCUMENT_SELECTOR = [
   { scheme: "file", language: "python" },
   { scheme: "untitled", language: "python" },
+  // Python cells of Jupyter notebooks (synchronised as LSP 3.17 notebook documents).
+  { notebook: "jupyter-notebook", language: "python" },
 ];

@@ -2,7 +2,9 @@
 // implementation VS Code itself uses): open a file, make 200 quick edits without waiting,
 // check that the last diagnostics equal a fresh `ptlint check` of the final text, apply a
 // quickfix, run `ptlint.applyFixAll` (the server's workspace/applyEdit is applied like an
-// editor would), check the result against `ptlint check --fix`, close, shut down.
+// editor would), check the result against `ptlint check --fix`, close; then open a Jupyter
+// notebook (LSP 3.17 notebook documents) and compare its per-cell diagnostics with `ptlint
+// check` on the .ipynb; shut down.
 //
 // usage: PTLINT=/path/to/ptlint node session.test.js
 'use strict';
@@ -199,6 +201,50 @@ async function main() {
     const look = () => { if (published.some(p => p.version === undefined && p.diagnostics.length === 0)) resolve(); else waiters.push(look); };
     look();
   });
+  // A Jupyter notebook, as VS Code syncs it (LSP 3.17 notebook documents): diagnostics arrive
+  // per cell URI and match `ptlint check` on the .ipynb (cell and row); a quickfix edits its cell.
+  const nbFile = path.join(dir, 'finetune.ipynb');
+  const nbUri = 'file://' + nbFile;
+  const cellUri = (n) => 'vscode-notebook-cell://' + nbFile + '#W' + n + 'sZmlsZQ%3D%3D';
+  const cells = ['import torch\nfrom torch.cuda.amp import GradScaler', '# Notes', '%matplotlib inline\nscaler = GradScaler()',
+                 '!nvidia-smi\nwith torch.cuda.amp.autocast():\n    pass'];
+  const kinds = [2, 1, 2, 2];
+  const nbJson = JSON.stringify({ cells: cells.map((c, i) => ({ cell_type: kinds[i] === 2 ? 'code' : 'markdown', metadata: {},
+    ...(kinds[i] === 2 ? { outputs: [], execution_count: null } : {}), source: c.split(/(?<=\n)/) })),
+    metadata: { kernelspec: { language: 'python', name: 'python3', display_name: 'Python 3' } }, nbformat: 4, nbformat_minor: 5 }, null, 1) + '\n';
+  const cellPublished = new Map();
+  connection.onNotification('textDocument/publishDiagnostics', (params) => {
+    if (params.uri === uri) { published.push(params); for (const w of waiters.splice(0)) w(); return; }
+    cellPublished.set(params.uri, params.diagnostics);
+    for (const w of waiters.splice(0)) w();
+  });
+  connection.sendNotification('notebookDocument/didOpen', {
+    notebookDocument: { uri: nbUri, notebookType: 'jupyter-notebook', version: 1,
+      cells: cells.map((c, i) => ({ kind: kinds[i], document: cellUri(i + 1) })) },
+    cellTextDocuments: cells.map((c, i) => ({ uri: cellUri(i + 1), languageId: kinds[i] === 2 ? 'python' : 'markdown', version: 1, text: c })),
+  });
+  await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('no notebook diagnostics')), 30000);
+    const look = () => { if ([1, 3, 4].every(n => cellPublished.has(cellUri(n)))) { clearTimeout(timer); resolve(); } else waiters.push(look); };
+    look();
+  });
+  const cli = spawnSync(PTLINT, ['check', '--output-format', 'json', '--stdin-filename', nbFile, '-'], { input: nbJson, cwd: dir, encoding: 'utf8' });
+  const expectedCells = JSON.parse(cli.stdout).map(d => `${d.cell}:${d.location.row - 1}:${d.code}`).sort();
+  const gotCells = [];
+  for (const n of [1, 3, 4]) for (const d of cellPublished.get(cellUri(n))) gotCells.push(`${n}:${d.range.start.line}:${d.code}`);
+  assert.deepEqual(gotCells.sort(), expectedCells);
+  assert.ok(expectedCells.includes('4:1:PTL101'), expectedCells);
+  const d4 = cellPublished.get(cellUri(4)).find(d => d.range.start.line === 1);
+  const nbActions = await connection.sendRequest('textDocument/codeAction', {
+    textDocument: { uri: cellUri(4) }, range: d4.range, context: { diagnostics: [d4] } });
+  const nbFix = nbActions.find(a => a.kind === 'quickfix' && a.isPreferred);
+  assert.ok(nbFix, 'a quickfix in the cell');
+  const nbEdit = nbFix.edit.documentChanges ? nbFix.edit.documentChanges[0] : null;
+  assert.ok(nbEdit && nbEdit.textDocument.uri === cellUri(4), JSON.stringify(nbFix.edit));
+  assert.equal(applyEdits(cells[3], nbEdit.edits), '!nvidia-smi\nwith torch.amp.autocast("cuda"):\n    pass');
+  connection.sendNotification('notebookDocument/didClose', { notebookDocument: { uri: nbUri },
+    cellTextDocuments: cells.map((c, i) => ({ uri: cellUri(i + 1) })) });
+
   await connection.sendRequest('shutdown');
   connection.sendNotification('exit');
   assert.equal(await exited, 0);

@@ -1,0 +1,31 @@
+// `ptlint check` on Jupyter notebooks: the joined code cells go through the same pipeline as
+// a Python file; these hooks keep fixes inside cells, map findings to cells, write back.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "cli/report.h"
+#include "quickfix/fix.h"
+#include "workspace/notebook.h"
+
+namespace ptlint::cli {
+
+// Fixes whose edits stay within one cell of a joined text (none touches a separator line).
+using FixFilter = std::function<bool(std::string_view text, const quickfix::Fix& fix)>;
+FixFilter notebookFixFilter(const workspace::Notebook& notebook);
+
+// Removes from `report.diagnostics` (on the joined text in `report.text`) the fixes that would
+// edit more than one cell: they are never applied, so they are not offered.
+void dropCrossCellFixes(FileReport& report, const workspace::Notebook& notebook);
+
+// Sets `report.cells` from the joined text in `report.text` (after fixes).
+void mapCells(FileReport& report, const workspace::Notebook& notebook);
+
+// `--diff` of a notebook: one unified diff per changed cell, headed `path:cell N`.
+// Returns false with `error` set when the fixed text cannot be mapped back onto the cells.
+bool notebookDiff(const workspace::Notebook& notebook, std::string_view fixed_joined, std::string_view display_path,
+                  std::string& diff, std::string& error);
+
+}  // namespace ptlint::cli
