@@ -1,5 +1,6 @@
 // PTL405 synchronous-dataloader: a DataLoader that loads every batch in the main process.
 #include "analysis/syntax.h"
+#include "analysis/value_resolution.h"
 #include "rules/all_rules.h"
 #include "rules/data/dataloader_args.h"
 
@@ -20,6 +21,11 @@ Reports `torch.utils.data.DataLoader(...)` calls (any import path or alias) whos
 `num_workers` is literally `0` or absent (its default), when no `*args`/`**kwargs` could pass
 it. The same check as TorchFix's TOR401. Off by default: loading in the main process is right
 for small in-memory datasets, tests and debugging.
+
+A dataset already held as tensors is not reported: a `TensorDataset(...)` or a tensor built by a
+`torch` factory (`torch.tensor`, `torch.arange`, `torch.randn`, `torch.stack`, ...), passed
+directly or through a name bound once. Each batch is then a slice of memory, and worker
+processes would only add the cost of sending it between processes.
 
 ## Why is this bad?
 With `num_workers=0` "data will be loaded in the main process" (the `DataLoader`
@@ -49,6 +55,25 @@ picklable to be used by workers.
 - [TorchFix TOR401](https://github.com/pytorch-labs/torchfix#tor401-detected-dataloader-running-with-synchronized-implementation)
 )md"};
 
+// A dataset already held as tensors in memory: `TensorDataset(x, y)` or a tensor built by a
+// `torch` factory (`torch.tensor(...)`, `torch.arange(...)`), directly or through a name bound
+// once. Indexing it is a slice of memory; worker processes would only add pickling and IPC.
+bool isInMemoryTensorDataset(const analysis::SemanticModel& model, TSNode dataset) {
+  if (ts_node_is_null(dataset)) return false;
+  TSNode value = analysis::resolveValue(model, dataset);
+  if (!analysis::isKind(value, "call")) return false;
+  auto q = model.qualifiedName(analysis::fieldOf(value, "function"));
+  if (!q) return false;
+  std::string name = analysis::canonicalQualifiedName(*q);
+  if (name == "torch.utils.data.TensorDataset" || name == "torch.utils.data.dataset.TensorDataset") return true;
+  static constexpr std::string_view kFactories[] = {"torch.tensor", "torch.arange", "torch.randn",
+                                                    "torch.rand", "torch.randint", "torch.zeros",
+                                                    "torch.ones", "torch.stack", "torch.cat"};
+  for (std::string_view f : kFactories)
+    if (name == f) return true;
+  return false;
+}
+
 class SynchronousDataLoader final : public Rule {
  public:
   const RuleMeta& meta() const override { return kSynchronousDataLoader; }
@@ -59,6 +84,7 @@ class SynchronousDataLoader final : public Rule {
     if (!data::isDataLoaderCall(ctx.model(), call)) return;
     auto workers = data::numWorkers(ctx.model(), call);
     if (!workers || *workers != 0) return;
+    if (isInMemoryTensorDataset(ctx.model(), data::dataLoaderArgument(call, "dataset", ctx.source()))) return;
     ctx.report(call, "this DataLoader loads every batch in the main process (`num_workers=0`), between training "
                      "steps; set `num_workers` > 0 to prepare batches in parallel worker processes");
   }

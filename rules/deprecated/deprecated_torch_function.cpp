@@ -3,6 +3,7 @@
 // (deprecated_symbols.cpp). Versions gate the report, the severity and the fix.
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -75,6 +76,12 @@ so `torch.linalg.qr`, `numpy.linalg.qr`, the builtin `range`, a local function n
 "≤1.13": the deprecation is present in PyTorch 1.13's sources; the rule reports it from that
 `torch-version` on. Nothing is reported when the configured `torch-version` predates the
 deprecation; a symbol already removed at the configured version is an `error`.
+
+A fallback for old PyTorch releases is left alone: a use in the `except` handler of a `try`
+that uses the replacement, or in a branch of an `if` (or conditional expression) whose condition
+tests a version or feature (`torch_version >= version.parse("2.3")`, `hasattr(torch, "linalg")`)
+and whose other branch uses the replacement. A device test such as
+`if torch.cuda.is_available():` is not a fallback: both branches are reported as usual.
 
 ## Why is this bad?
 Deprecated functions warn at every call and are removed in a later release; removed ones raise
@@ -354,7 +361,74 @@ std::optional<Fix> useFix(const Symbol& s, const Use& use, const Context& ctx) {
   return Fix{s.applicability, "Use `" + std::string(s.replacement) + "`", std::move(edits)};
 }
 
+// --- Compatibility fallbacks ---------------------------------------------------------------
+
+// Does `root`, outside `skip`, refer to the replacement (`torch.nn.attention.sdpa_kernel`) or
+// import from its module?
+bool mentionsReplacement(TSNode root, TSNode skip, const Symbol& s, const SemanticModel& model) {
+  if (ts_node_is_null(root)) return false;
+  std::string_view replacement = s.replacement;
+  bool found = false;
+  analysis::walkTree(
+      root,
+      [&](TSNode node) {
+        if (found || (!ts_node_is_null(skip) && sameNode(node, skip))) return false;
+        std::string_view kind = kindOf(node);
+        if (kind == "import_from_statement") {
+          std::string_view from = model.text(fieldOf(node, "module_name"));
+          found = !from.empty() && replacement.starts_with(from) &&
+                  (replacement.size() == from.size() || replacement[from.size()] == '.');
+          return false;
+        }
+        if (kind == "attribute" || kind == "identifier") {
+          auto q = model.qualifiedName(node);
+          if (q && *q == replacement) found = true;
+          return !found && kind == "attribute" && !q;
+        }
+        return true;
+      },
+      [](TSNode) {});
+  return found;
+}
+
+// A condition that tests the PyTorch release or a feature: `torch_version >= version.parse("2.3")`,
+// `hasattr(torch.nn, "attention")`, `_TORCH_GREATER_EQUAL_2_3`.
+bool isFeatureTest(TSNode condition, std::string_view source) {
+  if (ts_node_is_null(condition)) return false;
+  std::string text(analysis::textOf(condition, source));
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+  bool version_flag = false;
+  if (text.find("torch") != std::string::npos)
+    for (size_t i = 1; i + 1 < text.size() && !version_flag; ++i)
+      version_flag = text[i] == '_' && std::isdigit(static_cast<unsigned char>(text[i - 1])) &&
+                     std::isdigit(static_cast<unsigned char>(text[i + 1]));
+  return version_flag || text.find("version") != std::string::npos || text.find("hasattr") != std::string::npos;
+}
+
+// True when `node` is the old-release side of code that also uses the replacement: an `except`
+// handler whose `try` uses it, or a branch of an `if` (or conditional expression) chosen by a
+// version or feature test whose other branch uses it. Such code supports old PyTorch releases.
+bool inCompatibilityFallback(TSNode node, const Symbol& s, const Context& ctx) {
+  const SemanticModel& model = ctx.model();
+  TSNode child = node;
+  for (TSNode parent = ts_node_parent(node); !ts_node_is_null(parent);
+       child = parent, parent = ts_node_parent(parent)) {
+    std::string_view kind = kindOf(parent);
+    if (kind == "function_definition" || kind == "class_definition" || kind == "module") return false;
+    if (kind == "try_statement" && isKind(child, "except_clause")) {
+      if (mentionsReplacement(fieldOf(parent, "body"), {}, s, model)) return true;
+    } else if (kind == "if_statement" || kind == "conditional_expression") {
+      TSNode condition = kind == "if_statement" ? fieldOf(parent, "condition") : ts_node_named_child(parent, 1);
+      if (!sameNode(condition, child) && isFeatureTest(condition, ctx.source()) &&
+          mentionsReplacement(parent, child, s, model))
+        return true;
+    }
+  }
+  return false;
+}
+
 void reportUse(const Symbol& s, const Use& use, Context& ctx) {
+  if (inCompatibilityFallback(use.ref, s, ctx)) return;
   TSNode range = ts_node_is_null(use.call) ? use.ref : use.call;
   Diagnostic& d = ctx.report(range, message(s, ctx, ctx.text(use.ref)));
   if (isRemoved(s, ctx)) d.severity = Severity::Error;
@@ -611,6 +685,7 @@ void checkImports(TSNode root, Context& ctx) {
 
   // 3. The uses: with the import's fix where it covers them.
   for (NameUse& u : uses) {
+    if (inCompatibilityFallback(u.use.ref, *u.symbol, ctx)) continue;
     const ImportGroup& group = groups[u.binding->statement.id];
     TSNode range = ts_node_is_null(u.use.call) ? u.use.ref : u.use.call;
     Diagnostic& d = ctx.report(range, message(*u.symbol, ctx, ctx.text(u.use.ref)));
