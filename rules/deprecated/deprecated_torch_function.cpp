@@ -9,6 +9,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "analysis/code_text.h"
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
 #include "rules/all_rules.h"
@@ -627,7 +628,12 @@ class DeprecatedTorchFunction final : public Rule {
     auto words = deprecated::triggerWords();
     return {words.begin(), words.end()};
   }
-  bool mayMatchText(std::string_view text, const Settings&) const override { return deprecated::mayUseSymbols(text); }
+  // Also on the text without its strings and comments (docstrings name `torch.svd` freely).
+  bool mayMatchText(std::string_view text, const Settings&) const override {
+    if (!deprecated::mayUseSymbols(text)) return false;
+    auto code = analysis::blankStringsAndComments(text);
+    return !code || deprecated::mayUseSymbols(*code);
+  }
 
   void check(TSNode node, Context& ctx) const override {
     std::string_view kind = kindOf(node);

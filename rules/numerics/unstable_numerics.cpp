@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "analysis/code_text.h"
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
 #include "rules/all_rules.h"
@@ -286,7 +287,14 @@ class UnstableNumerics final : public Rule {
   bool triggersAreWholeWords() const override { return true; }
   // `log(1 + x)` / `(x + 1).log()` hold `(1 +` or `+ 1)`; `exp(x) - 1` holds `) - 1`; the
   // others a `softmax`, or `exp` and `sum`, beside a `log`.
+  // The same test on the text without its strings and comments (a docstring's `log(1 + x)`).
   bool mayMatchText(std::string_view text, const Settings&) const override {
+    if (!mayMatchCode(text)) return false;
+    auto code = analysis::blankStringsAndComments(text);
+    return !code || mayMatchCode(*code);
+  }
+
+  static bool mayMatchCode(std::string_view text) {
     auto has = [&](std::string_view part) { return text.find(part) != std::string_view::npos; };
     auto word = [&](std::string_view w) { return analysis::forEachWholeWord(text, w, [](size_t) { return true; }); };
     bool log = word("log"), exp = word("exp");
