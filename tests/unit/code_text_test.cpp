@@ -38,3 +38,14 @@ TEST(CodeText, PrefiltersIgnoreDocstringMentions) {
   EXPECT_TRUE(ptlint::rules::cannotMatch("import torch\n# torch.symeig(a) is gone\ny = torch.linalg.eigh(a)\n", ptl106));
   EXPECT_FALSE(ptlint::rules::cannotMatch("import torch\ny = torch.symeig(a)\n", ptl106));
 }
+
+TEST(CodeText, Ptl704LooksAtEachLogAndMinusOne) {
+  ptlint::rules::Settings ptl704;
+  ptl704.select = {"PTL704"};
+  // `1 +`, `softmax`, `exp`/`sum` and `- 1` all occur, but never as the rule's operands.
+  EXPECT_TRUE(ptlint::rules::cannotMatch(
+      "import torch\ny = torch.log(x)\nz = f(1 + x)\nw = g(x).softmax(-1)\nv = x.exp().sum()\nu = n - 1\n", ptl704));
+  for (const char* site : {"y = torch.log(1 + x)\n", "y = (x + 1).log()\n", "y = x.exp().sum(-1).log()\n",
+                           "y = torch.log(F.softmax(x, -1))\n", "y = torch.exp(x) - 1\n", "y = (x.exp()) - 1.0\n"})
+    EXPECT_FALSE(ptlint::rules::cannotMatch(std::string("import torch\n") + site, ptl704)) << site;
+}
