@@ -628,11 +628,12 @@ class DeprecatedTorchFunction final : public Rule {
     auto words = deprecated::triggerWords();
     return {words.begin(), words.end()};
   }
-  // Also on the text without its strings and comments (docstrings name `torch.svd` freely).
+  // Also on the text without its strings and comments (docstrings name `torch.svd` freely),
+  // where a name must be a whole identifier.
   bool mayMatchText(std::string_view text, const Settings&) const override {
     if (!deprecated::mayUseSymbols(text)) return false;
     auto code = analysis::blankStringsAndComments(text);
-    return !code || deprecated::mayUseSymbols(*code);
+    return !code || deprecated::mayUseSymbols(*code, true);
   }
 
   void check(TSNode node, Context& ctx) const override {

@@ -49,3 +49,11 @@ TEST(CodeText, Ptl704LooksAtEachLogAndMinusOne) {
                            "y = torch.log(F.softmax(x, -1))\n", "y = torch.exp(x) - 1\n", "y = (x.exp()) - 1.0\n"})
     EXPECT_FALSE(ptlint::rules::cannotMatch(std::string("import torch\n") + site, ptl704)) << site;
 }
+
+TEST(CodeText, Ptl106NamesAreWholeIdentifiersInCode) {
+  ptlint::rules::Settings ptl106;
+  ptl106.select = {"PTL106"};
+  EXPECT_TRUE(ptlint::rules::cannotMatch("import torch\ny = torch.cholesky_solve(b, u)\n", ptl106));
+  EXPECT_FALSE(ptlint::rules::cannotMatch("import torch\ny = torch.cholesky(a)\n", ptl106));
+  EXPECT_FALSE(ptlint::rules::cannotMatch("from functorch import vmap\n", ptl106));
+}
