@@ -631,9 +631,9 @@ class DeprecatedTorchFunction final : public Rule {
   // Also on the text without its strings and comments (docstrings name `torch.svd` freely),
   // where a name must be a whole identifier.
   bool mayMatchText(std::string_view text, const Settings&) const override {
-    if (!deprecated::mayUseSymbols(text)) return false;
+    // The code first: it rules out most files, and then the test on the whole text is not run.
     auto code = analysis::blankStringsAndComments(text);
-    return !code || deprecated::mayUseSymbols(*code, true);
+    return (!code || deprecated::mayUseSymbols(*code, true)) && deprecated::mayUseSymbols(text);
   }
 
   void check(TSNode node, Context& ctx) const override {
