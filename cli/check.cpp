@@ -75,7 +75,8 @@ void checkText(FileReport& report, SourceFile source, const rules::Settings& set
     return checkText(report, std::move(source), settings, lint_only, LoneCr::None, keep_fix);
   }
   // A file in which no enabled rule could match is neither parsed nor fixed.
-  if (rules::cannotMatch(source.text, settings)) {
+  std::vector<const rules::Rule*> candidates = rules::rulesThatMayMatch(source.text, settings);
+  if (rules::cannotMatch(source.text, settings, candidates)) {
     report.text = std::move(source.text);
     return;
   }
@@ -100,7 +101,9 @@ void checkText(FileReport& report, SourceFile source, const rules::Settings& set
     source.text = std::move(outcome.text);
   }
   auto parsed = analysis::ParsedFile::parse(source.text);
-  auto result = rules::lintFile(parsed, settings);
+  // The byte-level tests already ran on this text unless fixes changed it.
+  auto result = want_fix && source.text != original ? rules::lintFile(parsed, settings)
+                                                    : rules::lintFile(parsed, settings, std::move(candidates));
   report.diagnostics = std::move(result.diagnostics);
   dropUnfixable(report.diagnostics, options);
   if (want_fix && source.text != original) {

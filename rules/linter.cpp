@@ -85,6 +85,22 @@ bool mayMatch(const Rule& rule, TriggerMemo& memo, const Settings& settings) {
 
 }  // namespace
 
+std::vector<const Rule*> rulesThatMayMatch(std::string_view text, const Settings& settings) {
+  std::vector<const Rule*> rules = enabledRules(settings);
+  TriggerMemo memo(text);
+  std::erase_if(rules, [&](const Rule* rule) { return !mayMatch(*rule, memo, settings); });
+  return rules;
+}
+
+bool cannotMatch(std::string_view text, const Settings& settings, const std::vector<const Rule*>& candidates) {
+  if (settings.isEnabled(syntaxErrorMeta().code, syntaxErrorMeta().enabled_by_default)) return false;
+  // PTL001 looks at every `noqa: PTL...` comment, findings or not.
+  if (settings.isEnabled(unusedNoqaMeta().code, unusedNoqaMeta().enabled_by_default) &&
+      analysis::findBytes(text, "PTL") != std::string_view::npos)
+    return false;
+  return candidates.empty();
+}
+
 bool cannotMatch(std::string_view text, const Settings& settings) {
   if (settings.isEnabled(syntaxErrorMeta().code, syntaxErrorMeta().enabled_by_default)) return false;
   // PTL001 looks at every `noqa: PTL...` comment, findings or not.
@@ -104,13 +120,14 @@ bool asksProject(std::string_view text, const Settings& settings) {
 }
 
 LintResult lintFile(const analysis::ParsedFile& file, const Settings& settings) {
+  return lintFile(file, settings, rulesThatMayMatch(file.text(), settings));
+}
+
+LintResult lintFile(const analysis::ParsedFile& file, const Settings& settings, std::vector<const Rule*> candidates) {
   LintResult result;
   result.has_syntax_errors = file.hasSyntaxErrors();
-  std::vector<const Rule*> rules = enabledRules(settings);
-  TriggerMemo memo(file.text());
-  std::erase_if(rules, [&](const Rule* rule) {
-    return !mayMatch(*rule, memo, settings) || !rule->mayReportIn(file, settings);
-  });
+  std::vector<const Rule*> rules = std::move(candidates);
+  std::erase_if(rules, [&](const Rule* rule) { return !rule->mayReportIn(file, settings); });
 
   if (result.has_syntax_errors && settings.isEnabled(syntaxErrorMeta().code, syntaxErrorMeta().enabled_by_default)) {
     const auto& error = file.syntaxErrors().front();

@@ -19,9 +19,19 @@ struct LintResult {
 // Lints one parsed file. Never throws on any input.
 LintResult lintFile(const analysis::ParsedFile& file, const Settings& settings);
 
+// The selected rules whose byte-level tests (`Rule::triggers()`, `requiredWords()`,
+// `mayMatchText()`) pass on `text`: the only ones that can report there.
+std::vector<const Rule*> rulesThatMayMatch(std::string_view text, const Settings& settings);
+
+// The same as lintFile(file, settings) when `candidates` is rulesThatMayMatch(file.text(),
+// settings): the byte-level tests are not run a second time.
+LintResult lintFile(const analysis::ParsedFile& file, const Settings& settings, std::vector<const Rule*> candidates);
+
 // True when no selected rule could possibly report on `text` (none of their trigger words
 // occurs), so the file need not be parsed. Conservative: false whenever unsure.
 bool cannotMatch(std::string_view text, const Settings& settings);
+// The same, given `candidates` = rulesThatMayMatch(text, settings).
+bool cannotMatch(std::string_view text, const Settings& settings, const std::vector<const Rule*>& candidates);
 
 // True when an enabled rule would use the project index's facts about `text`
 // (`Settings::project`): only then is the index consulted.

@@ -187,9 +187,15 @@ bool inTorchFromImport(std::string_view text, size_t at) {
 
 }  // namespace
 
-bool mayUseSymbols(std::string_view text) {
-  for (std::string_view word : index().words)
-    if (!isCommon(word) && analysis::findBytes(text, word) != std::string_view::npos) return true;
+bool mayUseSymbols(std::string_view text, bool whole_words) {
+  for (std::string_view word : index().words) {
+    if (isCommon(word)) continue;
+    // `import functorch` / `from functorch` hold a space: never whole identifiers.
+    bool identifier = word.find(' ') == std::string_view::npos;
+    if (whole_words && identifier ? analysis::forEachWholeWord(text, word, [](size_t) { return true; })
+                                  : analysis::findBytes(text, word) != std::string_view::npos)
+      return true;
+  }
   // An alias of torch or torch.functional makes any `.member` a candidate.
   bool aliased = false;
   for (std::string_view alias : {"import torch as", "torch.functional as", "torch import functional", "= torch\n", "= torch\r"})

@@ -51,6 +51,8 @@ bool isSymbolMember(std::string_view name);
 std::span<const std::string_view> triggerWords();
 // The finer test before parsing: false when no occurrence of a last segment can name a symbol
 // (`x.norm()` on an object other than torch, `range(3)` outside a `from torch import`).
-bool mayUseSymbols(std::string_view text);
+// With `whole_words`, a last segment counts only as a whole identifier (not `cholesky` in
+// `cholesky_solve`): exact on code whose strings and comments are blanked.
+bool mayUseSymbols(std::string_view text, bool whole_words = false);
 
 }  // namespace ptlint::rules::deprecated

@@ -10,6 +10,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "analysis/code_text.h"
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
 #include "rules/all_rules.h"
@@ -702,7 +703,13 @@ class DeprecatedTorchFunction final : public Rule {
     auto words = deprecated::triggerWords();
     return {words.begin(), words.end()};
   }
-  bool mayMatchText(std::string_view text, const Settings&) const override { return deprecated::mayUseSymbols(text); }
+  // Also on the text without its strings and comments (docstrings name `torch.svd` freely),
+  // where a name must be a whole identifier.
+  bool mayMatchText(std::string_view text, const Settings&) const override {
+    // The code first: it rules out most files, and then the test on the whole text is not run.
+    auto code = analysis::blankStringsAndComments(text);
+    return (!code || deprecated::mayUseSymbols(*code, true)) && deprecated::mayUseSymbols(text);
+  }
 
   void check(TSNode node, Context& ctx) const override {
     std::string_view kind = kindOf(node);

@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "analysis/code_text.h"
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
 #include "rules/all_rules.h"
@@ -278,6 +279,121 @@ std::optional<Finding> logOf(TSNode inner, const Context& ctx, TSNode log_callee
   return std::nullopt;
 }
 
+// Byte-level shapes of the findings, on code whose strings and comments are blanked. Each test
+// is necessary for a finding at that place and conservative where the text is unclear.
+namespace sites {
+
+bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\\'; }
+bool isTokenByte(char c) { return analysis::isIdentifierByte(c) || c == '.'; }
+bool isOneToken(std::string_view t) { return t == "1" || t == "1." || t == "1.0"; }
+
+// The offset of the bracket that closes the one at `open`, or npos.
+size_t closing(std::string_view code, size_t open) {
+  int depth = 0;
+  for (size_t i = open; i < code.size(); ++i) {
+    char c = code[i];
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    else if ((c == ')' || c == ']' || c == '}') && --depth == 0) return i;
+  }
+  return std::string_view::npos;
+}
+
+// The offset of the bracket that opens the one that closes at `close`, or npos.
+size_t opening(std::string_view code, size_t close) {
+  int depth = 0;
+  for (size_t i = close + 1; i-- > 0;) {
+    char c = code[i];
+    if (c == ')' || c == ']' || c == '}') ++depth;
+    else if ((c == '(' || c == '[' || c == '{') && --depth == 0) return i;
+  }
+  return std::string_view::npos;
+}
+
+// The start of the primary expression (names, dots, calls, subscripts, parentheses) that ends
+// just before `end`, or npos when unclear.
+size_t primaryStart(std::string_view code, size_t end) {
+  size_t i = end;
+  while (i > 0 && isSpace(code[i - 1])) --i;
+  size_t start = i;
+  while (i > 0) {
+    char c = code[i - 1];
+    if (c == ')' || c == ']') {
+      size_t open = opening(code, i - 1);
+      if (open == std::string_view::npos) return std::string_view::npos;
+      i = open;
+    } else if (isTokenByte(c)) {
+      while (i > 0 && isTokenByte(code[i - 1])) --i;
+    } else {
+      break;
+    }
+    start = i;
+    size_t j = i;
+    while (j > 0 && isSpace(code[j - 1])) --j;
+    if (j > 0 && (code[j - 1] == '.' || code[j - 1] == ')' || code[j - 1] == ']' || isTokenByte(code[j - 1])) &&
+        (code[i] == '(' || code[i] == '[' || code[i] == '.' || code[j - 1] == '.'))
+      i = j;
+    else
+      break;
+  }
+  return start;
+}
+
+// Does `region` hold a `+` with a `1` (`1.`, `1.0`) operand on either side?
+bool hasOnePlus(std::string_view region) {
+  for (size_t at = region.find('+'); at != std::string_view::npos; at = region.find('+', at + 1)) {
+    size_t l = at;
+    while (l > 0 && (isSpace(region[l - 1]) || region[l - 1] == ')')) --l;
+    size_t lb = l;
+    while (lb > 0 && isTokenByte(region[lb - 1])) --lb;
+    if (isOneToken(region.substr(lb, l - lb))) return true;
+    size_t r = at + 1;
+    while (r < region.size() && (isSpace(region[r]) || region[r] == '(')) ++r;
+    size_t re = r;
+    while (re < region.size() && isTokenByte(region[re])) ++re;
+    if (isOneToken(region.substr(r, re - r))) return true;
+  }
+  return false;
+}
+
+bool has(std::string_view region, std::string_view part) { return analysis::findBytes(region, part) != std::string_view::npos; }
+
+// The operand shapes `logOf` accepts: `1 + x`, a softmax call, a sum of an exp.
+bool mayBeLogOperand(std::string_view region) {
+  return hasOnePlus(region) || has(region, "softmax") || (has(region, "sum") && has(region, "exp"));
+}
+
+// `log(...)` with such an argument, `(...).log()` on such a receiver, or `exp(...) - 1`.
+bool someSiteMayMatch(std::string_view code) {
+  constexpr size_t npos = std::string_view::npos;
+  bool found = analysis::forEachWholeWord(code, "log", [&](size_t at) {
+    size_t i = at + 3;
+    while (i < code.size() && isSpace(code[i])) ++i;
+    if (i >= code.size() || code[i] != '(') return false;
+    size_t close = closing(code, i);
+    if (close == npos) return true;
+    if (mayBeLogOperand(code.substr(i + 1, close - i - 1))) return true;
+    size_t dot = at;
+    while (dot > 0 && isSpace(code[dot - 1])) --dot;
+    if (dot == 0 || code[dot - 1] != '.') return false;
+    size_t start = primaryStart(code, dot - 1);
+    return start == npos || mayBeLogOperand(code.substr(start, dot - 1 - start));
+  });
+  if (found) return true;
+  for (size_t at = code.find('-'); at != npos; at = code.find('-', at + 1)) {
+    size_t r = at + 1;
+    while (r < code.size() && (isSpace(code[r]) || code[r] == '(')) ++r;
+    size_t re = r;
+    while (re < code.size() && isTokenByte(code[re])) ++re;
+    if (!isOneToken(code.substr(r, re - r))) continue;
+    size_t start = primaryStart(code, at);
+    if (start == npos || has(code.substr(start, at - start), "exp")) return true;
+  }
+  return false;
+}
+
+}  // namespace sites
+using sites::someSiteMayMatch;
+
 class UnstableNumerics final : public Rule {
  public:
   const RuleMeta& meta() const override { return kUnstableNumerics; }
@@ -286,7 +402,15 @@ class UnstableNumerics final : public Rule {
   bool triggersAreWholeWords() const override { return true; }
   // `log(1 + x)` / `(x + 1).log()` hold `(1 +` or `+ 1)`; `exp(x) - 1` holds `) - 1`; the
   // others a `softmax`, or `exp` and `sum`, beside a `log`.
+  // The same test on the text without its strings and comments (a docstring's `log(1 + x)`),
+  // then one that looks at each `log` / `- 1` in that code for the operands the rule asks for.
   bool mayMatchText(std::string_view text, const Settings&) const override {
+    if (!mayMatchCode(text)) return false;
+    auto code = analysis::blankStringsAndComments(text);
+    return !code || (mayMatchCode(*code) && someSiteMayMatch(*code));
+  }
+
+  static bool mayMatchCode(std::string_view text) {
     auto has = [&](std::string_view part) { return text.find(part) != std::string_view::npos; };
     auto word = [&](std::string_view w) { return analysis::forEachWholeWord(text, w, [](size_t) { return true; }); };
     bool log = word("log"), exp = word("exp");
