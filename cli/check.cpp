@@ -140,7 +140,14 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
   workspace::ProjectIndex project_index([](const fs::path& path) -> std::optional<std::string> {
     std::string error;
     auto source = readSourceFile(path, error);
-    return source ? std::optional<std::string>(std::move(source->text)) : std::nullopt;
+    if (!source) return std::nullopt;
+    if (workspace::isNotebookPath(path.native())) {
+      auto notebook = workspace::parseNotebook(source->text, error);
+      if (!notebook) return std::nullopt;
+      source->text = notebook->joined;
+    }
+    normalizeLoneCr(source->text);
+    return std::optional<std::string>(std::move(source->text));
   }, kMaxFileBytes);
 
   try {

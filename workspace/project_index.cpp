@@ -302,6 +302,12 @@ class ProjectIndex::Project {
     return out;
   }
 
+  // Python modules, and notebooks: a notebook imports the project's modules and compiles them
+  // as a training script does (its reader hands over the joined code cells).
+  static bool isSourceFile(const fs::path& path) {
+    return path.extension() == ".py" || path.extension() == ".ipynb";
+  }
+
   void link() {
     // Compile sites can only be in files holding the word `compile`.
     std::vector<fs::path> files;
@@ -313,11 +319,11 @@ class ProjectIndex::Project {
           if (skippedFolder(it->path())) it.disable_recursion_pending();
           continue;
         }
-        if (it->path().extension() == ".py" && it->is_regular_file(ec)) files.push_back(it->path());
+        if (isSourceFile(it->path()) && it->is_regular_file(ec)) files.push_back(it->path());
       }
     } else {
       for (fs::directory_iterator it(scan_, ec), end; !ec && it != end; it.increment(ec))
-        if (it->path().extension() == ".py" && it->is_regular_file(ec)) files.push_back(it->path());
+        if (isSourceFile(it->path()) && it->is_regular_file(ec)) files.push_back(it->path());
     }
     std::sort(files.begin(), files.end());
     std::string raw;

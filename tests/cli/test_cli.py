@@ -404,6 +404,19 @@ class Project(Workdir):
         code, out, _ = self.check("--output-format", "concise", ".")
         self.assertIn("model.py:19:36: PTL501", out)
 
+    def test_a_notebook_that_compiles_the_model_counts(self):
+        # The training loop lives in a notebook: it compiles GPT from model.py.
+        os.remove(os.path.join(self.dir, "train.py"))
+        cells = ["import torch\n", "from model import GPT\n",
+                 "model = torch.compile(GPT(config))\n"]
+        notebook = {"nbformat": 4, "nbformat_minor": 5, "metadata": {},
+                    "cells": [{"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
+                               "source": [c]} for c in cells]}
+        self.write("train.ipynb", json.dumps(notebook, indent=1) + "\n")
+        code, out, _ = self.check("--output-format", "concise", "--no-cache", "model.py")
+        self.assertEqual(code, 1, out)
+        self.assertIn("model.py:19:36: PTL501", out)
+
 
 if __name__ == "__main__":
     unittest.main()
