@@ -359,8 +359,12 @@ class ProjectIndex::Project {
     }
     // Grow along calls, breadth first.
     while (!queue_.empty()) {
-      auto [fn, trail] = std::move(queue_.front());
+      // Plain names, not a structured binding: the lambdas below capture them (clang 14
+      // cannot capture structured bindings).
+      auto front = std::move(queue_.front());
       queue_.pop_front();
+      auto& fn = front.first;
+      auto& trail = front.second;
       const auto* summary = functionOf(fn);
       if (summary == nullptr) continue;
       std::string owner = fn.name.find('.') == std::string::npos ? std::string{} : fn.name.substr(0, fn.name.find('.'));
