@@ -74,6 +74,11 @@ DtypeKind resolveDtype(const analysis::SemanticModel& model, TSNode expr) {
 }
 
 bool isAutocastCall(const analysis::SemanticModel& model, TSNode call) {
+  // `a.b.f(...)` resolves to a name ending in `.f`: a method not named `autocast` is not one, and
+  // needs no resolution (most calls of a file are such methods).
+  TSNode function = analysis::unparenthesize(analysis::fieldOf(call, "function"));
+  if (analysis::isKind(function, "attribute") && model.text(analysis::fieldOf(function, "attribute")) != "autocast")
+    return false;
   auto callee = model.calleeName(call);
   if (!callee) return false;
   return *callee == "torch.amp.autocast" || *callee == "torch.cuda.amp.autocast" || *callee == "torch.cpu.amp.autocast";

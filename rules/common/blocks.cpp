@@ -1,6 +1,7 @@
 #include "rules/common/blocks.h"
 
 #include "analysis/syntax.h"
+#include "analysis/text_search.h"
 #include "analysis/value_resolution.h"
 #include "rules/helpers.h"
 
@@ -133,11 +134,34 @@ std::optional<std::string_view> stringValue(const analysis::SemanticModel& model
   return inner;
 }
 
+namespace {
+
+// Does the file's text hold `autograd` anywhere? A qualified name is spelled from the file's own
+// names (imports, attributes, aliases), so without those bytes no callee resolves to
+// `torch.autograd.backward`. Searched once per file: rules ask for every call of a function.
+bool mayNameAutograd(const analysis::SemanticModel& model) {
+  struct Answer {
+    bool found;
+  };
+  static const char kTag = 0;
+  return model
+      .perFileAnalysis<Answer>(&kTag,
+                               [&] {
+                                 return std::make_shared<const Answer>(Answer{
+                                     analysis::findBytes(model.file().text(), "autograd") != std::string_view::npos});
+                               })
+      .found;
+}
+
+}  // namespace
+
 bool isBackwardCall(const analysis::SemanticModel& model, TSNode call) {
+  bool autograd = mayNameAutograd(model);
   if (methodName(call, model.file().text()) == "backward") {
     auto callee = model.calleeName(call);
-    return !callee || *callee == "torch.autograd.backward";
+    return !callee || (autograd && *callee == "torch.autograd.backward");
   }
+  if (!autograd) return false;
   auto callee = model.calleeName(call);
   return callee && *callee == "torch.autograd.backward";
 }
