@@ -261,6 +261,34 @@ class RuffFlags(Workdir):
         self.assertEqual(self.read("a.py"), AMP_FIXED)
         self.assertEqual(self.check("--unfixable", "PTL9", "a.py")[0], 2)
 
+    def test_fixable_and_unfixable_config_keys(self):
+        self.write("a.py", AMP_SOURCE)
+        self.write("ptlint.toml", 'unfixable = ["PTL1"]\n')
+        # Twice: the second run reads the results cache, which must not bring the fix back.
+        for _ in range(2):
+            _, out, _ = self.check("--output-format", "json", "a.py")
+            self.assertIsNone(json.loads(out)[0]["fix"])
+        self.assertEqual(self.check("--fix", "a.py")[0], 1)
+        self.assertEqual(self.read("a.py"), AMP_SOURCE)
+        _, out, _ = self.check("--show-settings", "a.py")
+        self.assertIn('unfixable = ["PTL1"]', out)
+        # The flag replaces the file's key, as in Ruff.
+        _, out, _ = self.check("--output-format", "json", "--unfixable", "PTL6", "a.py")
+        self.assertIsNotNone(json.loads(out)[0]["fix"])
+        self.write("ptlint.toml", 'fixable = ["PTL6"]\n')
+        _, out, _ = self.check("--output-format", "json", "a.py")
+        self.assertIsNone(json.loads(out)[0]["fix"])
+        self.assertEqual(self.check("--fix", "--fixable", "PTL101", "a.py")[0], 0)
+        self.assertEqual(self.read("a.py"), AMP_FIXED)
+        self.write("a.py", AMP_SOURCE)
+        self.write("pyproject.toml", '[tool.ptlint]\nfixable = [\n  "PTL1",\n  "PTL1O1",\n]\n')
+        os.remove(os.path.join(self.dir, "ptlint.toml"))
+        code, _, err = self.check("a.py")
+        self.assertEqual(code, 2)
+        self.assertIn("pyproject.toml:4", err)
+        self.assertIn("tool.ptlint.fixable", err)
+        self.assertIn("did you mean `PTL101`?", err)
+
     def test_hidden_unsafe_fixes_hint(self):
         self.write("d.py", DDP_SOURCE)
         _, out, _ = self.check("--output-format", "concise", "d.py")
