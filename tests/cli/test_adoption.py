@@ -3,6 +3,7 @@ unused `# noqa` codes (PTL001), documentation links, the walk's hidden and virtu
 folders, inline `--config` overrides and the adoption flags. Standard library only."""
 import json
 import os
+import shutil
 import subprocess
 import textwrap
 import unittest
@@ -444,6 +445,33 @@ class Watch(Workdir):
         code, _, err = self.check("--watch", "--diff", ".")
         self.assertEqual(code, 2)
         self.assertIn("--watch", err)
+
+
+class DoctorWithoutWorker(Workdir):
+    """`ptlint doctor` where no `ptlint-gpu` is installed says what to install."""
+
+    def doctor(self, folder):
+        binary = os.path.join(folder, "ptlint")
+        shutil.copy2(os.path.realpath(PTLINT), binary)
+        env = {k: v for k, v in os.environ.items() if k != "PTLINT_GPU"}
+        env["PATH"] = "/usr/bin:/bin"
+        proc = subprocess.run([binary, "doctor", "--json"], cwd=self.dir, env=env, capture_output=True, timeout=60)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        gpu = json.loads(proc.stdout)["gpu_check"]
+        self.assertFalse(gpu["available"])
+        return gpu["error"]
+
+    def test_installed_binary_suggests_the_package(self):
+        os.makedirs(os.path.join(self.dir, "usr/bin"))
+        error = self.doctor(os.path.join(self.dir, "usr/bin"))
+        self.assertIn("install the `ptlint-gpu` package", error)
+        self.assertNotIn("PTLINT_WITH_TORCH", error)
+
+    def test_source_build_names_the_cmake_option(self):
+        self.write("build/CMakeCache.txt", "# a build folder\n")
+        error = self.doctor(os.path.join(self.dir, "build"))
+        self.assertIn("-DPTLINT_WITH_TORCH=ON", error)
+        self.assertNotIn("package", error)
 
 
 if __name__ == "__main__":
