@@ -59,12 +59,12 @@ std::string joinList(const std::vector<std::string>& items) {
 
 }  // namespace
 
-void dropUnfixable(std::vector<rules::Diagnostic>& diagnostics, const CheckOptions& options) {
-  if (!options.fixable && options.unfixable.empty()) return;
+void dropUnfixable(std::vector<rules::Diagnostic>& diagnostics, const workspace::ResolvedConfig& config) {
+  if (!config.fixable && config.unfixable.empty()) return;
   // The same specificity rules as select/ignore: the longest matching selector wins.
   rules::Settings fixable;
-  fixable.select = options.fixable.value_or(std::vector<std::string>{"ALL"});
-  fixable.ignore = options.unfixable;
+  fixable.select = config.fixable.value_or(std::vector<std::string>{"ALL"});
+  fixable.ignore = config.unfixable;
   for (auto& d : diagnostics)
     if (d.fix && !fixable.isEnabled(d.code, true)) d.fix.reset();
 }
@@ -237,8 +237,8 @@ int runShowSettings(const CheckOptions& options, std::ostream& out, std::ostream
     out << "}\n";
     out << "\n# Fixes\n";
     out << fmt::format("unsafe-fixes = {}\n", settings.unsafe_fixes);
-    out << fmt::format("fixable = {}\n", options.fixable ? joinList(*options.fixable) : "[\"ALL\"]");
-    out << fmt::format("unfixable = {}\n", joinList(options.unfixable));
+    out << fmt::format("fixable = {}\n", config.fixable ? joinList(*config.fixable) : "[\"ALL\"]");
+    out << fmt::format("unfixable = {}\n", joinList(config.unfixable));
     out << "\n# Analysis\n";
     out << fmt::format("torch-version = \"{}\"\n", settings.torch_version.str());
     out << fmt::format("compile-decorators = {}\n", joinList(settings.compile_decorators));

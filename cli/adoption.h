@@ -14,7 +14,8 @@
 namespace ptlint::cli {
 
 // Drops the fixes of codes that --fixable / --unfixable exclude.
-void dropUnfixable(std::vector<rules::Diagnostic>& diagnostics, const CheckOptions& options);
+// (the flags replace the configuration's `fixable` / `unfixable`, as in Ruff).
+void dropUnfixable(std::vector<rules::Diagnostic>& diagnostics, const workspace::ResolvedConfig& config);
 
 // `text` with a `# noqa: CODE` for every diagnostic on the line where it starts (merged into an
 // existing `# noqa: ...` there). Lines whose end lies inside a string, or that continue with a

@@ -64,15 +64,16 @@ quickfix::Applicability minimumApplicability(const rules::Settings& settings) {
 // Lints (and with --fix, fixes) one source text whose lone '\r' were made '\n' (`endings` says
 // what it held). `report.text` is the final text, with '\n' line ends.
 // `keep_fix`, when set, decides which fixes may apply (a notebook keeps them inside cells).
-void checkText(FileReport& report, SourceFile source, const rules::Settings& settings, const CheckOptions& options,
-               LoneCr endings, const FixFilter& keep_fix = {}) {
+void checkText(FileReport& report, SourceFile source, const rules::Settings& settings,
+               const workspace::ResolvedConfig& config, const CheckOptions& options, LoneCr endings,
+               const FixFilter& keep_fix = {}) {
   if (endings == LoneCr::Mixed && (options.fix || options.diff)) {
     // A fixed text could not be given back the file's own mix of line endings.
     report.notice = "not fixed: the file ends some lines with a lone \\r and others with \\n; "
                     "give it one kind of line ending to let --fix change it";
     CheckOptions lint_only = options;
     lint_only.fix = lint_only.diff = false;
-    return checkText(report, std::move(source), settings, lint_only, LoneCr::None, keep_fix);
+    return checkText(report, std::move(source), settings, config, lint_only, LoneCr::None, keep_fix);
   }
   // A file in which no enabled rule could match is neither parsed nor fixed.
   std::vector<const rules::Rule*> candidates = rules::rulesThatMayMatch(source.text, settings);
@@ -88,7 +89,7 @@ void checkText(FileReport& report, SourceFile source, const rules::Settings& set
     auto provider = [&](const analysis::ParsedFile& file) {
       std::vector<quickfix::Fix> fixes;
       auto lint = rules::lintFile(file, settings);
-      dropUnfixable(lint.diagnostics, options);
+      dropUnfixable(lint.diagnostics, config);
       if (first_pass) initial_findings = lint.diagnostics.size();
       first_pass = false;
       for (auto& d : lint.diagnostics)
@@ -105,7 +106,7 @@ void checkText(FileReport& report, SourceFile source, const rules::Settings& set
   auto result = want_fix && source.text != original ? rules::lintFile(parsed, settings)
                                                     : rules::lintFile(parsed, settings, std::move(candidates));
   report.diagnostics = std::move(result.diagnostics);
-  dropUnfixable(report.diagnostics, options);
+  dropUnfixable(report.diagnostics, config);
   if (want_fix && source.text != original) {
     // Findings resolved, as Ruff counts them (one fix can resolve several).
     report.findings_fixed = static_cast<int>(initial_findings > report.diagnostics.size()
@@ -197,7 +198,7 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
       }
       std::string joined = notebook ? notebook->joined : std::string();
       if (rules::asksProject(source->text, settings)) settings.project = project_index.factsFor(report.path);
-      checkText(report, std::move(*source), settings, options, endings,
+      checkText(report, std::move(*source), settings, config, options, endings,
                 notebook ? notebookFixFilter(*notebook) : FixFilter{});
       if (notebook) {
         dropCrossCellFixes(report, *notebook);
@@ -302,9 +303,18 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
             std::string cache_key;
             if (cache) {
               cache_key = workspace::ResultsCache::keyFor(source->text, settings);
+              // The stored findings lost the fixes `fixable` / `unfixable` dropped (a prefix:
+              // the key ends with the content size).
+              if (config.fixable || !config.unfixable.empty()) {
+                std::string selection = "fixable:";
+                for (const auto& code : config.fixable.value_or(std::vector<std::string>{"ALL"})) selection += code + ",";
+                selection += "unfixable:";
+                for (const auto& code : config.unfixable) selection += code + ",";
+                cache_key = selection + "|" + cache_key;
+              }
               if (auto hit = cache->lookup(report.path, cache_key)) {
                 report.diagnostics = std::move(*hit);
-                dropUnfixable(report.diagnostics, options);
+                dropUnfixable(report.diagnostics, config);
                 if (!report.diagnostics.empty()) {
                   report.text = std::move(source->text);
                   report.lines = analysis::LineIndex(report.text);
@@ -316,7 +326,7 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
             bool had_bom = source->had_bom;
             FileIdentity identity = source->identity;
             std::string original = source->text;
-            checkText(report, std::move(*source), settings, options, endings,
+            checkText(report, std::move(*source), settings, config, options, endings,
                       notebook ? notebookFixFilter(*notebook) : FixFilter{});
             if (notebook) dropCrossCellFixes(report, *notebook);
             if (cache) cache->store(report.path, cache_key, report.diagnostics);

@@ -31,9 +31,6 @@ struct CheckOptions {
   bool add_noqa = false;       // --add-noqa: suppress every current finding in place
   bool show_settings = false;  // --show-settings
   bool show_files = false;     // --show-files
-  // --fixable / --unfixable: which codes' fixes are shown and applied (default: all).
-  std::optional<std::vector<std::string>> fixable;
-  std::vector<std::string> unfixable;
   std::optional<std::filesystem::path> config;
   workspace::Overrides overrides;
 };

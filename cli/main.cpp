@@ -237,8 +237,8 @@ int main(int argc, char** argv) {
         !validCodes(fixable, "--fixable") || !validCodes(unfixable, "--unfixable"))
       return 2;
     check.overrides.extend_ignore = extend_ignore;
-    if (!fixable.empty()) check.fixable = fixable;
-    check.unfixable = unfixable;
+    if (!fixable.empty()) check.overrides.fixable = fixable;
+    if (!unfixable.empty()) check.overrides.unfixable = unfixable;
     if (!per_file_ignores.empty() && !applyPerFileIgnores(splitList(per_file_ignores), check)) return 2;
     if (!select.empty()) check.overrides.select = select;
     if (!extend_select.empty()) check.overrides.extend_select = extend_select;

@@ -22,6 +22,13 @@ bool isExecutable(const fs::path& path) {
   return fs::is_regular_file(path, ec) && ::access(path.c_str(), X_OK) == 0;
 }
 
+// Is this ptlint the one in a CMake build folder (a source build), rather than an installed one?
+bool runsFromBuildTree() {
+  std::error_code ec;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  return !ec && fs::is_regular_file(self.parent_path() / "CMakeCache.txt", ec);
+}
+
 struct WorkerAnswer {
   std::optional<json> body;  // the parsed answer when the exchange went through
   std::string error;         // why not
@@ -38,9 +45,13 @@ WorkerAnswer askWorker(const json& request, std::chrono::milliseconds timeout) {
                          : fmt::format("PTLINT_GPU={} is not an executable file", *configured);
       return answer;
     }
-    answer.error = fmt::format("`{}` was not found (it is built only when libtorch is found: "
-                               "configure with -DPTLINT_WITH_TORCH=ON, or set PTLINT_GPU to its path)",
-                               kWorkerName);
+    answer.error = runsFromBuildTree()
+                       ? fmt::format("`{}` was not found beside ptlint or on PATH (it is built only when libtorch "
+                                     "is found: configure with -DPTLINT_WITH_TORCH=ON, or set PTLINT_GPU to its path)",
+                                     kWorkerName)
+                       : fmt::format("`{0}` was not found beside ptlint or on PATH: install the `{0}` package of "
+                                     "the same ptlint release (it needs libtorch), or set PTLINT_GPU to its path",
+                                     kWorkerName);
     return answer;
   }
   ChildResult child = runChild({*worker}, request.dump() + "\n", timeout);

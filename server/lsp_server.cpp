@@ -641,6 +641,7 @@ class LspServer {
     workspace::Overrides o;
     o.select = validSelectors(s.select, "select", problems);
     o.ignore = validSelectors(s.ignore, "ignore", problems);
+    o.extend_select = validSelectors(s.extendSelect, "extendSelect", problems);
     o.unsafe_fixes = s.unsafeFixes;
     if (s.torchVersion) {
       o.torch_version = rules::TorchVersion::parse(*s.torchVersion);
@@ -677,6 +678,8 @@ class LspServer {
       const ClientSettings& f = it->second;
       if (f.select) s.select = f.select;
       if (f.ignore) s.ignore = f.ignore;
+      if (f.extendSelect) s.extendSelect = f.extendSelect;
+      if (f.configuration) s.configuration = f.configuration;
       if (f.unsafeFixes) s.unsafeFixes = f.unsafeFixes;
       if (f.torchVersion) s.torchVersion = f.torchVersion;
       if (f.gpuCheck) s.gpuCheck = f.gpuCheck;
@@ -690,10 +693,19 @@ class LspServer {
   // state_mutex_ and reports after releasing it).
   void rebuildResolversLocked(std::vector<std::string>& problems) {
     resolvers_.clear();
-    for (const auto& folder : folders_)
-      resolvers_[folder.path.string()] =
-          std::make_shared<workspace::ConfigResolver>(overridesFor(effectiveSettingsLocked(folder.path.string()), &problems));
-    resolvers_[""] = std::make_shared<workspace::ConfigResolver>(overridesFor(effectiveSettingsLocked(""), &problems));
+    // `configuration`: one config file for every document (a relative path is from the folder).
+    auto resolverFor = [&](const std::string& key) {
+      ClientSettings settings = effectiveSettingsLocked(key);
+      std::optional<fs::path> config;
+      if (settings.configuration) {
+        fs::path file = *settings.configuration;
+        if (file.is_relative() && !key.empty()) file = fs::path(key) / file;
+        config = file.lexically_normal();
+      }
+      return std::make_shared<workspace::ConfigResolver>(overridesFor(settings, &problems), config);
+    };
+    for (const auto& folder : folders_) resolvers_[folder.path.string()] = resolverFor(folder.path.string());
+    resolvers_[""] = resolverFor("");
     ++generation_;
   }
 
@@ -733,6 +745,7 @@ class LspServer {
     workspace::Overrides o = overridesFor(client);
     if (o.select) fallback.select = *o.select;
     if (o.ignore) fallback.ignore = *o.ignore;
+    if (o.extend_select) fallback.extend_select = *o.extend_select;
     if (o.torch_version) fallback.torch_version = *o.torch_version;
     if (o.unsafe_fixes) fallback.unsafe_fixes = *o.unsafe_fixes;
     return fallback;

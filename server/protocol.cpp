@@ -163,7 +163,7 @@ void from_json(const json& j, ClientSettings& s) {
     auto it = section.find(key);
     return it == section.end() || it->is_null() ? nullptr : &*it;
   };
-  for (const char* key : {"select", "ignore"}) {
+  for (const char* key : {"select", "ignore", "extendSelect"}) {
     const json* v = value(key);
     if (!v) continue;
     bool ok = v->is_array() && std::all_of(v->begin(), v->end(), [](const json& e) { return e.is_string(); });
@@ -173,13 +173,18 @@ void from_json(const json& j, ClientSettings& s) {
     }
     std::vector<std::string> codes;
     for (const auto& e : *v) codes.push_back(e.get<std::string>());
-    (std::string_view(key) == "select" ? s.select : s.ignore) = std::move(codes);
+    std::string_view name(key);
+    (name == "select" ? s.select : name == "ignore" ? s.ignore : s.extendSelect) = std::move(codes);
   }
   for (const char* key : {"unsafeFixes", "gpuCheck"}) {
     const json* v = value(key);
     if (!v) continue;
     if (!v->is_boolean()) wrongType(key, "true or false", *v);
     else (std::string_view(key) == "unsafeFixes" ? s.unsafeFixes : s.gpuCheck) = v->get<bool>();
+  }
+  if (const json* v = value("configuration")) {
+    if (!v->is_string()) wrongType("configuration", "the path of a ptlint.toml or pyproject.toml", *v);
+    else if (!v->get<std::string>().empty()) s.configuration = v->get<std::string>();
   }
   if (const json* v = value("torchVersion")) {
     if (!v->is_string()) wrongType("torchVersion", "a version string such as \"2.6\"", *v);

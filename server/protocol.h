@@ -150,7 +150,8 @@ void from_json(const json& j, InitializeParams& p);
 
 // The `ptlint` settings section (SPEC §5). Unset fields keep their previous or default value.
 struct ClientSettings {
-  std::optional<std::vector<std::string>> select, ignore;
+  std::optional<std::vector<std::string>> select, ignore, extendSelect;
+  std::optional<std::string> configuration;  // a config file used for every document instead of discovery
   std::optional<bool> unsafeFixes;
   std::optional<std::string> torchVersion;
   std::optional<bool> gpuCheck;

@@ -94,6 +94,8 @@ FileConfig parseTable(const fs::path& path, const toml::table& table, const std:
     if (key == "select") config.select = codeArray(path, node, shown);
     else if (key == "extend-select") config.extend_select = codeArray(path, node, shown);
     else if (key == "ignore") config.ignore = codeArray(path, node, shown);
+    else if (key == "fixable") config.fixable = codeArray(path, node, shown);
+    else if (key == "unfixable") config.unfixable = codeArray(path, node, shown);
     else if (key == "exclude") config.exclude = globArray(path, node, shown);
     else if (key == "extend-exclude") config.extend_exclude = globArray(path, node, shown);
     else if (key == "compile-decorators") config.compile_decorators = stringArray(path, node, shown);
@@ -115,8 +117,8 @@ FileConfig parseTable(const fs::path& path, const toml::table& table, const std:
       }
     } else {
       fail(path, node, shown,
-           "unknown key (known: select, extend-select, ignore, per-file-ignores, exclude, extend-exclude, "
-           "respect-gitignore, torch-version, unsafe-fixes, compile-decorators)");
+           "unknown key (known: select, extend-select, ignore, per-file-ignores, fixable, unfixable, exclude, "
+           "extend-exclude, respect-gitignore, torch-version, unsafe-fixes, compile-decorators)");
     }
   }
   return config;
@@ -391,6 +393,8 @@ FileConfig mergeConfig(const FileConfig& base, const FileConfig& over) {
   take(out.torch_version, over.torch_version);
   take(out.unsafe_fixes, over.unsafe_fixes);
   take(out.compile_decorators, over.compile_decorators);
+  take(out.fixable, over.fixable);
+  take(out.unfixable, over.unfixable);
   out.per_file_ignores.insert(out.per_file_ignores.end(), over.per_file_ignores.begin(), over.per_file_ignores.end());
   if (base.path.empty()) out.root = over.root;
   return out;
@@ -500,6 +504,8 @@ ResolvedConfig ConfigResolver::resolve(std::shared_ptr<const FileConfig> config,
   pick(s.ignore, overrides_.ignore, config ? &config->ignore : nullptr);
   pick(s.torch_version, overrides_.torch_version, config ? &config->torch_version : nullptr);
   pick(s.unsafe_fixes, overrides_.unsafe_fixes, config ? &config->unsafe_fixes : nullptr);
+  pick(out.fixable, overrides_.fixable, config ? &config->fixable : nullptr);
+  pick(out.unfixable, overrides_.unfixable, config ? &config->unfixable : nullptr);
   if (config && config->extend_select) s.extend_select = *config->extend_select;
   if (overrides_.extend_select)
     s.extend_select.insert(s.extend_select.end(), overrides_.extend_select->begin(), overrides_.extend_select->end());

@@ -48,6 +48,7 @@ struct FileConfig {
   std::optional<rules::TorchVersion> torch_version;
   std::optional<bool> unsafe_fixes;
   std::optional<std::vector<std::string>> compile_decorators;
+  std::optional<std::vector<std::string>> fixable, unfixable;  // whose fixes are offered
   // What the file looked like when read (for Overrides::recheck_modified).
   std::filesystem::file_time_type mtime{};
   std::uintmax_t size = 0;
@@ -91,6 +92,7 @@ struct Overrides {
   std::shared_ptr<const FileConfig> inline_config;
   std::vector<std::string> extend_ignore;                       // added to `ignore`
   std::optional<std::vector<PerFileIgnore>> per_file_ignores;   // replace the files' ones
+  std::optional<std::vector<std::string>> fixable, unfixable;   // replace the files' ones
   // Re-read a discovered configuration file that changed on disk (its mtime or size) when a
   // file under it is next resolved: for the server, whose clients may not watch files.
   bool recheck_modified = false;
@@ -103,6 +105,9 @@ struct ResolvedConfig {
   bool respect_gitignore = true;
   std::shared_ptr<const FileConfig> source;  // nullptr: defaults only
   std::vector<PerFileIgnore> per_file_ignores;  // effective, each with its absolute root
+  // Codes whose fixes are shown and applied: `fixable` (nullopt: ALL) minus `unfixable`.
+  std::optional<std::vector<std::string>> fixable;
+  std::vector<std::string> unfixable;
 };
 
 // The default exclude list (as Ruff's): .git, .venv, __pycache__, build, dist, ...

@@ -3,6 +3,7 @@ unused `# noqa` codes (PTL001), documentation links, the walk's hidden and virtu
 folders, inline `--config` overrides and the adoption flags. Standard library only."""
 import json
 import os
+import shutil
 import subprocess
 import textwrap
 import unittest
@@ -261,6 +262,34 @@ class RuffFlags(Workdir):
         self.assertEqual(self.read("a.py"), AMP_FIXED)
         self.assertEqual(self.check("--unfixable", "PTL9", "a.py")[0], 2)
 
+    def test_fixable_and_unfixable_config_keys(self):
+        self.write("a.py", AMP_SOURCE)
+        self.write("ptlint.toml", 'unfixable = ["PTL1"]\n')
+        # Twice: the second run reads the results cache, which must not bring the fix back.
+        for _ in range(2):
+            _, out, _ = self.check("--output-format", "json", "a.py")
+            self.assertIsNone(json.loads(out)[0]["fix"])
+        self.assertEqual(self.check("--fix", "a.py")[0], 1)
+        self.assertEqual(self.read("a.py"), AMP_SOURCE)
+        _, out, _ = self.check("--show-settings", "a.py")
+        self.assertIn('unfixable = ["PTL1"]', out)
+        # The flag replaces the file's key, as in Ruff.
+        _, out, _ = self.check("--output-format", "json", "--unfixable", "PTL6", "a.py")
+        self.assertIsNotNone(json.loads(out)[0]["fix"])
+        self.write("ptlint.toml", 'fixable = ["PTL6"]\n')
+        _, out, _ = self.check("--output-format", "json", "a.py")
+        self.assertIsNone(json.loads(out)[0]["fix"])
+        self.assertEqual(self.check("--fix", "--fixable", "PTL101", "a.py")[0], 0)
+        self.assertEqual(self.read("a.py"), AMP_FIXED)
+        self.write("a.py", AMP_SOURCE)
+        self.write("pyproject.toml", '[tool.ptlint]\nfixable = [\n  "PTL1",\n  "PTL1O1",\n]\n')
+        os.remove(os.path.join(self.dir, "ptlint.toml"))
+        code, _, err = self.check("a.py")
+        self.assertEqual(code, 2)
+        self.assertIn("pyproject.toml:4", err)
+        self.assertIn("tool.ptlint.fixable", err)
+        self.assertIn("did you mean `PTL101`?", err)
+
     def test_hidden_unsafe_fixes_hint(self):
         self.write("d.py", DDP_SOURCE)
         _, out, _ = self.check("--output-format", "concise", "d.py")
@@ -416,6 +445,33 @@ class Watch(Workdir):
         code, _, err = self.check("--watch", "--diff", ".")
         self.assertEqual(code, 2)
         self.assertIn("--watch", err)
+
+
+class DoctorWithoutWorker(Workdir):
+    """`ptlint doctor` where no `ptlint-gpu` is installed says what to install."""
+
+    def doctor(self, folder):
+        binary = os.path.join(folder, "ptlint")
+        shutil.copy2(os.path.realpath(PTLINT), binary)
+        env = {k: v for k, v in os.environ.items() if k != "PTLINT_GPU"}
+        env["PATH"] = "/usr/bin:/bin"
+        proc = subprocess.run([binary, "doctor", "--json"], cwd=self.dir, env=env, capture_output=True, timeout=60)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        gpu = json.loads(proc.stdout)["gpu_check"]
+        self.assertFalse(gpu["available"])
+        return gpu["error"]
+
+    def test_installed_binary_suggests_the_package(self):
+        os.makedirs(os.path.join(self.dir, "usr/bin"))
+        error = self.doctor(os.path.join(self.dir, "usr/bin"))
+        self.assertIn("install the `ptlint-gpu` package", error)
+        self.assertNotIn("PTLINT_WITH_TORCH", error)
+
+    def test_source_build_names_the_cmake_option(self):
+        self.write("build/CMakeCache.txt", "# a build folder\n")
+        error = self.doctor(os.path.join(self.dir, "build"))
+        self.assertIn("-DPTLINT_WITH_TORCH=ON", error)
+        self.assertNotIn("package", error)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 # Builds, packages and session-tests editors/vscode in a copy under the build tree, so the source
 # folder stays clean and build folders do not share node_modules.
 #   vscode_extension.sh setup   <editor src> <work dir>   copy, `npm ci` (committed lockfile), tsc
-#   vscode_extension.sh package <editor src> <work dir>   `vsce package` offline -> ptlint.vsix
+#   vscode_extension.sh package <editor src> <work dir> [<ptlint>]   `vsce package` offline -> ptlint.vsix,
+#       and with <ptlint>, the platform-specific ptlint-linux-x64.vsix that bundles it
 #   vscode_extension.sh session <editor src> <work dir> <ptlint> <fixtures>   node --test
 # A missing node/npm is a failure, never a skip.
 set -euo pipefail
@@ -19,7 +20,7 @@ setup)
   mkdir -p "$ext"
   # Refresh the sources; keep node_modules when the lockfile is unchanged (npm ci is the slow part).
   find "$ext" -mindepth 1 -maxdepth 1 ! -name node_modules -exec rm -rf {} +
-  (cd "$src" && tar --exclude=./node_modules --exclude=./out --exclude='*.vsix' -cf - .) | (cd "$ext" && tar -xf -)
+  (cd "$src" && tar --exclude=./node_modules --exclude=./out --exclude=./bundled --exclude='*.vsix' -cf - .) | (cd "$ext" && tar -xf -)
   stamp=$(sha256sum "$ext/package-lock.json" | cut -d' ' -f1)
   if [ ! -d "$ext/node_modules" ] || [ "$(cat "$stampfile" 2>/dev/null)" != "$stamp" ]; then
     rm -f "$stampfile"
@@ -31,7 +32,7 @@ setup)
   ;;
 package)
   cd "$ext"
-  rm -f ptlint.vsix
+  rm -rf ptlint.vsix bundled
   npx --no-install vsce package --allow-missing-repository --skip-license --out ptlint.vsix
   # The package must hold the compiled extension and its runtime dependency, not the tests.
   listing=$(python3 -m zipfile -l ptlint.vsix)
@@ -65,6 +66,40 @@ package)
     require("./out/src/serverConfig.js");
     console.log(`ok: ${seen.size - 1} runtime packages shipped`);')
   echo "ok: $(ls -l ptlint.vsix | awk '{print $5}') bytes, ptlint.vsix"
+  # package.json declares the settings a Ruff user looks for, and how untrusted workspaces run.
+  python3 - "$unpacked/extension/package.json" <<'PY'
+import json, sys
+manifest = json.load(open(sys.argv[1]))
+declared = manifest["contributes"]["configuration"]["properties"]
+for key in ("ptlint.enable", "ptlint.path", "ptlint.lint.extendSelect", "ptlint.configuration", "ptlint.logLevel",
+            "ptlint.codeAction.disableRuleComment.enable", "ptlint.codeAction.fixViolation.enable"):
+    assert key in declared, f"FAIL: {key} is not declared in package.json"
+untrusted = manifest["capabilities"]["untrustedWorkspaces"]
+assert untrusted["supported"] == "limited" and "ptlint.path" in untrusted["restrictedConfigurations"], untrusted
+print("ok: package.json declares the settings and capabilities.untrustedWorkspaces")
+PY
+  if [ $# -ge 4 ]; then
+    # The platform-specific package: the ptlint binary inside, found before PATH.
+    bin=$(cd "$(dirname "$4")" && pwd)/$(basename "$4")
+    mkdir -p bundled && cp "$bin" bundled/ptlint && chmod 755 bundled/ptlint
+    rm -f ptlint-linux-x64.vsix
+    npx --no-install vsce package --allow-missing-repository --skip-license --target linux-x64 \
+      --out ptlint-linux-x64.vsix
+    rm -rf bundled
+    python3 - ptlint-linux-x64.vsix "$bin" <<'PY'
+import sys, zipfile
+vsix, binary = sys.argv[1], sys.argv[2]
+with zipfile.ZipFile(vsix) as z:
+    names = z.namelist()
+    assert "extension/bundled/ptlint" in names, "FAIL: extension/bundled/ptlint missing from " + vsix
+    assert z.read("extension/bundled/ptlint") == open(binary, "rb").read(), "FAIL: the bundled ptlint differs"
+    mode = z.getinfo("extension/bundled/ptlint").external_attr >> 16
+    assert mode & 0o111, f"FAIL: the bundled ptlint is not executable in the package (mode {mode:o})"
+    manifest = z.read("extension.vsixmanifest").decode()
+    assert 'TargetPlatform="linux-x64"' in manifest, "FAIL: the package is not marked linux-x64"
+print(f"ok: {vsix} bundles ptlint ({len(names)} files)")
+PY
+  fi
   ;;
 session)
   bin=$(cd "$(dirname "$4")" && pwd)/$(basename "$4")

@@ -6,12 +6,17 @@ import {
   DidChangeConfigurationNotification,
   LanguageClient,
   type LanguageClientOptions,
+  LogMessageNotification,
   type LSPAny,
   RevealOutputChannelOn,
 } from "vscode-languageclient/node";
 
 import {
+  codeActionToggles,
   DOCUMENT_SELECTOR,
+  filterCodeActions,
+  logLevel,
+  logs,
   didChangeConfigurationParams,
   FIX_ALL_KIND,
   initializationOptions,
@@ -23,6 +28,9 @@ import {
 
 let client: LanguageClient | undefined;
 let output: vscode.OutputChannel;
+let extensionDir: string | undefined;
+
+const LOG_NAMES: Record<number, string> = { 1: "error", 2: "warning", 3: "info", 4: "log" };
 
 function configuration(scope?: vscode.Uri): vscode.WorkspaceConfiguration {
   return vscode.workspace.getConfiguration(SECTION, scope);
@@ -35,6 +43,12 @@ function clientOptions(): LanguageClientOptions {
     outputChannel: output,
     revealOutputChannelOn: RevealOutputChannelOn.Never,
     middleware: {
+      // `ptlint.codeAction.*.enable`: hide the quick fixes the user turned off.
+      provideCodeActions: async (document, range, context, token, next) => {
+        const actions = await next(document, range, context, token);
+        if (!actions) return actions;
+        return filterCodeActions(actions, codeActionToggles(configuration(document.uri)));
+      },
       workspace: {
         // Answer `workspace/configuration` for our section with the same normalised object as
         // initializationOptions, per folder (multi-root workspaces each use their own settings).
@@ -53,9 +67,13 @@ function clientOptions(): LanguageClientOptions {
 }
 
 async function startClient(): Promise<void> {
+  if (configuration().get<boolean>("enable") === false) {
+    output.appendLine('ptlint is turned off ("ptlint.enable" is false).');
+    return;
+  }
   let command: string;
   try {
-    command = resolveServerPath(configuration());
+    command = resolveServerPath(configuration(), process.env, extensionDir);
   } catch (err) {
     if (!(err instanceof ServerNotFoundError)) throw err;
     output.appendLine(err.message);
@@ -71,6 +89,10 @@ async function startClient(): Promise<void> {
   client = new LanguageClient("ptlint", "ptlint", serverOptions(command), clientOptions());
   try {
     await client.start();
+    // `ptlint.logLevel`: the server's log messages above it do not reach the output channel.
+    client.onNotification(LogMessageNotification.type, (params) => {
+      if (logs(logLevel(configuration()), params.type)) output.appendLine(`[${LOG_NAMES[params.type] ?? "log"}] ${params.message}`);
+    });
   } catch (err) {
     const message = `ptlint: the server (${command} --lsp) failed to start: ${String(err)}`;
     output.appendLine(message);
@@ -125,7 +147,7 @@ async function fixAll(): Promise<void> {
 
 function onConfigurationChanged(event: vscode.ConfigurationChangeEvent): void {
   if (!event.affectsConfiguration(SECTION)) return;
-  if (event.affectsConfiguration(`${SECTION}.path`)) {
+  if (event.affectsConfiguration(`${SECTION}.path`) || event.affectsConfiguration(`${SECTION}.enable`)) {
     void restartClient();
     return;
   }
@@ -138,6 +160,7 @@ function onConfigurationChanged(event: vscode.ConfigurationChangeEvent): void {
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   output = vscode.window.createOutputChannel("ptlint");
+  extensionDir = context.extensionPath;
   context.subscriptions.push(
     output,
     vscode.commands.registerCommand("ptlint.fixAll", fixAll),

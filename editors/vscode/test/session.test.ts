@@ -21,11 +21,16 @@ import {
 } from "vscode-jsonrpc/node";
 
 import {
+  bundledServerPath,
+  codeActionToggles,
   type ConfigSource,
   didChangeConfigurationParams,
+  filterCodeActions,
   FIX_ALL_KIND,
   findOnPath,
   initializationOptions,
+  logLevel,
+  logs,
   resolveServerPath,
   SECTION,
   ServerNotFoundError,
@@ -312,7 +317,7 @@ describe("server options", () => {
     try {
       assert.throws(() => resolveServerPath(config(), { PATH: empty }), (err: unknown) => {
         assert.ok(err instanceof ServerNotFoundError);
-        assert.match(err.message, /no "ptlint" executable on PATH/);
+        assert.match(err.message, /no "ptlint" executable bundled with the extension or on PATH/);
         assert.match(err.message, /ptlint\.path/);
         return true;
       });
@@ -323,6 +328,37 @@ describe("server options", () => {
     } finally {
       fs.rmSync(empty, { recursive: true, force: true });
     }
+  });
+
+  test("extendSelect and configuration are passed to the server", () => {
+    const sent = initializationOptions(
+      config({ "lint.extendSelect": ["PTL604", " "], configuration: " ~/cfg/ptlint.toml " }),
+    );
+    assert.deepEqual(sent, {
+      extendSelect: ["PTL604"], configuration: path.join(os.homedir(), "cfg/ptlint.toml"),
+      unsafeFixes: false, gpuCheck: false,
+    });
+  });
+
+  test("ptlint.path, then the bundled binary, then PATH", () => {
+    const ext = fs.mkdtempSync(path.join(os.tmpdir(), "ptlint-ext-"));
+    try {
+      // No bundled binary: PATH.
+      assert.equal(resolveServerPath(config(), { PATH: path.dirname(ptlintBin) }, ext), ptlintBin);
+      fs.mkdirSync(path.join(ext, "bundled"));
+      fs.copyFileSync(ptlintBin, bundledServerPath(ext));
+      fs.chmodSync(bundledServerPath(ext), 0o755);
+      assert.equal(resolveServerPath(config(), { PATH: path.dirname(ptlintBin) }, ext), bundledServerPath(ext));
+      assert.equal(resolveServerPath(config({ path: ptlintBin }), { PATH: "" }, ext), ptlintBin);
+    } finally {
+      fs.rmSync(ext, { recursive: true, force: true });
+    }
+  });
+
+  test("logLevel decides which server log messages are shown", () => {
+    assert.equal(logLevel(config()), "info");
+    assert.equal(logLevel(config({ logLevel: "loud" })), "info");
+    assert.ok(logs("info", 3) && !logs("info", 4) && logs("error", 1) && !logs("error", 2) && logs("debug", 4));
   });
 
   test("ptlint.path wins over PATH; PATH is searched otherwise", () => {
@@ -406,6 +442,12 @@ describe("session with ptlint --lsp", () => {
     assert.ok(quickfix, `a PTL101 quickfix among ${JSON.stringify(actions.map((a) => [a.kind, a.title]))}`);
     assert.equal(quickfix.isPreferred, true, "a safe fix is the preferred action");
     assert.ok(actions.some((a) => a.kind === "quickfix" && /noqa/.test(JSON.stringify(a))), "a `# noqa: PTL101` action");
+    // ptlint.codeAction.*.enable: the server's fix and `# noqa` actions are told apart.
+    const noComment = filterCodeActions(actions, codeActionToggles(config({ "codeAction.disableRuleComment.enable": false })));
+    assert.ok(noComment.some((a) => a === quickfix) && !noComment.some((a) => /noqa/.test(JSON.stringify(a))));
+    const noFix = filterCodeActions(actions, codeActionToggles(config({ "codeAction.fixViolation.enable": false })));
+    assert.ok(!noFix.some((a) => a === quickfix) && noFix.some((a) => a.kind === "quickfix" && /noqa/.test(JSON.stringify(a))));
+    assert.deepEqual(filterCodeActions(actions, codeActionToggles(config())), actions);
     await change(editsFor(await session.editOf(quickfix), uri));
     // Exactly the diagnosed line changed, to what the CLI fix produces.
     const expected = original.split("\n");
