@@ -1,4 +1,4 @@
-// `ptlint check`: collect files, lint them in parallel, fix, report. Exit codes per SPEC §1.
+// `ptlint check`: collect files, lint them in parallel, fix, report. Exit codes as README's table gives them.
 #pragma once
 
 #include <filesystem>

@@ -1,7 +1,7 @@
 // `ptlint check --gpu-check`: every PTL601 finding whose fix is offered is handed to
 // `ptlint-gpu` (gpu_check/client.h), which runs the recognised pattern and its
 // scaled_dot_product_attention rewrite on random inputs. The result becomes the finding's
-// SPEC §7 "validation" object; a rewrite found not equivalent loses its fix and says why.
+// "validation" object (docs/gpu_check.md); a rewrite found not equivalent loses its fix and says why.
 #pragma once
 
 #include <ostream>

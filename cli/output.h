@@ -19,7 +19,7 @@ struct OutputOptions {
   bool color = false;
 };
 
-// One JSON object per diagnostic, SPEC §2 (Ruff's field names).
+// One JSON object per diagnostic, with Ruff's field names (README, JSON output).
 nlohmann::json diagnosticToJson(const FileReport& file, size_t index);
 
 // `file://` URI of an absolute path, percent-encoded as RFC 3986 requires (SARIF's artifact URIs).

@@ -20,7 +20,7 @@ struct FileReport {
   std::string text;                // final text (after fixes), without BOM; kept only when needed
   analysis::LineIndex lines;       // of `text`
   std::vector<rules::Diagnostic> diagnostics;
-  std::map<size_t, nlohmann::json> validation;  // diagnostic index -> SPEC §7 "validation"
+  std::map<size_t, nlohmann::json> validation;  // diagnostic index -> the "validation" object (docs/gpu_check.md)
   bool unsafe_fixes = false;        // the file's settings allow unsafe fixes
   int findings_fixed = 0;           // findings the fixes resolved (one fix may resolve several)
   std::string diff;                        // --diff output

@@ -46,7 +46,7 @@ struct ValidationOptions {
   std::chrono::milliseconds timeout = std::chrono::seconds(300);  // for the whole batch
 };
 
-// The SPEC §7 `"validation"` object, plus `error` (empty when the run went through).
+// The `"validation"` object of docs/gpu_check.md, plus `error` (empty when the run went through).
 struct Validation {
   std::string device, dtype;
   std::vector<int64_t> shape;
@@ -63,7 +63,7 @@ std::vector<std::optional<Validation>> validateAttention(const std::vector<Atten
                                                           const ValidationOptions& options,
                                                           std::string* why = nullptr);
 
-// Exactly SPEC §7's object: device, dtype, shape, max_abs_error, tolerance, equivalent, speedup
+// Exactly the documented object (docs/gpu_check.md): device, dtype, shape, max_abs_error, tolerance, equivalent, speedup
 // (a non-finite error or speedup is written as null); "error" only when there is one.
 nlohmann::json toJson(const Validation& validation);
 

@@ -649,7 +649,7 @@ class LspServer {
         problems->push_back("setting `torchVersion`: `" + s.torchVersion->substr(0, 80) +
                             "` is not a version like \"2.6\"; it was ignored");
     }
-    o.config_wins = true;  // SPEC §5: a config file wins over editor settings
+    o.config_wins = true;  // a config file wins over editor settings (docs/lsp.md)
     o.recheck_modified = true;  // clients that cannot watch files still see config edits
     return o;
   }

@@ -1,4 +1,4 @@
-// The ptlint language server (SPEC §5): JSON-RPC over stdio, typed handlers, analysis on worker
+// The ptlint language server (docs/lsp.md): JSON-RPC over stdio, typed handlers, analysis on worker
 // threads with the same engine as `ptlint check` (rules::lintFile, quickfix::fixToFixpoint).
 #pragma once
 

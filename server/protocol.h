@@ -148,7 +148,7 @@ void from_json(const json& j, InitializeParams& p);
 
 // --- Settings ---------------------------------------------------------------------------------
 
-// The `ptlint` settings section (SPEC §5). Unset fields keep their previous or default value.
+// The `ptlint` settings section (docs/lsp.md). Unset fields keep their previous or default value.
 struct ClientSettings {
   std::optional<std::vector<std::string>> select, ignore, extendSelect;
   std::optional<std::string> configuration;  // a config file used for every document instead of discovery

@@ -87,7 +87,7 @@ struct Overrides {
   std::optional<rules::TorchVersion> torch_version;
   std::optional<bool> unsafe_fixes;
   std::vector<std::string> extend_exclude;
-  bool config_wins = false;  // CLI: flags win (as in Ruff); LSP: a config file wins (SPEC §5)
+  bool config_wins = false;  // CLI: flags win (as in Ruff); LSP: a config file wins (docs/lsp.md)
   // `--config KEY=VALUE` settings: above every config file, below the other flags.
   std::shared_ptr<const FileConfig> inline_config;
   std::vector<std::string> extend_ignore;                       // added to `ignore`

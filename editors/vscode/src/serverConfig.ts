@@ -9,13 +9,13 @@ import * as os from "node:os";
 import * as path from "node:path";
 import type { Executable, ServerOptions } from "vscode-languageclient/node";
 
-/** The configuration section, as in `workspace/didChangeConfiguration` (SPEC §5). */
+/** The configuration section, as in `workspace/didChangeConfiguration`. */
 export const SECTION = "ptlint";
 
 /** The code action kind the server offers for "apply every safe fix". */
 export const FIX_ALL_KIND = "source.fixAll.ptlint";
 
-/** The user-facing settings of SPEC §5, as VS Code stores them. */
+/** The user-facing settings (docs/lsp.md), as VS Code stores them. */
 export interface PtlintSettings {
   select: string[];
   extendSelect: string[];

@@ -286,7 +286,7 @@ describe("package manifest", () => {
     }
   });
 
-  test("every setting the server options read is declared, with SPEC §5's names", () => {
+  test("every setting the server options read is declared, with the server's setting names", () => {
     const declared = Object.keys(packageJson.contributes.configuration.properties);
     for (const key of ["path", "select", "ignore", "unsafeFixes", "torchVersion", "gpuCheck"]) {
       assert.ok(declared.includes(`${SECTION}.${key}`), `ptlint.${key} is not declared in package.json`);
