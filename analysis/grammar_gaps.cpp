@@ -309,9 +309,8 @@ void rewriteStatement(TSNode statement, std::string& text) {
 }  // namespace
 
 bool rewriteGrammarGaps(std::string& text, TSNode root) {
+  // Lone '\r' line ends need no rewrite: the parser already reads them as line ends.
   std::string before = text;
-  for (size_t i = 0; i < text.size(); ++i)
-    if (text[i] == '\r' && (i + 1 == text.size() || text[i + 1] != '\n')) text[i] = '\n';
   for (TSNode statement : errorStatements(root)) rewriteStatement(statement, text);
   return text != before;
 }

@@ -13,7 +13,7 @@
 namespace ptlint::analysis {
 
 // Rewrites, in `text`, the constructs below wherever they lie inside a statement that holds one of
-// `root`'s syntax errors (lone carriage returns anywhere), keeping every byte offset:
+// `root`'s syntax errors, keeping every byte offset:
 //  - a starred operand that is not a name, attribute or subscript (`return a, *(x for x in y)`,
 //    `x = *[1], 2`, `d[*(i, j)]`, `a, *(b, c) = seq`, `*await f()`, `*-x`): the `*` becomes a
 //    space (the grammar accepts `*name` wherever it accepts an expression);
@@ -21,8 +21,7 @@ namespace ptlint::analysis {
 //    `type A[**P = [int]] = ...`): `=` becomes `|`, and the parameter's stars spaces;
 //  - a format spec that starts with `=` (`f"{x:=^10}"`): the `=` becomes a space;
 //  - an attribute dot that ends a line inside brackets (`(a.\nb)`): the dot moves to the end of
-//    the whitespace before the name;
-//  - a carriage return that does not start a CRLF: it becomes `\n`, as Python reads it.
+//    the whitespace before the name.
 // Returns whether anything changed.
 bool rewriteGrammarGaps(std::string& text, TSNode root);
 
