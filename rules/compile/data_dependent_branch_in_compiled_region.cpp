@@ -7,6 +7,7 @@
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
 #include "rules/all_rules.h"
+#include "rules/compile/compile_path.h"
 #include "rules/common/blocks.h"
 #include "rules/helpers.h"
 
@@ -188,23 +189,13 @@ class DataDependentBranchInCompiledRegion final : public Rule {
                                  : isKind(node, "elif_clause")    ? "`elif`"
                                  : isKind(node, "while_statement") ? "`while`"
                                                                    : "conditional expression";
-    std::string where = fn->caller == nullptr
-                            ? fmt::format("compiled `{}`", fn->display_name)
-                            : fmt::format("`{}`, which compiled `{}` calls,", fn->display_name, fn->root->display_name);
+    std::string where = compiledFunctionPhrase(*fn);
     Diagnostic& d = ctx.report(
         test, fmt::format("{} on `{}` in {} depends on a tensor's value: Dynamo breaks the graph there and waits "
                           "for the device to read it; keep the choice on the device (`torch.where`, `torch.cond`) "
                           "or move the check out of the compiled code",
                           construct, read, where));
-    int hops = 0;
-    for (const auto* f = fn; f != nullptr && hops < 8; f = f->caller, ++hops) {
-      if (f->caller != nullptr)
-        d.related.push_back({analysis::startOf(f->site), analysis::endOf(f->site),
-                             fmt::format("`{}` is called from compiled `{}` here", f->display_name, f->caller->display_name)});
-      else
-        d.related.push_back({analysis::startOf(f->site), analysis::endOf(f->site),
-                             fmt::format("`{}` is compiled here", f->display_name)});
-    }
+    addCompilePath(d, *fn);
   }
 };
 

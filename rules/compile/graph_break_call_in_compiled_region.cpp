@@ -6,6 +6,7 @@
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
 #include "rules/all_rules.h"
+#include "rules/compile/compile_path.h"
 #include "rules/common/blocks.h"
 
 namespace ptlint::rules {
@@ -127,9 +128,7 @@ class GraphBreakCallInCompiledRegion final : public Rule {
     const auto* fn = regions.functionAt(call);
     if (fn == nullptr || regions.isSkippedWhileCompiling(call)) return;
 
-    std::string where = fn->caller == nullptr
-                            ? fmt::format("compiled `{}`", fn->display_name)
-                            : fmt::format("`{}`, which compiled `{}` calls,", fn->display_name, fn->root->display_name);
+    std::string where = compiledFunctionPhrase(*fn);
     std::string message =
         what == "print()"
             ? fmt::format("`print()` in {} breaks the graph on every call: Dynamo runs it eagerly between two "
@@ -139,15 +138,7 @@ class GraphBreakCallInCompiledRegion final : public Rule {
                           "error under `fullgraph=True`); remove it or move it outside the compiled code",
                           what, where);
     Diagnostic& d = ctx.report(call, std::move(message));
-    int hops = 0;
-    for (const auto* f = fn; f != nullptr && hops < 8; f = f->caller, ++hops) {
-      if (f->caller != nullptr)
-        d.related.push_back({analysis::startOf(f->site), analysis::endOf(f->site),
-                             fmt::format("`{}` is called from compiled `{}` here", f->display_name, f->caller->display_name)});
-      else
-        d.related.push_back({analysis::startOf(f->site), analysis::endOf(f->site),
-                             fmt::format("`{}` is compiled here", f->display_name)});
-    }
+    addCompilePath(d, *fn);
   }
 };
 

@@ -5,6 +5,7 @@
 #include "analysis/text_search.h"
 #include "analysis/syntax.h"
 #include "rules/all_rules.h"
+#include "rules/compile/compile_path.h"
 
 namespace ptlint::rules {
 namespace {
@@ -165,27 +166,7 @@ class ItemInCompiledRegion final : public Rule {
             : fmt::format("`.{}()` in `{}`, which compiled `{}` calls, breaks the graph and waits for the device",
                           method, fn->display_name, fn->root->display_name);
     Diagnostic& d = ctx.report(call, std::move(message));
-    // The path from the compile site to here, innermost call first.
-    int hops = 0;
-    for (const auto* f = fn; f != nullptr && hops < 8; f = f->caller, ++hops) {
-      if (f->caller != nullptr)
-        d.related.push_back({analysis::startOf(f->site), analysis::endOf(f->site),
-                             fmt::format("`{}` is called from compiled `{}` here", f->display_name, f->caller->display_name)});
-      else if (f->external == nullptr)
-        d.related.push_back({analysis::startOf(f->site), analysis::endOf(f->site),
-                             fmt::format("`{}` is compiled here", f->display_name)});
-    }
-    // Compiled from another file: the calls and the compile site there.
-    if (fn->root->external != nullptr)
-      for (const auto& note : fn->root->external->trail) {
-        RelatedInfo info{note.at.start, note.at.end, note.message};
-        info.path = note.path;
-        info.line = note.at.line;
-        info.column = note.at.column;
-        info.column_utf16 = note.at.column_utf16;
-        info.column_bytes = note.at.column_bytes;
-        d.related.push_back(std::move(info));
-      }
+    addCompilePath(d, *fn);
   }
 };
 
