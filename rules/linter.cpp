@@ -92,21 +92,24 @@ std::vector<const Rule*> rulesThatMayMatch(std::string_view text, const Settings
   return rules;
 }
 
+namespace {
+
+// The linter's own codes need no trigger: PTL000 reports any file that does not parse, and
+// PTL001 looks at every `noqa: PTL...` comment, findings or not.
+bool linterMayReport(std::string_view text, const Settings& settings) {
+  if (settings.isEnabled(syntaxErrorMeta().code, syntaxErrorMeta().enabled_by_default)) return true;
+  return settings.isEnabled(unusedNoqaMeta().code, unusedNoqaMeta().enabled_by_default) &&
+         analysis::findBytes(text, "PTL") != std::string_view::npos;
+}
+
+}  // namespace
+
 bool cannotMatch(std::string_view text, const Settings& settings, const std::vector<const Rule*>& candidates) {
-  if (settings.isEnabled(syntaxErrorMeta().code, syntaxErrorMeta().enabled_by_default)) return false;
-  // PTL001 looks at every `noqa: PTL...` comment, findings or not.
-  if (settings.isEnabled(unusedNoqaMeta().code, unusedNoqaMeta().enabled_by_default) &&
-      analysis::findBytes(text, "PTL") != std::string_view::npos)
-    return false;
-  return candidates.empty();
+  return !linterMayReport(text, settings) && candidates.empty();
 }
 
 bool cannotMatch(std::string_view text, const Settings& settings) {
-  if (settings.isEnabled(syntaxErrorMeta().code, syntaxErrorMeta().enabled_by_default)) return false;
-  // PTL001 looks at every `noqa: PTL...` comment, findings or not.
-  if (settings.isEnabled(unusedNoqaMeta().code, unusedNoqaMeta().enabled_by_default) &&
-      analysis::findBytes(text, "PTL") != std::string_view::npos)
-    return false;
+  if (linterMayReport(text, settings)) return false;
   TriggerMemo memo(text);
   for (const Rule* rule : enabledRules(settings))
     if (mayMatch(*rule, memo, settings)) return false;

@@ -73,8 +73,8 @@ class BackwardInsideAutocast final : public Rule {
   bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
     // A `with` block around a call of something named `backward`.
     std::string_view text = file.text();
-    return analysis::findBytes(text, "backward") != std::string_view::npos &&
-           analysis::findBytes(text, "with") != std::string_view::npos && namesIdentifier(file, "autocast") &&
+    // (`backward` itself is a required word: checked before parsing.)
+    return analysis::findBytes(text, "with") != std::string_view::npos && namesIdentifier(file, "autocast") &&
            namesIdentifier(file, "backward");
   }
 

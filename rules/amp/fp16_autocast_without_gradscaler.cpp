@@ -132,8 +132,7 @@ class Fp16AutocastWithoutGradScaler final : public Rule {
   bool triggersAreWholeWords() const override { return true; }
   bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
     std::string_view text = file.text();
-    return analysis::findBytes(text, "backward") != std::string_view::npos &&
-           analysis::findBytes(text, "GradScaler") == std::string_view::npos && namesIdentifier(file, "autocast") &&
+    return analysis::findBytes(text, "GradScaler") == std::string_view::npos && namesIdentifier(file, "autocast") &&
            namesIdentifier(file, "backward");
   }
 

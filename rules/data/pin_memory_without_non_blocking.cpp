@@ -149,8 +149,7 @@ class PinMemoryWithoutNonBlocking final : public Rule {
   bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
     // `pin_memory=True` (or a name bound to `True`), and a `.to(` or `.cuda(` call.
     std::string_view text = file.text();
-    return analysis::findBytes(text, "True") != std::string_view::npos &&
-           (analysis::findBytes(text, ".to(") != std::string_view::npos ||
+    return (analysis::findBytes(text, ".to(") != std::string_view::npos ||
             analysis::findBytes(text, ".cuda(") != std::string_view::npos) &&
            namesIdentifier(file, "pin_memory") && namesIdentifier(file, "DataLoader");
   }
