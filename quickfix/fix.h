@@ -36,6 +36,10 @@ struct Fix {
 // `line_ending`.
 std::string applyEdits(std::string_view text, const std::vector<Edit>& edits, std::string_view line_ending);
 
+// Sorts edits and joins an insertion with an edit starting at the same byte (the fix loop treats
+// two edits at one point as overlapping). False when edits truly overlap.
+bool normalizeEdits(std::vector<Edit>& edits);
+
 // The file's line ending: that of its first line break ("\r\n" or "\n"); "\n" if none.
 std::string_view detectLineEnding(std::string_view text);
 

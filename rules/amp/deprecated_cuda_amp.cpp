@@ -252,27 +252,6 @@ Site classify(Path path) {
 
 // --- Edits ----------------------------------------------------------------------------------
 
-// Sorts edits and joins an insertion with an edit starting at the same byte (the fix loop treats
-// two edits at one point as overlapping). False when edits truly overlap.
-bool normalizeEdits(std::vector<Edit>& edits) {
-  std::stable_sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) {
-    if (a.start != b.start) return a.start < b.start;
-    return (a.start == a.end) > (b.start == b.end);  // insertions first
-  });
-  std::vector<Edit> out;
-  for (Edit& e : edits) {
-    if (!out.empty() && out.back().start == e.start && out.back().start == out.back().end) {
-      out.back().end = e.end;
-      out.back().content += e.content;
-      continue;
-    }
-    if (!out.empty() && e.start < out.back().end) return false;
-    out.push_back(std::move(e));
-  }
-  edits = std::move(out);
-  return true;
-}
-
 // Edits that turn an old argument list into the new one: the device first and old positional
 // arguments as keywords (autocast, GradScaler), or `device_type=` appended (custom_fwd/bwd).
 // nullopt when the arguments cannot be mapped.
@@ -684,7 +663,7 @@ class DeprecatedCudaAmp final : public Rule {
     auto edits = siteEdits(use.site, t, prefix + ".amp." + std::string(t.member), ctx.source());
     if (!edits) return std::nullopt;
     if (needs_import) edits->push_back(moduleLevelInsertion(ctx.file(), "import torch"));
-    if (!normalizeEdits(*edits)) return std::nullopt;
+    if (!quickfix::normalizeEdits(*edits)) return std::nullopt;
     std::string spelling = use.site.form == Form::Annotation ? "torch.amp." + std::string(t.member) : replacementSpelling(t);
     return Fix{quickfix::Applicability::Safe, "Use `" + spelling + "`", std::move(*edits)};
   }
@@ -733,7 +712,7 @@ class DeprecatedCudaAmp final : public Rule {
       if (!use_edits) return std::nullopt;
       edits.insert(edits.end(), use_edits->begin(), use_edits->end());
     }
-    if (!normalizeEdits(edits)) return std::nullopt;
+    if (!quickfix::normalizeEdits(edits)) return std::nullopt;
     return Fix{quickfix::Applicability::Safe, "Import from `torch.amp` and pass the device at each use", std::move(edits)};
   }
 
@@ -790,7 +769,7 @@ class DeprecatedCudaAmp final : public Rule {
       if (!plain_fixable || !ctx.torchAtLeast(1, 13)) return;
       if (!fix) fix = Fix{quickfix::Applicability::Safe, "Import `torch.amp`", {}};
       fix->edits.insert(fix->edits.end(), plain.begin(), plain.end());
-      if (!normalizeEdits(fix->edits)) return;
+      if (!quickfix::normalizeEdits(fix->edits)) return;
     }
     d.fix = std::move(fix);
   }

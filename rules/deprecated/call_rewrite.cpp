@@ -28,25 +28,6 @@ std::string torchPrefix(TSNode ref, const analysis::SemanticModel& model, bool& 
   return torchModuleName(model, ref, needs_import);
 }
 
-bool normalizeEdits(std::vector<Edit>& edits) {
-  std::stable_sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) {
-    if (a.start != b.start) return a.start < b.start;
-    return (a.start == a.end) > (b.start == b.end);  // insertions first
-  });
-  std::vector<Edit> out;
-  for (Edit& e : edits) {
-    if (!out.empty() && out.back().start == e.start && out.back().start == out.back().end) {
-      out.back().end = e.end;
-      out.back().content += e.content;
-      continue;
-    }
-    if (!out.empty() && e.start < out.back().end) return false;
-    out.push_back(std::move(e));
-  }
-  edits = std::move(out);
-  return true;
-}
-
 TSNode CallArgs::keywordValue(std::string_view name) const {
   for (const auto& [n, node] : keywords)
     if (n == name) return fieldOf(node, "value");

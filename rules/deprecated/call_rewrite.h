@@ -23,10 +23,6 @@ TSNode baseOf(TSNode ref);
 // `needs_import` set. Empty when no spelling works at `ref`.
 std::string torchPrefix(TSNode ref, const analysis::SemanticModel& model, bool& needs_import);
 
-// Sorts edits and joins an insertion with an edit starting at the same byte. False when edits
-// truly overlap.
-bool normalizeEdits(std::vector<quickfix::Edit>& edits);
-
 // Texts of a call's arguments, split in positional and keyword (`name=value` kept whole), or
 // nullopt when the call has `*args`/`**kwargs` or a comment inside its argument list (a
 // regenerated argument list would lose it).

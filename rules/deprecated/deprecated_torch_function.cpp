@@ -358,7 +358,7 @@ std::optional<Fix> useFix(const Symbol& s, const Use& use, const Context& ctx) {
   }
   for (std::string_view module : imports)
     edits.push_back(moduleLevelInsertion(ctx.file(), "import " + std::string(module)));
-  if (!rewrite::normalizeEdits(edits)) return std::nullopt;
+  if (!quickfix::normalizeEdits(edits)) return std::nullopt;
   return Fix{s.applicability, "Use `" + std::string(s.replacement) + "`", std::move(edits)};
 }
 
@@ -676,7 +676,7 @@ void checkImports(TSNode root, Context& ctx) {
       continue;
     }
     edits.push_back(std::move(*removal));
-    if (!rewrite::normalizeEdits(edits)) {
+    if (!quickfix::normalizeEdits(edits)) {
       group.dropped.clear();
       continue;
     }

@@ -457,7 +457,7 @@ class UnstableNumerics final : public Rule {
     if (!f->replacement) return;
     std::vector<quickfix::Edit> edits{{startOf(node), endOf(node), *f->replacement}};
     if (f->needs_import) edits.push_back(moduleLevelInsertion(ctx.file(), "import torch"));
-    if (!rewrite::normalizeEdits(edits)) return;
+    if (!quickfix::normalizeEdits(edits)) return;
     d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use the stable function", std::move(edits)};
   }
 };

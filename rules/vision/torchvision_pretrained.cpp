@@ -152,7 +152,7 @@ class TorchvisionPretrained final : public Rule {
       replacement = *enum_text + " if " + rewrite::asOperand(analysis::unparenthesize(value), ctx.source()) + " else None";
     }
     edits.push_back({startOf(keyword), endOf(keyword), std::string(new_name) + "=" + replacement});
-    if (!rewrite::normalizeEdits(edits)) return;
+    if (!quickfix::normalizeEdits(edits)) return;
     d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use `" + std::string(new_name) + "=`", std::move(edits)};
   }
 };

@@ -104,7 +104,7 @@ class TorchvisionToTensorV2 final : public Rule {
     if (needs_torch) edits.push_back(moduleLevelInsertion(ctx.file(), "import torch"));
     edits.push_back({startOf(call), endOf(call),
                      v2 + ".Compose([" + v2 + ".ToImage(), " + v2 + ".ToDtype(" + torch + ".float32, scale=True)])"});
-    if (!rewrite::normalizeEdits(edits)) return;
+    if (!quickfix::normalizeEdits(edits)) return;
     d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use `ToImage()` and `ToDtype(torch.float32, scale=True)`",
                           std::move(edits)};
   }

@@ -74,8 +74,6 @@ std::vector<Finding> lintInProject(workspace::ProjectIndex& index, const fs::pat
   return out;
 }
 
-workspace::ProjectIndex makeIndex() { return workspace::ProjectIndex(readText); }
-
 class ProjectFixture : public testing::TestWithParam<std::string> {};
 
 TEST_P(ProjectFixture, FindingsMatchExpectations) {
