@@ -1314,7 +1314,7 @@ class LspServer {
           bool offered = applicability == quickfix::Applicability::Safe ||
                          (applicability == quickfix::Applicability::Unsafe && result->settings.unsafe_fixes);
           std::string verdict;
-          if (offered && gpu_check && !d.facts.empty())
+          if (offered && gpu_check && d.attention)
             offered = deviceVerdict(d, verdict);  // a rewrite found not equivalent is withdrawn
           if (offered) {
             CodeAction action;
@@ -1475,9 +1475,10 @@ class LspServer {
   };
 
   static std::string patternKey(const rules::Diagnostic& d) {
-    std::string key;
-    for (const auto& [k, v] : d.facts) key += k + "=" + v + ";";
-    return key;
+    const rules::AttentionFacts& f = *d.attention;
+    return fmt::format("{}/{}/{}/{}/{}/{}/{}", static_cast<int>(f.scale), f.scale_value, static_cast<int>(f.mask),
+                       f.dropout ? *f.dropout : -1.0, static_cast<int>(f.layout), f.softmax_float32,
+                       static_cast<int>(f.dtype));
   }
 
   // Queues the patterns of `result`'s PTL601 fixes that have no verdict yet (those in
@@ -1485,7 +1486,7 @@ class LspServer {
   void requestValidation(const AnalysisResult& result, uint32_t from, uint32_t to) {
 #ifdef PTLINT_SERVER_WITH_GPU_CHECK
     auto offered = [&](const rules::Diagnostic& d) {
-      return !d.facts.empty() && d.fix && !d.fix->edits.empty() &&
+      return d.attention && d.fix && !d.fix->edits.empty() &&
              (d.fix->applicability == quickfix::Applicability::Safe ||
               (d.fix->applicability == quickfix::Applicability::Unsafe && result.settings.unsafe_fixes));
     };
@@ -1498,7 +1499,7 @@ class LspServer {
       std::lock_guard lock(gpu_mutex_);
       for (const auto& d : result.lint.diagnostics) {
         if (!offered(d)) continue;
-        auto pattern = gpu_check::AttentionPattern::fromFacts(d.facts);
+        auto pattern = gpu_check::AttentionPattern::fromFacts(*d.attention);
         if (!pattern) continue;
         std::string key = patternKey(d);
         if (gpu_verdicts_.count(key)) continue;
