@@ -177,6 +177,31 @@ class Config(Workdir):
         self.assertIn("pyproject.toml:2", err)
         self.assertIn("torch-version", err)
 
+    def test_invalid_config_in_one_folder_hides_nothing_elsewhere(self):
+        self.write("a/x.py", AMP_SOURCE)
+        self.write("b/ptlint.toml", 'select = ["PTL1"]\nbogus = 1\n')
+        self.write("b/y.py", AMP_SOURCE)
+        self.write("c/ptlint.toml", "bogus = 2\n")
+        self.write("c/z.py", AMP_SOURCE)
+        code, out, err = self.check("--output-format", "concise", ".")
+        self.assertEqual(code, 2, err)
+        # The other files are still linted and reported; each invalid configuration is named once.
+        self.assertIn(os.path.join("a", "x.py") + ":3:6: PTL101", out)
+        self.assertNotIn("y.py", out)
+        self.assertEqual(err.count("invalid configuration"), 2, err)
+        self.assertIn(os.path.join("b", "ptlint.toml") + ":2", err)
+        self.assertIn(os.path.join("c", "ptlint.toml") + ":1", err)
+        # Named explicitly, a file under the invalid configuration is not checked, the others are.
+        code, out, err = self.check("--output-format", "concise", "b/y.py", "a/x.py")
+        self.assertEqual(code, 2, err)
+        self.assertIn("x.py:3:6: PTL101", out)
+        self.assertEqual(err.count("invalid configuration"), 1, err)
+        self.assertNotIn("All checks passed", out)
+        # Even with nothing else to report, the run does not pass.
+        code, out, err = self.check("b")
+        self.assertEqual(code, 2, err)
+        self.assertNotIn("All checks passed", out)
+
     def test_nearest_config_wins(self):
         self.write("pyproject.toml", '[tool.ptlint]\nignore = ["PTL101"]\n')
         self.write("sub/ptlint.toml", 'select = ["PTL101"]\n')
