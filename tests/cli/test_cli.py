@@ -429,6 +429,40 @@ class Project(Workdir):
         code, out, _ = self.check("--output-format", "concise", ".")
         self.assertIn("model.py:19:36: PTL501", out)
 
+    def test_warm_run_relints_the_edited_file_and_its_dependents_only(self):
+        self.write("other.py", AMP_SOURCE)
+        self.check(".")
+        results = os.path.join(self.dir, ".ptlint_cache", "results.json")
+        with open(results) as f:
+            doc = json.load(f)
+        entry = lambda name: doc["entries"][os.path.realpath(os.path.join(self.dir, name))]
+        # model.py's result records where its findings come from.
+        self.assertEqual(entry("model.py")["depends"], [os.path.realpath(os.path.join(self.dir, "train.py"))])
+        self.assertNotIn("depends", entry("other.py"))
+        # Marked entries show which results a warm run takes from the cache.
+        for name in ("model.py", "other.py"):
+            for d in entry(name)["diagnostics"]:
+                d["message"] = "cached: " + d["message"]
+        with open(results, "w") as f:
+            json.dump(doc, f)
+        train = self.read("train.py")
+        # An edit of train.py that changes nothing it tells model.py: both results stay cached.
+        self.write("train.py", train + "# a comment\n")
+        _, out, _ = self.check("--output-format", "concise", ".")
+        self.assertIn("model.py:19:36: PTL501 cached: ", out)
+        self.assertIn("other.py:3:6: PTL101 [*] cached: ", out)
+        # train.py stops compiling: model.py (which depends on it) is re-linted, other.py is not.
+        self.write("train.py", train.replace("model = torch.compile(model)", "model = model"))
+        _, out, _ = self.check("--output-format", "concise", ".")
+        self.assertNotIn("PTL501", out)
+        self.assertIn("other.py:3:6: PTL101 [*] cached: ", out)
+        # And back: the finding returns, freshly linted.
+        self.write("train.py", train)
+        _, out, _ = self.check("--output-format", "concise", ".")
+        self.assertIn("model.py:19:36: PTL501", out)
+        self.assertNotIn("PTL501 cached", out)
+        self.assertIn("other.py:3:6: PTL101 [*] cached: ", out)
+
     def test_a_notebook_that_compiles_the_model_counts(self):
         # The training loop lives in a notebook: it compiles GPT from model.py.
         os.remove(os.path.join(self.dir, "train.py"))
