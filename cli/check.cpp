@@ -169,6 +169,7 @@ std::optional<int> checkStdin(const CheckOptions& options, std::istream& in, std
   if (!too_large) result = engine.check({report.path, bytes, std::nullopt});
   if (result.status == workspace::FileStatus::ConfigError) {
     err << "error: invalid configuration: " << *result.error << "\n";
+    if (options.fix) out << bytes;  // never lose the user's text
     return 2;
   }
   if (too_large) {
