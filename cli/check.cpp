@@ -4,14 +4,9 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <iostream>
-#include <iterator>
-#include <memory>
 #include <mutex>
-#include <sstream>
 #include <system_error>
-#include <thread>
 
 #include "cli/adoption.h"
 #include "cli/diff.h"
