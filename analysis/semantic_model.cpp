@@ -310,8 +310,8 @@ class ModelBuilder {
   // Inside an expression only a lambda, a comprehension, a `:=` or an `as` pattern (a
   // parenthesised `with` item) binds a name: an expression whose bytes hold none of `lambda`,
   // `for`, `:=`, `as` adds nothing to the model, and neither do its subexpressions. Statements are
-  // always entered, and so is anything holding a syntax error (error recovery can put a
-  // statement inside an expression).
+  // entered (but `return`, `assert`, `raise` and `del`, which hold expressions only), and so is
+  // anything holding a syntax error (error recovery can put a statement inside an expression).
   void noteBinderWords() {
     for (std::string_view word : {"lambda", "for", "as"})
       forEachWholeWord(source_, word, [&](size_t at) {
@@ -328,7 +328,10 @@ class ModelBuilder {
           "call", "argument_list", "keyword_argument", "list", "tuple", "dictionary", "set", "pair",
           "attribute", "subscript", "slice", "binary_operator", "boolean_operator", "comparison_operator",
           "unary_operator", "not_operator", "conditional_expression", "parenthesized_expression",
-          "concatenated_string", "await", "list_splat", "dictionary_splat", "expression_list",
+          "concatenated_string", "await", "list_splat", "dictionary_splat", "expression_list", "yield", "type",
+          "decorator",
+          // Statements that hold expressions only.
+          "return_statement", "assert_statement", "raise_statement", "delete_statement",
       };
       const TSLanguage* language = pythonLanguage();
       std::vector<bool> table(ts_language_symbol_count(language), false);
