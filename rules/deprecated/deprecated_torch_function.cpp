@@ -141,6 +141,11 @@ where the replacement needs it.
   a passing test can fail, or a failing one pass.
 - An import of a symbol whose uses have all been rewritten is removed (the name occurring nowhere
   else in the file); `from functorch import vmap, grad` is rewritten to `from torch.func import ...`.
+  An import that mixes such names with functorch's module API (`from functorch import
+  make_functional, vmap`; `torch.func` replaces `make_functional` with `functional_call`, a
+  different interface) is split: `make_functional` stays imported from functorch and `vmap` is
+  imported from `torch.func` on the next line. No fix is offered when the statement holds a
+  comment or shares its line with another statement; the message then says so.
 
 ## References
 - [torch.linalg](https://pytorch.org/docs/stable/linalg.html) and the deprecation notes on
@@ -549,6 +554,34 @@ std::optional<Edit> importRemoval(TSNode statement, const std::vector<ImportedNa
   return edit;
 }
 
+// `from functorch import make_functional, vmap as v` -> `from functorch import make_functional`
+// and `from torch.func import vmap as v` on the next line, at the same indentation: the bound
+// names do not change, so their uses stay. Nullopt when the statement holds a comment or does not
+// stand on a line of its own.
+std::optional<Fix> functorchSplit(TSNode statement, const std::vector<ImportedName>& all, const Context& ctx) {
+  std::string_view source = ctx.source();
+  bool has_comment = false;
+  analysis::forEachNamedChild(statement, [&](TSNode c) { has_comment = has_comment || isKind(c, "comment"); });
+  if (has_comment) return std::nullopt;
+  uint32_t line_start = startOf(statement);
+  while (line_start > 0 && (source[line_start - 1] == ' ' || source[line_start - 1] == '\t')) --line_start;
+  if (line_start > 0 && source[line_start - 1] != '\n') return std::nullopt;
+  uint32_t rest = endOf(statement);
+  while (rest < source.size() && (source[rest] == ' ' || source[rest] == '\t')) ++rest;
+  if (rest < source.size() && source[rest] != '\n' && source[rest] != '\r' && source[rest] != '#') return std::nullopt;
+  std::vector<std::string> kept, moved;
+  for (const ImportedName& n : all) {
+    bool moves = n.symbol != nullptr && movesWithImport(*n.symbol) && atLeast(ctx, n.symbol->replacement_since);
+    (moves ? moved : kept).push_back(std::string(analysis::textOf(n.node, source)));
+  }
+  if (moved.empty() || kept.empty()) return std::nullopt;
+  std::string indent(source.substr(line_start, startOf(statement) - line_start));
+  std::string eol = source.find("\r\n") != std::string_view::npos ? "\r\n" : "\n";
+  std::string text = "from functorch import " + joinArgs(kept) + eol + indent + "from torch.func import " + joinArgs(moved);
+  return Fix{quickfix::Applicability::Safe, "Import " + joinArgs(moved) + " from `torch.func`",
+             {{startOf(statement), endOf(statement), std::move(text)}}};
+}
+
 // Imports of deprecated names and every use of the names they bind, in one pass over the file:
 // an import whose names are all rewritten at their uses is removed by the same fix, so that the
 // import and its uses are fixed together.
@@ -641,6 +674,17 @@ void checkImports(TSNode root, Context& ctx) {
     if (all_move && module == "functorch") {
       d.fix = Fix{quickfix::Applicability::Safe, "Import from `torch.func`",
                   {{startOf(module_node), endOf(module_node), "torch.func"}}};
+      continue;
+    }
+    if (module == "functorch") {
+      // `from functorch import make_functional, vmap`: the names torch.func has move to a
+      // `from torch.func import` of their own; the others (functorch's module API, which
+      // torch.func replaces with a different one) stay.
+      if (auto split = functorchSplit(statement, all, ctx)) {
+        d.fix = std::move(split);
+      } else {
+        d.message += "; no fix: the import statement holds a comment or shares its line with another statement";
+      }
       continue;
     }
     // Names whose every use is rewritten, and that occur nowhere else, are dropped.
