@@ -141,6 +141,9 @@ where the replacement needs it.
   a passing test can fail, or a failing one pass.
 - An import of a symbol whose uses have all been rewritten is removed (the name occurring nowhere
   else in the file); `from functorch import vmap, grad` is rewritten to `from torch.func import ...`.
+  A reference that is not called (`f = torch.ger`) is renamed only where it is assigned to a
+  name; a dict key or an argument (`{torch.ger: ...}`, `add_docstr(torch.ger, ...)`) stands for
+  the function object itself, which the replacement is not, and gets no fix.
   An import that mixes such names with functorch's module API (`from functorch import
   make_functional, vmap`; `torch.func` replaces `make_functional` with `functional_call`, a
   different interface) is split: `make_functional` stays imported from functorch and `vmap` is
@@ -345,6 +348,14 @@ std::optional<std::string> rewrittenCall(const Symbol& s, const std::string& cal
   return std::nullopt;
 }
 
+bool movesWithImport(const Symbol& s);
+
+// `name = <node>`: the value of a plain assignment.
+bool isAssignedValue(TSNode node) {
+  TSNode parent = ts_node_parent(node);
+  return isKind(parent, "assignment") && sameNode(fieldOf(parent, "right"), node);
+}
+
 std::optional<Fix> useFix(const Symbol& s, const Use& use, const Context& ctx) {
   if (s.rewrite == Rewrite::None || !atLeast(ctx, s.replacement_since)) return std::nullopt;
   const SemanticModel& model = ctx.model();
@@ -356,8 +367,11 @@ std::optional<Fix> useFix(const Symbol& s, const Use& use, const Context& ctx) {
     auto call = rewrittenCall(s, *callee, use.call, model);
     if (!call) return std::nullopt;
     edits.push_back({startOf(use.call), endOf(use.call), *call});
-  } else if (s.rewrite == Rewrite::Rename) {
-    edits.push_back({startOf(use.ref), endOf(use.ref), *callee});  // `f = functorch.vmap`
+  } else if (s.rewrite == Rewrite::Rename && (movesWithImport(s) || isAssignedValue(use.ref))) {
+    // `f = functorch.vmap`, `outer = torch.ger`. Elsewhere a reference can be a dict key or
+    // stand for the function object itself (`{torch.ger: ...}`, `add_docstr(torch.ger, ...)`),
+    // where the replacement, a different object, would change what the code does.
+    edits.push_back({startOf(use.ref), endOf(use.ref), *callee});
   } else {
     return std::nullopt;
   }
