@@ -75,8 +75,8 @@ logp = F.log_softmax(logits, dim=-1)
 ## Fix safety
 The fix is safe: the stable functions compute the same mathematical value, more accurately
 (results can differ in the last bits, and are finite where the written form overflowed). A
-`log(sum(exp(x)))` without a `dim` is reported without a fix (`logsumexp` needs the
-dimensions), as is a call with `out=` or `dtype=` on the inner operation.
+`log(sum(exp(x)))` without a `dim`, or with `dim=None`, is reported without a fix (`logsumexp`
+needs the dimensions and raises on `dim=None`), as is a call with `out=` or `dtype=` on the inner operation.
 
 ## References
 - [torch.log1p](https://pytorch.org/docs/stable/generated/torch.log1p.html),
@@ -192,6 +192,10 @@ struct SumOfExp {
   bool movable = true;
 };
 
+// `sum(..., dim=None)` reduces every dimension; `torch.logsumexp` rejects `dim=None` (it raises
+// "Please look up dimensions by name, got: name = None"; github.com/pytorch/pytorch/issues/121725).
+bool isNone(TSNode node) { return analysis::isKind(unparenthesize(node), "none"); }
+
 std::optional<SumOfExp> sumOfExp(TSNode node, const Context& ctx) {
   node = unparenthesize(node);
   SumOfExp out;
@@ -201,7 +205,7 @@ std::optional<SumOfExp> sumOfExp(TSNode node, const Context& ctx) {
     if (!a || a->positional.empty()) return std::nullopt;
     out.operand = expOperand(a->positional[0], ctx);
     for (size_t i = 1; i < a->positional.size(); ++i) out.reduce_args.push_back(text(a->positional[i], ctx));
-    out.has_dim = a->positional.size() > 1;
+    out.has_dim = a->positional.size() > 1 && !isNone(a->positional[1]);
   } else {
     TSNode recv = methodReceiver(node, "sum", ctx);
     if (ts_node_is_null(recv)) return std::nullopt;
@@ -209,11 +213,11 @@ std::optional<SumOfExp> sumOfExp(TSNode node, const Context& ctx) {
     if (!a) return std::nullopt;
     out.operand = expOperand(recv, ctx);
     for (TSNode p : a->positional) out.reduce_args.push_back(text(p, ctx));
-    out.has_dim = !a->positional.empty();
+    out.has_dim = !a->positional.empty() && !isNone(a->positional[0]);
   }
   if (ts_node_is_null(out.operand)) return std::nullopt;
   for (const auto& [name, kw] : a->keywords) {
-    if (name == "dim") out.has_dim = true;
+    if (name == "dim") out.has_dim = !isNone(analysis::fieldOf(kw, "value"));
     else if (name != "keepdim") out.movable = false;  // dtype=, out=
     out.reduce_args.push_back(text(kw, ctx));
   }
