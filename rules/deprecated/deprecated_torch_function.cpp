@@ -140,7 +140,8 @@ where the replacement needs it.
   where `assert_allclose` used rtol 1e-5 / atol 1e-8 for float32 inputs from the NumPy defaults:
   a passing test can fail, or a failing one pass.
 - An import of a symbol whose uses have all been rewritten is removed (the name occurring nowhere
-  else in the file); `from functorch import vmap, grad` is rewritten to `from torch.func import ...`.
+  else in the file); `from functorch import vmap, grad` is rewritten to `from torch.func import ...`
+  (each use of `vmap` / `grad` is reported too, with that same fix: the names stay).
   A reference that is not called (`f = torch.ger`) is renamed only where it is assigned to a
   name; a dict key or an argument (`{torch.ger: ...}`, `add_docstr(torch.ger, ...)`) stands for
   the function object itself, which the replacement is not, and gets no fix.
@@ -613,10 +614,8 @@ void checkImports(TSNode root, Context& ctx) {
     // `try: from torch.func import vmap / except ImportError: from functorch import vmap`.
     if (binding->is_fallback || inExceptHandler(binding->statement)) continue;
     groups[binding->statement.id].statement = binding->statement;
-    if (!movesWithImport(*s)) {
-      bound.emplace(binding.get(), s);
-      names.insert(binding->name);
-    }
+    bound.emplace(binding.get(), s);
+    names.insert(binding->name);
   }
   if (groups.empty()) return;
 
@@ -647,7 +646,8 @@ void checkImports(TSNode root, Context& ctx) {
         [&](TSNode) { path.pop_back(); });
   }
   for (NameUse& use : uses) {
-    use.fix = useFix(*use.symbol, use.use, ctx);
+    // A functorch name is fixed at its import (the module changes, the name stays).
+    if (!movesWithImport(*use.symbol)) use.fix = useFix(*use.symbol, use.use, ctx);
     groups[use.binding->statement.id].uses.push_back(&use);
   }
 
@@ -688,6 +688,7 @@ void checkImports(TSNode root, Context& ctx) {
     if (all_move && module == "functorch") {
       d.fix = Fix{quickfix::Applicability::Safe, "Import from `torch.func`",
                   {{startOf(module_node), endOf(module_node), "torch.func"}}};
+      group.fix = d.fix;
       continue;
     }
     if (module == "functorch") {
@@ -696,6 +697,7 @@ void checkImports(TSNode root, Context& ctx) {
       // torch.func replaces with a different one) stay.
       if (auto split = functorchSplit(statement, all, ctx)) {
         d.fix = std::move(split);
+        group.fix = d.fix;
       } else {
         d.message += "; no fix: the import statement holds a comment or shares its line with another statement";
       }
@@ -749,7 +751,8 @@ void checkImports(TSNode root, Context& ctx) {
     TSNode range = ts_node_is_null(u.use.call) ? u.use.ref : u.use.call;
     Diagnostic& d = ctx.report(range, message(*u.symbol, ctx, ctx.text(u.use.ref)));
     if (isRemoved(*u.symbol, ctx)) d.severity = Severity::Error;
-    d.fix = group.dropped.contains(u.binding->name) ? group.fix : u.fix;
+    if (movesWithImport(*u.symbol)) d.fix = group.fix;  // the import's fix: `vmap` stays `vmap`
+    else d.fix = group.dropped.contains(u.binding->name) ? group.fix : u.fix;
   }
 }
 
