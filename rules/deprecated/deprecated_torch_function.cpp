@@ -141,7 +141,16 @@ where the replacement needs it.
   where `assert_allclose` used rtol 1e-5 / atol 1e-8 for float32 inputs from the NumPy defaults:
   a passing test can fail, or a failing one pass.
 - An import of a symbol whose uses have all been rewritten is removed (the name occurring nowhere
-  else in the file); `from functorch import vmap, grad` is rewritten to `from torch.func import ...`.
+  else in the file); `from functorch import vmap, grad` is rewritten to `from torch.func import ...`
+  (each use of `vmap` / `grad` is reported too, with that same fix: the names stay).
+  A reference that is not called (`f = torch.ger`) is renamed only where it is assigned to a
+  name; a dict key or an argument (`{torch.ger: ...}`, `add_docstr(torch.ger, ...)`) stands for
+  the function object itself, which the replacement is not, and gets no fix.
+  An import that mixes such names with functorch's module API (`from functorch import
+  make_functional, vmap`; `torch.func` replaces `make_functional` with `functional_call`, a
+  different interface) is split: `make_functional` stays imported from functorch and `vmap` is
+  imported from `torch.func` on the next line. No fix is offered when the statement holds a
+  comment or shares its line with another statement; the message then says so.
 
 ## References
 - [torch.linalg](https://pytorch.org/docs/stable/linalg.html) and the deprecation notes on
@@ -341,6 +350,14 @@ std::optional<std::string> rewrittenCall(const Symbol& s, const std::string& cal
   return std::nullopt;
 }
 
+bool movesWithImport(const Symbol& s);
+
+// `name = <node>`: the value of a plain assignment.
+bool isAssignedValue(TSNode node) {
+  TSNode parent = ts_node_parent(node);
+  return isKind(parent, "assignment") && sameNode(fieldOf(parent, "right"), node);
+}
+
 std::optional<Fix> useFix(const Symbol& s, const Use& use, const Context& ctx) {
   if (s.rewrite == Rewrite::None || !atLeast(ctx, s.replacement_since)) return std::nullopt;
   const SemanticModel& model = ctx.model();
@@ -352,8 +369,11 @@ std::optional<Fix> useFix(const Symbol& s, const Use& use, const Context& ctx) {
     auto call = rewrittenCall(s, *callee, use.call, model);
     if (!call) return std::nullopt;
     edits.push_back({startOf(use.call), endOf(use.call), *call});
-  } else if (s.rewrite == Rewrite::Rename) {
-    edits.push_back({startOf(use.ref), endOf(use.ref), *callee});  // `f = functorch.vmap`
+  } else if (s.rewrite == Rewrite::Rename && (movesWithImport(s) || isAssignedValue(use.ref))) {
+    // `f = functorch.vmap`, `outer = torch.ger`. Elsewhere a reference can be a dict key or
+    // stand for the function object itself (`{torch.ger: ...}`, `add_docstr(torch.ger, ...)`),
+    // where the replacement, a different object, would change what the code does.
+    edits.push_back({startOf(use.ref), endOf(use.ref), *callee});
   } else {
     return std::nullopt;
   }
@@ -550,6 +570,34 @@ std::optional<Edit> importRemoval(TSNode statement, const std::vector<ImportedNa
   return edit;
 }
 
+// `from functorch import make_functional, vmap as v` -> `from functorch import make_functional`
+// and `from torch.func import vmap as v` on the next line, at the same indentation: the bound
+// names do not change, so their uses stay. Nullopt when the statement holds a comment or does not
+// stand on a line of its own.
+std::optional<Fix> functorchSplit(TSNode statement, const std::vector<ImportedName>& all, const Context& ctx) {
+  std::string_view source = ctx.source();
+  bool has_comment = false;
+  analysis::forEachNamedChild(statement, [&](TSNode c) { has_comment = has_comment || isKind(c, "comment"); });
+  if (has_comment) return std::nullopt;
+  uint32_t line_start = startOf(statement);
+  while (line_start > 0 && (source[line_start - 1] == ' ' || source[line_start - 1] == '\t')) --line_start;
+  if (line_start > 0 && source[line_start - 1] != '\n') return std::nullopt;
+  uint32_t rest = endOf(statement);
+  while (rest < source.size() && (source[rest] == ' ' || source[rest] == '\t')) ++rest;
+  if (rest < source.size() && source[rest] != '\n' && source[rest] != '\r' && source[rest] != '#') return std::nullopt;
+  std::vector<std::string> kept, moved;
+  for (const ImportedName& n : all) {
+    bool moves = n.symbol != nullptr && movesWithImport(*n.symbol) && atLeast(ctx, n.symbol->replacement_since);
+    (moves ? moved : kept).push_back(std::string(analysis::textOf(n.node, source)));
+  }
+  if (moved.empty() || kept.empty()) return std::nullopt;
+  std::string indent(source.substr(line_start, startOf(statement) - line_start));
+  std::string eol = source.find("\r\n") != std::string_view::npos ? "\r\n" : "\n";
+  std::string text = "from functorch import " + joinArgs(kept) + eol + indent + "from torch.func import " + joinArgs(moved);
+  return Fix{quickfix::Applicability::Safe, "Import " + joinArgs(moved) + " from `torch.func`",
+             {{startOf(statement), endOf(statement), std::move(text)}}};
+}
+
 // Imports of deprecated names and every use of the names they bind, in one pass over the file:
 // an import whose names are all rewritten at their uses is removed by the same fix, so that the
 // import and its uses are fixed together.
@@ -567,10 +615,8 @@ void checkImports(TSNode root, Context& ctx) {
     // `try: from torch.func import vmap / except ImportError: from functorch import vmap`.
     if (binding->is_fallback || inExceptHandler(binding->statement)) continue;
     groups[binding->statement.id].statement = binding->statement;
-    if (!movesWithImport(*s)) {
-      bound.emplace(binding.get(), s);
-      names.insert(binding->name);
-    }
+    bound.emplace(binding.get(), s);
+    names.insert(binding->name);
   }
   if (groups.empty()) return;
 
@@ -601,7 +647,8 @@ void checkImports(TSNode root, Context& ctx) {
         [&](TSNode) { path.pop_back(); });
   }
   for (NameUse& use : uses) {
-    use.fix = useFix(*use.symbol, use.use, ctx);
+    // A functorch name is fixed at its import (the module changes, the name stays).
+    if (!movesWithImport(*use.symbol)) use.fix = useFix(*use.symbol, use.use, ctx);
     groups[use.binding->statement.id].uses.push_back(&use);
   }
 
@@ -642,6 +689,19 @@ void checkImports(TSNode root, Context& ctx) {
     if (all_move && module == "functorch") {
       d.fix = Fix{quickfix::Applicability::Safe, "Import from `torch.func`",
                   {{startOf(module_node), endOf(module_node), "torch.func"}}};
+      group.fix = d.fix;
+      continue;
+    }
+    if (module == "functorch") {
+      // `from functorch import make_functional, vmap`: the names torch.func has move to a
+      // `from torch.func import` of their own; the others (functorch's module API, which
+      // torch.func replaces with a different one) stay.
+      if (auto split = functorchSplit(statement, all, ctx)) {
+        d.fix = std::move(split);
+        group.fix = d.fix;
+      } else {
+        d.message += "; no fix: the import statement holds a comment or shares its line with another statement";
+      }
       continue;
     }
     // Names whose every use is rewritten, and that occur nowhere else, are dropped.
@@ -692,7 +752,8 @@ void checkImports(TSNode root, Context& ctx) {
     TSNode range = ts_node_is_null(u.use.call) ? u.use.ref : u.use.call;
     Diagnostic& d = ctx.report(range, message(*u.symbol, ctx, ctx.text(u.use.ref)));
     if (isRemoved(*u.symbol, ctx)) d.severity = Severity::Error;
-    d.fix = group.dropped.contains(u.binding->name) ? group.fix : u.fix;
+    if (movesWithImport(*u.symbol)) d.fix = group.fix;  // the import's fix: `vmap` stays `vmap`
+    else d.fix = group.dropped.contains(u.binding->name) ? group.fix : u.fix;
   }
 }
 

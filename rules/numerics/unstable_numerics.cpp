@@ -75,8 +75,10 @@ logp = F.log_softmax(logits, dim=-1)
 ## Fix safety
 The fix is safe: the stable functions compute the same mathematical value, more accurately
 (results can differ in the last bits, and are finite where the written form overflowed). A
-`log(sum(exp(x)))` without a `dim` is reported without a fix (`logsumexp` needs the
-dimensions), as is a call with `out=` or `dtype=` on the inner operation.
+Nothing is reported inside a function named after the stable function (`def logsumexp`,
+`def _log_softmax`): that is its implementation, which cannot call itself.
+`log(sum(exp(x)))` without a `dim`, or with `dim=None`, is reported without a fix (`logsumexp`
+needs the dimensions and raises on `dim=None`), as is a call with `out=` or `dtype=` on the inner operation.
 
 ## References
 - [torch.log1p](https://pytorch.org/docs/stable/generated/torch.log1p.html),
@@ -182,6 +184,7 @@ struct Finding {
   std::string message;
   std::optional<std::string> replacement;  // the whole expression's new text
   bool needs_import = false;
+  std::string_view stable;  // the function that computes it stably: "log1p", "logsumexp", ...
 };
 
 // `sum(exp(x), dims...)` in function or method form: `x` and the reduction's arguments.
@@ -192,6 +195,10 @@ struct SumOfExp {
   bool movable = true;
 };
 
+// `sum(..., dim=None)` reduces every dimension; `torch.logsumexp` rejects `dim=None` (it raises
+// "Please look up dimensions by name, got: name = None"; github.com/pytorch/pytorch/issues/121725).
+bool isNone(TSNode node) { return analysis::isKind(unparenthesize(node), "none"); }
+
 std::optional<SumOfExp> sumOfExp(TSNode node, const Context& ctx) {
   node = unparenthesize(node);
   SumOfExp out;
@@ -201,7 +208,7 @@ std::optional<SumOfExp> sumOfExp(TSNode node, const Context& ctx) {
     if (!a || a->positional.empty()) return std::nullopt;
     out.operand = expOperand(a->positional[0], ctx);
     for (size_t i = 1; i < a->positional.size(); ++i) out.reduce_args.push_back(text(a->positional[i], ctx));
-    out.has_dim = a->positional.size() > 1;
+    out.has_dim = a->positional.size() > 1 && !isNone(a->positional[1]);
   } else {
     TSNode recv = methodReceiver(node, "sum", ctx);
     if (ts_node_is_null(recv)) return std::nullopt;
@@ -209,11 +216,11 @@ std::optional<SumOfExp> sumOfExp(TSNode node, const Context& ctx) {
     if (!a) return std::nullopt;
     out.operand = expOperand(recv, ctx);
     for (TSNode p : a->positional) out.reduce_args.push_back(text(p, ctx));
-    out.has_dim = !a->positional.empty();
+    out.has_dim = !a->positional.empty() && !isNone(a->positional[0]);
   }
   if (ts_node_is_null(out.operand)) return std::nullopt;
   for (const auto& [name, kw] : a->keywords) {
-    if (name == "dim") out.has_dim = true;
+    if (name == "dim") out.has_dim = !isNone(analysis::fieldOf(kw, "value"));
     else if (name != "keepdim") out.movable = false;  // dtype=, out=
     out.reduce_args.push_back(text(kw, ctx));
   }
@@ -258,12 +265,14 @@ std::optional<Finding> logOf(TSNode inner, const Context& ctx, TSNode log_callee
   Finding f;
   if (TSNode x = onePlus(inner, source); !ts_node_is_null(x)) {
     f.message = "`log(1 + x)` rounds away a small `x` before taking the logarithm; use `log1p(x)`";
+    f.stable = "log1p";
     if (method) f.replacement = receiverText(x, ctx) + ".log1p()";
     else if (auto fn = torchFunction(log_callee, "log1p", ctx, f.needs_import)) f.replacement = *fn + "(" + text(x, ctx) + ")";
     return f;
   }
   if (auto s = sumOfExp(inner, ctx)) {
     f.message = "`log(sum(exp(x)))` overflows for large `x`; use `logsumexp(x, dim)`";
+    f.stable = "logsumexp";
     if (!s->has_dim || !s->movable) return f;
     std::vector<std::string> parts{text(s->operand, ctx)};
     parts.insert(parts.end(), s->reduce_args.begin(), s->reduce_args.end());
@@ -273,6 +282,7 @@ std::optional<Finding> logOf(TSNode inner, const Context& ctx, TSNode log_callee
   }
   if (auto s = softmaxCall(inner, ctx)) {
     f.message = "`log(softmax(x))` is unstable (`-inf` where softmax underflows) and slower; use `log_softmax(x)`";
+    f.stable = "log_softmax";
     f.replacement = logSoftmaxText(*s, ctx, f.needs_import);
     return f;
   }
@@ -445,6 +455,17 @@ class UnstableNumerics final : public Rule {
     return ranges;
   }
 
+  // `def logsumexp(x, dim): ... torch.sum(torch.exp(x), dim).log()`: an implementation (or
+  // decomposition) of the stable function itself, which cannot call itself instead.
+  static bool insideDefinitionOf(TSNode node, std::string_view name, const Context& ctx) {
+    for (TSNode n = ts_node_parent(node); !ts_node_is_null(n); n = ts_node_parent(n)) {
+      if (!isKind(n, "function_definition")) continue;
+      std::string_view def = ctx.text(fieldOf(n, "name"));
+      return def == name || (def.size() > name.size() && def.ends_with(name) && def[def.size() - name.size() - 1] == '_');
+    }
+    return false;
+  }
+
   void check(TSNode node, Context& ctx) const override {
     std::optional<Finding> f;
     if (isKind(node, "binary_operator")) {
@@ -453,7 +474,7 @@ class UnstableNumerics final : public Rule {
       TSNode left = unparenthesize(fieldOf(node, "left"));
       TSNode x = expOperand(left, ctx);
       if (ts_node_is_null(x)) return;
-      f = Finding{"`exp(x) - 1` cancels catastrophically for small `x`; use `expm1(x)`", std::nullopt, false};
+      f = Finding{"`exp(x) - 1` cancels catastrophically for small `x`; use `expm1(x)`", std::nullopt, false, "expm1"};
       if (isKind(left, "call") && ts_node_is_null(methodReceiver(left, "exp", ctx))) {
         if (auto fn = torchFunction(fieldOf(left, "function"), "expm1", ctx, f->needs_import))
           f->replacement = *fn + "(" + text(x, ctx) + ")";
@@ -476,7 +497,7 @@ class UnstableNumerics final : public Rule {
         f = logOf(recv, ctx, callee, true);
       }
     }
-    if (!f) return;
+    if (!f || insideDefinitionOf(node, f->stable, ctx)) return;
     Diagnostic& d = ctx.report(node, f->message);
     if (!f->replacement) return;
     std::vector<quickfix::Edit> edits{{startOf(node), endOf(node), *f->replacement}};

@@ -1,5 +1,6 @@
 // PTL801 torch-load-without-weights-only: `torch.load` that may unpickle arbitrary objects.
 #include "analysis/syntax.h"
+#include "analysis/text_search.h"
 #include "rules/all_rules.h"
 #include "rules/helpers.h"
 
@@ -9,6 +10,7 @@ namespace {
 using analysis::endOf;
 using analysis::fieldOf;
 using analysis::startOf;
+using analysis::isKind;
 
 constexpr RuleMeta kTorchLoadWithoutWeightsOnly{
     .code = "PTL801",
@@ -24,7 +26,9 @@ constexpr RuleMeta kTorchLoadWithoutWeightsOnly{
 Reports `torch.load(...)` (through any import or alias, including `torch.serialization.load`)
 called with `weights_only=False`, at any `torch-version`; and, when the configured
 `torch-version` is older than 2.6, `torch.load(...)` without `weights_only=` at all. A call
-that passes `**kwargs` is not reported when `weights_only=` is absent (it may be in them).
+that passes `**kwargs` is not reported when `weights_only=` is absent (it may be in them), except
+when each `**name` is a dict literal bound once in the same scope, with string keys other than
+`weights_only`, and named nowhere else there (`load_kwargs = {"map_location": loc}`).
 
 ## Why is this bad?
 With `weights_only=False`, `torch.load` unpickles the file with Python's full `pickle`: a
@@ -57,6 +61,42 @@ class, a `numpy` array in older formats, an `argparse.Namespace`) then fails to 
 - [torch/serialization.py](https://github.com/pytorch/pytorch/blob/main/torch/serialization.py) (`_get_wo_message`)
 )md"};
 
+// `torch.load(f, **load_kwargs)` where `load_kwargs = {"map_location": loc}` is bound once, to a
+// dict literal whose keys are string literals other than `weights_only`, and named nowhere else
+// in its scope (no later `load_kwargs["weights_only"] = True`): the call passes no
+// `weights_only`. Any other `**` argument may carry one.
+bool splatsKnownWithout(TSNode call, std::string_view key, const Context& ctx) {
+  std::string_view source = ctx.source();
+  bool ok = true, any = false;
+  analysis::forEachNamedChild(argumentList(call), [&](TSNode arg) {
+    if (!ok || !isKind(arg, "dictionary_splat")) return;
+    any = true;
+    TSNode value = ts_node_named_child(arg, 0);
+    if (!isKind(value, "identifier")) {
+      ok = false;
+      return;
+    }
+    std::string_view name = ctx.text(value);
+    const analysis::Binding* b = ctx.model().resolve(name, call);
+    if (b == nullptr || b->kind != analysis::BindingKind::Assignment || b->scope == nullptr ||
+        !isKind(b->value, "dictionary")) {
+      ok = false;
+      return;
+    }
+    analysis::forEachNamedChild(b->value, [&](TSNode pair) {
+      if (isKind(pair, "comment")) return;
+      TSNode k = fieldOf(pair, "key");
+      if (!isKind(pair, "pair") || !isKind(k, "string") || ctx.text(k).find(key) != std::string_view::npos) ok = false;
+    });
+    TSNode scope = b->scope->node;
+    std::string_view text = source.substr(startOf(scope), endOf(scope) - startOf(scope));
+    int count = 0;
+    analysis::forEachWholeWord(text, name, [&](size_t) { return ++count > 2; });
+    if (count != 2) ok = false;  // the assignment and this `**name`
+  });
+  return any && ok;
+}
+
 class TorchLoadWithoutWeightsOnly final : public Rule {
  public:
   const RuleMeta& meta() const override { return kTorchLoadWithoutWeightsOnly; }
@@ -85,7 +125,8 @@ class TorchLoadWithoutWeightsOnly final : public Rule {
                             {{startOf(keyword), endOf(keyword), "weights_only=True"}}};
       return;
     }
-    if (ctx.torchAtLeast(2, 6) || hasDoubleStarArguments(call)) return;
+    if (ctx.torchAtLeast(2, 6)) return;
+    if (hasDoubleStarArguments(call) && !splatsKnownWithout(call, "weights_only", ctx)) return;
     Diagnostic& d = ctx.report(call,
                                "`torch.load` without `weights_only=` unpickles arbitrary objects before PyTorch "
                                "2.6: loading an untrusted file runs the code it names; pass `weights_only=True`");

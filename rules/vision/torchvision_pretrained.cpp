@@ -12,9 +12,12 @@
 namespace ptlint::rules {
 namespace {
 
+using analysis::Binding;
+using analysis::BindingKind;
 using analysis::endOf;
 using analysis::fieldOf;
 using analysis::isKind;
+using analysis::sameNode;
 using analysis::startOf;
 
 constexpr RuleMeta kTorchvisionPretrained{
@@ -32,7 +35,9 @@ constexpr RuleMeta kTorchvisionPretrained{
 Reports `pretrained=` and `pretrained_backbone=` passed to a torchvision model builder
 (`torchvision.models.resnet50`, `models.detection.fasterrcnn_resnet50_fpn`,
 `models.quantization.resnet50`, `models.video.r3d_18`, ... — every builder decorated with
-torchvision's `handle_legacy_interface`), through any import or alias, when the configured
+torchvision's `handle_legacy_interface`), and a literal `True` / `False` passed as the first
+positional argument (`resnet50(True)`: the old first parameter, which the shim still reads as
+`pretrained`), through any import or alias, when the configured
 `torch-version` is 1.12 or later (torchvision 0.13, the release that deprecated the flags,
 pairs with PyTorch 1.12).
 
@@ -69,7 +74,9 @@ The fix is safe: it passes exactly the weights the shim substitutes, read from e
 video, the `*_QuantizedWeights` entry for quantized builders called with `quantize=True`).
 `pretrained=False` becomes `weights=None`; a non-literal flag becomes
 `weights=<enum> if flag else None`. The weights enum is imported where it is not yet visible.
-No fix is offered when `weights=` is also given, when the builder has no weights for
+A positional flag becomes `weights=` only when it is the call's sole positional argument. The
+enum is imported at the top of the file when the file's own import of it comes after a
+module-level call. No fix is offered when `weights=` is also given, when the builder has no weights for
 `pretrained=True` (`vit_h_14`), or when the shim's choice depends on an argument that is not a
 literal (`quantize=flag`).
 
@@ -92,7 +99,9 @@ class TorchvisionPretrained final : public Rule {
  public:
   const RuleMeta& meta() const override { return kTorchvisionPretrained; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
-  std::vector<std::string_view> triggers() const override { return {"pretrained", "pretrained_backbone"}; }
+  std::vector<std::string_view> triggers() const override {
+    return {"pretrained", "pretrained_backbone", "torchvision"};
+  }
   bool triggersAreWholeWords() const override { return true; }
 
   void check(TSNode call, Context& ctx) const override {
@@ -100,15 +109,49 @@ class TorchvisionPretrained final : public Rule {
     std::string_view source = ctx.source();
     TSNode pretrained = keywordArgumentNode(call, "pretrained", source);
     TSNode backbone = keywordArgumentNode(call, "pretrained_backbone", source);
-    if (ts_node_is_null(pretrained) && ts_node_is_null(backbone)) return;
+    // `resnet50(True)`: the legacy flag passed by position (the first parameter of every old
+    // builder); the shim maps it to `weights=` and treats a bool there as `pretrained`. A value
+    // other than a literal bool may as well be a weights enum, and is not reported.
+    TSNode positional{};
+    if (ts_node_is_null(pretrained)) {
+      auto args = positionalArguments(call);
+      if (!args.empty() && (isTrueLiteral(args.front()) || isFalseLiteral(args.front()))) positional = args.front();
+    }
+    if (ts_node_is_null(pretrained) && ts_node_is_null(backbone) && ts_node_is_null(positional)) return;
     auto q = ctx.model().calleeName(call);
     const vision::Builder* builder = q ? vision::findBuilder(*q) : nullptr;
     if (builder == nullptr) return;
-    if (!ts_node_is_null(pretrained)) report(call, pretrained, "weights", pickWeights(call, *builder, ctx), ctx);
-    if (!ts_node_is_null(backbone)) report(call, backbone, "weights_backbone", builder->backbone, ctx);
+    if (!ts_node_is_null(pretrained))
+      report(call, pretrained, ctx.text(fieldOf(pretrained, "name")), fieldOf(pretrained, "value"), "weights",
+             pickWeights(call, *builder, ctx), ctx);
+    if (!ts_node_is_null(positional)) {
+      // Only the last positional argument can become a keyword without moving the others.
+      bool alone = positionalArguments(call).size() == 1;
+      report(call, positional, "pretrained", positional, "weights", pickWeights(call, *builder, ctx), ctx,
+             alone);
+    }
+    if (!ts_node_is_null(backbone))
+      report(call, backbone, ctx.text(fieldOf(backbone, "name")), fieldOf(backbone, "value"), "weights_backbone",
+             builder->backbone, ctx);
   }
 
  private:
+  // Is `binding` in place when `at` runs? Code in a function runs after the module's imports; at
+  // module level (`resnet50(True)` above `from torchvision.models import ResNet50_Weights`) the
+  // binding must come first.
+  static bool boundInTime(const Binding* binding, TSNode at) {
+    if (binding == nullptr) return false;
+    if (startOf(binding->statement) < startOf(at)) return true;
+    for (TSNode n = ts_node_parent(at); !ts_node_is_null(n); n = ts_node_parent(n)) {
+      std::string_view kind = analysis::kindOf(n);
+      if (kind == "function_definition" || kind == "lambda") return true;
+    }
+    return false;
+  }
+  static bool isImportOf(const Binding* binding, std::string_view qualified) {
+    return binding->kind == BindingKind::Import && binding->qualified_name == qualified;
+  }
+
   // The weights the shim substitutes for `pretrained=True` in this call: "" when unknown.
   static std::string_view pickWeights(TSNode call, const vision::Builder& b, const Context& ctx) {
     if (b.quantized.empty()) return b.weights;
@@ -118,9 +161,10 @@ class TorchvisionPretrained final : public Rule {
     return {};
   }
 
-  static void report(TSNode call, TSNode keyword, std::string_view new_name, std::string_view weights, Context& ctx) {
-    std::string_view old_name = ctx.text(fieldOf(keyword, "name"));
-    TSNode value = fieldOf(keyword, "value");
+  // `keyword` is the argument replaced (`pretrained=True`, or a positional `True`), `value` its value.
+  static void report(TSNode call, TSNode keyword, std::string_view old_name, TSNode value, std::string_view new_name,
+                     std::string_view weights, Context& ctx, bool fixable = true) {
+    bool by_position = sameNode(keyword, value);
     std::string suggestion = std::string(new_name) + "=";
     std::optional<std::string> enum_text;
     std::vector<quickfix::Edit> edits;
@@ -128,17 +172,23 @@ class TorchvisionPretrained final : public Rule {
       EnumValue e = split(weights);
       std::string qualified = std::string(e.module) + "." + std::string(e.cls);
       suggestion += std::string(e.cls) + "." + std::string(e.member);
-      if (auto visible = ctx.model().visibleNameFor(qualified, call)) {
+      auto visible = ctx.model().visibleNameFor(qualified, call);
+      if (visible && !boundInTime(ctx.model().resolve(visible->substr(0, visible->find('.')), call), call)) visible.reset();
+      const Binding* cls_binding = ctx.model().resolve(e.cls, call);
+      if (visible) {
         enum_text = *visible + "." + std::string(e.member);
-      } else if (ctx.model().resolve(e.cls, call) == nullptr) {
+      } else if (cls_binding == nullptr || (isImportOf(cls_binding, qualified) && !boundInTime(cls_binding, call))) {
         enum_text = std::string(e.cls) + "." + std::string(e.member);
         edits.push_back(moduleLevelInsertion(ctx.file(), "from " + std::string(e.module) + " import " + std::string(e.cls)));
       }
     } else {
       suggestion += "<weights enum>";
     }
-    Diagnostic& d = ctx.report(keyword, "`" + std::string(old_name) + "=` is deprecated since torchvision 0.13; pass `" +
-                                            suggestion + "` (or `" + std::string(new_name) + "=None`)");
+    std::string what = by_position ? "`" + std::string(old_name) + "` passed by position (`" + std::string(ctx.text(value)) + "`)"
+                                   : "`" + std::string(old_name) + "=`";
+    Diagnostic& d = ctx.report(keyword, what + " is deprecated since torchvision 0.13; pass `" + suggestion + "` (or `" +
+                                            std::string(new_name) + "=None`)");
+    if (!fixable) return;
     if (!ts_node_is_null(keywordArgumentNode(call, new_name, ctx.source())) || hasDoubleStarArguments(call)) return;
     std::string replacement;
     if (isFalseLiteral(value)) {

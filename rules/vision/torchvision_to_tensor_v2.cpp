@@ -29,8 +29,10 @@ constexpr RuleMeta kTorchvisionToTensorV2{
 ## What it does
 Reports `torchvision.transforms.v2.ToTensor()` (through any import or alias: `v2.ToTensor()`,
 `from torchvision.transforms.v2 import ToTensor`) when the configured `torch-version` is 2.0 or
-later (torchvision 0.15, whose `v2` namespace has it). The classic
-`torchvision.transforms.ToTensor` is not reported.
+later (torchvision 0.15, whose `v2` namespace has it), and also the import of the v2 `ToTensor`
+and references to it that are not calls (`isinstance(t, v2.ToTensor)`), which keep the
+deprecated class in use; those get no fix. The classic `torchvision.transforms.ToTensor` is not
+reported.
 
 ## Why is this bad?
 torchvision deprecates the v2 `ToTensor`: constructing it warns "The transform `ToTensor()` is
@@ -70,17 +72,54 @@ fix is offered for older `torch-version` settings. `import torch` and
 class TorchvisionToTensorV2 final : public Rule {
  public:
   const RuleMeta& meta() const override { return kTorchvisionToTensorV2; }
-  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<std::string_view> nodeKinds() const override { return {"call", "attribute", "import_from_statement"}; }
   std::vector<std::string_view> triggers() const override { return {"ToTensor"}; }
   bool triggersAreWholeWords() const override { return true; }
 
-  void check(TSNode call, Context& ctx) const override {
+  static bool isV2ToTensor(std::string_view q) {
+    return q == "torchvision.transforms.v2.ToTensor" || q == "torchvision.transforms.v2._deprecated.ToTensor";
+  }
+
+  void check(TSNode node, Context& ctx) const override {
     if (!ctx.torchAtLeast(2, 0)) return;
+    if (isKind(node, "call")) return checkCall(node, ctx);
+    if (isKind(node, "attribute")) {
+      // `transforms = v2.ToTensor` or `isinstance(t, v2.ToTensor)`: a reference that is not
+      // called (the calls are reported with their arguments).
+      if (ctx.text(fieldOf(node, "attribute")) != "ToTensor") return;
+      TSNode parent = ts_node_parent(node);
+      if (isKind(parent, "call") && analysis::sameNode(fieldOf(parent, "function"), node)) return;
+      if (isKind(parent, "attribute") || isKind(parent, "dotted_name")) return;
+      auto q = ctx.model().qualifiedName(node);
+      if (q && isV2ToTensor(*q))
+        ctx.report(node, "`v2.ToTensor` is deprecated; use "
+                         "`v2.Compose([v2.ToImage(), v2.ToDtype(torch.float32, scale=True)])`");
+      return;
+    }
+    // `from torchvision.transforms.v2 import ToTensor`: the import itself, as PTL106 reports
+    // imports of deprecated functions (its calls are reported too).
+    TSNode module = fieldOf(node, "module_name");
+    if (!isKind(module, "dotted_name")) return;
+    std::string module_name;
+    analysis::forEachNamedChild(module, [&](TSNode part) {
+      if (!module_name.empty()) module_name += '.';
+      module_name += ctx.text(part);
+    });
+    bool found = false;
+    analysis::forEachFieldChild(node, "name", [&](TSNode name) {
+      TSNode dotted = isKind(name, "aliased_import") ? fieldOf(name, "name") : name;
+      found = found || isV2ToTensor(module_name + "." + std::string(ctx.text(dotted)));
+    });
+    if (found)
+      ctx.report(node, "Import of the deprecated `torchvision.transforms.v2.ToTensor`; use "
+                       "`v2.Compose([v2.ToImage(), v2.ToDtype(torch.float32, scale=True)])`");
+  }
+
+  void checkCall(TSNode call, Context& ctx) const {
     TSNode callee = fieldOf(call, "function");
     if (!ctx.text(callee).ends_with("ToTensor")) return;
     auto q = ctx.model().qualifiedName(callee);
-    if (!q || (*q != "torchvision.transforms.v2.ToTensor" && *q != "torchvision.transforms.v2._deprecated.ToTensor"))
-      return;
+    if (!q || !isV2ToTensor(*q)) return;
     Diagnostic& d = ctx.report(call, "`v2.ToTensor()` is deprecated; use "
                                      "`v2.Compose([v2.ToImage(), v2.ToDtype(torch.float32, scale=True)])`");
     auto args = rewrite::plainArguments(call, ctx.source());

@@ -1,7 +1,10 @@
 // PTL109's table: for each torchvision model builder, the weights its own deprecation shim
 // (torchvision/models/_utils.py `handle_legacy_interface`) substitutes for `pretrained=True` and
 // `pretrained_backbone=True`, copied from each builder's `@handle_legacy_interface(...)` decorator
-// in torchvision 0.14.1. Generated from that source; do not edit by hand.
+// in torchvision 0.14.1, plus the builders added since then with the same decorator (0.15's
+// `video.swin3d_t` / `swin3d_s` / `swin3d_b`, torchvision/models/video/swin_transformer.py; no
+// later release added a builder with a legacy interface). A builder that a file calls exists in
+// the torchvision it runs with, and so does its weights enum: the entries need no version gate.
 #include "rules/vision/torchvision_weights.h"
 
 #include <array>
@@ -14,7 +17,7 @@ namespace {
 // builder (as exported), builder (where defined), weights for pretrained=True ("None": no
 // weights exist, "": depends on other arguments), weights when `quantize=True` (quantized
 // builders), weights for pretrained_backbone=True.
-constexpr std::array<Builder, 120> kBuilders{{
+constexpr std::array<Builder, 123> kBuilders{{
     {"torchvision.models.alexnet", "torchvision.models.alexnet.alexnet", "torchvision.models.AlexNet_Weights.IMAGENET1K_V1", "", ""},
     {"torchvision.models.convnext_base", "torchvision.models.convnext.convnext_base", "torchvision.models.ConvNeXt_Base_Weights.IMAGENET1K_V1", "", ""},
     {"torchvision.models.convnext_large", "torchvision.models.convnext.convnext_large", "torchvision.models.ConvNeXt_Large_Weights.IMAGENET1K_V1", "", ""},
@@ -128,6 +131,9 @@ constexpr std::array<Builder, 120> kBuilders{{
     {"torchvision.models.video.r2plus1d_18", "torchvision.models.video.resnet.r2plus1d_18", "torchvision.models.video.R2Plus1D_18_Weights.KINETICS400_V1", "", ""},
     {"torchvision.models.video.r3d_18", "torchvision.models.video.resnet.r3d_18", "torchvision.models.video.R3D_18_Weights.KINETICS400_V1", "", ""},
     {"torchvision.models.video.s3d", "torchvision.models.video.s3d.s3d", "torchvision.models.video.S3D_Weights.KINETICS400_V1", "", ""},
+    {"torchvision.models.video.swin3d_b", "torchvision.models.video.swin_transformer.swin3d_b", "torchvision.models.video.Swin3D_B_Weights.KINETICS400_V1", "", ""},
+    {"torchvision.models.video.swin3d_s", "torchvision.models.video.swin_transformer.swin3d_s", "torchvision.models.video.Swin3D_S_Weights.KINETICS400_V1", "", ""},
+    {"torchvision.models.video.swin3d_t", "torchvision.models.video.swin_transformer.swin3d_t", "torchvision.models.video.Swin3D_T_Weights.KINETICS400_V1", "", ""},
     {"torchvision.models.vit_b_16", "torchvision.models.vision_transformer.vit_b_16", "torchvision.models.ViT_B_16_Weights.IMAGENET1K_V1", "", ""},
     {"torchvision.models.vit_b_32", "torchvision.models.vision_transformer.vit_b_32", "torchvision.models.ViT_B_32_Weights.IMAGENET1K_V1", "", ""},
     {"torchvision.models.vit_h_14", "torchvision.models.vision_transformer.vit_h_14", "None", "", ""},
