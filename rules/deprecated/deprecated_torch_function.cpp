@@ -144,8 +144,9 @@ where the replacement needs it.
   else in the file); `from functorch import vmap, grad` is rewritten to `from torch.func import ...`
   (each use of `vmap` / `grad` is reported too, with that same fix: the names stay).
   A reference that is not called (`f = torch.ger`) is renamed only where it is assigned to a
-  name; a dict key or an argument (`{torch.ger: ...}`, `add_docstr(torch.ger, ...)`) stands for
-  the function object itself, which the replacement is not, and gets no fix.
+  name. A dict key or an argument (`{torch.ger: ...}`, `add_docstr(torch.ger, ...)`) stands for
+  the function object itself, which the replacement is not: it is reported only once the symbol
+  is removed at the configured `torch-version` (the lookup then fails), and never fixed.
   An import that mixes such names with functorch's module API (`from functorch import
   make_functional, vmap`; `torch.func` replaces `make_functional` with `functional_call`, a
   different interface) is split: `make_functional` stays imported from functorch and `vmap` is
@@ -818,7 +819,13 @@ class DeprecatedTorchFunction final : public Rule {
     auto q = ctx.model().qualifiedName(node);
     const Symbol* s = q ? deprecated::findSymbol(*q) : nullptr;
     if (s == nullptr || !atLeast(ctx, s->deprecated)) return;
-    reportUse(*s, {node, callOf(node)}, ctx);
+    TSNode call = callOf(node);
+    // A reference that is neither called nor bound to a name stands for the function object
+    // itself (`{torch.ger: ...}`, `add_docstr(torch.ger, ...)`, `op=torch.qr` in a table of
+    // operators): nothing runs the deprecated function there. Once it is removed, though, the
+    // attribute lookup itself fails.
+    if (ts_node_is_null(call) && !isAssignedValue(node) && !isRemoved(*s, ctx)) return;
+    reportUse(*s, {node, call}, ctx);
   }
 };
 
