@@ -16,4 +16,28 @@ namespace ptlint::analysis {
 // that a caller falls back to the whole text.
 std::optional<std::string> blankStringsAndComments(std::string_view text);
 
+// One file's text as the byte-level prefilters see it, with what several of them need computed
+// once: its code (blankStringsAndComments) on first use. One file, one thread: not for sharing.
+class PrefilterText {
+ public:
+  explicit PrefilterText(std::string_view text) : text_(text) {}
+  PrefilterText(const PrefilterText&) = delete;
+  PrefilterText& operator=(const PrefilterText&) = delete;
+
+  std::string_view text() const { return text_; }
+  // blankStringsAndComments(text()); null when the lexing is unclear (then use text()).
+  const std::string* code() const {
+    if (!code_done_) {
+      code_ = blankStringsAndComments(text_);
+      code_done_ = true;
+    }
+    return code_ ? &*code_ : nullptr;
+  }
+
+ private:
+  std::string_view text_;
+  mutable bool code_done_ = false;
+  mutable std::optional<std::string> code_;
+};
+
 }  // namespace ptlint::analysis

@@ -705,10 +705,13 @@ class DeprecatedTorchFunction final : public Rule {
   }
   // Also on the text without its strings and comments (docstrings name `torch.svd` freely),
   // where a name must be a whole identifier.
-  bool mayMatchText(std::string_view text, const Settings&) const override {
+  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
     // The code first: it rules out most files, and then the test on the whole text is not run.
-    auto code = analysis::blankStringsAndComments(text);
-    return (!code || deprecated::mayUseSymbols(*code, true)) && deprecated::mayUseSymbols(text);
+    const std::string* code = source.code();
+    return (code == nullptr || deprecated::mayUseSymbols(*code, true)) && deprecated::mayUseSymbols(source.text());
+  }
+  bool mayMatchText(std::string_view text, const Settings& settings) const override {
+    return mayMatchSource(analysis::PrefilterText(text), settings);
   }
 
   void check(TSNode node, Context& ctx) const override {
