@@ -154,6 +154,15 @@ class WordSet {
       out_ids_.insert(out_ids_.end(), out[state].begin(), out[state].end());
     }
     out_begin_[out.size()] = static_cast<uint32_t>(out_ids_.size());
+    // The scan's table: each transition holds its target's row offset, shifted left once, with
+    // the low bit set when words end there (one load and one test per byte).
+    steps_.resize(next_.size());
+    for (size_t slot = 0; slot < next_.size(); ++slot) {
+      auto target = static_cast<uint32_t>(next_[slot]);
+      steps_[slot] = (target * static_cast<uint32_t>(width_)) << 1 | (out[target].empty() ? 0u : 1u);
+    }
+    next_.clear();
+    next_.shrink_to_fit();
   }
 
   size_t size() const { return words_.size(); }
@@ -163,12 +172,15 @@ class WordSet {
   // in order of their end; `visit` returns true to stop. True when some call stopped the scan.
   template <typename Visit>
   bool forEachMatch(std::string_view text, Visit&& visit) const {
-    int32_t state = 0;
-    const int32_t* next = next_.data();
-    for (size_t i = 0; i < text.size(); ++i) {
-      state = next[static_cast<size_t>(state) * width_ + classes_[static_cast<unsigned char>(text[i])]];
-      uint32_t from = out_begin_[state], to = out_begin_[state + 1];
-      for (uint32_t k = from; k < to; ++k) {
+    uint32_t step = 0;
+    const uint32_t* steps = steps_.data();
+    const uint16_t* classes = classes_.data();
+    const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
+    for (size_t i = 0, n = text.size(); i < n; ++i) {
+      step = steps[(step >> 1) + classes[bytes[i]]];
+      if ((step & 1) == 0) continue;
+      size_t state = (step >> 1) / width_;
+      for (uint32_t k = out_begin_[state], to = out_begin_[state + 1]; k < to; ++k) {
         uint32_t id = out_ids_[k];
         if (visit(static_cast<size_t>(id), i + 1 - words_[id].size())) return true;
       }
@@ -198,7 +210,8 @@ class WordSet {
   std::array<uint16_t, 256> classes_{};
   size_t class_count_ = 0;
   size_t width_ = 1;
-  std::vector<int32_t> next_;        // state * width_ + class -> state
+  std::vector<int32_t> next_;        // while building: state * width_ + class -> state
+  std::vector<uint32_t> steps_;      // the same, as (target * width_) << 1 | "words end there"
   std::vector<uint32_t> out_begin_;  // state -> its words in out_ids_
   std::vector<uint32_t> out_ids_;
 };

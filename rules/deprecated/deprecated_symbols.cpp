@@ -283,6 +283,20 @@ bool memberMayReachSymbol(std::string_view code, size_t at) {
 
 }  // namespace
 
+std::span<const std::string_view> prefilterWords() {
+  struct Words {
+    std::vector<std::string> storage;
+    std::vector<std::string_view> words;
+    Words() {
+      for (std::string_view word : index().words) storage.push_back(isCommon(word) ? "." + std::string(word) : std::string(word));
+      storage.emplace_back("from torch");
+      for (const std::string& w : storage) words.push_back(w);
+    }
+  };
+  static const Words instance;
+  return instance.words;
+}
+
 bool mayUseSymbols(std::string_view text, bool whole_words) {
   const SymbolWords& sw = symbolWords();
   bool aliased = false;

@@ -56,5 +56,9 @@ std::span<const std::string_view> triggerWords();
 // symbol (`torch.cholesky`, not `torch.linalg.cholesky` or `self.cholesky`) or in a
 // `from torch... import`.
 bool mayUseSymbols(std::string_view text, bool whole_words = false);
+// Byte strings one of which every text that passes mayUseSymbols(text) contains (so a rule may
+// trigger on them): the last segments that are not everyday names, `.` + each everyday one
+// (`.norm`), `from torch`, and the functorch imports.
+std::span<const std::string_view> prefilterWords();
 
 }  // namespace ptlint::rules::deprecated

@@ -699,8 +699,10 @@ class DeprecatedTorchFunction final : public Rule {
  public:
   const RuleMeta& meta() const override { return kDeprecatedTorchFunction; }
   std::vector<std::string_view> nodeKinds() const override { return {"module", "attribute"}; }
+  // Not the bare last segments: an everyday one (`range`, `norm`) only counts after `.` or in a
+  // `from torch` import, which these words say (see mayUseSymbols).
   std::vector<std::string_view> triggers() const override {
-    auto words = deprecated::triggerWords();
+    auto words = deprecated::prefilterWords();
     return {words.begin(), words.end()};
   }
   // Also on the text without its strings and comments (docstrings name `torch.svd` freely),

@@ -405,10 +405,14 @@ class UnstableNumerics final : public Rule {
   // others a `softmax`, or `exp` and `sum`, beside a `log`.
   // The same test on the text without its strings and comments (a docstring's `log(1 + x)`),
   // then one that looks at each `log` / `- 1` in that code for the operands the rule asks for.
+  // (Whatever mayMatchCode finds in the code it finds in the text: blanking adds no word and no
+  // spelling, so with a code view the text needs no test of its own.)
   bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
-    if (!mayMatchCode(source.text())) return false;
+    // The text first unless another prefilter already made the code view (cheaper than making it).
+    if (!source.codeComputed() && !mayMatchCode(source.text())) return false;
     const std::string* code = source.code();
-    return code == nullptr || (mayMatchCode(*code) && someSiteMayMatch(*code));
+    if (code == nullptr) return mayMatchCode(source.text());
+    return mayMatchCode(*code) && someSiteMayMatch(*code);
   }
   bool mayMatchText(std::string_view text, const Settings& settings) const override {
     return mayMatchSource(analysis::PrefilterText(text), settings);

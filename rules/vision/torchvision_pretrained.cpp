@@ -94,6 +94,10 @@ class TorchvisionPretrained final : public Rule {
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
   std::vector<std::string_view> triggers() const override { return {"pretrained", "pretrained_backbone"}; }
   bool triggersAreWholeWords() const override { return true; }
+  // Every finding is a keyword argument `pretrained=` / `pretrained_backbone=`, in code.
+  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
+    return source.codeNamesAny({"pretrained", "pretrained_backbone"});
+  }
 
   void check(TSNode call, Context& ctx) const override {
     if (!ctx.torchAtLeast(1, 12)) return;
