@@ -708,9 +708,13 @@ class DeprecatedTorchFunction final : public Rule {
   // Also on the text without its strings and comments (docstrings name `torch.svd` freely),
   // where a name must be a whole identifier.
   bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
-    // The code first: it rules out most files, and then the test on the whole text is not run.
+    // The text first unless another prefilter already made the code view (making it costs more
+    // than this test), then the code.
+    bool text_first = !source.codeComputed();
+    if (text_first && !deprecated::mayUseSymbols(source.text())) return false;
     const std::string* code = source.code();
-    return (code == nullptr || deprecated::mayUseSymbols(*code, true)) && deprecated::mayUseSymbols(source.text());
+    return (code == nullptr || deprecated::mayUseSymbols(*code, true)) &&
+           (text_first || deprecated::mayUseSymbols(source.text()));
   }
   bool mayMatchText(std::string_view text, const Settings& settings) const override {
     return mayMatchSource(analysis::PrefilterText(text), settings);
