@@ -7,8 +7,12 @@
 #include <string.h>
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
+#include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -70,6 +74,146 @@ class WordPositions {
   std::vector<uint32_t> offsets_;
   bool sorted_ = true;
   size_t next_ = 0;
+};
+
+// Many words looked up in one pass over a text (Aho-Corasick over the bytes the words use):
+// the cost of one scan, whatever the number of words, instead of one `memmem` per word.
+// Immutable once built, so one instance may be shared by threads.
+class WordSet {
+ public:
+  // What a scan found, per word (in the order given to the constructor).
+  struct Found {
+    std::vector<uint8_t> flags;  // kSubstring | kWholeWord
+    bool substring(size_t word) const { return (flags[word] & kSubstring) != 0; }
+    bool wholeWord(size_t word) const { return (flags[word] & kWholeWord) != 0; }
+  };
+  static constexpr uint8_t kSubstring = 1;  // occurs somewhere
+  static constexpr uint8_t kWholeWord = 2;  // occurs not inside a longer identifier (`forEachWholeWord`)
+
+  explicit WordSet(std::span<const std::string_view> words) {
+    words_.reserve(words.size());
+    for (std::string_view w : words) words_.emplace_back(w);
+    // Byte classes: each byte some word uses gets its own; every other byte is class 0, which
+    // leads back to the root from any state.
+    classes_.fill(0);
+    for (const std::string& w : words_)
+      for (char c : w) {
+        auto& cls = classes_[static_cast<unsigned char>(c)];
+        if (cls == 0) cls = static_cast<uint16_t>(++class_count_);
+      }
+    width_ = class_count_ + 1;
+    // The trie.
+    std::vector<int32_t> fail(1, 0);
+    next_.assign(width_, -1);
+    std::vector<std::vector<uint32_t>> out(1);
+    for (uint32_t id = 0; id < words_.size(); ++id) {
+      if (words_[id].empty()) continue;
+      int32_t state = 0;
+      for (char c : words_[id]) {
+        size_t slot = static_cast<size_t>(state) * width_ + classes_[static_cast<unsigned char>(c)];
+        if (next_[slot] < 0) {
+          next_[slot] = static_cast<int32_t>(out.size());
+          out.emplace_back();
+          fail.push_back(0);
+          next_.resize(next_.size() + width_, -1);
+        }
+        state = next_[slot];
+      }
+      out[state].push_back(id);
+    }
+    // Failure links, breadth first; missing transitions become the failure's (a full DFA).
+    std::deque<int32_t> queue;
+    for (size_t k = 0; k < width_; ++k) {
+      int32_t& t = next_[k];
+      if (t < 0) {
+        t = 0;
+      } else {
+        fail[t] = 0;
+        queue.push_back(t);
+      }
+    }
+    while (!queue.empty()) {
+      int32_t state = queue.front();
+      queue.pop_front();
+      const auto& inherited = out[fail[state]];
+      out[state].insert(out[state].end(), inherited.begin(), inherited.end());
+      for (size_t k = 0; k < width_; ++k) {
+        size_t slot = static_cast<size_t>(state) * width_ + k;
+        int32_t fallback = next_[static_cast<size_t>(fail[state]) * width_ + k];
+        if (next_[slot] < 0) {
+          next_[slot] = fallback;
+        } else {
+          fail[next_[slot]] = fallback;
+          queue.push_back(next_[slot]);
+        }
+      }
+    }
+    out_begin_.resize(out.size() + 1);
+    for (size_t state = 0; state < out.size(); ++state) {
+      out_begin_[state] = static_cast<uint32_t>(out_ids_.size());
+      out_ids_.insert(out_ids_.end(), out[state].begin(), out[state].end());
+    }
+    out_begin_[out.size()] = static_cast<uint32_t>(out_ids_.size());
+    // The scan's table: each transition holds its target's row offset, shifted left once, with
+    // the low bit set when words end there (one load and one test per byte).
+    steps_.resize(next_.size());
+    for (size_t slot = 0; slot < next_.size(); ++slot) {
+      auto target = static_cast<uint32_t>(next_[slot]);
+      steps_[slot] = (target * static_cast<uint32_t>(width_)) << 1 | (out[target].empty() ? 0u : 1u);
+    }
+    next_.clear();
+    next_.shrink_to_fit();
+  }
+
+  size_t size() const { return words_.size(); }
+  std::string_view word(size_t id) const { return words_[id]; }
+
+  // Calls `visit(word, offset)` for every occurrence of every word (overlapping ones included),
+  // in order of their end; `visit` returns true to stop. True when some call stopped the scan.
+  template <typename Visit>
+  bool forEachMatch(std::string_view text, Visit&& visit) const {
+    uint32_t step = 0;
+    const uint32_t* steps = steps_.data();
+    const uint16_t* classes = classes_.data();
+    const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
+    for (size_t i = 0, n = text.size(); i < n; ++i) {
+      step = steps[(step >> 1) + classes[bytes[i]]];
+      if ((step & 1) == 0) continue;
+      size_t state = (step >> 1) / width_;
+      for (uint32_t k = out_begin_[state], to = out_begin_[state + 1]; k < to; ++k) {
+        uint32_t id = out_ids_[k];
+        if (visit(static_cast<size_t>(id), i + 1 - words_[id].size())) return true;
+      }
+    }
+    return false;
+  }
+
+  // Which words occur in `text`, and which as whole identifiers.
+  Found scan(std::string_view text) const {
+    Found found;
+    found.flags.assign(words_.size(), 0);
+    forEachMatch(text, [&](size_t id, size_t at) {
+      uint8_t& f = found.flags[id];
+      f |= kSubstring;
+      if ((f & kWholeWord) == 0) {
+        size_t end = at + words_[id].size();
+        if (!(at > 0 && isIdentifierByte(text[at - 1])) && !(end < text.size() && isIdentifierByte(text[end])))
+          f |= kWholeWord;
+      }
+      return false;
+    });
+    return found;
+  }
+
+ private:
+  std::vector<std::string> words_;
+  std::array<uint16_t, 256> classes_{};
+  size_t class_count_ = 0;
+  size_t width_ = 1;
+  std::vector<int32_t> next_;        // while building: state * width_ + class -> state
+  std::vector<uint32_t> steps_;      // the same, as (target * width_) << 1 | "words end there"
+  std::vector<uint32_t> out_begin_;  // state -> its words in out_ids_
+  std::vector<uint32_t> out_ids_;
 };
 
 }  // namespace ptlint::analysis

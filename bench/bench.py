@@ -9,11 +9,16 @@ Measures, in one run and on the same files:
   5. peak memory (/usr/bin/time -v) of 2
   6. the peer: Ruff's WASM build linting the same files in process (bench/ruff/)
 and the ratios 2/1 and 2/6; plus `--select ALL -j1` against the floor on one thread.
+With --baseline-ptlint (bench/run.sh --baseline REV builds it), also side-by-side rows for that
+binary against this one, the two alternating run by run (same files, same moment): cold with the
+default threads, cold -j1, warm cache with nothing changed, and warm cache with one file edited
+before each run (a copy of the corpus; each binary keeps its own cache folder).
 Wall times are medians over --runs runs (hyperfine); CPU is user+sys, the mean over the same
 runs. On a loaded machine wall times swell and CPU times do not: compare CPU there.
 """
 
 import argparse
+import glob
 import json
 import os
 import re
@@ -23,6 +28,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DIST = "/usr/lib/python3/dist-packages"
@@ -62,6 +68,10 @@ def attention(q, k, v):
 '''
 
 
+class _BaselineOnly(Exception):
+    """Ends the measurements after the side-by-side rows (--baseline-only)."""
+
+
 def log(message):
     print("bench: " + message, file=sys.stderr, flush=True)
 
@@ -80,6 +90,115 @@ def hyperfine(name, command, runs, workdir, warmup=1, prepare=None):
         result = json.load(f)["results"][0]
     return {"wall": result["median"], "cpu": result["user"] + result["system"],
             "min": result["min"], "times": result["times"]}
+
+
+def timed_run(command, workdir):
+    """Runs `command` once; returns (wall seconds, user+sys CPU seconds of it and its children)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(command, cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode not in (0, 1):
+        sys.exit("bench: %s exited with %d" % (" ".join(command), proc.returncode))
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def side_by_side(name, commands, runs, prepare=None, warmup=1):
+    """Alternates the commands of `commands` ({label: (argv, workdir)}) run by run, the order
+    reversed every other round; `prepare(label, round)` runs untimed before each run. Returns
+    {label: {"wall": median, "cpu": median, "walls": [...], "cpus": [...]}}."""
+    labels = list(commands)
+    log("%s: %d alternated runs of %s" % (name, runs, " / ".join(labels)))
+    for _ in range(warmup):
+        for label in labels:
+            if prepare:
+                prepare(label, -1)
+            timed_run(*commands[label])
+    walls = {label: [] for label in labels}
+    cpus = {label: [] for label in labels}
+    for i in range(runs):
+        for label in (labels if i % 2 == 0 else labels[::-1]):
+            if prepare:
+                prepare(label, i)
+            wall, cpu = timed_run(*commands[label])
+            walls[label].append(wall)
+            cpus[label].append(cpu)
+    return {label: {"wall": statistics.median(walls[label]), "cpu": statistics.median(cpus[label]),
+                    "walls": walls[label], "cpus": cpus[label]} for label in labels}
+
+
+def baseline_rows(base_ptlint, ptlint, roots, threads, runs, work):
+    """The side-by-side measurements: {row: {"base": ..., "current": ...}}."""
+    def check(binary):
+        return [binary, "check", "--exit-zero", "--output-format", "concise"]
+    j = ["-j", str(threads)]
+    binaries = {"base": base_ptlint, "current": ptlint}
+    out = {}
+    out["cold"] = side_by_side("cold", {k: (check(b) + ["--no-cache"] + j + roots, work) for k, b in binaries.items()},
+                               runs)
+    out["cold_j1"] = side_by_side("cold_j1", {k: (check(b) + ["--no-cache", "-j", "1"] + roots, work)
+                                              for k, b in binaries.items()}, runs)
+    # Warm runs: a copy of the corpus (one of its files is edited), one cache folder per binary.
+    corpus = os.path.join(work, "corpus")
+    os.mkdir(corpus)
+    copies = []
+    for r in roots:
+        copy = os.path.join(corpus, os.path.basename(r))
+        shutil.copytree(r, copy, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
+        copies.append(copy)
+    dirs = {}
+    for k in binaries:
+        dirs[k] = os.path.join(work, "warm-" + k)
+        os.mkdir(dirs[k])
+        timed_run(check(binaries[k]) + j + copies, dirs[k])  # fills the cache
+    out["warm"] = side_by_side("warm", {k: (check(b) + j + copies, dirs[k]) for k, b in binaries.items()}, runs)
+    # The file edited: one that the default rules parse and lint (not one the prefilter skips).
+    edited = os.path.join(copies[0], "nn", "modules", "module.py")
+    if not os.path.isfile(edited):
+        edited = sorted(glob.glob(os.path.join(copies[0], "**", "*.py"), recursive=True))[0]
+    with open(edited, "rb") as f:
+        original = f.read()
+    counter = [0]
+
+    def edit(label, round_):
+        counter[0] += 1
+        with open(edited, "wb") as f:
+            f.write(original + b"\n# edited before run %d\n" % counter[0])
+    try:
+        out["warm_edit"] = side_by_side("warm_edit", {k: (check(b) + j + copies, dirs[k]) for k, b in binaries.items()},
+                                        runs, prepare=edit)
+    finally:
+        with open(edited, "wb") as f:
+            f.write(original)
+    out["edited_file"] = os.path.relpath(edited, corpus)
+    return out
+
+
+def print_baseline(base, rev, threads, load):
+    print("\nside by side: %s (baseline %s) vs this build; medians of %d alternated runs; load average %s -> %s\n" % (
+        base["base_path"], rev, len(base["cold"]["base"]["walls"]), load[0], load[1]))
+    rows = [("cold --no-cache, -j%d" % threads, "cold"), ("cold --no-cache, -j1", "cold_j1"),
+            ("warm cache, nothing changed, -j%d" % threads, "warm"),
+            ("warm cache, %s edited before each run, -j%d" % (base["edited_file"], threads), "warm_edit")]
+    headers = ("measurement", "baseline wall", "baseline CPU", "this wall", "this CPU", "ratio wall", "ratio CPU")
+    table = []
+    for label, key in rows:
+        b, c = base[key]["base"], base[key]["current"]
+        table.append((label, fmt_s(b["wall"]), fmt_s(b["cpu"]), fmt_s(c["wall"]), fmt_s(c["cpu"]),
+                      "%.2fx" % (c["wall"] / b["wall"]), "%.2fx" % (c["cpu"] / b["cpu"])))
+    widths = [max(len(str(r[i])) for r in table + [headers]) for i in range(len(headers))]
+    print("| " + " | ".join(h.ljust(w) for h, w in zip(headers, widths)) + " |")
+    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    for r in table:
+        print("| " + " | ".join(str(c).ljust(w) for c, w in zip(r, widths)) + " |")
+    cold = base["cold"]["current"]
+    for who in ("base", "current"):
+        print("warm, one file edited / cold (%s): wall %.1f%%   CPU %.1f%%   (target < 15%%)" % (
+            "baseline" if who == "base" else "this build", 100 * base["warm_edit"][who]["wall"] / base["cold"][who]["wall"],
+            100 * base["warm_edit"][who]["cpu"] / base["cold"][who]["cpu"]))
+    print("cold CPU, this build / baseline: default threads %.2fx, -j1 %.2fx   (target < 1.1x)" % (
+        cold["cpu"] / base["cold"]["base"]["cpu"], base["cold_j1"]["current"]["cpu"] / base["cold_j1"]["base"]["cpu"]))
 
 
 def peak_rss_mib(command, runs, workdir):
@@ -117,7 +236,12 @@ def main():
     parser.add_argument("--skip-lsp", action="store_true")
     parser.add_argument("--skip-ruff", action="store_true")
     parser.add_argument("--json", help="also write every figure to this file")
+    parser.add_argument("--baseline-ptlint", help="another build's ptlint, measured side by side with this one")
+    parser.add_argument("--baseline-rev", default="baseline", help="what --baseline-ptlint was built from")
+    parser.add_argument("--baseline-only", action="store_true", help="print the side-by-side rows only")
     args = parser.parse_args()
+    if args.baseline_only and not args.baseline_ptlint:
+        parser.error("--baseline-only needs --baseline-ptlint (bench/run.sh --baseline REV)")
 
     ptlint = os.path.join(os.path.abspath(args.build), "ptlint")
     floor = os.path.join(os.path.abspath(args.build), "ptlint_parse_floor")
@@ -141,6 +265,14 @@ def main():
 
         j = ["-j", str(threads)]
         check = [ptlint, "check", "--exit-zero", "--output-format", "concise"]
+        if args.baseline_ptlint:
+            load_base = [open("/proc/loadavg").read().split()[0]]
+            figures["baseline"] = baseline_rows(os.path.abspath(args.baseline_ptlint), ptlint, roots, threads, runs, work)
+            figures["baseline"]["base_path"] = os.path.abspath(args.baseline_ptlint)
+            load_base.append(open("/proc/loadavg").read().split()[0])
+            figures["baseline"]["load"] = load_base
+        if args.baseline_only:
+            raise _BaselineOnly()
         figures["floor"] = hyperfine("floor", [floor] + j + roots, runs, work)
         figures["floor_j1"] = hyperfine("floor_j1", [floor, "-j", "1"] + roots, runs, work)
         figures["cold"] = hyperfine("cold", check + ["--no-cache"] + j + roots, runs, work)
@@ -165,9 +297,18 @@ def main():
                            check=True, stdout=sys.stderr)
             with open(lsp_json) as f:
                 figures["lsp"] = json.load(f)
+    except _BaselineOnly:
+        pass
     finally:
         shutil.rmtree(work, ignore_errors=True)
     load_after = open("/proc/loadavg").read().split()[0]
+    if args.baseline_only:
+        print_baseline(figures["baseline"], args.baseline_rev, threads, figures["baseline"]["load"])
+        if args.json:
+            with open(args.json, "w") as out:
+                json.dump({"files": len(files), "bytes": corpus_bytes, "threads": threads, "runs": runs,
+                           "figures": figures}, out, indent=1)
+        return
 
     f = figures
     rows = []
@@ -218,6 +359,8 @@ def main():
         print("ratio 2/6  (cold check, whole process / Ruff-WASM in process): wall %.2fx   CPU %.2fx   (target < 1)" % (
             f["cold"]["wall"] / ruff["median"], f["cold"]["cpu"] / ruff["cpu_median"]))
     print("ratio warm/cold: wall %.1f%%   (target < 10%%)" % (100 * f["warm"]["wall"] / f["cold"]["wall"]))
+    if "baseline" in figures:
+        print_baseline(figures["baseline"], args.baseline_rev, threads, figures["baseline"]["load"])
     if args.json:
         with open(args.json, "w") as out:
             json.dump({"files": len(files), "bytes": corpus_bytes, "threads": threads, "runs": runs,

@@ -4,9 +4,14 @@
 # then measures and prints one table (see docs/performance.md).
 #
 # usage: bench/run.sh [--large] [--runs N] [--threads N] [--skip-lsp] [--skip-ruff] [--json OUT]
+#                    [--baseline REV]
 #   --large        add torchvision, torchaudio and skorch to the corpus
 #   --runs N       timed runs per measurement (medians are reported; default 5)
 #   --threads N    threads for ptlint and the floor (default: the machine's cores)
+#   --baseline REV also build REV's ptlint (Release, in build-bench-base/: a git worktree of REV
+#                  in src/, its build in build/) and print side-by-side rows, the two binaries
+#                  alternating run by run: cold default threads, cold -j1, warm cache, warm cache
+#                  with one file edited before each run
 # Environment: PTLINT_BENCH_BUILD_DIR reuses another build folder (it must have been configured
 # with -DPTLINT_BUILD_BENCH=ON); JOBS sets the build's parallelism (default 2).
 # Needs: scripts/setup.sh (cmake, ninja, hyperfine, node/npm, python3-torch, /usr/bin/time).
@@ -27,6 +32,32 @@ if [[ -z "${PTLINT_BENCH_BUILD_DIR:-}" ]]; then
     -DPTLINT_BUILD_TESTS=OFF >/dev/null
 fi
 cmake --build "$build" --target ptlint ptlint_parse_floor -j "$jobs" >&2
+
+# --baseline REV: REV's ptlint, built from a worktree of its own.
+baseline_args=()
+args=()
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --baseline)
+      [[ $# -ge 2 ]] || { echo "bench: --baseline needs a revision" >&2; exit 2; }
+      rev="$(git -C "$root" rev-parse --verify "$2^{commit}")" ||
+        { echo "bench: unknown revision $2" >&2; exit 2; }
+      base="$root/build-bench-base"
+      if [[ ! -e "$base/src/.git" ]]; then
+        mkdir -p "$base"
+        git -C "$root" worktree add --detach "$base/src" "$rev" >&2
+      else
+        git -C "$base/src" checkout --quiet --detach "$rev" >&2
+      fi
+      echo "bench: building the baseline $2 (Release) in $base/build" >&2
+      cmake -S "$base/src" -B "$base/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPTLINT_BUILD_TESTS=OFF >/dev/null
+      cmake --build "$base/build" --target ptlint -j "$jobs" >&2
+      baseline_args=(--baseline-ptlint "$base/build/ptlint" --baseline-rev "$2")
+      shift 2 ;;
+    *) args+=("$1"); shift ;;
+  esac
+done
+set -- "${args[@]+"${args[@]}"}" "${baseline_args[@]+"${baseline_args[@]}"}"
 
 # The peer, exactly as locked (integrity-checked by npm ci).
 ruff_dir="$root/bench/ruff"

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
 
 #include "analysis/noqa.h"
 #include "analysis/syntax.h"
@@ -41,54 +44,98 @@ std::vector<const Rule*> enabledRules(const Settings& settings) {
   return rules;
 }
 
-// Does `word` occur in `text` (as a whole identifier when `whole_word`)?
-bool containsTrigger(std::string_view text, std::string_view word, bool whole_word) {
-  if (!whole_word) return analysis::findBytes(text, word) != std::string_view::npos;
-  return analysis::forEachWholeWord(text, word, [](size_t) { return true; });
-}
-
-// Trigger words already looked up in one text: several rules share words (`DataLoader`,
-// `compile`), and each is searched for once.
-class TriggerMemo {
- public:
-  explicit TriggerMemo(std::string_view text) : text_(text) {}
-  std::string_view text() const { return text_; }
-  bool contains(std::string_view word, bool whole_word) {
-    for (const auto& seen : seen_)
-      if (seen.word == word && seen.whole_word == whole_word) return seen.found;
-    bool found = containsTrigger(text_, word, whole_word);
-    seen_.push_back({word, whole_word, found});
-    return found;
-  }
-
- private:
-  struct Seen {
-    std::string_view word;
-    bool whole_word;
-    bool found;
+// The byte-level tests of a selection of rules: every word they look for, in one automaton
+// (`analysis::WordSet`), and which of those words each rule needs. Built once per distinct
+// selection and word list (settings can add words: PTL501's `compile-decorators`), then shared.
+struct Prefilter {
+  struct RuleWords {
+    const Rule* rule = nullptr;
+    std::vector<uint32_t> required;  // all must occur (as substrings)
+    std::vector<uint32_t> triggers;  // one must occur; none listed: the rule always runs
+    bool whole_words = false;
   };
-  std::string_view text_;
-  std::vector<Seen> seen_;
+  std::vector<RuleWords> rules;
+  std::unique_ptr<analysis::WordSet> words;
 };
 
-// False when none of the rule's trigger words occurs in the text: by the contract of
-// `Rule::triggers()` it cannot report there, so it need not run (nor walk the tree).
-bool mayMatch(const Rule& rule, TriggerMemo& memo, const Settings& settings) {
-  for (std::string_view word : rule.requiredWords())
-    if (!memo.contains(word, false)) return false;
-  auto triggers = rule.triggersFor(settings);
-  if (triggers.empty()) return rule.mayMatchText(memo.text(), settings);
-  for (std::string_view word : triggers)
-    if (memo.contains(word, rule.triggersAreWholeWords())) return rule.mayMatchText(memo.text(), settings);
+// The cache key: the rules with their words, as they are now.
+std::string prefilterKey(const std::vector<const Rule*>& rules, const Settings& settings) {
+  std::string key;
+  for (const Rule* rule : rules) {
+    key += rule->meta().code;
+    key += rule->triggersAreWholeWords() ? '\x01' : '\x02';
+    for (std::string_view word : rule->requiredWords()) {
+      key += word;
+      key += '\0';
+    }
+    key += '\x03';
+    for (std::string_view word : rule->triggersFor(settings)) {
+      key += word;
+      key += '\0';
+    }
+    key += '\x04';
+  }
+  return key;
+}
+
+std::shared_ptr<const Prefilter> buildPrefilter(const std::vector<const Rule*>& rules, const Settings& settings) {
+  auto plan = std::make_shared<Prefilter>();
+  std::vector<std::string_view> words;
+  auto idOf = [&](std::string_view word) {
+    auto it = std::find(words.begin(), words.end(), word);
+    if (it != words.end()) return static_cast<uint32_t>(it - words.begin());
+    words.push_back(word);
+    return static_cast<uint32_t>(words.size() - 1);
+  };
+  for (const Rule* rule : rules) {
+    Prefilter::RuleWords r;
+    r.rule = rule;
+    r.whole_words = rule->triggersAreWholeWords();
+    for (std::string_view word : rule->requiredWords()) r.required.push_back(idOf(word));
+    for (std::string_view word : rule->triggersFor(settings)) r.triggers.push_back(idOf(word));
+    plan->rules.push_back(std::move(r));
+  }
+  plan->words = std::make_unique<analysis::WordSet>(words);  // copies the words
+  return plan;
+}
+
+// The prefilter for this selection, from a small cache (a check or a server session sees one
+// or a few distinct selections).
+std::shared_ptr<const Prefilter> prefilterFor(const Settings& settings) {
+  static std::mutex mutex;
+  static std::unordered_map<std::string, std::shared_ptr<const Prefilter>> cache;
+  std::vector<const Rule*> rules = enabledRules(settings);
+  std::string key = prefilterKey(rules, settings);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = cache.find(key); it != cache.end()) return it->second;
+  }
+  auto plan = buildPrefilter(rules, settings);
+  std::lock_guard<std::mutex> lock(mutex);
+  if (cache.size() >= 64) cache.clear();
+  return cache.emplace(std::move(key), std::move(plan)).first->second;
+}
+
+// False when a required word or every trigger word is absent from the text: by the contract of
+// `Rule::triggers()` the rule cannot report there, so it need not run (nor walk the tree).
+bool wordsMayMatch(const Prefilter::RuleWords& r, const analysis::WordSet::Found& found) {
+  for (uint32_t id : r.required)
+    if (!found.substring(id)) return false;
+  if (r.triggers.empty()) return true;
+  for (uint32_t id : r.triggers)
+    if (r.whole_words ? found.wholeWord(id) : found.substring(id)) return true;
   return false;
 }
 
 }  // namespace
 
 std::vector<const Rule*> rulesThatMayMatch(std::string_view text, const Settings& settings) {
-  std::vector<const Rule*> rules = enabledRules(settings);
-  TriggerMemo memo(text);
-  std::erase_if(rules, [&](const Rule* rule) { return !mayMatch(*rule, memo, settings); });
+  std::shared_ptr<const Prefilter> plan = prefilterFor(settings);
+  analysis::WordSet::Found found = plan->words->scan(text);
+  analysis::PrefilterText source(text);
+  std::vector<const Rule*> rules;
+  for (const auto& r : plan->rules)
+    if (wordsMayMatch(r, found) && r.rule->mayMatchSource(source, settings)) rules.push_back(r.rule);
   return rules;
 }
 
@@ -174,11 +221,7 @@ bool cannotMatch(std::string_view text, const Settings& settings, const std::vec
 }
 
 bool cannotMatch(std::string_view text, const Settings& settings) {
-  if (linterMayReport(text, settings)) return false;
-  TriggerMemo memo(text);
-  for (const Rule* rule : enabledRules(settings))
-    if (mayMatch(*rule, memo, settings)) return false;
-  return true;
+  return !linterMayReport(text, settings) && rulesThatMayMatch(text, settings).empty();
 }
 
 bool asksProject(std::string_view text, const Settings& settings) {

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/code_text.h"
 #include "analysis/parse.h"
 #include "analysis/semantic_model.h"
 #include "quickfix/fix.h"
@@ -92,6 +93,11 @@ class Rule {
     (void)text;
     (void)settings;
     return true;
+  }
+  // The same, given the text with what several prefilters share (its code without strings and
+  // comments, computed once per file). The linter asks this one; by default it is mayMatchText.
+  virtual bool mayMatchSource(const analysis::PrefilterText& source, const Settings& settings) const {
+    return mayMatchText(source.text(), settings);
   }
   // Asked once per file, after parsing and before the semantic model is built: false when the
   // tree shows the rule cannot report here (PTL501 where nothing is compiled), so it does not run;

@@ -66,6 +66,10 @@ class CheckpointUseReentrant final : public Rule {
   std::vector<std::string_view> triggers() const override { return {"checkpoint"}; }
   bool triggersAreWholeWords() const override { return true; }
   // Every use names the module `torch.utils.checkpoint` somewhere: in an import or a chain.
+  // ... and `checkpoint` is then an identifier in code (not only in a docstring).
+  bool mayMatchSource(const analysis::PrefilterText& source, const Settings& settings) const override {
+    return mayMatchText(source.text(), settings) && source.codeNamesAny({"checkpoint"});
+  }
   bool mayMatchText(std::string_view text, const Settings&) const override {
     for (std::string_view part : {"utils.checkpoint", "import checkpoint", ", checkpoint", "(checkpoint"})
       if (text.find(part) != std::string_view::npos) return true;

@@ -87,6 +87,10 @@ class RequiresGradTypo final : public Rule {
   std::vector<std::string_view> nodeKinds() const override { return {"assignment", "keyword_argument"}; }
   std::vector<std::string_view> triggers() const override { return {"require_grad"}; }
   bool triggersAreWholeWords() const override { return true; }
+  // Every finding is an attribute or keyword spelled `require_grad`, in code.
+  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
+    return source.codeNamesAny({"require_grad"});
+  }
 
   void check(TSNode node, Context& ctx) const override {
     if (isKind(node, "assignment")) {

@@ -69,6 +69,9 @@ class DynamoSuppressErrors final : public Rule {
   bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
     return namesIdentifier(file, "suppress_errors");
   }
+  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
+    return source.codeNamesAny({"suppress_errors"});
+  }
 
   void check(TSNode assignment, Context& ctx) const override {
     TSNode left = fieldOf(assignment, "left");

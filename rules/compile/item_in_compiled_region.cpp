@@ -135,6 +135,13 @@ class ItemInCompiledRegion final : public Rule {
     return words;
   }
 
+  // Before parsing: with nothing compiled from other files, a finding needs `compile` (or a
+  // configured decorator) as an identifier in code, as `CompiledRegions::mayCompileAnything`.
+  bool mayMatchSource(const analysis::PrefilterText& source, const Settings& settings) const override {
+    if (settings.project != nullptr && !settings.project->empty()) return true;
+    auto words = triggersFor(settings);
+    return source.codeNamesAny(words);
+  }
   bool mayReportIn(const analysis::ParsedFile& file, const Settings& settings) const override {
     // Every finding is a call of a method named `item` or `tolist` in compiled code.
     if (analysis::findBytes(file.text(), "item") == std::string_view::npos &&

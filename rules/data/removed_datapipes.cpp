@@ -66,6 +66,10 @@ class RemovedDatapipes final : public Rule {
   std::vector<std::string_view> nodeKinds() const override { return {"import_statement", "import_from_statement", "call"}; }
   std::vector<std::string_view> triggers() const override { return {"torchdata"}; }
   bool triggersAreWholeWords() const override { return true; }
+  // Every finding resolves a name through an import of `torchdata`, in code (not a docstring).
+  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
+    return source.codeNamesAny({"torchdata"});
+  }
 
   void check(TSNode node, Context& ctx) const override {
     retired::checkNode(node, ctx, isRemovedDatapipes, [](const std::string& name) {

@@ -189,30 +189,149 @@ bool inTorchFromImport(std::string_view text, size_t at) {
 
 }  // namespace
 
+namespace {
+
+// The prefilter's words, searched in one pass: the trigger words, then the spellings that alias
+// torch or torch.functional.
+constexpr std::array<std::string_view, 5> kAliasSpellings{"import torch as", "torch.functional as",
+                                                          "torch import functional", "= torch\n", "= torch\r"};
+
+struct SymbolWords {
+  analysis::WordSet words;
+  size_t aliases_begin;
+  std::vector<uint8_t> common;  // per trigger word
+  // Every segment but the last of every name in the table (`torch`, `nn`, `utils`, `_pytree`...):
+  // the only objects that can stand before `.member` in a chain that reaches a symbol, besides
+  // a name bound by an alias.
+  std::unordered_set<std::string_view> segments;
+
+  static std::vector<std::string_view> all() {
+    std::vector<std::string_view> all(index().words.begin(), index().words.end());
+    all.insert(all.end(), kAliasSpellings.begin(), kAliasSpellings.end());
+    return all;
+  }
+  SymbolWords() : words(all()), aliases_begin(index().words.size()) {
+    for (std::string_view word : index().words) common.push_back(isCommon(word) ? 1 : 0);
+    for (const auto& [name, symbol] : index().by_name) {
+      std::string_view rest = name;
+      for (size_t dot = rest.find('.'); dot != std::string_view::npos; dot = rest.find('.')) {
+        segments.insert(rest.substr(0, dot));
+        rest = rest.substr(dot + 1);
+      }
+    }
+  }
+};
+
+const SymbolWords& symbolWords() {
+  static const SymbolWords instance;
+  return instance;
+}
+
+bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\n' || c == '\r' || c == '\\'; }
+
+// Is `name` bound by an alias somewhere in `code`: after `as` (`import torch as t`, `from torch
+// import nn as tnn`), or before `=` / `:` (`t = torch`, `t: Any = torch`, `(t := torch)`)?
+// Errs towards yes (a keyword argument `t=` counts too).
+bool boundAsAlias(std::string_view code, std::string_view name) {
+  return analysis::forEachWholeWord(code, name, [&](size_t at) {
+    size_t after = at + name.size();
+    while (after < code.size() && isSpace(code[after])) ++after;
+    if (after < code.size() && (code[after] == ':' || (code[after] == '=' && (after + 1 == code.size() || code[after + 1] != '='))))
+      return true;
+    size_t before = at;
+    while (before > 0 && isSpace(code[before - 1])) --before;
+    return before >= 2 && code.substr(before - 2, 2) == "as" && (before == 2 || !analysis::isIdentifierByte(code[before - 3]));
+  });
+}
+
+// Could the occurrence at `at` be inside a `from torch... import` statement? Walks back over what
+// an import list can hold (as inTorchFromImport) and looks for `from` and then `torch` there,
+// whatever the spacing. Errs towards yes.
+bool mayBeInTorchFromImport(std::string_view code, size_t at) {
+  size_t i = at;
+  while (i > 0) {
+    char c = code[i - 1];
+    if (!(analysis::isIdentifierByte(c) || isSpace(c) || c == ',' || c == '(' || c == '.')) break;
+    --i;
+  }
+  std::string_view region = code.substr(i, at - i);
+  return analysis::forEachWholeWord(region, "from", [&](size_t from) {
+    size_t j = from + 4;
+    while (j < region.size() && isSpace(region[j])) ++j;
+    return region.substr(j).starts_with("torch") &&
+           (j + 5 == region.size() || !analysis::isIdentifierByte(region[j + 5]));
+  });
+}
+
+// In code (strings and comments blanked), can a whole-identifier occurrence of a member that is
+// not an everyday name reach a symbol? Only as `object.member` where the object is a segment of
+// some symbol's name (`torch.cholesky`, `nn.utils.weight_norm`), a parenthesised expression, or a
+// name bound by an alias; or as a name in a `from torch... import`. (`torch.linalg.cholesky`, a
+// definition `def cholesky(`, `_linalg.linalg_cholesky` and `self.lu_solve` cannot.)
+bool memberMayReachSymbol(std::string_view code, size_t at) {
+  size_t i = at;
+  while (i > 0 && isSpace(code[i - 1])) --i;
+  if (i == 0 || code[i - 1] != '.') return mayBeInTorchFromImport(code, at);
+  size_t end = i - 1;
+  while (end > 0 && isSpace(code[end - 1])) --end;
+  if (end == 0) return false;
+  if (code[end - 1] == ')') return true;
+  size_t begin = end;
+  while (begin > 0 && analysis::isIdentifierByte(code[begin - 1])) --begin;
+  if (begin == end) return false;
+  std::string_view object = code.substr(begin, end - begin);
+  return symbolWords().segments.contains(object) || boundAsAlias(code, object);
+}
+
+}  // namespace
+
+std::span<const std::string_view> prefilterWords() {
+  struct Words {
+    std::vector<std::string> storage;
+    std::vector<std::string_view> words;
+    Words() {
+      for (std::string_view word : index().words) storage.push_back(isCommon(word) ? "." + std::string(word) : std::string(word));
+      storage.emplace_back("from torch");
+      for (const std::string& w : storage) words.push_back(w);
+    }
+  };
+  static const Words instance;
+  return instance.words;
+}
+
 bool mayUseSymbols(std::string_view text, bool whole_words) {
-  for (std::string_view word : index().words) {
-    if (isCommon(word)) continue;
+  const SymbolWords& sw = symbolWords();
+  bool aliased = false;
+  std::vector<std::pair<size_t, size_t>> common;  // (word, offset) of everyday names
+  bool found = sw.words.forEachMatch(text, [&](size_t id, size_t at) {
+    if (id >= sw.aliases_begin) {
+      aliased = true;
+      return false;
+    }
+    std::string_view word = sw.words.word(id);
+    size_t end = at + word.size();
+    bool whole = !(at > 0 && analysis::isIdentifierByte(text[at - 1])) &&
+                 !(end < text.size() && analysis::isIdentifierByte(text[end]));
+    if (sw.common[id]) {
+      if (whole) common.emplace_back(id, at);
+      return false;
+    }
     // `import functorch` / `from functorch` hold a space: never whole identifiers.
     bool identifier = word.find(' ') == std::string_view::npos;
-    if (whole_words && identifier ? analysis::forEachWholeWord(text, word, [](size_t) { return true; })
-                                  : analysis::findBytes(text, word) != std::string_view::npos)
-      return true;
-  }
+    if (!whole_words || !identifier) return true;
+    return whole && memberMayReachSymbol(text, at);
+  });
+  if (found) return true;
   // An alias of torch or torch.functional makes any `.member` a candidate.
-  bool aliased = false;
-  for (std::string_view alias : {"import torch as", "torch.functional as", "torch import functional", "= torch\n", "= torch\r"})
-    aliased = aliased || analysis::findBytes(text, alias) != std::string_view::npos;
-  for (std::string_view member : kCommonMembers) {
-    bool found = analysis::forEachWholeWord(text, member, [&](size_t at) {
-      if (at > 0 && text[at - 1] == '.') {
-        size_t end = at - 1, begin = end;
-        while (begin > 0 && analysis::isIdentifierByte(text[begin - 1])) --begin;
-        std::string_view object = text.substr(begin, end - begin);
-        return aliased || object == "torch" || object == "functional";
-      }
-      return inTorchFromImport(text, at);
-    });
-    if (found) return true;
+  for (auto [id, at] : common) {
+    if (at > 0 && text[at - 1] == '.') {
+      size_t end = at - 1, begin = end;
+      while (begin > 0 && analysis::isIdentifierByte(text[begin - 1])) --begin;
+      std::string_view object = text.substr(begin, end - begin);
+      if (aliased || object == "torch" || object == "functional") return true;
+    } else if (inTorchFromImport(text, at)) {
+      return true;
+    }
   }
   return false;
 }

@@ -54,8 +54,14 @@ std::vector<std::string_view> symbolMembers();
 std::span<const std::string_view> triggerWords();
 // The finer test before parsing: false when no occurrence of a last segment can name a symbol
 // (`x.norm()` on an object other than torch, `range(3)` outside a `from torch import`).
-// With `whole_words`, a last segment counts only as a whole identifier (not `cholesky` in
-// `cholesky_solve`): exact on code whose strings and comments are blanked.
+// With `whole_words`, for code whose strings and comments are blanked: a last segment counts only
+// as a whole identifier (not `cholesky` in `cholesky_solve`), after an object that can lead to a
+// symbol (`torch.cholesky`, not `torch.linalg.cholesky` or `self.cholesky`) or in a
+// `from torch... import`.
 bool mayUseSymbols(std::string_view text, bool whole_words = false);
+// Byte strings one of which every text that passes mayUseSymbols(text) contains (so a rule may
+// trigger on them): the last segments that are not everyday names, `.` + each everyday one
+// (`.norm`), `from torch`, and the functorch imports.
+std::span<const std::string_view> prefilterWords();
 
 }  // namespace ptlint::rules::deprecated

@@ -69,6 +69,10 @@ class AnomalyDetectionEnabled final : public Rule {
   bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
     return namesIdentifier(file, "detect_anomaly") || namesIdentifier(file, "set_detect_anomaly");
   }
+  // The same before parsing, on the code without strings and comments.
+  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
+    return source.codeNamesAny({"detect_anomaly", "set_detect_anomaly"});
+  }
 
   void check(TSNode call, Context& ctx) const override {
     const auto& model = ctx.model();

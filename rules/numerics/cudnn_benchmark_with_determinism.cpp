@@ -114,6 +114,13 @@ class CudnnBenchmarkWithDeterminism final : public Rule {
     return namesIdentifier(file, "benchmark") &&
            (namesIdentifier(file, "deterministic") || namesIdentifier(file, "use_deterministic_algorithms"));
   }
+  // Before parsing, on the code without strings and comments: the same names, and `cudnn`, which
+  // every chain or import reaching `torch.backends.cudnn.benchmark` spells (parameters named
+  // `benchmark` and `deterministic` do not make a finding).
+  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
+    return source.codeNamesAny({"benchmark"}) && source.codeNamesAny({"cudnn"}) &&
+           source.codeNamesAny({"deterministic", "use_deterministic_algorithms"});
+  }
 
   void check(TSNode assignment, Context& ctx) const override {
     const auto& model = ctx.model();

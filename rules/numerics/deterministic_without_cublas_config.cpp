@@ -83,6 +83,10 @@ class DeterministicWithoutCublasConfig final : public Rule {
            analysis::findBytes(file.text(), "CUBLAS_WORKSPACE_CONFIG") == std::string_view::npos &&
            namesIdentifier(file, "use_deterministic_algorithms");
   }
+  // The same identifier before parsing, on the code without strings and comments.
+  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
+    return source.codeNamesAny({"use_deterministic_algorithms"});
+  }
 
   void check(TSNode call, Context& ctx) const override {
     const auto& model = ctx.model();

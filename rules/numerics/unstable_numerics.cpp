@@ -1,5 +1,6 @@
 // PTL704 unstable-numerics: log(1 + x), exp(x) - 1, log(sum(exp(x))) and log(softmax(x)) written
 // out where PyTorch has a fused, numerically stable function.
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -414,21 +415,33 @@ class UnstableNumerics final : public Rule {
   // others a `softmax`, or `exp` and `sum`, beside a `log`.
   // The same test on the text without its strings and comments (a docstring's `log(1 + x)`),
   // then one that looks at each `log` / `- 1` in that code for the operands the rule asks for.
-  bool mayMatchText(std::string_view text, const Settings&) const override {
-    if (!mayMatchCode(text)) return false;
-    auto code = analysis::blankStringsAndComments(text);
-    return !code || (mayMatchCode(*code) && someSiteMayMatch(*code));
+  // (Whatever mayMatchCode finds in the code it finds in the text: blanking adds no word and no
+  // spelling, so with a code view the text needs no test of its own.)
+  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
+    // The text first unless another prefilter already made the code view (cheaper than making it).
+    if (!source.codeComputed() && !mayMatchCode(source.text())) return false;
+    const std::string* code = source.code();
+    if (code == nullptr) return mayMatchCode(source.text());
+    return mayMatchCode(*code) && someSiteMayMatch(*code);
+  }
+  bool mayMatchText(std::string_view text, const Settings& settings) const override {
+    return mayMatchSource(analysis::PrefilterText(text), settings);
   }
 
+  // One pass over the text for every word and operand spelling below.
   static bool mayMatchCode(std::string_view text) {
-    auto has = [&](std::string_view part) { return text.find(part) != std::string_view::npos; };
-    auto word = [&](std::string_view w) { return analysis::forEachWholeWord(text, w, [](size_t) { return true; }); };
-    bool log = word("log"), exp = word("exp");
-    if (exp && (has(") - 1") || has(")-1"))) return true;
+    static constexpr std::array<std::string_view, 16> kWords{
+        "log", "exp", "softmax", "sum", ") - 1", ")-1",
+        "(1 +", "(1+", "(1.0 +", "(1.0+", "(1. +", "+ 1)", "+1)", "+ 1.0)", "+1.0)", "+ 1.)"};
+    enum { kLog, kExp, kSoftmax, kSum, kMinusOne, kMinusOneTight, kFirstOnePlus };
+    static const analysis::WordSet words(kWords);
+    analysis::WordSet::Found found = words.scan(text);
+    bool log = found.wholeWord(kLog), exp = found.wholeWord(kExp);
+    if (exp && (found.substring(kMinusOne) || found.substring(kMinusOneTight))) return true;
     if (!log) return false;
-    for (std::string_view part : {"(1 +", "(1+", "(1.0 +", "(1.0+", "(1. +", "+ 1)", "+1)", "+ 1.0)", "+1.0)", "+ 1.)"})
-      if (has(part)) return true;
-    return word("softmax") || (exp && word("sum"));
+    for (size_t k = kFirstOnePlus; k < kWords.size(); ++k)
+      if (found.substring(k)) return true;
+    return found.wholeWord(kSoftmax) || (exp && found.wholeWord(kSum));
   }
 
   // Every finding is a call spelling `log`, or a `- 1` (the operator, then past blanks, comments

@@ -108,6 +108,11 @@ class TorchLoadWithoutWeightsOnly final : public Rule {
     return triggers();
   }
   bool triggersAreWholeWords() const override { return true; }
+  // Every finding is a call that names `load` (or, from 2.6, a `weights_only=` keyword) in code.
+  bool mayMatchSource(const analysis::PrefilterText& source, const Settings& settings) const override {
+    auto words = triggersFor(settings);
+    return source.codeNamesAny(words);
+  }
 
   void check(TSNode call, Context& ctx) const override {
     TSNode callee = fieldOf(call, "function");

@@ -103,6 +103,10 @@ class TorchvisionPretrained final : public Rule {
     return {"pretrained", "pretrained_backbone", "torchvision"};
   }
   bool triggersAreWholeWords() const override { return true; }
+  // Every finding is a keyword argument `pretrained=` / `pretrained_backbone=`, in code.
+  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
+    return source.codeNamesAny({"pretrained", "pretrained_backbone"});
+  }
 
   void check(TSNode call, Context& ctx) const override {
     if (!ctx.torchAtLeast(1, 12)) return;

@@ -2,8 +2,14 @@
 // offsets kept, and no view at all where the lexing is unsure.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "analysis/code_text.h"
+#include "analysis/text_search.h"
 #include "rules/linter.h"
+#include "rules/registry.h"
 
 using ptlint::analysis::blankStringsAndComments;
 
@@ -56,4 +62,72 @@ TEST(CodeText, Ptl106NamesAreWholeIdentifiersInCode) {
   EXPECT_TRUE(ptlint::rules::cannotMatch("import torch\ny = torch.cholesky_solve(b, u)\n", ptl106));
   EXPECT_FALSE(ptlint::rules::cannotMatch("import torch\ny = torch.cholesky(a)\n", ptl106));
   EXPECT_FALSE(ptlint::rules::cannotMatch("from functorch import vmap\n", ptl106));
+}
+
+namespace {
+
+// Does PTL106 itself, run without any prefilter, report on `text`?
+bool ptl106Reports(const std::string& text) {
+  ptlint::rules::Settings settings;
+  settings.select = {"PTL106"};
+  const ptlint::rules::Rule* rule = nullptr;
+  for (const ptlint::rules::Rule* r : ptlint::rules::allRules())
+    if (r->meta().code == "PTL106") rule = r;
+  auto result = ptlint::rules::lintFile(ptlint::analysis::ParsedFile::parse(text), settings, {rule});
+  return !result.diagnostics.empty();
+}
+
+}  // namespace
+
+TEST(CodeText, Ptl106LooksAtTheObjectBeforeTheName) {
+  ptlint::rules::Settings ptl106;
+  ptl106.select = {"PTL106"};
+  // Names no chain can resolve to a deprecated symbol: another module's function of that name,
+  // a method, a definition, an assignment, a relative import.
+  for (const char* text : {"import torch\ny = torch.linalg.cholesky(a)\n", "y = self.lu_solve(b)\n",
+                           "def cholesky(a):\n    return _linalg.linalg_cholesky(a)\n",
+                           "cholesky = _add_docstr(_linalg.linalg_cholesky, 'doc')\n",
+                           "from .weight_norm import weight_norm, remove_weight_norm\n",
+                           "import torch\nx = a[0].symeig()\n"}) {
+    EXPECT_FALSE(ptl106Reports(text)) << text;
+    EXPECT_TRUE(ptlint::rules::cannotMatch(text, ptl106)) << text;
+  }
+  // Every spelling that does reach one still passes the prefilter (and is reported).
+  for (const char* text : {"import torch\ny = torch.cholesky(a)\n", "import torch as T\ny = T.cholesky(a)\n",
+                           "import torch\nt = torch\ny = t.cholesky(a)\n", "import torch\ny = (torch).cholesky(a)\n",
+                           "import torch\ny = torch .\\\n  cholesky(a)\n", "from torch import cholesky\ny = cholesky(a)\n",
+                           "from  torch  import (\n    zeros,  # first\n    cholesky as c,\n)\ny = c(a)\n",
+                           "from torch import nn\nnn.utils.weight_norm(m)\n",
+                           "from torch.nn import utils as U\nU.weight_norm(m)\n",
+                           "import torch.utils._pytree as pt\npt._register_pytree_node(C, f, g)\n",
+                           "from torch.backends.cuda import sdp_kernel\nwith sdp_kernel(enable_math=False):\n    pass\n"}) {
+    EXPECT_TRUE(ptl106Reports(text)) << text;
+    EXPECT_FALSE(ptlint::rules::cannotMatch(text, ptl106)) << text;
+  }
+}
+
+TEST(TextSearch, WordSetFindsWhatMemmemFinds) {
+  std::vector<std::string_view> words{"log", "exp", "logsumexp", "amp", "am", "(1 +", "", "p"};
+  ptlint::analysis::WordSet set(words);
+  for (std::string_view text : {"", "logsumexp", "x = torch.log(1 + y)", "example amp _amp amp_ ampé", "aaaamp",
+                                "(1 + 1 +", "log\nexp", "xlogx logsumexpx"}) {
+    auto found = set.scan(text);
+    for (size_t k = 0; k < words.size(); ++k) {
+      bool sub = !words[k].empty() && ptlint::analysis::findBytes(text, words[k]) != std::string_view::npos;
+      bool whole = ptlint::analysis::forEachWholeWord(text, words[k], [](size_t) { return true; });
+      EXPECT_EQ(found.substring(k), sub) << text << " / " << words[k];
+      EXPECT_EQ(found.wholeWord(k), whole) << text << " / " << words[k];
+    }
+    // Every occurrence, overlapping ones included, once.
+    for (size_t k = 0; k < words.size(); ++k) {
+      std::vector<size_t> expected, seen;
+      if (!words[k].empty()) ptlint::analysis::forEachOccurrence(text, words[k], [&](size_t at) { expected.push_back(at); });
+      set.forEachMatch(text, [&](size_t id, size_t at) {
+        if (id == k) seen.push_back(at);
+        return false;
+      });
+      std::sort(seen.begin(), seen.end());
+      EXPECT_EQ(seen, expected) << text << " / " << words[k];
+    }
+  }
 }
