@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <set>
 #include <thread>
 
 #include "ptlint/version.h"
@@ -18,6 +19,8 @@
 #include "server/dispatcher.h"
 #include "server/document_analysis.h"
 #include "server/document_store.h"
+#include "server/document_sync.h"
+#include "server/project_tracker.h"
 #include "server/fix_all.h"
 #include "server/json_text.h"
 #include "server/hover.h"
@@ -49,15 +52,18 @@ class LspServer {
         outbox_(transport),
         dispatcher_(outbox_),
         settings_([this](MessageType type, const std::string& m) { dispatcher_.showMessage(type, m); }),
-        analyzer_(settings_, nullptr),
+        projects_(docs_, [this](const std::vector<fs::path>& changed) { onProjectRelinked(changed); }),
+        analyzer_(settings_, [this](const fs::path& file) { return projects_.factsFor(file); }),
         scheduler_(
-            docs_, [this](const auto& snap, const ResultPtr& previous) { return analyzer_.analyze(snap, previous); },
-            [this](const std::string& uri, uint64_t seq, const ResultPtr& result) { publish(uri, seq, result); },
+            docs_, [this](const auto& snap, const ResultPtr& previous) { return analyzeDocument(snap, previous); },
+            [this](const std::string& uri, uint64_t seq, const ResultPtr& result) { sync_.publish(uri, seq, result); },
             [this] { return settings_.generation(); }, std::max(2u, std::min(4u, std::thread::hardware_concurrency()))),
+        sync_(docs_, notebooks_, scheduler_, outbox_, dispatcher_, projects_),
         workspace_(docs_, analyzer_) {
     bindHandlers();
   }
   ~LspServer() {
+    projects_.stop();
     scheduler_.shutdown();
     device_.shutdown();
     outbox_.close();
@@ -77,6 +83,10 @@ class LspServer {
   void bind(const std::string& method, void (LspServer::*handler)(const P&)) {
     dispatcher_.bindNotification<P>(method, [this, handler](const P& p) { (this->*handler)(p); });
   }
+  template <typename P>
+  void sync(const std::string& method, void (DocumentSync::*handler)(const P&)) {
+    dispatcher_.bindNotification<P>(method, [this, handler](const P& p) { (sync_.*handler)(p); });
+  }
 
   void bindHandlers() {
     bind("initialize", &LspServer::onInitialize);
@@ -88,14 +98,14 @@ class LspServer {
     bind("workspace/executeCommand", &LspServer::onExecuteCommand);
     bind("ptlint/debugDocument", &LspServer::onDebugDocument);
     bind("initialized", &LspServer::onInitialized);
-    bind("textDocument/didOpen", &LspServer::onDidOpen);
-    bind("textDocument/didChange", &LspServer::onDidChange);
     bind("textDocument/didSave", &LspServer::onDidSave);
-    bind("textDocument/didClose", &LspServer::onDidClose);
-    bind("notebookDocument/didOpen", &LspServer::onNotebookDidOpen);
-    bind("notebookDocument/didChange", &LspServer::onNotebookDidChange);
-    bind("notebookDocument/didSave", &LspServer::onNotebookDidSave);
-    bind("notebookDocument/didClose", &LspServer::onNotebookDidClose);
+    sync<DidOpenTextDocumentParams>("textDocument/didOpen", &DocumentSync::didOpen);
+    sync<DidChangeTextDocumentParams>("textDocument/didChange", &DocumentSync::didChange);
+    sync<DidCloseTextDocumentParams>("textDocument/didClose", &DocumentSync::didClose);
+    sync<json>("notebookDocument/didOpen", &DocumentSync::notebookDidOpen);
+    sync<json>("notebookDocument/didChange", &DocumentSync::notebookDidChange);
+    sync<json>("notebookDocument/didClose", &DocumentSync::notebookDidClose);
+    dispatcher_.bindNotification<json>("notebookDocument/didSave", [](const json&) {});
     bind("workspace/didChangeConfiguration", &LspServer::onDidChangeConfiguration);
     bind("workspace/didChangeWatchedFiles", &LspServer::onDidChangeWatchedFiles);
     bind("workspace/didChangeWorkspaceFolders", &LspServer::onDidChangeWorkspaceFolders);
@@ -106,10 +116,10 @@ class LspServer {
       if (!cell) return std::nullopt;
       return std::make_pair(std::move(cell->params), std::move(cell->map_result));
     };
-    hooks.unreadable_change = [this](std::string_view body) { lostChange(body); };
+    hooks.unreadable_change = [this](std::string_view body) { sync_.lostChange(body); };
     hooks.failed_change = [this](const std::string& uri, const std::string& why) {
-      if (!uri.empty()) markOutOfSync(uri, why);
-      else for (const auto& open : docs_.openUris()) markOutOfSync(open, "a didChange without a document");
+      if (!uri.empty()) sync_.markOutOfSync(uri, why);
+      else for (const auto& open : docs_.openUris()) sync_.markOutOfSync(open, "a didChange without a document");
     };
     hooks.exit = [this] { transport_.stop(); };
     dispatcher_.setHooks(std::move(hooks));
@@ -124,6 +134,7 @@ class LspServer {
     encoding_ = std::find(encodings.begin(), encodings.end(), "utf-8") != encodings.end() ? PositionEncoding::Utf8
                                                                                            : PositionEncoding::Utf16;
     analyzer_.configure(encoding_, capabilities_.relatedInformation);
+    sync_.configure(encoding_, capabilities_.pullDiagnostics && capabilities_.diagnosticRefresh);
     scheduler_.setPublishing(!capabilities_.pullDiagnostics);
     settings_.initialize(params);
     dispatcher_.markInitialized();
@@ -140,7 +151,7 @@ class LspServer {
         {"hoverProvider", true},
         {"executeCommandProvider", {{"commands", {std::string(kApplyFixAllCommand)}}}},
         {"diagnosticProvider",
-         {{"identifier", "ptlint"}, {"interFileDependencies", false}, {"workspaceDiagnostics", true}}},
+         {{"identifier", "ptlint"}, {"interFileDependencies", true}, {"workspaceDiagnostics", true}}},
         {"workspace", {{"workspaceFolders", {{"supported", true}, {"changeNotifications", true}}}}},
     };
     reply(json{{"capabilities", capabilities}, {"serverInfo", {{"name", "ptlint"}, {"version", kVersion}}}});
@@ -208,117 +219,30 @@ class LspServer {
     scheduler_.scheduleAll();
   }
 
-  // --- Documents ---------------------------------------------------------------------------------
-
-  void onDidOpen(const DidOpenTextDocumentParams& params) {
-    const auto& doc = params.textDocument;
-    docs_.open(doc.uri, doc.version, doc.text);
-    scheduler_.opened(doc.uri);
-  }
-
-  void onDidChange(const DidChangeTextDocumentParams& params) {
-    const std::string& uri = params.textDocument.uri;
-    switch (docs_.change(uri, params.textDocument.version.value_or(0), params.contentChanges, encoding_)) {
-      case DocumentStore::ChangeResult::NotOpen:
-        logToStderr("didChange for a document that is not open: " + uri);
-        return;
-      case DocumentStore::ChangeResult::IgnoredOutOfSync:
-        logToStderr("didChange ignored: " + uri + " is out of sync until its whole text is sent again");
-        return;
-      case DocumentStore::ChangeResult::Applied:
-        break;
-    }
-    scheduler_.schedule(uri);
-  }
-
-  // A didChange that is not valid JSON: the document it was for (every open one when its URI
-  // cannot be found in the text) is out of sync from now on.
-  void lostChange(std::string_view body) {
-    if (auto uri = findStringMember(body, "uri"); uri && docs_.isOpen(*uri)) {
-      markOutOfSync(*uri, "a didChange that is not valid JSON");
-      return;
-    }
-    for (const auto& uri : docs_.openUris()) markOutOfSync(uri, "a didChange that is not valid JSON");
-  }
-
-  // A change to `uri` was lost: the server's text is no longer the editor's, so no later
-  // incremental edit may be applied to it. Its diagnostics are cleared (through a new analysis,
-  // which sees the mark) until the editor sends the whole text again.
-  void markOutOfSync(const std::string& uri, const std::string& why) {
-    if (!docs_.markOutOfSync(uri)) return;
-    std::string message = "ptlint: lost a change to " + uri + " (" + why +
-                          "); its diagnostics are off until the file is closed and reopened";
-    logToStderr(message);
-    dispatcher_.showMessage(MessageType::Warning, message);
-    scheduler_.schedule(uri);
-  }
-
   void onDidSave(const DidSaveTextDocumentParams& params) {
     // A saved config file opened in the editor changes every other file's settings.
     if (auto path = uriToPath(params.textDocument.uri); path && isConfigFile(*path))
       onDidChangeWatchedFiles(DidChangeWatchedFilesParams{{FileEvent{params.textDocument.uri, 2}}});
   }
 
-  void onDidClose(const DidCloseTextDocumentParams& params) {
-    const std::string& uri = params.textDocument.uri;
-    docs_.close(uri);
-    uint64_t seq = scheduler_.closed(uri);
-    outbox_.publish(uri, seq, serializeMessage(notificationMessage("textDocument/publishDiagnostics",
-                                                                   PublishDiagnosticsParams{uri, std::nullopt, {}})));
+  // --- Analysis -----------------------------------------------------------------------------------
+
+  // The scheduler's analysis of an open document. A new text is first shown to the project
+  // tracker (it may make a linked project stale; nothing is linked on this path).
+  ResultPtr analyzeDocument(const std::shared_ptr<const DocumentSnapshot>& snap, const ResultPtr& previous) {
+    if (snap->in_sync && (!previous || previous->snapshot->revision != snap->revision))
+      projects_.textAnalysed(snap->uri, snap->text());
+    return analyzer_.analyze(snap, previous);
   }
 
-  // Publishes a result (scheduler callback, no lock held): to the cells of a notebook, else to
-  // the document with the version analysed.
-  void publish(const std::string& uri, uint64_t seq, const ResultPtr& result) {
-    if (notebooks_.isNotebook(uri)) {
-      for (auto& [cell, list] : notebooks_.splitDiagnostics(uri, json(result->diagnostics)))
-        outbox_.publish(cell, seq, serializeMessage(notificationMessage("textDocument/publishDiagnostics",
-                                                                        json{{"uri", cell}, {"diagnostics", list}})));
-      return;
-    }
-    const auto& snap = *result->snapshot;
-    PublishDiagnosticsParams params{uri, snap.in_sync ? std::optional<int>(snap.version) : std::nullopt,
-                                    result->diagnostics};
-    outbox_.publish(uri, seq, serializeMessage(notificationMessage("textDocument/publishDiagnostics", params)));
-  }
-
-  // --- Notebook documents (LSP 3.17): the joined code cells are analysed under the notebook's URI --
-
-  void onNotebookDidOpen(const json& params) {
-    auto joined = notebooks_.open(params);
-    if (!joined) throw LspError(ErrorCode::InvalidParams, "notebookDocument/didOpen without a notebook URI");
-    onDidOpen(DidOpenTextDocumentParams{TextDocumentItem{joined->uri, "python", joined->version, joined->text}});
-  }
-
-  void onNotebookDidChange(const json& params) {
-    auto joined = notebooks_.change(params, encoding_);
-    if (!joined) {
-      logToStderr("notebookDocument/didChange for a notebook that is not open");
-      return;
-    }
-    docs_.change(joined->uri, joined->version, {TextDocumentContentChangeEvent{std::nullopt, joined->text}}, encoding_);
-    scheduler_.schedule(joined->uri);
-    if (!joined->closed_cells.empty()) clearCells(joined->closed_cells);
-    // A change in one cell can change what the others report (an import, a dataflow).
-    if (capabilities_.pullDiagnostics && capabilities_.diagnosticRefresh)
-      dispatcher_.request("workspace/diagnostic/refresh", nullptr, [](const json&) {});
-  }
-
-  void onNotebookDidSave(const json&) {}
-
-  void onNotebookDidClose(const json& params) {
-    std::string uri = params.at("notebookDocument").value("uri", "");
-    auto cells = notebooks_.close(uri);
-    onDidClose(DidCloseTextDocumentParams{TextDocumentIdentifier{uri}});
-    clearCells(cells);
-  }
-
-  // Empty diagnostics for cells that left a notebook.
-  void clearCells(const std::vector<std::string>& cells) {
-    uint64_t seq = scheduler_.nextSequence();
-    for (const auto& cell : cells)
-      outbox_.publish(cell, seq, serializeMessage(notificationMessage("textDocument/publishDiagnostics",
-                                                                      PublishDiagnosticsParams{cell, std::nullopt, {}})));
+  // A new link changed what the project says about `changed`: their open documents are analysed
+  // again (and published when their findings changed); clients that pull are asked to refresh,
+  // which also brings the files that are not open up to date.
+  void onProjectRelinked(const std::vector<fs::path>& changed) {
+    std::set<fs::path> files(changed.begin(), changed.end());
+    for (const auto& uri : docs_.openUris())
+      if (auto path = uriToPath(uri); path && files.count(path->lexically_normal())) scheduler_.schedule(uri);
+    if (capabilities_.diagnosticRefresh) dispatcher_.request("workspace/diagnostic/refresh", nullptr, [](const json&) {});
   }
 
   // --- Diagnostics on request ---------------------------------------------------------------------
@@ -345,7 +269,7 @@ class LspServer {
   }
 
   void onWorkspaceDiagnostic(const WorkspaceDiagnosticParams& params, Reply<WorkspaceDiagnosticReport> reply) {
-    WorkspaceDiagnostics::Pass pass{settings_.folders(), settings_.walkResolver(), {}, settings_.generation()};
+    WorkspaceDiagnostics::Pass pass{settings_.folders(), settings_.walkResolver(), {}, settings_.generation(), 0};
     for (const auto& p : params.previousResultIds) pass.previous[p.uri] = p.value;
     std::optional<json> token = params.workDoneToken;
     if (token) dispatcher_.trackProgress(*token, reply.key());
@@ -355,7 +279,9 @@ class LspServer {
         [this](const json& t, const WorkDoneProgress& v) { dispatcher_.notify("$/progress", {{"token", t}, {"value", v}}); },
         token);
     progress->begin("ptlint: checking the workspace");
-    scheduler_.run(Pool::Heavy, reply, [this, pass = std::move(pass), reply, progress] {
+    scheduler_.run(Pool::Heavy, reply, [this, pass = std::move(pass), reply, progress]() mutable {
+      projects_.refreshAll();  // files on disk may have changed without the editor
+      pass.project_epoch = projects_.epoch();
       auto report = workspace_.run(pass, [&] { return reply.cancelled() || scheduler_.shuttingDown(); }, *progress);
       if (!report) return;  // progress ends as "cancelled"
       progress->end(std::to_string(report->items.size()) + " files checked");
@@ -473,9 +399,11 @@ class LspServer {
   DocumentStore docs_;
   NotebookDocuments notebooks_;
   ServerSettings settings_;
+  ProjectTracker projects_;
   DocumentAnalyzer analyzer_;
   DeviceVerdicts device_;
   Scheduler scheduler_;
+  DocumentSync sync_;
   WorkspaceDiagnostics workspace_;
   // Written on the I/O thread during initialize only (before any work is queued); read after.
   ClientCapabilities capabilities_;

@@ -70,7 +70,8 @@ std::optional<WorkspaceDiagnosticReport> WorkspaceDiagnostics::run(const Pass& p
       item.uri = pathToUri(file);
       auto text = readDiskText(file);
       if (!text) continue;
-      result_id = "disk." + std::to_string(std::hash<std::string>{}(*text)) + "." + std::to_string(pass.generation);
+      result_id = "disk." + std::to_string(std::hash<std::string>{}(*text)) + "." + std::to_string(pass.generation) + "." +
+                  std::to_string(pass.project_epoch);
       auto it = pass.previous.find(*item.uri);
       if (it != pass.previous.end() && it->second == result_id) {
         item.kind = "unchanged";

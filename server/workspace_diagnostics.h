@@ -31,6 +31,7 @@ class WorkspaceDiagnostics {
     std::shared_ptr<workspace::ConfigResolver> walk_resolver;
     std::map<std::string, std::string> previous;  // uri -> the client's previous result id
     uint64_t generation = 0;
+    uint64_t project_epoch = 0;  // what the project index says changed (files on disk are keyed by it)
   };
   // nullopt when cancelled before the end.
   std::optional<WorkspaceDiagnosticReport> run(const Pass& pass, const std::function<bool()>& cancelled,
