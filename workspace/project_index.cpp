@@ -454,12 +454,18 @@ std::optional<std::string> ProjectIndex::read(const fs::path& file) const {
 
 std::vector<fs::path> ProjectIndex::projectsAffectedBy(const fs::path& file, std::optional<std::string_view> text) {
   fs::path absolute = file.lexically_normal();
-  std::optional<bool> compiles;
-  if (text) compiles = analysis::mayHoldCompileSite(*text);  // before the lock: it scans the text
+  std::vector<std::pair<fs::path, std::shared_ptr<Project>>> candidates;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& [folder, project] : projects_)
+      if (project->contains(absolute)) candidates.emplace_back(folder, project);
+  }
   std::vector<fs::path> out;
-  std::lock_guard lock(mutex_);
-  for (const auto& [folder, project] : projects_)
-    if (project->contains(absolute) && project->mayDependOn(absolute, compiles)) out.emplace_back(folder);
+  if (candidates.empty()) return out;  // no linked project holds the file: the text is not scanned
+  std::optional<bool> compiles;
+  if (text) compiles = analysis::mayHoldCompileSite(*text);
+  for (const auto& [folder, project] : candidates)
+    if (project->mayDependOn(absolute, compiles)) out.push_back(folder);
   return out;
 }
 
