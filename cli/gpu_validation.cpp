@@ -13,9 +13,9 @@ void validateAttentionFixes(std::vector<FileReport>& reports, std::ostream& err)
   for (auto& report : reports) {
     for (size_t i = 0; i < report.diagnostics.size(); ++i) {
       const rules::Diagnostic& d = report.diagnostics[i];
-      if (d.code != "PTL601" || !d.fix || d.facts.empty()) continue;
+      if (!d.attention || !d.fix) continue;
       std::string why;
-      auto pattern = gpu_check::AttentionPattern::fromFacts(d.facts, &why);
+      auto pattern = gpu_check::AttentionPattern::fromFacts(*d.attention, &why);
       if (!pattern) {
         err << "warning: " << report.display_path << ": --gpu-check: " << why << "\n";
         continue;

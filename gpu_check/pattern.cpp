@@ -98,15 +98,49 @@ bool setField(AttentionPattern& p, std::string_view key, std::string_view value,
 
 }  // namespace
 
-std::optional<AttentionPattern> AttentionPattern::fromFacts(
-    const std::vector<std::pair<std::string, std::string>>& facts, std::string* error) {
+std::optional<AttentionPattern> AttentionPattern::fromFacts(const rules::AttentionFacts& facts,
+                                                           std::string* error) {
+  using Facts = rules::AttentionFacts;
+  auto refuse = [&](std::string why) -> std::optional<AttentionPattern> {
+    if (error) *error = std::move(why);
+    return std::nullopt;
+  };
   AttentionPattern pattern;
-  std::string why;
-  for (const auto& [key, value] : facts) {
-    if (!setField(pattern, key, value, why)) {
-      if (error) *error = why;
-      return std::nullopt;
-    }
+  switch (facts.scale) {
+    case Facts::Scale::Default: pattern.scale = Scale::Default; break;
+    case Facts::Scale::None: pattern.scale = Scale::None; break;
+    case Facts::Scale::Value:
+      if (!std::isfinite(facts.scale_value) || facts.scale_value == 0)
+        return refuse("PTL601 scale " + std::to_string(facts.scale_value) + " is not a usable number");
+      pattern.scale = Scale::Value;
+      pattern.scale_value = facts.scale_value;
+      break;
+    case Facts::Scale::Expression:
+      // Not known statically (`* self.scale`): the fix passes the same expression as `scale=`,
+      // so the rewrite's structure is validated with a representative value.
+      pattern.scale = Scale::Value;
+      pattern.scale_value = kRepresentativeScale;
+      break;
+  }
+  switch (facts.mask) {
+    case Facts::Mask::None: pattern.mask = Mask::None; break;
+    case Facts::Mask::Boolean: pattern.mask = Mask::Boolean; break;
+    case Facts::Mask::Additive: pattern.mask = Mask::Additive; break;
+    case Facts::Mask::Causal: pattern.mask = Mask::Causal; break;
+  }
+  // An nn.Dropout of unknown rate: validation runs in eval mode (dropout off) either way.
+  if (facts.dropout) {
+    if (!(*facts.dropout >= 0 && *facts.dropout < 1))
+      return refuse("PTL601 dropout rate " + std::to_string(*facts.dropout) + " is outside [0, 1)");
+    pattern.dropout = *facts.dropout;
+  }
+  pattern.layout = facts.layout == Facts::Layout::BTD ? Layout::BTD : Layout::BHTD;
+  pattern.softmax_float32 = facts.softmax_float32;
+  switch (facts.dtype) {
+    case Facts::Dtype::Unknown: pattern.dtype = "unknown"; break;
+    case Facts::Dtype::Float32: pattern.dtype = "float32"; break;
+    case Facts::Dtype::Float16: pattern.dtype = "float16"; break;
+    case Facts::Dtype::BFloat16: pattern.dtype = "bfloat16"; break;
   }
   return pattern;
 }

@@ -1,22 +1,12 @@
 // The attention pattern PTL601 recognised, as handed to `ptlint-gpu`, and its wire form.
 // Shared by the `ptlint` side (client.cpp) and the torch side (ptlint_gpu/); no torch here.
 //
-// Built from a PTL601 diagnostic's `facts` (rules/rule.h). The keys, agreed with the rule:
-//   scale          "default" (1/sqrt(D)) | "none" (scale 1.0) | a decimal number | "unknown"
-//                  (an expression the fix moves into `scale=`: validated with a representative value)
-//   mask           "none" | "boolean" (`masked_fill(mask == 0, -inf)` -> `attn_mask=mask != 0`)
-//                  | "additive" (`scores + mask`, float mask) | "causal" (tril -> `is_causal=True`)
-//   causal         "true" also selects the causal mask (older spelling of mask=causal)
-//   dropout        "0", a decimal p, or "module" (an nn.Dropout); validation runs in eval mode,
-//                  so dropout is off
-//   layout         "bhtd" (4-D q/k/v) | "btd" (3-D, bmm)
-//   softmax_dtype  "float32" when the code upcasts before softmax, else ""
-//   dtype          "float32" | "float16" | "bfloat16" | "unknown" (from autocast when known)
-// Unknown keys are ignored (the rule may add facts for other consumers); a known key with a
-// value outside its set makes the pattern unusable, and says why.
+// Built from what PTL601 recognised (rules::AttentionFacts, rules/attention_facts.h).
 #pragma once
 
 #include <nlohmann/json.hpp>
+
+#include "rules/attention_facts.h"
 
 #include <optional>
 #include <string>
@@ -47,9 +37,9 @@ struct AttentionPattern {
   // "drop_causal" (forget is_causal). Never set from facts.
   std::string test_wrong_rewrite;
 
-  // From a PTL601 diagnostic's facts. On a bad value: nullopt, and `*error` says which.
-  static std::optional<AttentionPattern> fromFacts(const std::vector<std::pair<std::string, std::string>>& facts,
-                                                   std::string* error = nullptr);
+  // From what PTL601 recognised. A scale of 0 or not finite, or a dropout rate outside [0, 1),
+  // gives nullopt, and `*error` says which.
+  static std::optional<AttentionPattern> fromFacts(const rules::AttentionFacts& facts, std::string* error = nullptr);
 };
 
 std::string_view scaleName(AttentionPattern::Scale scale);

@@ -15,6 +15,7 @@
 #include "analysis/parse.h"
 #include "analysis/semantic_model.h"
 #include "quickfix/fix.h"
+#include "rules/attention_facts.h"
 #include "rules/settings.h"
 
 namespace ptlint::rules {
@@ -56,9 +57,8 @@ struct Diagnostic {
   Severity severity = Severity::Warning;
   std::optional<quickfix::Fix> fix;
   std::vector<RelatedInfo> related;
-  // Facts the rule recognised, for validators outside the rule (PTL601 hands its attention
-  // pattern to gpu_check: "scale", "mask", "causal", "dropout", "layout", "dtype").
-  std::vector<std::pair<std::string, std::string>> facts;
+  // The attention PTL601 recognised, for validators outside the rule (gpu_check).
+  std::optional<AttentionFacts> attention;
 };
 
 class Context;

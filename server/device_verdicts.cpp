@@ -1,5 +1,7 @@
 #include "server/device_verdicts.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "server/log.h"
@@ -7,9 +9,10 @@
 namespace ptlint::server {
 
 std::string DeviceVerdicts::patternKey(const rules::Diagnostic& d) {
-  std::string key;
-  for (const auto& [k, v] : d.facts) key += k + "=" + v + ";";
-  return key;
+  const rules::AttentionFacts& f = *d.attention;
+  return fmt::format("{}/{}/{}/{}/{}/{}/{}", static_cast<int>(f.scale), f.scale_value, static_cast<int>(f.mask),
+                     f.dropout ? *f.dropout : -1.0, static_cast<int>(f.layout), f.softmax_float32,
+                     static_cast<int>(f.dtype));
 }
 
 void DeviceVerdicts::shutdown() {
@@ -25,7 +28,7 @@ void DeviceVerdicts::shutdown() {
 void DeviceVerdicts::request(const AnalysisResult& result, uint32_t from, uint32_t to) {
 #ifdef PTLINT_SERVER_WITH_GPU_CHECK
   auto offered = [&](const rules::Diagnostic& d) {
-    return !d.facts.empty() && d.fix && !d.fix->edits.empty() &&
+    return d.attention && d.fix && !d.fix->edits.empty() &&
            (d.fix->applicability == quickfix::Applicability::Safe ||
             (d.fix->applicability == quickfix::Applicability::Unsafe && result.settings.unsafe_fixes));
   };
@@ -38,7 +41,7 @@ void DeviceVerdicts::request(const AnalysisResult& result, uint32_t from, uint32
     std::lock_guard lock(mutex_);
     for (const auto& d : result.lint.diagnostics) {
       if (!offered(d)) continue;
-      auto pattern = gpu_check::AttentionPattern::fromFacts(d.facts);
+      auto pattern = gpu_check::AttentionPattern::fromFacts(*d.attention);
       if (!pattern) continue;
       std::string key = patternKey(d);
       if (verdicts_.count(key)) continue;
@@ -101,7 +104,7 @@ void DeviceVerdicts::validationLoop() {
 #endif
 
 bool DeviceVerdicts::verdict(const rules::Diagnostic& d, std::string& note) {
-  if (d.facts.empty()) return true;
+  if (!d.attention) return true;
 #ifdef PTLINT_SERVER_WITH_GPU_CHECK
   std::lock_guard lock(mutex_);
   auto it = verdicts_.find(patternKey(d));

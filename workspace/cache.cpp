@@ -22,7 +22,7 @@ using nlohmann::json;
 namespace ptlint::workspace {
 namespace {
 
-constexpr int kFormat = 1;
+constexpr int kFormat = 2;
 
 std::string settingsFingerprint(const rules::Settings& s) {
   std::string out;
@@ -59,8 +59,36 @@ json toJson(const rules::Diagnostic& d) {
     if (r.path.empty()) j["related"].push_back({r.start, r.end, r.message});
     else j["related"].push_back({r.start, r.end, r.message, r.path, r.line, r.column, r.column_utf16, r.column_bytes});
   }
-  for (const auto& [k, v] : d.facts) j["facts"].push_back({k, v});
+  if (d.attention) {
+    const rules::AttentionFacts& a = *d.attention;
+    j["attention"] = {static_cast<int>(a.scale), a.scale_value,         static_cast<int>(a.mask),
+                      a.dropout ? json(*a.dropout) : json(nullptr), static_cast<int>(a.layout), a.softmax_float32,
+                      static_cast<int>(a.dtype)};
+  }
   return j;
+}
+
+// An enum read back from the cache: a value outside the enum was not written by ptlint.
+template <typename Enum>
+Enum enumFromJson(const json& j, Enum last) {
+  int value = j.get<int>();
+  if (value < 0 || value > static_cast<int>(last)) throw std::runtime_error("enum out of range in cache");
+  return static_cast<Enum>(value);
+}
+
+rules::AttentionFacts attentionFromJson(const json& j) {
+  using Facts = rules::AttentionFacts;
+  if (!j.is_array() || j.size() != 7) throw std::runtime_error("malformed attention facts in cache");
+  Facts a;
+  a.scale = enumFromJson(j.at(0), Facts::Scale::Expression);
+  a.scale_value = j.at(1).get<double>();
+  a.mask = enumFromJson(j.at(2), Facts::Mask::Causal);
+  if (!j.at(3).is_null()) a.dropout = j.at(3).get<double>();
+  else a.dropout.reset();
+  a.layout = enumFromJson(j.at(4), Facts::Layout::BTD);
+  a.softmax_float32 = j.at(5).get<bool>();
+  a.dtype = enumFromJson(j.at(6), Facts::Dtype::BFloat16);
+  return a;
 }
 
 rules::Diagnostic fromJson(const json& j) {
@@ -91,8 +119,7 @@ rules::Diagnostic fromJson(const json& j) {
       }
       d.related.push_back(std::move(info));
     }
-  if (j.contains("facts"))
-    for (const auto& f : j.at("facts")) d.facts.emplace_back(f.at(0).get<std::string>(), f.at(1).get<std::string>());
+  if (j.contains("attention")) d.attention = attentionFromJson(j.at("attention"));
   return d;
 }
 

@@ -162,7 +162,7 @@ struct Pattern {
   TSNode final_node{};  // P · V
   TSNode qk_node{};     // Q · Kᵀ
   TSNode q{}, k{}, v{};
-  std::string layout = "bhtd";
+  AttentionFacts::Layout layout = AttentionFacts::Layout::BHTD;
   int rank = 0;  // of the scores, when known (bmm: 3, transpose(2, 3): 4, einsum)
   std::optional<long long> softmax_dim;
 
@@ -182,7 +182,7 @@ struct Pattern {
   int dropouts = 0;
   std::string dropout_p;  // argument text; empty when none
   TSNode dropout_p_node{};
-  std::string dropout_fact = "0";
+  std::optional<double> dropout_rate = 0.0;  // nullopt: an nn.Dropout of unknown rate
 
   std::vector<const Definition*> consumed;  // assignments the pattern runs through
   bool conditional = false;                 // followed a definition made in another block
@@ -224,12 +224,6 @@ std::optional<double> numberValue(TSNode node, std::string_view source) {
   double value = std::strtod(text.c_str(), &end);
   if (end == text.c_str() || *end != '\0') return std::nullopt;
   return negative ? -value : value;
-}
-
-std::string decimal(double value) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.6g", value);
-  return buffer;
 }
 
 // The text of an expression as an argument: conditional expressions and lambdas get parentheses.
@@ -857,7 +851,7 @@ class Matcher {
       p.dropouts += 1;
       p.dropout_p = std::string(text(function)) + ".p if " + self + ".training else 0.0";
       auto literal = ts_node_is_null(module_rate) ? std::optional<double>(0.5) : numberValue(module_rate, source_);
-      p.dropout_fact = literal ? decimal(*literal) : "module";
+      p.dropout_rate = literal;
       return input;
     } else {
       return {};
@@ -868,7 +862,7 @@ class Matcher {
     std::string rate_text = ts_node_is_null(rate) ? "0.5" : argumentText(rate, source_);
     if (!ts_node_is_null(training) && isFalseLiteral(training)) return input;  // never applied
     p.dropout_p_node = rate;
-    p.dropout_fact = literal ? decimal(*literal) : "module";
+    p.dropout_rate = literal;
     if (ts_node_is_null(training) || isTrueLiteral(training))
       p.dropout_p = rate_text;
     else
@@ -917,7 +911,7 @@ class Matcher {
           p.dropouts += 1;
           p.dropout_p = std::string(text(function)) + "[1].p if " + std::string(text(fieldOf(function, "object"))) +
                         ".training else 0.0";
-          p.dropout_fact = literal ? decimal(*literal) : "module";
+          p.dropout_rate = literal;
         }
       }
       if (!isKind(softmax, "call") || callee(softmax) != "torch.nn.Softmax") return {};
@@ -1494,7 +1488,7 @@ class Matcher {
       if (shape->shared) attempt.no_fix = kSharedAcrossHeads;
       if (shape->rank > 0) {
         attempt.rank = shape->rank;
-        attempt.layout = shape->rank == 3 ? "btd" : "bhtd";
+        attempt.layout = shape->rank == 3 ? AttentionFacts::Layout::BTD : AttentionFacts::Layout::BHTD;
       }
     } else {
       int rank = 0;
@@ -1534,7 +1528,7 @@ class Matcher {
       if (!ts_node_is_null(key_scale)) recordScale(key_scale, key_scale_divides, attempt);
       if (mm->bmm) rank = 3;
       attempt.rank = rank;
-      attempt.layout = rank == 3 ? "btd" : "bhtd";
+      attempt.layout = rank == 3 ? AttentionFacts::Layout::BTD : AttentionFacts::Layout::BHTD;
     }
     // `einsum(..., q * s, k * s)` (guided-diffusion scales both by d^-1/4): both operands keep
     // their scale, and SDPA gets `scale=1.0`.
@@ -1578,7 +1572,8 @@ class Matcher {
 // ---- facts and fix -------------------------------------------------------------------------
 
 struct ScaleInfo {
-  std::string fact = "none";
+  AttentionFacts::Scale kind = AttentionFacts::Scale::None;
+  double value = 1.0;  // for AttentionFacts::Scale::Value
   bool provably_default = false;  // exactly 1/sqrt(q.size(-1))
   bool conventional = false;      // 1/sqrt(<something>): the usual head-dim scale
 };
@@ -1618,11 +1613,12 @@ ScaleInfo classifyScale(const Pattern& p, Matcher& m, std::string_view source, i
   if (p.scales == 0) return info;
   TSNode factor = unparenthesize(use_override ? factor_override : p.scale_factor);
   bool divides = use_override ? divides_override : p.scale_divides;
-  info.fact = "unknown";
+  info.kind = AttentionFacts::Scale::Expression;
   if (depth > 4) return info;
   if (auto value = numberValue(factor, source)) {
     if (*value == 0) return info;
-    info.fact = decimal(divides ? 1.0 / *value : *value);
+    info.kind = AttentionFacts::Scale::Value;
+    info.value = divides ? 1.0 / *value : *value;
     return info;
   }
   auto sqrtArgument = [&](TSNode node) -> TSNode {
@@ -1665,17 +1661,17 @@ ScaleInfo classifyScale(const Pattern& p, Matcher& m, std::string_view source, i
     return info;
   }
   if (ts_node_is_null(dim)) return info;
-  info.fact = "default";
+  info.kind = AttentionFacts::Scale::Default;
   info.conventional = true;
   info.provably_default = isHeadDimOf(dim, p, source);
   return info;
 }
 
-std::string autocastDtype(TSNode node, Context& ctx) {
+AttentionFacts::Dtype autocastDtype(TSNode node, Context& ctx) {
   for (TSNode cur = ts_node_parent(node); !ts_node_is_null(cur); cur = ts_node_parent(cur)) {
     if (isKind(cur, "function_definition") || isKind(cur, "class_definition") || isKind(cur, "lambda")) break;
     if (!isKind(cur, "with_statement")) continue;
-    std::string found;
+    auto found = AttentionFacts::Dtype::Unknown;
     analysis::walkTree(
         cur,
         [&](TSNode n) {
@@ -1695,19 +1691,19 @@ std::string autocastDtype(TSNode node, Context& ctx) {
             if (args.size() > 1) dtype = args[1];
           }
           if (ts_node_is_null(dtype)) {
-            if (cuda) found = "float16";
-            if (cpu) found = "bfloat16";
+            if (cuda) found = AttentionFacts::Dtype::Float16;
+            if (cpu) found = AttentionFacts::Dtype::BFloat16;
             return false;
           }
           auto q = ctx.model().qualifiedName(dtype);
-          if (q && *q == "torch.bfloat16") found = "bfloat16";
-          if (q && (*q == "torch.float16" || *q == "torch.half")) found = "float16";
+          if (q && *q == "torch.bfloat16") found = AttentionFacts::Dtype::BFloat16;
+          if (q && (*q == "torch.float16" || *q == "torch.half")) found = AttentionFacts::Dtype::Float16;
           return false;
         },
         [](TSNode) {});
-    if (!found.empty()) return found;
+    if (found != AttentionFacts::Dtype::Unknown) return found;
   }
-  return "unknown";
+  return AttentionFacts::Dtype::Unknown;
 }
 
 // The statement's whole lines, when nothing else shares them; nullopt otherwise.
@@ -1923,14 +1919,14 @@ std::optional<quickfix::Fix> buildFix(const Pattern& p, const ScaleInfo& scale, 
   return fix;
 }
 
-std::string_view maskName(MaskKind kind) {
+AttentionFacts::Mask factOf(MaskKind kind) {
   switch (kind) {
-    case MaskKind::None: return "none";
-    case MaskKind::Boolean: return "boolean";
-    case MaskKind::Additive: return "additive";
-    case MaskKind::Causal: return "causal";
+    case MaskKind::None: return AttentionFacts::Mask::None;
+    case MaskKind::Boolean: return AttentionFacts::Mask::Boolean;
+    case MaskKind::Additive: return AttentionFacts::Mask::Additive;
+    case MaskKind::Causal: return AttentionFacts::Mask::Causal;
   }
-  return "none";
+  return AttentionFacts::Mask::None;
 }
 
 class HandRolledAttention final : public Rule {
@@ -1999,14 +1995,14 @@ class HandRolledAttention final : public Rule {
     if (!fix && !why.empty() && (p.score_mod.empty() || p.opaque_mod)) message += "; no automatic fix: " + why;
     else if (!fix && !why.empty()) message += "; no automatic fix (SDPA cannot express it)";
     Diagnostic& d = ctx.report(start, endOf(node), message);
-    d.facts = {
-        {"scale", scale.fact},
-        {"mask", std::string(maskName(p.mask))},
-        {"dropout", p.dropouts == 0 ? "0" : p.dropout_fact},
-        {"layout", p.layout},
-        {"softmax_dtype", p.upcast ? "float32" : ""},
-        {"dtype", autocastDtype(node, ctx)},
-    };
+    AttentionFacts& facts = d.attention.emplace();
+    facts.scale = scale.kind;
+    facts.scale_value = scale.value;
+    facts.mask = factOf(p.mask);
+    facts.dropout = p.dropouts == 0 ? std::optional<double>(0.0) : p.dropout_rate;
+    facts.layout = p.layout;
+    facts.softmax_float32 = p.upcast;
+    facts.dtype = autocastDtype(node, ctx);
     d.fix = std::move(fix);
   }
 };

@@ -157,16 +157,16 @@ TEST(CublasWorkspaceConfig, MalformedValuesAreErrors) {
 
 // ---------------------------------------------------------------- PTL601 facts
 
-using Facts = std::vector<std::pair<std::string, std::string>>;
+using Facts = ptlint::rules::AttentionFacts;
 
-TEST(AttentionPatternFacts, ReadsTheAgreedKeys) {
-  auto p = AttentionPattern::fromFacts({{"scale", "0.125"},
-                                        {"mask", "boolean"},
-                                        {"dropout", "0.1"},
-                                        {"layout", "btd"},
-                                        {"softmax_dtype", "float32"},
-                                        {"dtype", "bfloat16"},
-                                        {"something_else", "ignored"}});
+TEST(AttentionPatternFacts, ReadsEveryField) {
+  auto p = AttentionPattern::fromFacts(Facts{.scale = Facts::Scale::Value,
+                                             .scale_value = 0.125,
+                                             .mask = Facts::Mask::Boolean,
+                                             .dropout = 0.1,
+                                             .layout = Facts::Layout::BTD,
+                                             .softmax_float32 = true,
+                                             .dtype = Facts::Dtype::BFloat16});
   ASSERT_TRUE(p);
   EXPECT_EQ(p->scale, AttentionPattern::Scale::Value);
   EXPECT_DOUBLE_EQ(p->scale_value, 0.125);
@@ -178,30 +178,30 @@ TEST(AttentionPatternFacts, ReadsTheAgreedKeys) {
   EXPECT_TRUE(p->test_wrong_rewrite.empty());
 }
 
-TEST(AttentionPatternFacts, DefaultsAndCausalSpellings) {
-  auto plain = AttentionPattern::fromFacts({});
+TEST(AttentionPatternFacts, DefaultsAndExpressionScales) {
+  auto plain = AttentionPattern::fromFacts(Facts{});
   ASSERT_TRUE(plain);
   EXPECT_EQ(plain->scale, AttentionPattern::Scale::Default);
   EXPECT_EQ(plain->mask, AttentionPattern::Mask::None);
   EXPECT_EQ(plain->layout, AttentionPattern::Layout::BHTD);
   EXPECT_EQ(plain->dtype, "unknown");
 
-  EXPECT_EQ(AttentionPattern::fromFacts({{"mask", "causal"}})->mask, AttentionPattern::Mask::Causal);
-  EXPECT_EQ(AttentionPattern::fromFacts({{"causal", "true"}, {"mask", "none"}})->mask, AttentionPattern::Mask::Causal);
-  EXPECT_EQ(AttentionPattern::fromFacts({{"scale", "none"}})->scale, AttentionPattern::Scale::None);
-  auto unknown_scale = AttentionPattern::fromFacts({{"scale", "unknown"}, {"dropout", "module"}});
+  EXPECT_EQ(AttentionPattern::fromFacts(Facts{.mask = Facts::Mask::Causal})->mask, AttentionPattern::Mask::Causal);
+  EXPECT_EQ(AttentionPattern::fromFacts(Facts{.scale = Facts::Scale::None})->scale, AttentionPattern::Scale::None);
+  auto unknown_scale = AttentionPattern::fromFacts(Facts{.scale = Facts::Scale::Expression, .dropout = std::nullopt});
   ASSERT_TRUE(unknown_scale);
   EXPECT_EQ(unknown_scale->scale, AttentionPattern::Scale::Value);
   EXPECT_DOUBLE_EQ(unknown_scale->scale_value, kRepresentativeScale);
   EXPECT_DOUBLE_EQ(unknown_scale->dropout, 0.0);
 }
 
-TEST(AttentionPatternFacts, RejectsValuesOutsideTheirSet) {
-  for (const Facts& facts : {Facts{{"scale", "sqrt"}}, Facts{{"scale", "0"}}, Facts{{"mask", "padding"}},
-                             Facts{{"layout", "bthd"}}, Facts{{"dropout", "1.5"}}, Facts{{"dtype", "float64"}},
-                             Facts{{"softmax_dtype", "float16"}}, Facts{{"mask", "boolean"}, {"causal", "true"}}}) {
+TEST(AttentionPatternFacts, RejectsUnusableNumbers) {
+  for (const Facts& facts : {Facts{.scale = Facts::Scale::Value, .scale_value = 0},
+                             Facts{.scale = Facts::Scale::Value, .scale_value = std::nan("")},
+                             Facts{.scale = Facts::Scale::Value, .scale_value = INFINITY}, Facts{.dropout = 1.5},
+                             Facts{.dropout = -0.1}}) {
     std::string error;
-    EXPECT_FALSE(AttentionPattern::fromFacts(facts, &error)) << facts[0].first;
+    EXPECT_FALSE(AttentionPattern::fromFacts(facts, &error));
     EXPECT_FALSE(error.empty());
   }
 }
@@ -430,14 +430,14 @@ AttentionPattern pattern(const Facts& facts) {
 
 TEST_F(WithWorker, RecognisedPatternsAreEquivalentToTheirRewrite) {
   const std::vector<std::pair<std::string, Facts>> cases = {
-      {"plain", {{"scale", "default"}, {"mask", "none"}}},
-      {"unscaled", {{"scale", "none"}}},
-      {"scaled", {{"scale", "0.3"}}},
-      {"masked", {{"mask", "boolean"}}},
-      {"additive", {{"mask", "additive"}, {"scale", "0.125"}}},
-      {"causal", {{"mask", "causal"}}},
-      {"causal-bmm", {{"causal", "true"}, {"layout", "btd"}}},
-      {"upcast-softmax", {{"softmax_dtype", "float32"}, {"dtype", "bfloat16"}, {"dropout", "0.1"}}},
+      {"plain", Facts{.scale = Facts::Scale::Default, .mask = Facts::Mask::None}},
+      {"unscaled", Facts{.scale = Facts::Scale::None}},
+      {"scaled", Facts{.scale = Facts::Scale::Value, .scale_value = 0.3}},
+      {"masked", Facts{.mask = Facts::Mask::Boolean}},
+      {"additive", Facts{.scale = Facts::Scale::Value, .scale_value = 0.125, .mask = Facts::Mask::Additive}},
+      {"causal", Facts{.mask = Facts::Mask::Causal}},
+      {"causal-bmm", Facts{.mask = Facts::Mask::Causal, .layout = Facts::Layout::BTD}},
+      {"upcast-softmax", Facts{.dropout = 0.1, .softmax_float32 = true, .dtype = Facts::Dtype::BFloat16}},
   };
   std::vector<AttentionPattern> patterns;
   for (const auto& [name, facts] : cases) patterns.push_back(pattern(facts));
@@ -468,11 +468,11 @@ TEST_F(WithWorker, RecognisedPatternsAreEquivalentToTheirRewrite) {
 
 TEST_F(WithWorker, DeliberatelyWrongRewritesAreCaught) {
   const std::vector<std::pair<std::string, Facts>> cases = {
-      {"invert_mask", {{"mask", "boolean"}}},
-      {"invert_mask", {{"mask", "additive"}}},
-      {"drop_causal", {{"mask", "causal"}}},
-      {"drop_scale", {{"scale", "default"}}},
-      {"drop_scale", {{"scale", "0.5"}, {"layout", "btd"}}},
+      {"invert_mask", Facts{.mask = Facts::Mask::Boolean}},
+      {"invert_mask", Facts{.mask = Facts::Mask::Additive}},
+      {"drop_causal", Facts{.mask = Facts::Mask::Causal}},
+      {"drop_scale", Facts{.scale = Facts::Scale::Default}},
+      {"drop_scale", Facts{.scale = Facts::Scale::Value, .scale_value = 0.5, .layout = Facts::Layout::BTD}},
   };
   std::vector<AttentionPattern> patterns;
   for (const auto& [wrong, facts] : cases) {
@@ -496,7 +496,7 @@ TEST_F(WithWorker, DefaultShapeIsTheDocumentedOne) {
   EXPECT_EQ(options.shape, (std::vector<int64_t>{2, 8, 256, 64}));
   options.repeats = 1;
   options.warmup = 0;
-  auto results = validateAttention({pattern({{"mask", "causal"}})}, options);
+  auto results = validateAttention({pattern(Facts{.mask = Facts::Mask::Causal})}, options);
   ASSERT_TRUE(results[0]);
   EXPECT_EQ(results[0]->shape, (std::vector<int64_t>{2, 8, 256, 64}));
   EXPECT_TRUE(results[0]->equivalent) << summarize(*results[0]);

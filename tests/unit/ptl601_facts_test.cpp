@@ -1,5 +1,6 @@
-// PTL601 hands the attention pattern it recognised to gpu_check through Diagnostic::facts; these
-// tests pin the keys and values that gpu_check reads.
+// PTL601 hands the attention pattern it recognised to gpu_check through Diagnostic::attention;
+// these tests pin what it recognised on each form.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <map>
@@ -20,8 +21,26 @@ std::map<std::string, std::string> factsOf(const std::string& source, bool* has_
   EXPECT_EQ(result.diagnostics.size(), 1u) << source;
   if (result.diagnostics.empty()) return {};
   if (has_fix != nullptr) *has_fix = result.diagnostics.front().fix.has_value();
+  // Rendered as short strings so that each test reads as a table of what was recognised.
+  const auto& facts = result.diagnostics.front().attention;
+  EXPECT_TRUE(facts.has_value());
+  if (!facts) return {};
+  using F = rules::AttentionFacts;
+  auto number = [](double value) { return fmt::format("{:.6g}", value); };
   std::map<std::string, std::string> out;
-  for (const auto& [key, value] : result.diagnostics.front().facts) out[key] = value;
+  switch (facts->scale) {
+    case F::Scale::Default: out["scale"] = "default"; break;
+    case F::Scale::None: out["scale"] = "none"; break;
+    case F::Scale::Value: out["scale"] = number(facts->scale_value); break;
+    case F::Scale::Expression: out["scale"] = "unknown"; break;
+  }
+  const char* masks[] = {"none", "boolean", "additive", "causal"};
+  out["mask"] = masks[static_cast<int>(facts->mask)];
+  out["dropout"] = facts->dropout ? number(*facts->dropout) : "module";
+  out["layout"] = facts->layout == F::Layout::BTD ? "btd" : "bhtd";
+  out["softmax_dtype"] = facts->softmax_float32 ? "float32" : "";
+  const char* dtypes[] = {"unknown", "float32", "float16", "bfloat16"};
+  out["dtype"] = dtypes[static_cast<int>(facts->dtype)];
   return out;
 }
 
