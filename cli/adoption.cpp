@@ -59,16 +59,6 @@ std::string joinList(const std::vector<std::string>& items) {
 
 }  // namespace
 
-void dropUnfixable(std::vector<rules::Diagnostic>& diagnostics, const workspace::ResolvedConfig& config) {
-  if (!config.fixable && config.unfixable.empty()) return;
-  // The same specificity rules as select/ignore: the longest matching selector wins.
-  rules::Settings fixable;
-  fixable.select = config.fixable.value_or(std::vector<std::string>{"ALL"});
-  fixable.ignore = config.unfixable;
-  for (auto& d : diagnostics)
-    if (d.fix && !fixable.isEnabled(d.code, true)) d.fix.reset();
-}
-
 std::string addNoqaDirectives(const analysis::ParsedFile& file, const std::vector<rules::Diagnostic>& diagnostics,
                               int& added, int& skipped) {
   std::string_view text = file.text();
@@ -118,7 +108,8 @@ int runAddNoqa(const CheckOptions& options, std::ostream& out, std::ostream& err
   workspace::ConfigResolver resolver(effectiveOverrides(options), options.config);
   auto roots = rootsOf(options);
   auto walk = workspace::collectFiles(roots, resolver, options.force_exclude);
-  bool had_error = !walk.errors.empty();
+  bool had_error = !walk.errors.empty() || !walk.config_errors.empty();
+  for (auto& e : walk.config_errors) err << "error: invalid configuration: " << e << "\n";
   for (auto& e : walk.errors) err << "error: " << e << "\n";
   for (auto& w : walk.warnings) err << "warning: " << w << "\n";
   std::vector<fs::path> allowed;
@@ -201,10 +192,11 @@ int runShowFiles(const CheckOptions& options, std::ostream& out, std::ostream& e
   try {
     workspace::ConfigResolver resolver(effectiveOverrides(options), options.config);
     auto walk = workspace::collectFiles(rootsOf(options), resolver, options.force_exclude);
+    for (auto& e : walk.config_errors) err << "error: invalid configuration: " << e << "\n";
     for (auto& e : walk.errors) err << "error: " << e << "\n";
     for (auto& w : walk.warnings) err << "warning: " << w << "\n";
     for (const auto& file : walk.files) out << file.string() << "\n";
-    return walk.errors.empty() ? 0 : 2;
+    return walk.errors.empty() && walk.config_errors.empty() ? 0 : 2;
   } catch (const workspace::ConfigError& e) {
     err << "error: invalid configuration: " << e.what() << "\n";
     return 2;
@@ -216,6 +208,7 @@ int runShowSettings(const CheckOptions& options, std::ostream& out, std::ostream
     workspace::ConfigResolver resolver(effectiveOverrides(options), options.config);
     auto walk = workspace::collectFiles(rootsOf(options), resolver, options.force_exclude);
     for (auto& e : walk.errors) err << "error: " << e << "\n";
+    for (auto& e : walk.config_errors) err << "error: invalid configuration: " << e << "\n";
     fs::path target = walk.files.empty() ? fs::absolute(rootsOf(options).front()) : walk.files.front();
     workspace::ResolvedConfig config = resolver.forPath(target);
     rules::Settings settings = workspace::settingsForFile(config, target);
@@ -245,7 +238,7 @@ int runShowSettings(const CheckOptions& options, std::ostream& out, std::ostream
     out << "\n# Files\n";
     out << fmt::format("exclude = {}\n", joinList(config.exclude));
     out << fmt::format("respect-gitignore = {}\n", config.respect_gitignore);
-    return walk.errors.empty() ? 0 : 2;
+    return walk.errors.empty() && walk.config_errors.empty() ? 0 : 2;
   } catch (const workspace::ConfigError& e) {
     err << "error: invalid configuration: " << e.what() << "\n";
     return 2;

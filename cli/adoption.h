@@ -10,12 +10,12 @@
 #include "analysis/parse.h"
 #include "cli/check.h"
 #include "rules/rule.h"
+#include "workspace/check_run.h"
 
 namespace ptlint::cli {
 
-// Drops the fixes of codes that --fixable / --unfixable exclude.
-// (the flags replace the configuration's `fixable` / `unfixable`, as in Ruff).
-void dropUnfixable(std::vector<rules::Diagnostic>& diagnostics, const workspace::ResolvedConfig& config);
+// Drops the fixes of codes that --fixable / --unfixable exclude (workspace/check_run.h).
+using workspace::dropUnfixable;
 
 // `text` with a `# noqa: CODE` for every diagnostic on the line where it starts (merged into an
 // existing `# noqa: ...` there). Lines whose end lies inside a string, or that continue with a

@@ -4,24 +4,16 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <iostream>
-#include <iterator>
-#include <memory>
 #include <mutex>
-#include <sstream>
 #include <system_error>
-#include <thread>
 
 #include "cli/adoption.h"
 #include "cli/diff.h"
 #include "cli/file_io.h"
 #include "cli/gpu_validation.h"
 #include "cli/notebook_check.h"
-#include "quickfix/fix_loop.h"
-#include "rules/linter.h"
-#include "workspace/cache.h"
-#include "workspace/project_index.h"
+#include "workspace/engine.h"
 #include "workspace/walk.h"
 
 namespace fs = std::filesystem;
@@ -57,65 +49,184 @@ std::string displayPath(const fs::path& absolute) {
   return escapeControl(shown);
 }
 
-quickfix::Applicability minimumApplicability(const rules::Settings& settings) {
-  return settings.unsafe_fixes ? quickfix::Applicability::Unsafe : quickfix::Applicability::Safe;
-}
-
-// Lints (and with --fix, fixes) one source text whose lone '\r' were made '\n' (`endings` says
-// what it held). `report.text` is the final text, with '\n' line ends.
-// `keep_fix`, when set, decides which fixes may apply (a notebook keeps them inside cells).
-void checkText(FileReport& report, SourceFile source, const rules::Settings& settings,
-               const workspace::ResolvedConfig& config, const CheckOptions& options, LoneCr endings,
-               const FixFilter& keep_fix = {}) {
-  if (endings == LoneCr::Mixed && (options.fix || options.diff)) {
-    // A fixed text could not be given back the file's own mix of line endings.
-    report.notice = "not fixed: the file ends some lines with a lone \\r and others with \\n; "
-                    "give it one kind of line ending to let --fix change it";
-    CheckOptions lint_only = options;
-    lint_only.fix = lint_only.diff = false;
-    return checkText(report, std::move(source), settings, config, lint_only, LoneCr::None, keep_fix);
-  }
-  // A file in which no enabled rule could match is neither parsed nor fixed.
-  std::vector<const rules::Rule*> candidates = rules::rulesThatMayMatch(source.text, settings);
-  if (rules::cannotMatch(source.text, settings, candidates)) {
-    report.text = std::move(source.text);
+// The front end's side of a finished result: the report the output formats read, the diff, and
+// with --fix the file written back (compare-and-swap). Runs on the engine's worker, no lock held.
+void finishReport(FileReport& report, workspace::FileResult& result, const CheckOptions& options,
+                  const std::vector<fs::path>& roots) {
+  report.path = result.path;
+  report.display_path = displayPath(report.path);
+  report.unsafe_fixes = result.unsafe_fixes;
+  if (result.status == workspace::FileStatus::ConfigError) {
+    report.config_error = result.error;
     return;
   }
-  std::string original = source.text;
-  bool want_fix = options.fix || options.diff;
-  size_t initial_findings = 0;
-  if (want_fix) {
-    bool first_pass = true;
-    auto provider = [&](const analysis::ParsedFile& file) {
-      std::vector<quickfix::Fix> fixes;
-      auto lint = rules::lintFile(file, settings);
-      dropUnfixable(lint.diagnostics, config);
-      if (first_pass) initial_findings = lint.diagnostics.size();
-      first_pass = false;
-      for (auto& d : lint.diagnostics)
-        if (d.fix && (!keep_fix || keep_fix(file.text(), *d.fix))) fixes.push_back(std::move(*d.fix));
-      return fixes;
-    };
-    auto outcome = quickfix::fixToFixpoint(std::move(source.text), minimumApplicability(settings), provider);
-    if (outcome.reverted) report.notice = "a fix would have introduced a syntax error; it was not applied";
-    if (outcome.hit_pass_cap) report.notice = "fixes did not converge after " + std::to_string(quickfix::kMaxFixPasses) + " passes";
-    source.text = std::move(outcome.text);
+  if (result.status == workspace::FileStatus::ReadError || result.status == workspace::FileStatus::Cancelled) {
+    report.error = result.error.value_or("not checked");
+    return;
   }
-  auto parsed = analysis::ParsedFile::parse(source.text);
-  // The byte-level tests already ran on this text unless fixes changed it.
-  auto result = want_fix && source.text != original ? rules::lintFile(parsed, settings)
-                                                    : rules::lintFile(parsed, settings, std::move(candidates));
   report.diagnostics = std::move(result.diagnostics);
-  dropUnfixable(report.diagnostics, config);
-  if (want_fix && source.text != original) {
-    // Findings resolved, as Ruff counts them (one fix can resolve several).
-    report.findings_fixed = static_cast<int>(initial_findings > report.diagnostics.size()
-                                                ? initial_findings - report.diagnostics.size() : 0);
-    std::string bom = source.had_bom ? "\xEF\xBB\xBF" : "";
-    if (options.diff) report.diff = unifiedDiff(bom + original, bom + source.text, report.display_path);
+  report.notice = std::move(result.notice);
+  report.findings_fixed = result.findings_fixed;
+  const workspace::Notebook* notebook = result.notebook.get();
+  if (result.status == workspace::FileStatus::Cached) {
+    if (!report.diagnostics.empty()) {
+      report.text = std::move(result.text);
+      report.lines = analysis::LineIndex(report.text);
+      if (notebook) mapCells(report, *notebook);
+    }
+    return;
   }
-  report.text = std::move(source.text);
-  report.lines = analysis::LineIndex(report.text);
+  report.text = std::move(result.text);
+  std::string bom = result.had_bom ? "\xEF\xBB\xBF" : "";
+  bool write = options.fix && !options.diff && result.changed;
+  auto reportAsRead = [&] {
+    // Report against what is on disk: the original text.
+    report.diagnostics = workspace::lintOriginal(result);
+    report.text = std::move(result.original);
+    report.findings_fixed = 0;
+  };
+  if (notebook) {
+    std::string map_error;
+    if (options.diff && result.changed &&
+        !notebookDiff(*notebook, report.text, report.display_path, report.diff, map_error)) {
+      report.diff.clear();
+      report.findings_fixed = 0;
+      report.notice = map_error;
+    }
+    if (write) {
+      auto fixed = workspace::renderNotebook(result.notebook_bytes, *notebook, report.text, map_error);
+      std::string write_error;
+      if (!fixed) write_error = map_error;
+      if (fixed && !writeFileAtomically(report.path, bom + *fixed, bom + result.notebook_bytes, result.identity, roots,
+                                        write_error))
+        fixed.reset();
+      if (!fixed) {
+        if (map_error.empty()) report.error = write_error;
+        else report.notice = map_error;
+        reportAsRead();
+      }
+    }
+    report.lines = analysis::LineIndex(report.text);
+    mapCells(report, *notebook);
+  } else {
+    if (options.diff && result.changed)
+      report.diff = unifiedDiff(bom + result.original, bom + report.text, report.display_path);
+    if (write) {
+      std::string fixed = bom + report.text, on_disk = bom + result.original;
+      if (result.endings == LoneCr::Only) {
+        restoreLoneCr(fixed);
+        restoreLoneCr(on_disk);
+      }
+      std::string write_error;
+      if (!writeFileAtomically(report.path, fixed, on_disk, result.identity, roots, write_error)) {
+        report.error = write_error;
+        reportAsRead();
+      }
+    }
+    report.lines = analysis::LineIndex(report.text);
+  }
+  if (report.diagnostics.empty()) {
+    report.text.clear();
+    report.text.shrink_to_fit();
+    report.lines = {};
+  }
+}
+
+workspace::EngineOptions engineOptions(const CheckOptions& options, bool use_cache) {
+  workspace::EngineOptions engine;
+  engine.overrides = options.overrides;
+  if (options.unsafe_fixes_flag) engine.overrides.unsafe_fixes = true;
+  if (options.no_unsafe_fixes_flag) engine.overrides.unsafe_fixes = false;
+  engine.explicit_config = options.config;
+  engine.fix = options.fix || options.diff;
+  engine.threads = options.threads;
+  // The cache serves plain checks only: fixing always works on the file as it is.
+  if (use_cache && !options.no_cache && !engine.fix) {
+    std::error_code ec;
+    fs::path cwd = fs::current_path(ec);
+    if (!ec) engine.cache_folder = cwd;
+  }
+  return engine;
+}
+
+// `--stdin-filename`: standard input checked as that file. Returns the exit code when done
+// (fix mode prints the fixed text), nullopt to report `reports` as a plain check does.
+std::optional<int> checkStdin(const CheckOptions& options, std::istream& in, std::ostream& out, std::ostream& err,
+                              OutputOptions& output, std::vector<FileReport>& reports) {
+  workspace::Engine engine(engineOptions(options, false));
+  FileReport report;
+  std::error_code ec;
+  report.path = fs::absolute(*options.stdin_filename, ec).lexically_normal();
+  report.display_path = displayPath(report.path);
+  std::string bytes;
+  bool too_large = !readLimited(in, bytes);
+  workspace::FileResult result;
+  if (!too_large) result = engine.check({report.path, bytes, std::nullopt});
+  if (result.status == workspace::FileStatus::ConfigError) {
+    err << "error: invalid configuration: " << *result.error << "\n";
+    if (options.fix) out << bytes;  // never lose the user's text
+    return 2;
+  }
+  if (too_large) {
+    err << fmt::format("error: {}: standard input is too large (more than {} bytes, the limit for every file); "
+                       "nothing was checked\n",
+                       report.display_path, kMaxFileBytes);
+    if (options.fix) {
+      // Never lose the user's text: pass it through unchanged, without holding all of it.
+      out << bytes;
+      char buffer[65536];
+      while (in.read(buffer, sizeof buffer) || in.gcount() > 0) out.write(buffer, in.gcount());
+    }
+    return 2;
+  }
+  output.unsafe_fixes = result.unsafe_fixes;
+  if (result.status != workspace::FileStatus::Checked) {
+    err << fmt::format("error: {}: {}\n", report.display_path, result.error.value_or("not checked"));
+    if (options.fix) out << bytes;  // never lose the user's text
+    return 2;
+  }
+  report.diagnostics = std::move(result.diagnostics);
+  report.notice = std::move(result.notice);
+  report.findings_fixed = result.findings_fixed;
+  report.text = std::move(result.text);
+  std::string bom = result.had_bom ? "\xEF\xBB\xBF" : "";
+  bool print_fixed = options.fix && !options.diff;
+  if (const workspace::Notebook* notebook = result.notebook.get()) {
+    std::string map_error;
+    if (options.diff && result.changed &&
+        !notebookDiff(*notebook, report.text, report.display_path, report.diff, map_error))
+      report.diff.clear();
+    std::optional<std::string> rendered;
+    if (print_fixed && result.changed)
+      rendered = workspace::renderNotebook(result.notebook_bytes, *notebook, report.text, map_error);
+    if (!map_error.empty()) report.notice = map_error;
+    report.lines = analysis::LineIndex(report.text);
+    mapCells(report, *notebook);
+    if (print_fixed) {
+      if (rendered) out << bom << *rendered;
+      else out << bytes;  // unchanged, as it came
+    }
+  } else {
+    if (options.diff && result.changed) report.diff = unifiedDiff(bom + result.original, bom + report.text, report.display_path);
+    report.lines = analysis::LineIndex(report.text);
+    if (print_fixed) {
+      if (result.endings == LoneCr::Mixed) {
+        out << bytes;
+      } else {
+        std::string text = report.text;
+        if (result.endings == LoneCr::Only) restoreLoneCr(text);
+        out << bom << text;
+      }
+    }
+  }
+  if (print_fixed) {
+    // Fix mode on stdin prints the fixed source, diagnostics go to stderr.
+    if (report.notice) err << fmt::format("warning: {}: {}\n", report.display_path, *report.notice);
+    if (!options.quiet) writeDiagnostics(err, {report}, output);
+    return report.diagnostics.empty() || options.exit_zero ? 0 : 1;
+  }
+  reports.push_back(std::move(report));
+  return std::nullopt;
 }
 
 }  // namespace
@@ -124,298 +235,77 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
   if (options.show_files) return runShowFiles(options, out, err);
   if (options.show_settings) return runShowSettings(options, out, err);
   if (options.add_noqa) return runAddNoqa(options, out, err);
-  workspace::Overrides overrides = options.overrides;
-  if (options.unsafe_fixes_flag) overrides.unsafe_fixes = true;
-  if (options.no_unsafe_fixes_flag) overrides.unsafe_fixes = false;
-  workspace::ConfigResolver resolver(overrides, options.config);
   bool had_error = false;
   size_t unchecked = 0;  // paths asked for that could not be checked (walk errors, unreadable files)
 
   OutputOptions output;
   output.format = options.format.value_or(::isatty(STDOUT_FILENO) ? OutputFormat::Full : OutputFormat::Concise);
-  output.unsafe_fixes = overrides.unsafe_fixes.value_or(false);
+  output.unsafe_fixes = options.unsafe_fixes_flag ? true
+                        : options.no_unsafe_fixes_flag ? false
+                                                       : options.overrides.unsafe_fixes.value_or(false);
 
   std::vector<FileReport> reports;
-  std::vector<std::string> walk_warnings;
-  // Cross-file facts, read on demand through the same reader as the checked files.
-  workspace::ProjectIndex project_index([](const fs::path& path) -> std::optional<std::string> {
-    std::string error;
-    auto source = readSourceFile(path, error);
-    if (!source) return std::nullopt;
-    if (workspace::isNotebookPath(path.native())) {
-      auto notebook = workspace::parseNotebook(source->text, error);
-      if (!notebook) return std::nullopt;
-      source->text = notebook->joined;
+  // Invalid configurations, each once: their files are not checked, every other file is.
+  std::vector<std::string> config_errors;
+  auto addConfigError = [&](const std::string& message) {
+    if (std::find(config_errors.begin(), config_errors.end(), message) == config_errors.end())
+      config_errors.push_back(message);
+  };
+  if (options.stdin_filename) {
+    if (auto code = checkStdin(options, in, out, err, output, reports)) return *code;
+  } else {
+    workspace::Engine engine(engineOptions(options, true));
+    std::vector<fs::path> paths = options.paths.empty() ? std::vector<fs::path>{"."} : options.paths;
+    auto walk = workspace::collectFiles(paths, engine.resolver(), options.force_exclude);
+    for (auto& e : walk.errors) {
+      err << "error: " << escapeControl(e) << "\n";
+      had_error = true;
+      ++unchecked;
     }
-    normalizeLoneCr(source->text);
-    return std::optional<std::string>(std::move(source->text));
-  }, kMaxFileBytes);
+    for (auto& e : walk.config_errors) {
+      addConfigError(e);
+      ++unchecked;
+    }
+    for (auto& w : walk.warnings) err << "warning: " << escapeControl(w) << "\n";
+    if (auto problem = engine.cacheProblem()) err << "warning: " << *problem << "\n";
 
-  try {
-    if (options.stdin_filename) {
-      FileReport report;
+    std::vector<fs::path> roots;
+    for (auto& p : paths) {
       std::error_code ec;
-      report.path = fs::absolute(*options.stdin_filename, ec).lexically_normal();
-      report.display_path = displayPath(report.path);
-      workspace::ResolvedConfig config = resolver.forPath(report.path);
-      rules::Settings settings = workspace::settingsForFile(config, report.path);
-      output.unsafe_fixes = settings.unsafe_fixes;
-      std::string bytes;
-      if (!readLimited(in, bytes)) {
-        err << fmt::format("error: {}: standard input is too large (more than {} bytes, the limit for every file); "
-                           "nothing was checked\n",
-                           report.display_path, kMaxFileBytes);
-        if (options.fix) {
-          // Never lose the user's text: pass it through unchanged, without holding all of it.
-          out << bytes;
-          char buffer[65536];
-          while (in.read(buffer, sizeof buffer) || in.gcount() > 0) out.write(buffer, in.gcount());
-        }
-        return 2;
+      roots.push_back(fs::absolute(p, ec).lexically_normal());
+    }
+    if (options.fix && !options.diff) removeStaleTemporaries(walk.files);
+    std::vector<workspace::FileInput> inputs;
+    inputs.reserve(walk.files.size());
+    for (auto& file : walk.files) inputs.push_back({file, std::nullopt, std::nullopt});
+    reports.resize(inputs.size());
+    std::mutex err_mutex;
+    workspace::RunHooks hooks;
+    hooks.on_result = [&](size_t i, workspace::FileResult& result) {
+      try {
+        finishReport(reports[i], result, options, roots);
+      } catch (const std::exception& e) {
+        reports[i].error = e.what();  // memory, on one file: the others go on
       }
-      std::string error;
-      auto source = decodeSource(bytes, error);
-      LoneCr endings = source ? normalizeLoneCr(source->text) : LoneCr::None;
-      if (!source) {
-        err << fmt::format("error: {}: {}\n", report.display_path, error);
-        if (options.fix) out << bytes;  // never lose the user's text
-        return 2;
-      }
-      bool had_bom = source->had_bom;
-      std::optional<workspace::Notebook> notebook;
-      std::string notebook_bytes;
-      if (workspace::isNotebookPath(report.path.native())) {
-        notebook = workspace::parseNotebook(source->text, error);
-        if (!notebook) {
-          err << fmt::format("error: {}: {}\n", report.display_path, error);
-          if (options.fix) out << bytes;  // never lose the user's text
-          return 2;
-        }
-        if (endings != LoneCr::None) endings = LoneCr::Mixed;  // lint only: the JSON is given back as it came
-        notebook_bytes = std::move(source->text);
-        source->text = notebook->joined;
-        normalizeLoneCr(source->text);
-      }
-      std::string joined = notebook ? notebook->joined : std::string();
-      if (rules::asksProject(source->text, settings)) settings.project = project_index.factsFor(report.path);
-      checkText(report, std::move(*source), settings, config, options, endings,
-                notebook ? notebookFixFilter(*notebook) : FixFilter{});
-      if (notebook) {
-        dropCrossCellFixes(report, *notebook);
-        std::string map_error;
-        if (options.diff && report.text != joined &&
-            !notebookDiff(*notebook, report.text, report.display_path, report.diff, map_error))
-          report.diff.clear();
-        std::optional<std::string> rendered;
-        if (options.fix && !options.diff && report.text != joined)
-          rendered = workspace::renderNotebook(notebook_bytes, *notebook, report.text, map_error);
-        if (!map_error.empty()) report.notice = map_error;
-        mapCells(report, *notebook);
-        if (options.fix && !options.diff) {
-          if (rendered) out << (had_bom ? "\xEF\xBB\xBF" : "") << *rendered;
-          else out << bytes;  // unchanged, as it came
-          if (report.notice) err << fmt::format("warning: {}: {}\n", report.display_path, *report.notice);
-          if (!options.quiet) writeDiagnostics(err, {report}, output);
-          return report.diagnostics.empty() || options.exit_zero ? 0 : 1;
-        }
-      }
-      if (options.fix && !options.diff) {
-        // Fix mode on stdin prints the fixed source, diagnostics go to stderr.
-        if (endings == LoneCr::Mixed) {
-          out << bytes;
-        } else {
-          std::string text = report.text;
-          if (endings == LoneCr::Only) restoreLoneCr(text);
-          out << (had_bom ? "\xEF\xBB\xBF" : "") << text;
-        }
-        if (report.notice) err << fmt::format("warning: {}: {}\n", report.display_path, *report.notice);
-        if (!options.quiet) writeDiagnostics(err, {report}, output);
-        return report.diagnostics.empty() || options.exit_zero ? 0 : 1;
-      }
-      reports.push_back(std::move(report));
-    } else {
-      std::vector<fs::path> paths = options.paths.empty() ? std::vector<fs::path>{"."} : options.paths;
-      auto walk = workspace::collectFiles(paths, resolver, options.force_exclude);
-      for (auto& e : walk.errors) {
-        err << "error: " << escapeControl(e) << "\n";
-        had_error = true;
+    };
+    hooks.warn = [&](const std::string& warning) {
+      std::lock_guard lock(err_mutex);
+      err << "warning: " << warning << "\n";
+    };
+    engine.run(inputs, hooks);
+    engine.save();
+    for (auto& r : reports)
+      if (r.config_error) {
+        addConfigError(*r.config_error);
         ++unchecked;
       }
-      walk_warnings = std::move(walk.warnings);
-      for (auto& w : walk_warnings) err << "warning: " << escapeControl(w) << "\n";
-
-      reports.resize(walk.files.size());
-      std::vector<fs::path> roots;
-      for (auto& p : paths) {
-        std::error_code ec;
-        roots.push_back(fs::absolute(p, ec).lexically_normal());
-      }
-      if (options.fix && !options.diff) removeStaleTemporaries(walk.files);
-      unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-      threads = std::min<unsigned>(threads, std::max<size_t>(1, walk.files.size()));
-      // The cache serves plain checks only: fixing always works on the file as it is.
-      std::unique_ptr<workspace::ResultsCache> cache;
-      if (!options.no_cache && !options.fix && !options.diff) {
-        std::error_code ec;
-        fs::path cwd = fs::current_path(ec);
-        if (!ec) {
-          cache = std::make_unique<workspace::ResultsCache>(cwd);
-          if (auto problem = cache->problem())
-            err << "warning: " << *problem << "\n";
-          else
-            project_index.useScanCache(cwd / ".ptlint_cache");
-        }
-      }
-      std::atomic<size_t> next{0};
-      std::atomic<bool> config_failed{false};
-      std::string config_error;
-      std::mutex error_mutex;
-      auto worker = [&] {
-        for (size_t i = next++; i < walk.files.size(); i = next++) {
-          FileReport& report = reports[i];
-          report.path = walk.files[i];
-          report.display_path = displayPath(report.path);
-          try {
-            workspace::ResolvedConfig config = resolver.forPath(report.path);
-            rules::Settings settings = workspace::settingsForFile(config, report.path);
-            report.unsafe_fixes = settings.unsafe_fixes;
-            std::string error;
-            auto source = readSourceFile(report.path, error);
-            if (!source) {
-              report.error = error;
-              continue;
-            }
-            // A notebook: its code cells, joined, are linted as one Python text.
-            std::optional<workspace::Notebook> notebook;
-            std::string notebook_bytes;
-            if (workspace::isNotebookPath(report.path.native())) {
-              notebook = workspace::parseNotebook(source->text, error);
-              if (!notebook) {
-                report.error = error;
-                continue;
-              }
-              notebook_bytes = std::move(source->text);
-              source->text = notebook->joined;
-            }
-            LoneCr endings = normalizeLoneCr(source->text);
-            if (notebook && endings != LoneCr::None) endings = LoneCr::Mixed;  // lint only
-            if (rules::asksProject(source->text, settings)) settings.project = project_index.factsFor(report.path);
-            std::string cache_key;
-            if (cache) {
-              cache_key = workspace::ResultsCache::keyFor(source->text, settings);
-              // The stored findings lost the fixes `fixable` / `unfixable` dropped (a prefix:
-              // the key ends with the content size).
-              if (config.fixable || !config.unfixable.empty()) {
-                std::string selection = "fixable:";
-                for (const auto& code : config.fixable.value_or(std::vector<std::string>{"ALL"})) selection += code + ",";
-                selection += "unfixable:";
-                for (const auto& code : config.unfixable) selection += code + ",";
-                cache_key = selection + "|" + cache_key;
-              }
-              if (auto hit = cache->lookup(report.path, cache_key)) {
-                report.diagnostics = std::move(*hit);
-                dropUnfixable(report.diagnostics, config);
-                if (!report.diagnostics.empty()) {
-                  report.text = std::move(source->text);
-                  report.lines = analysis::LineIndex(report.text);
-                  if (notebook) mapCells(report, *notebook);
-                }
-                continue;
-              }
-            }
-            bool had_bom = source->had_bom;
-            FileIdentity identity = source->identity;
-            std::string original = source->text;
-            checkText(report, std::move(*source), settings, config, options, endings,
-                      notebook ? notebookFixFilter(*notebook) : FixFilter{});
-            if (notebook) dropCrossCellFixes(report, *notebook);
-            if (cache) cache->store(report.path, cache_key, report.diagnostics);
-            if (notebook) {
-              std::string map_error;
-              if (options.diff && report.text != original &&
-                  !notebookDiff(*notebook, report.text, report.display_path, report.diff, map_error)) {
-                report.diff.clear();
-                report.findings_fixed = 0;
-                report.notice = map_error;
-              }
-              if (options.fix && !options.diff && report.text != original) {
-                auto fixed = workspace::renderNotebook(notebook_bytes, *notebook, report.text, map_error);
-                std::string bom = had_bom ? "\xEF\xBB\xBF" : "";
-                std::string write_error;
-                if (!fixed) write_error = map_error;
-                if (fixed && !writeFileAtomically(report.path, bom + *fixed, bom + notebook_bytes, identity, roots,
-                                                  write_error))
-                  fixed.reset();
-                if (!fixed) {
-                  if (map_error.empty()) report.error = write_error;
-                  else report.notice = map_error;
-                  auto parsed = analysis::ParsedFile::parse(original);
-                  report.diagnostics = rules::lintFile(parsed, settings).diagnostics;
-                  report.text = std::move(original);
-                  report.findings_fixed = 0;
-                }
-              }
-              report.lines = analysis::LineIndex(report.text);
-              mapCells(report, *notebook);
-            } else if (options.fix && !options.diff && report.text != original) {
-              std::string bom = had_bom ? "\xEF\xBB\xBF" : "";
-              std::string fixed = bom + report.text, on_disk = bom + original;
-              if (endings == LoneCr::Only) {
-                restoreLoneCr(fixed);
-                restoreLoneCr(on_disk);
-              }
-              std::string write_error;
-              if (!writeFileAtomically(report.path, fixed, on_disk, identity, roots, write_error)) {
-                report.error = write_error;
-                // Report against what is on disk: the original text.
-                auto parsed = analysis::ParsedFile::parse(original);
-                report.diagnostics = rules::lintFile(parsed, settings).diagnostics;
-                report.text = std::move(original);
-                report.lines = analysis::LineIndex(report.text);
-                report.findings_fixed = 0;
-              }
-            }
-            if (report.diagnostics.empty()) {
-              report.text.clear();
-              report.text.shrink_to_fit();
-              report.lines = {};
-            }
-          } catch (const workspace::ConfigError& e) {
-            std::lock_guard lock(error_mutex);
-            if (!config_failed.exchange(true)) config_error = e.what();
-          } catch (const std::exception& e) {
-            // An I/O failure (or memory) on one file: reported against it; the others go on.
-            report.error = e.what();
-          }
-        }
-      };
-      std::vector<std::thread> pool;
-      for (unsigned t = 1; t < threads; ++t) {
-        try {
-          pool.emplace_back(worker);
-        } catch (const std::system_error& e) {
-          // Out of threads (`ulimit -u`, memory): the ones started share the work.
-          err << fmt::format("warning: could start only {} of {} threads ({}); continuing with {}\n", t, threads,
-                             e.what(), t);
-          break;
-        }
-      }
-      worker();
-      for (auto& t : pool) t.join();
-      if (config_failed) throw workspace::ConfigError("", 0, "", config_error);
-      if (cache) {
-        cache->save();
-        project_index.saveScanCache();
-      }
-    }
-  } catch (const workspace::ConfigError& e) {
-    err << "error: invalid configuration: " << e.what() << "\n";
-    return 2;
   }
+  for (const auto& e : config_errors) err << "error: invalid configuration: " << e << "\n";
+  if (!config_errors.empty()) had_error = true;
 
   if (options.gpu_check) validateAttentionFixes(reports, err);
 
-  // Report.
+// Report.
   size_t remaining = 0, fixed = 0, fixable = 0, hidden = 0;
   for (auto& r : reports) {
     if (r.error) {

@@ -1,4 +1,5 @@
-// `ptlint check`: collect files, lint them in parallel, fix, report. Exit codes as README's table gives them.
+// `ptlint check`: options, the walk, the engine (workspace/engine.h) on the files, fixed files written
+// back, output. Exit codes as README's table gives them.
 #pragma once
 
 #include <filesystem>

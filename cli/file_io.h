@@ -1,4 +1,4 @@
-// Reading and writing source files safely: BOM handling, UTF-8 validation, atomic writes.
+// Writing source files safely: atomic compare-and-swap writes, stale temporaries removed.
 #pragma once
 
 #include <sys/types.h>
@@ -9,38 +9,21 @@
 #include <string>
 #include <vector>
 
+#include "workspace/source_reader.h"
+
 namespace ptlint::cli {
 
-// Files above this size are skipped with one clear message (never parsed, never fixed).
-inline constexpr size_t kMaxFileBytes = 16u * 1024 * 1024;
-
-// Which file was read: `--fix` writes only if the file is still this one, with these bytes.
-struct FileIdentity {
-  dev_t device = 0;
-  ino_t inode = 0;
-};
-
-struct SourceFile {
-  std::string text;  // UTF-8, without BOM
-  bool had_bom = false;
-  FileIdentity identity;  // set by readSourceFile
-};
-
-// Reads `path`. On failure returns nullopt and sets `error` to a sentence naming the reason.
-std::optional<SourceFile> readSourceFile(const std::filesystem::path& path, std::string& error);
-std::optional<SourceFile> decodeSource(std::string bytes, std::string& error);
-
-// Python ends a line at "\n", "\r\n" or a lone "\r"; the engine (tree-sitter, rows, rules
-// that look for line starts) knows the first two. `normalizeLoneCr` turns each lone '\r' into
-// '\n' (same length: every offset stays valid) and says what the file held; a file that ended
-// every line with a lone '\r' gets its fixed text back with `restoreLoneCr` ('\n' -> '\r').
-enum class LoneCr { None, Only, Mixed };
-LoneCr normalizeLoneCr(std::string& text);
-void restoreLoneCr(std::string& text);
-
-// Reads standard input up to kMaxFileBytes. Returns nullopt when it holds more, with `bytes`
-// holding what was read so far.
-std::optional<std::string> readLimited(std::istream& in, std::string& bytes);
+// Reading lives in workspace/source_reader.h (one reader for the CLI, the project index and the
+// server); the names stay usable here.
+using workspace::decodeSource;
+using workspace::FileIdentity;
+using workspace::kMaxFileBytes;
+using workspace::LoneCr;
+using workspace::normalizeLoneCr;
+using workspace::readLimited;
+using workspace::readSourceFile;
+using workspace::restoreLoneCr;
+using workspace::SourceFile;
 
 // Replaces `path`, which was read as `original` from the file `identity`, by `bytes`: a
 // compare-and-swap. The new text goes to a temporary sibling (`.NAME.ptlint-XXXXXX`) that gets

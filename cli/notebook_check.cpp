@@ -6,30 +6,8 @@
 
 namespace ptlint::cli {
 
-FixFilter notebookFixFilter(const workspace::Notebook& notebook) {
-  return [&notebook](std::string_view text, const quickfix::Fix& fix) {
-    auto spans = workspace::splitJoined(notebook, text);
-    if (!spans) return false;
-    auto cellOf = [&](uint32_t offset) -> long {
-      for (size_t k = 0; k < spans->size(); ++k)
-        if (offset >= (*spans)[k].begin && offset <= (*spans)[k].end) return static_cast<long>(k);
-      return -1;
-    };
-    long cell = -1;
-    for (const auto& edit : fix.edits) {
-      if (edit.content.find(workspace::kCellSeparator) != std::string::npos) return false;
-      long a = cellOf(edit.start), b = cellOf(edit.end);
-      if (a < 0 || a != b || (cell >= 0 && a != cell)) return false;
-      cell = a;
-    }
-    return true;
-  };
-}
-
 void dropCrossCellFixes(FileReport& report, const workspace::Notebook& notebook) {
-  FixFilter keep = notebookFixFilter(notebook);
-  for (auto& d : report.diagnostics)
-    if (d.fix && !keep(report.text, *d.fix)) d.fix.reset();
+  workspace::dropCrossCellFixes(report.diagnostics, report.text, notebook);
 }
 
 void mapCells(FileReport& report, const workspace::Notebook& notebook) {

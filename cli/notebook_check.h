@@ -8,13 +8,14 @@
 
 #include "cli/report.h"
 #include "quickfix/fix.h"
+#include "workspace/check_run.h"
 #include "workspace/notebook.h"
 
 namespace ptlint::cli {
 
 // Fixes whose edits stay within one cell of a joined text (none touches a separator line).
-using FixFilter = std::function<bool(std::string_view text, const quickfix::Fix& fix)>;
-FixFilter notebookFixFilter(const workspace::Notebook& notebook);
+using workspace::FixFilter;
+using workspace::notebookFixFilter;
 
 // Removes from `report.diagnostics` (on the joined text in `report.text`) the fixes that would
 // edit more than one cell: they are never applied, so they are not offered.

@@ -25,6 +25,7 @@ struct FileReport {
   int findings_fixed = 0;           // findings the fixes resolved (one fix may resolve several)
   std::string diff;                        // --diff output
   std::optional<std::string> error;        // I/O or encoding problem: exit 2
+  std::optional<std::string> config_error;  // its configuration is invalid: not checked, exit 2
   std::optional<std::string> notice;       // e.g. "fix reverted: it would add a syntax error"
   // A notebook: where each code cell starts in `text` (0-based row, 1-based cell number among
   // all cells), ascending. Rows shown are then counted within the cell.

@@ -256,6 +256,7 @@ ResultsCache::ResultsCache(fs::path folder) : dir_(std::move(folder) / ".ptlint_
           e.diagnostics.push_back(fromJson(d));
           valid = valid && validDiagnostic(e.diagnostics.back(), *size);
         }
+        if (entry.contains("depends")) e.dependencies = entry.at("depends").get<std::vector<std::string>>();
         if (valid) entries_.emplace(path, std::move(e));
       } catch (const std::exception&) {
       }
@@ -272,13 +273,16 @@ std::optional<std::vector<rules::Diagnostic>> ResultsCache::lookup(const fs::pat
   return it->second.diagnostics;
 }
 
-void ResultsCache::store(const fs::path& path, const std::string& key, const std::vector<rules::Diagnostic>& diagnostics) {
+void ResultsCache::store(const fs::path& path, const std::string& key, const std::vector<rules::Diagnostic>& diagnostics,
+                         const std::vector<fs::path>& dependencies) {
   std::lock_guard lock(mutex_);
   if (disabled_) return;
   Entry& e = entries_[path.string()];
   if (e.key == key) return;
   e.key = key;
   e.diagnostics = diagnostics;
+  e.dependencies.clear();
+  for (const auto& d : dependencies) e.dependencies.push_back(d.string());
   dirty_ = true;
 }
 
@@ -311,6 +315,7 @@ bool ResultsCache::save() {
     json diags = json::array();
     for (const auto& d : e.diagnostics) diags.push_back(toJson(d));
     entries[path] = {{"key", e.key}, {"diagnostics", diags}};
+    if (!e.dependencies.empty()) entries[path]["depends"] = e.dependencies;
   }
   json doc = {{"format", kFormat}, {"build", buildIdentity()}, {"entries", entries}};
   std::string bytes = doc.dump(-1, ' ', false, json::error_handler_t::replace);

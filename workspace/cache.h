@@ -1,6 +1,7 @@
 // The results cache (`.ptlint_cache/` in the working folder): re-checking an unchanged tree is
 // near-instant. Entries are keyed by the ptlint build, the file's resolved settings and its
-// content; a corrupt, foreign or stale cache is ignored, never trusted: an entry whose ranges are
+// content, and by the digest of the facts other files of the project gave the file (so a warm
+// run re-lints a file whose dependencies changed what they say about it); a corrupt, foreign or stale cache is ignored, never trusted: an entry whose ranges are
 // not ordered or not inside a file of the size its key records, or whose code is unknown, is a
 // miss. Written atomically. Nothing in it is ever reached through a symlink (`O_NOFOLLOW`,
 // `*at` calls on the folder's descriptor): when `.ptlint_cache` or one of its entries is a
@@ -35,7 +36,10 @@ class ResultsCache {
 
   // Cached diagnostics for `path` if its key matches.
   std::optional<std::vector<rules::Diagnostic>> lookup(const std::filesystem::path& path, const std::string& key) const;
-  void store(const std::filesystem::path& path, const std::string& key, const std::vector<rules::Diagnostic>& diagnostics);
+  // `dependencies`: the other files whose facts the result depends on (recorded with it; the
+  // key already holds the digest of those facts).
+  void store(const std::filesystem::path& path, const std::string& key, const std::vector<rules::Diagnostic>& diagnostics,
+             const std::vector<std::filesystem::path>& dependencies = {});
 
   // Writes the cache if anything changed. Failure to write is not an error (returns false).
   bool save();
@@ -44,6 +48,7 @@ class ResultsCache {
   struct Entry {
     std::string key;
     std::vector<rules::Diagnostic> diagnostics;
+    std::vector<std::string> dependencies;
   };
   void disable(std::string why);
   bool openFolder();

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 
 namespace fs = std::filesystem;
@@ -121,6 +122,18 @@ WalkResult collectFiles(const std::vector<fs::path>& roots, ConfigResolver& reso
     return found;
   };
 
+  // A folder whose configuration is invalid is reported (once per message) and not walked; the
+  // other folders still are.
+  auto configOf = [&](const fs::path& path) -> std::optional<ResolvedConfig> {
+    try {
+      return resolver.forPath(path);
+    } catch (const ConfigError& e) {
+      std::string message = e.what();
+      if (std::find(result.config_errors.begin(), result.config_errors.end(), message) == result.config_errors.end())
+        result.config_errors.push_back(std::move(message));
+      return std::nullopt;
+    }
+  };
   for (const fs::path& root_arg : roots) {
     std::error_code ec;
     fs::path root = fs::absolute(root_arg, ec).lexically_normal();
@@ -137,17 +150,20 @@ WalkResult collectFiles(const std::vector<fs::path>& roots, ConfigResolver& reso
         continue;
       }
       if (force_exclude) {
-        ResolvedConfig config = resolver.forPath(root);
-        if (isExcluded(config, root) ||
-            (config.respect_gitignore && inside_work_tree(root.parent_path()) && oracle().isIgnored(root, false)))
+        // An invalid configuration is the engine's to report, against the file.
+        auto config = configOf(root);
+        if (config && (isExcluded(*config, root) || (config->respect_gitignore &&
+                                                     inside_work_tree(root.parent_path()) &&
+                                                     oracle().isIgnored(root, false))))
           continue;
       }
       seen_files.insert(root);
       continue;
     }
     if (force_exclude) {
-      ResolvedConfig config = resolver.forPath(root);
-      if (isExcluded(config, root)) continue;
+      auto config = configOf(root);
+      if (!config) continue;
+      if (isExcluded(*config, root)) continue;
     }
     // Iterative walk; symlinked folders are not followed.
     std::vector<fs::path> stack{root};
@@ -162,7 +178,9 @@ WalkResult collectFiles(const std::vector<fs::path>& roots, ConfigResolver& reso
         result.errors.push_back(dir.string() + ": cannot read folder (" + ec.message() + ")");
         continue;
       }
-      ResolvedConfig config = resolver.forPath(dir);
+      auto resolved = configOf(dir);
+      if (!resolved) continue;  // not walked: its configuration is invalid (reported once)
+      const ResolvedConfig& config = *resolved;
       bool ask_git = config.respect_gitignore && inside_work_tree(dir);
       std::vector<fs::path> subdirs;
       for (; it != fs::directory_iterator(); it.increment(ec)) {

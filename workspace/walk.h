@@ -16,6 +16,7 @@ struct WalkResult {
   std::vector<std::filesystem::path> files;  // sorted, unique
   std::vector<std::string> errors;           // "path: reason": a missing path, an unreadable folder (exit 2)
   std::vector<std::string> warnings;         // reported once each, exit code unchanged
+  std::vector<std::string> config_errors;    // invalid configurations: their folders were not walked (exit 2)
 };
 
 WalkResult collectFiles(const std::vector<std::filesystem::path>& roots, ConfigResolver& resolver, bool force_exclude);

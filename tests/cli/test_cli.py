@@ -177,6 +177,31 @@ class Config(Workdir):
         self.assertIn("pyproject.toml:2", err)
         self.assertIn("torch-version", err)
 
+    def test_invalid_config_in_one_folder_hides_nothing_elsewhere(self):
+        self.write("a/x.py", AMP_SOURCE)
+        self.write("b/ptlint.toml", 'select = ["PTL1"]\nbogus = 1\n')
+        self.write("b/y.py", AMP_SOURCE)
+        self.write("c/ptlint.toml", "bogus = 2\n")
+        self.write("c/z.py", AMP_SOURCE)
+        code, out, err = self.check("--output-format", "concise", ".")
+        self.assertEqual(code, 2, err)
+        # The other files are still linted and reported; each invalid configuration is named once.
+        self.assertIn(os.path.join("a", "x.py") + ":3:6: PTL101", out)
+        self.assertNotIn("y.py", out)
+        self.assertEqual(err.count("invalid configuration"), 2, err)
+        self.assertIn(os.path.join("b", "ptlint.toml") + ":2", err)
+        self.assertIn(os.path.join("c", "ptlint.toml") + ":1", err)
+        # Named explicitly, a file under the invalid configuration is not checked, the others are.
+        code, out, err = self.check("--output-format", "concise", "b/y.py", "a/x.py")
+        self.assertEqual(code, 2, err)
+        self.assertIn("x.py:3:6: PTL101", out)
+        self.assertEqual(err.count("invalid configuration"), 1, err)
+        self.assertNotIn("All checks passed", out)
+        # Even with nothing else to report, the run does not pass.
+        code, out, err = self.check("b")
+        self.assertEqual(code, 2, err)
+        self.assertNotIn("All checks passed", out)
+
     def test_nearest_config_wins(self):
         self.write("pyproject.toml", '[tool.ptlint]\nignore = ["PTL101"]\n')
         self.write("sub/ptlint.toml", 'select = ["PTL101"]\n')
@@ -403,6 +428,40 @@ class Project(Workdir):
         self.write("train.py", train.replace("model = model", "model = torch.compile(model)"))
         code, out, _ = self.check("--output-format", "concise", ".")
         self.assertIn("model.py:19:36: PTL501", out)
+
+    def test_warm_run_relints_the_edited_file_and_its_dependents_only(self):
+        self.write("other.py", AMP_SOURCE)
+        self.check(".")
+        results = os.path.join(self.dir, ".ptlint_cache", "results.json")
+        with open(results) as f:
+            doc = json.load(f)
+        entry = lambda name: doc["entries"][os.path.realpath(os.path.join(self.dir, name))]
+        # model.py's result records where its findings come from.
+        self.assertEqual(entry("model.py")["depends"], [os.path.realpath(os.path.join(self.dir, "train.py"))])
+        self.assertNotIn("depends", entry("other.py"))
+        # Marked entries show which results a warm run takes from the cache.
+        for name in ("model.py", "other.py"):
+            for d in entry(name)["diagnostics"]:
+                d["message"] = "cached: " + d["message"]
+        with open(results, "w") as f:
+            json.dump(doc, f)
+        train = self.read("train.py")
+        # An edit of train.py that changes nothing it tells model.py: both results stay cached.
+        self.write("train.py", train + "# a comment\n")
+        _, out, _ = self.check("--output-format", "concise", ".")
+        self.assertIn("model.py:19:36: PTL501 cached: ", out)
+        self.assertIn("other.py:3:6: PTL101 [*] cached: ", out)
+        # train.py stops compiling: model.py (which depends on it) is re-linted, other.py is not.
+        self.write("train.py", train.replace("model = torch.compile(model)", "model = model"))
+        _, out, _ = self.check("--output-format", "concise", ".")
+        self.assertNotIn("PTL501", out)
+        self.assertIn("other.py:3:6: PTL101 [*] cached: ", out)
+        # And back: the finding returns, freshly linted.
+        self.write("train.py", train)
+        _, out, _ = self.check("--output-format", "concise", ".")
+        self.assertIn("model.py:19:36: PTL501", out)
+        self.assertNotIn("PTL501 cached", out)
+        self.assertIn("other.py:3:6: PTL101 [*] cached: ", out)
 
     def test_a_notebook_that_compiles_the_model_counts(self):
         # The training loop lives in a notebook: it compiles GPT from model.py.

@@ -1,0 +1,183 @@
+#include "workspace/engine.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+#include <system_error>
+#include <thread>
+
+#include "analysis/module_summary.h"
+#include "rules/linter.h"
+#include "workspace/cache.h"
+#include "workspace/check_run.h"
+#include "workspace/project_index.h"
+
+namespace fs = std::filesystem;
+
+namespace ptlint::workspace {
+namespace {
+
+// Cross-file facts are read through the same reader as the checked files.
+std::optional<std::string> readForIndex(const fs::path& path) {
+  std::string error;
+  auto source = readLintSource(path, error);
+  if (!source) return std::nullopt;
+  return std::optional<std::string>(std::move(source->text));
+}
+
+// The stored findings lost the fixes `fixable` / `unfixable` dropped: the selection is part of
+// the key (a prefix: the key ends with the content size).
+std::string cacheKey(const std::string& text, const rules::Settings& settings, const ResolvedConfig& config) {
+  std::string key = ResultsCache::keyFor(text, settings);
+  if (!config.fixable && config.unfixable.empty()) return key;
+  std::string selection = "fixable:";
+  for (const auto& code : config.fixable.value_or(std::vector<std::string>{"ALL"})) selection += code + ",";
+  selection += "unfixable:";
+  for (const auto& code : config.unfixable) selection += code + ",";
+  return selection + "|" + key;
+}
+
+std::vector<fs::path> dependenciesOf(const analysis::ProjectFacts* facts, const fs::path& self) {
+  std::set<fs::path> paths;
+  if (facts)
+    for (const auto& root : facts->compiled)
+      for (const auto& note : root.trail)
+        if (!note.path.empty() && fs::path(note.path) != self) paths.insert(note.path);
+  return {paths.begin(), paths.end()};
+}
+
+}  // namespace
+
+Engine::Engine(EngineOptions options)
+    : options_(std::move(options)),
+      resolver_(options_.overrides, options_.explicit_config),
+      project_(std::make_unique<ProjectIndex>(readForIndex, kMaxFileBytes)) {
+  if (options_.cache_folder && !options_.fix) {
+    cache_ = std::make_unique<ResultsCache>(*options_.cache_folder);
+    if (!cache_->problem()) project_->useScanCache(*options_.cache_folder / ".ptlint_cache");
+  }
+}
+
+Engine::~Engine() = default;
+
+std::optional<std::string> Engine::cacheProblem() const {
+  return cache_ ? cache_->problem() : std::nullopt;
+}
+
+ResolvedConfig Engine::configFor(const fs::path& path) {
+  return options_.resolve ? options_.resolve(path) : resolver_.forPath(path);
+}
+
+FileResult Engine::check(const FileInput& input, const CancellationToken& cancel) {
+  FileResult result;
+  result.path = input.path;
+  result.version = input.version;
+  if (cancel.cancelled()) return result;
+  try {
+    auto config = std::make_shared<const ResolvedConfig>(configFor(input.path));
+    result.config = config;
+    result.settings = settingsForFile(*config, input.path);
+  } catch (const ConfigError& e) {
+    result.status = FileStatus::ConfigError;
+    result.error = e.what();
+    return result;
+  }
+  rules::Settings& settings = result.settings;
+  result.unsafe_fixes = settings.unsafe_fixes;
+  std::string error;
+  auto source = input.content ? prepareSource(input.path, *input.content, error) : readLintSource(input.path, error);
+  if (!source) {
+    result.status = FileStatus::ReadError;
+    result.error = error;
+    return result;
+  }
+  result.had_bom = source->had_bom;
+  result.identity = source->identity;
+  result.endings = source->endings;
+  if (source->notebook) result.notebook = std::make_shared<const Notebook>(std::move(*source->notebook));
+  if (rules::asksProject(source->text, settings)) {
+    settings.project = project_->factsFor(input.path);
+    result.dependencies = dependenciesOf(settings.project.get(), input.path);
+  }
+  // Buffers are not what the cache describes (it is keyed by path): only files on disk use it.
+  bool use_cache = cache_ && !input.content;
+  std::string key;
+  if (use_cache) {
+    key = cacheKey(source->text, settings, *result.config);
+    if (auto hit = cache_->lookup(input.path, key)) {
+      result.status = FileStatus::Cached;
+      result.diagnostics = std::move(*hit);
+      dropUnfixable(result.diagnostics, *result.config);
+      result.text = std::move(source->text);
+      return result;
+    }
+  }
+  if (options_.fix) {
+    result.original = source->text;
+    if (result.notebook) result.notebook_bytes = std::move(source->notebook_bytes);
+  }
+  LintOutcome outcome = lintText(std::move(source->text), settings, *result.config, options_.fix, result.endings,
+                                 result.notebook.get());
+  result.status = FileStatus::Checked;
+  result.diagnostics = std::move(outcome.diagnostics);
+  result.text = std::move(outcome.text);
+  result.changed = outcome.changed;
+  result.findings_fixed = outcome.findings_fixed;
+  result.notice = std::move(outcome.notice);
+  if (use_cache) cache_->store(input.path, key, result.diagnostics, result.dependencies);
+  return result;
+}
+
+std::vector<FileResult> Engine::run(const std::vector<FileInput>& inputs, const RunHooks& hooks) {
+  std::vector<FileResult> results(inputs.size());
+  unsigned threads = options_.threads ? options_.threads : std::max(1u, std::thread::hardware_concurrency());
+  threads = std::min<unsigned>(threads, static_cast<unsigned>(std::max<size_t>(1, inputs.size())));
+  std::atomic<size_t> next{0}, finished{0};
+  auto worker = [&] {
+    for (size_t i = next++; i < inputs.size(); i = next++) {
+      FileResult& result = results[i];
+      try {
+        result = check(inputs[i], hooks.cancel);
+      } catch (const std::exception& e) {
+        // An I/O failure (or memory) on one file: reported against it; the others go on.
+        result = FileResult{};
+        result.path = inputs[i].path;
+        result.version = inputs[i].version;
+        result.status = FileStatus::ReadError;
+        result.error = e.what();
+      }
+      if (hooks.on_result && result.status != FileStatus::Cancelled) hooks.on_result(i, result);
+      size_t done = ++finished;
+      if (hooks.progress) hooks.progress(done, inputs.size());
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) {
+    try {
+      pool.emplace_back(worker);
+    } catch (const std::system_error& e) {
+      // Out of threads (`ulimit -u`, memory): the ones started share the work.
+      if (hooks.warn)
+        hooks.warn(fmt::format("could start only {} of {} threads ({}); continuing with {}", t, threads, e.what(), t));
+      break;
+    }
+  }
+  worker();
+  for (auto& t : pool) t.join();
+  return results;
+}
+
+void Engine::save() {
+  if (!cache_) return;
+  cache_->save();
+  project_->saveScanCache();
+}
+
+std::vector<rules::Diagnostic> lintOriginal(const FileResult& result) {
+  static const ResolvedConfig kDefaults;
+  return lintAsIs(result.original, result.settings, result.config ? *result.config : kDefaults,
+                  result.notebook.get());
+}
+
+}  // namespace ptlint::workspace
