@@ -41,11 +41,10 @@ std::vector<TextEdit> toTextEdits(std::string_view text, const LineTable& lines,
   return out;
 }
 
-Diagnostic toLspDiagnostic(const rules::Diagnostic& d, const DocumentSnapshot& snap, PositionEncoding encoding,
-                           bool related) {
+Diagnostic toLspDiagnostic(const rules::Diagnostic& d, const std::string& uri, std::string_view text,
+                           const LineTable& lines, PositionEncoding encoding, bool related) {
   Diagnostic out;
-  std::string_view text = snap.text();
-  out.range = toRange(text, snap.lines, d.start, d.end, encoding);
+  out.range = toRange(text, lines, d.start, d.end, encoding);
   out.severity = toLspSeverity(d.severity);
   out.code = std::string(d.code);
   out.codeDescriptionHref = rules::ruleDocsUrl(d.code);
@@ -55,7 +54,7 @@ Diagnostic toLspDiagnostic(const rules::Diagnostic& d, const DocumentSnapshot& s
   if (related) {
     for (const auto& r : d.related) {
       if (r.path.empty()) {
-        out.relatedInformation.push_back({{snap.uri, toRange(text, snap.lines, r.start, r.end, encoding)}, r.message});
+        out.relatedInformation.push_back({{uri, toRange(text, lines, r.start, r.end, encoding)}, r.message});
         continue;
       }
       // Another file (a compile site elsewhere): its position comes precomputed; the range is
@@ -66,7 +65,7 @@ Diagnostic toLspDiagnostic(const rules::Diagnostic& d, const DocumentSnapshot& s
   }
   if (d.fix)
     out.fix = DiagnosticFixData{std::string(quickfix::applicabilityName(d.fix->applicability)), d.fix->message,
-                                toTextEdits(text, snap.lines, d.fix->edits, encoding)};
+                                toTextEdits(text, lines, d.fix->edits, encoding)};
   return out;
 }
 

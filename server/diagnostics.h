@@ -20,8 +20,13 @@ Range toRange(std::string_view text, const LineTable& lines, uint32_t start, uin
 std::vector<TextEdit> toTextEdits(std::string_view text, const LineTable& lines,
                                   const std::vector<quickfix::Edit>& edits, PositionEncoding encoding);
 
-// One finding of `snap`. `related`: the client reads relatedInformation.
-Diagnostic toLspDiagnostic(const rules::Diagnostic& d, const DocumentSnapshot& snap, PositionEncoding encoding,
-                           bool related);
+// One finding of the document `uri` whose text is `text`. `related`: the client reads
+// relatedInformation.
+Diagnostic toLspDiagnostic(const rules::Diagnostic& d, const std::string& uri, std::string_view text,
+                           const LineTable& lines, PositionEncoding encoding, bool related);
+inline Diagnostic toLspDiagnostic(const rules::Diagnostic& d, const DocumentSnapshot& snap, PositionEncoding encoding,
+                                  bool related) {
+  return toLspDiagnostic(d, snap.uri, snap.text(), snap.lines, encoding, related);
+}
 
 }  // namespace ptlint::server

@@ -42,6 +42,7 @@ class DocumentAnalyzer {
     related_ = related_information;
   }
   PositionEncoding encoding() const { return encoding_; }
+  bool relatedInformation() const { return related_; }
 
   // The analysis of `snap`. `previous` (the document's last result) is returned unchanged when
   // the text, the settings generation and what the project says about the file are all the same

@@ -59,7 +59,7 @@ class LspServer {
             [this](const std::string& uri, uint64_t seq, const ResultPtr& result) { sync_.publish(uri, seq, result); },
             [this] { return settings_.generation(); }, std::max(2u, std::min(4u, std::thread::hardware_concurrency()))),
         sync_(docs_, notebooks_, scheduler_, outbox_, dispatcher_, projects_),
-        workspace_(docs_, analyzer_) {
+        workspace_(docs_, settings_, analyzer_, [this](const fs::path& p) { return projects_.bufferText(p); }) {
     bindHandlers();
   }
   ~LspServer() {
@@ -269,7 +269,7 @@ class LspServer {
   }
 
   void onWorkspaceDiagnostic(const WorkspaceDiagnosticParams& params, Reply<WorkspaceDiagnosticReport> reply) {
-    WorkspaceDiagnostics::Pass pass{settings_.folders(), settings_.walkResolver(), {}, settings_.generation(), 0};
+    WorkspaceDiagnostics::Pass pass{settings_.folders(), settings_.walkResolver(), {}, settings_.generation()};
     for (const auto& p : params.previousResultIds) pass.previous[p.uri] = p.value;
     std::optional<json> token = params.workDoneToken;
     if (token) dispatcher_.trackProgress(*token, reply.key());
@@ -280,8 +280,7 @@ class LspServer {
         token);
     progress->begin("ptlint: checking the workspace");
     scheduler_.run(Pool::Heavy, reply, [this, pass = std::move(pass), reply, progress]() mutable {
-      projects_.refreshAll();  // files on disk may have changed without the editor
-      pass.project_epoch = projects_.epoch();
+      projects_.refreshAll();  // the open documents' facts: files may have changed on disk
       auto report = workspace_.run(pass, [&] { return reply.cancelled() || scheduler_.shuttingDown(); }, *progress);
       if (!report) return;  // progress ends as "cancelled"
       progress->end(std::to_string(report->items.size()) + " files checked");

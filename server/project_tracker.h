@@ -55,6 +55,9 @@ class ProjectTracker {
   // files on disk may have changed without the editor). Calls `Relinked` as the thread does.
   void refreshAll();
 
+  // An open buffer's text by path (what the index reads before disk); nullopt when not open.
+  std::optional<std::string> bufferText(const std::filesystem::path& path) const { return overlay(path); }
+
   // Bumped by every link that changed some file's facts: results of files on disk computed
   // under an older value are stale.
   uint64_t epoch() const { return epoch_; }

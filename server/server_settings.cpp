@@ -231,6 +231,18 @@ rules::Settings ServerSettings::settingsFor(const std::string& uri) {
   return fallback;
 }
 
+workspace::ResolvedConfig ServerSettings::resolvedConfigFor(const fs::path& path) {
+  std::shared_ptr<workspace::ConfigResolver> resolver;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = resolvers_.find(folderKeyLocked(path));
+    if (it == resolvers_.end()) it = resolvers_.find("");
+    if (it != resolvers_.end()) resolver = it->second;
+  }
+  if (!resolver) resolver = std::make_shared<workspace::ConfigResolver>(overridesFor({}), std::nullopt);
+  return resolver->forPath(path);  // no lock of ours held while config files are read
+}
+
 bool ServerSettings::gpuCheckFor(const std::string& uri) const {
   std::lock_guard lock(mutex_);
   return effectiveLocked(keyForLocked(uri)).gpuCheck.value_or(false);

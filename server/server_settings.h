@@ -50,6 +50,9 @@ class ServerSettings {
   // Settings for one document: its config file (nearest above it) merged with editor settings.
   // A broken config file is shown (once) and the editor settings alone apply.
   rules::Settings settingsFor(const std::string& uri);
+  // The configuration of a file as the engine resolves it: its folder's resolver (editor
+  // settings, nearest config file). Throws workspace::ConfigError for a broken config file.
+  workspace::ResolvedConfig resolvedConfigFor(const std::filesystem::path& path);
   bool gpuCheckFor(const std::string& uri) const;
   std::vector<Folder> folders() const;
   // The resolver for files outside every folder (the workspace walk's excludes).

@@ -1,7 +1,11 @@
 // `workspace/diagnostic`: every `*.py`/`*.pyi` of the workspace folders (the CLI's walk:
-// `.gitignore`, `exclude`; notebooks on disk have no cell URIs to report under), open documents
-// at their editor version, files on disk by their content (`unchanged` when the client's
-// previous result id still matches). Runs on the heavy pool; stops when `cancelled()`.
+// `.gitignore`, `exclude`; notebooks on disk have no cell URIs to report under) and the open
+// documents inside them, checked by the engine `ptlint check` runs (workspace/engine.h: one
+// reader, settings per file, the project index, lint). Open documents are checked as the editor
+// has them (and their buffers win over disk for cross-file facts); a file whose text, settings
+// and cross-file facts are unchanged is reported `unchanged` to a client that sends its
+// previous result id. A broken config file fails only the files under it. Runs on the heavy
+// pool; stops when `cancelled()`.
 #pragma once
 
 #include <filesystem>
@@ -18,20 +22,23 @@
 
 namespace ptlint::server {
 
-// A file's text for linting: regular files of sane size only (a FIFO would block forever and
-// /dev/zero never ends), the UTF-8 BOM stripped. nullopt when it cannot be read.
+// A file's text as `ptlint check` reads it (workspace/source_reader.h: the size limit, BOM,
+// UTF-8, a notebook's joined code cells). nullopt when it cannot be read.
 std::optional<std::string> readDiskText(const std::filesystem::path& path);
 
 class WorkspaceDiagnostics {
  public:
-  WorkspaceDiagnostics(DocumentStore& docs, const DocumentAnalyzer& analyzer) : docs_(docs), analyzer_(analyzer) {}
+  // `overlay`: open buffers by path (they win over disk for cross-file facts).
+  using Overlay = std::function<std::optional<std::string>(const std::filesystem::path&)>;
+  WorkspaceDiagnostics(DocumentStore& docs, ServerSettings& settings, const DocumentAnalyzer& analyzer,
+                       Overlay overlay)
+      : docs_(docs), settings_(settings), analyzer_(analyzer), overlay_(std::move(overlay)) {}
 
   struct Pass {
     std::vector<ServerSettings::Folder> folders;
     std::shared_ptr<workspace::ConfigResolver> walk_resolver;
     std::map<std::string, std::string> previous;  // uri -> the client's previous result id
     uint64_t generation = 0;
-    uint64_t project_epoch = 0;  // what the project index says changed (files on disk are keyed by it)
   };
   // nullopt when cancelled before the end.
   std::optional<WorkspaceDiagnosticReport> run(const Pass& pass, const std::function<bool()>& cancelled,
@@ -39,7 +46,9 @@ class WorkspaceDiagnostics {
 
  private:
   DocumentStore& docs_;
+  ServerSettings& settings_;
   const DocumentAnalyzer& analyzer_;
+  Overlay overlay_;
 };
 
 }  // namespace ptlint::server

@@ -456,10 +456,13 @@ constexpr const char* kTrain =
     "def main():\n"
     "    model = torch.compile(GPT())\n";
 
-TEST(WorkspaceDiagnostics, OpenBuffersAtTheirVersionFilesOnDiskByContent) {
+TEST(WorkspaceDiagnostics, OpenBuffersAtTheirVersionFilesOnDiskThroughTheEngine) {
   fs::path dir = tempDir("workspace");
   writeFile(dir / "a.py", kAmpText);
   writeFile(dir / "b.py", "x = 1\n");
+  fs::create_directories(dir / "broken");
+  writeFile(dir / "broken" / "ptlint.toml", "select = [\n");
+  writeFile(dir / "broken" / "c.py", kAmpText);
   Messages messages;
   ServerSettings settings(messages.report());
   InitializeParams params;
@@ -468,11 +471,12 @@ TEST(WorkspaceDiagnostics, OpenBuffersAtTheirVersionFilesOnDiskByContent) {
   DocumentStore docs;
   docs.open("file://" + (dir / "b.py").string(), 7, kAmpText);  // unsaved: differs from disk
   DocumentAnalyzer analyzer(settings, nullptr);
-  WorkspaceDiagnostics pass(docs, analyzer);
+  WorkspaceDiagnostics pass(docs, settings, analyzer, [](const fs::path&) { return std::nullopt; });
   WorkDoneReporter progress([](const json&, const WorkDoneProgress&) {}, std::nullopt);
-  WorkspaceDiagnostics::Pass request{settings.folders(), settings.walkResolver(), {}, settings.generation(), 0};
+  WorkspaceDiagnostics::Pass request{settings.folders(), settings.walkResolver(), {}, settings.generation()};
   auto report = pass.run(request, [] { return false; }, progress);
   ASSERT_TRUE(report);
+  // broken/c.py fails alone (its config file is invalid); the other files are still reported.
   ASSERT_EQ(report->items.size(), 2u);
   EXPECT_EQ(report->items[0].items.size(), 2u);  // a.py on disk
   EXPECT_EQ(report->items[1].version, 7);
@@ -480,9 +484,39 @@ TEST(WorkspaceDiagnostics, OpenBuffersAtTheirVersionFilesOnDiskByContent) {
   request.previous[*report->items[0].uri] = report->items[0].resultId;
   auto again = pass.run(request, [] { return false; }, progress);
   EXPECT_EQ(again->items[0].kind, "unchanged");
-  request.project_epoch = 1;  // the project index changed: files on disk are reported again
-  EXPECT_EQ(pass.run(request, [] { return false; }, progress)->items[0].kind, "full");
+  EXPECT_EQ(again->items[1].kind, "full");
   EXPECT_FALSE(pass.run(request, [] { return true; }, progress));  // cancelled
+  fs::remove_all(dir);
+}
+
+TEST(WorkspaceDiagnostics, UnsavedBuffersDecideWhatFilesOnDiskReport) {
+  fs::path dir = tempDir("workspace-cross");
+  writeFile(dir / "pyproject.toml", "");
+  writeFile(dir / "model.py", kModel);
+  writeFile(dir / "train.py", kTrain);
+  Messages messages;
+  ServerSettings settings(messages.report());
+  InitializeParams params;
+  params.rootUri = "file://" + dir.string();
+  settings.initialize(params);
+  DocumentStore docs;
+  DocumentAnalyzer analyzer(settings, nullptr);
+  WorkDoneReporter progress([](const json&, const WorkDoneProgress&) {}, std::nullopt);
+  WorkspaceDiagnostics::Pass request{settings.folders(), settings.walkResolver(), {}, settings.generation()};
+  auto modelFindings = [&](WorkspaceDiagnostics::Overlay overlay) {
+    WorkspaceDiagnostics pass(docs, settings, analyzer, std::move(overlay));
+    auto report = pass.run(request, [] { return false; }, progress);
+    for (const auto& item : report->items)
+      if (item.uri == "file://" + (dir / "model.py").string()) return item.items.size();
+    return size_t{99};
+  };
+  EXPECT_EQ(modelFindings([](const fs::path&) { return std::nullopt; }), 1u);  // PTL501: compiled in train.py
+  fs::path train = dir / "train.py";
+  EXPECT_EQ(modelFindings([&](const fs::path& p) -> std::optional<std::string> {
+              if (p == train) return std::string("from model import GPT\nmodel = GPT()\n");
+              return std::nullopt;
+            }),
+            0u);
   fs::remove_all(dir);
 }
 
