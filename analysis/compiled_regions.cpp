@@ -127,36 +127,36 @@ class CompiledRegions::Builder {
     std::vector<std::tuple<TSNode, std::string_view, TSNode>> attribute_stores;
     bool disabled = false;
     bool first_param_is_instance = true;  // false for @staticmethod
+    bool scanned = false;                 // `calls` and `attribute_stores` read
   };
 
-  // ---- Pass 1: one walk over the tree collects defs, classes, calls and stores. ----
+  // ---- Pass 1: where roots can be. ----
+  // Every call that may compile or disable something holds one of a few words (`compile`,
+  // `disable`, a configured decorator's last segment) or is a call of a call's result (a `)`
+  // followed by `(`); every decorated def holds an `@`; every capture flag spells
+  // `capture_scalar_outputs`. The walk enters only the subtrees holding one of those, in
+  // pre-order, so the sites and decorated defs come out in the order of a whole walk. A
+  // function's calls and `self.<attr>` stores are read from its body when the region reaches it
+  // (`scanned`), so the cost follows what torch.compile reaches, not the size of the file.
   void collect() {
-    struct Frame {
-      TSNode node;
-      int owner;  // index into functions_ of the code running here; -1: module or class body
+    std::vector<uint32_t> anchors = anchorOffsets();
+    auto holdsAnchor = [&](TSNode node) {
+      auto it = std::lower_bound(anchors.begin(), anchors.end(), startOf(node));
+      return it != anchors.end() && *it < endOf(node);
     };
-    std::vector<Frame> stack{{model_.file().root(), -1}};
     walkTree(
         model_.file().root(),
         [&](TSNode node) {
+          if (!holdsAnchor(node)) return false;
           std::string_view kind = kindOf(node);
           if (kind == "comment") return false;
-          int owner = stack.back().owner;
-          if (kind == "function_definition") {
-            int index = addFunction(node);
-            // Parameters and defaults run in the enclosing code; the body is the function's.
-            stack.push_back({node, owner});
-            pending_body_ = {fieldOf(node, "body"), index};
-          } else if (kind == "block" && pending_body_ && sameNode(node, pending_body_->first)) {
-            stack.push_back({node, pending_body_->second});
-            pending_body_.reset();
-          } else if (kind == "class_definition") {
-            stack.push_back({node, -1});
-          } else if (kind == "call") {
-            if (owner >= 0) functions_[owner].calls.push_back(node);
+          if (kind == "call") {
             if (mayCompileOrDisable(node)) site_calls_.push_back(node);
+          } else if (kind == "decorated_definition") {
+            TSNode def = fieldOf(node, "definition");
+            if (isKind(def, "function_definition")) decorated_.push_back(functionIndex(def));
           } else if (kind == "assignment") {
-            noteAssignment(node, owner);
+            noteCaptureAssignment(node);
           } else if (kind == "keyword_argument") {
             if (textOf(fieldOf(node, "name"), source_) == "capture_scalar_outputs" &&
                 isKind(unparenthesize(fieldOf(node, "value")), "true"))
@@ -164,12 +164,42 @@ class CompiledRegions::Builder {
           }
           return true;
         },
-        [&](TSNode node) {
-          if (stack.size() > 1 && sameNode(stack.back().node, node)) stack.pop_back();
-        });
+        [](TSNode) {});
   }
 
-  int addFunction(TSNode def) {
+  // Sorted offsets of the bytes that let `collect` enter a subtree (a superset is harmless).
+  std::vector<uint32_t> anchorOffsets() const {
+    std::vector<uint32_t> out;
+    auto add = [&](std::string_view word) {
+      if (!word.empty()) forEachOccurrence(source_, word, [&](size_t at) { out.push_back(static_cast<uint32_t>(at)); });
+    };
+    add("compile");
+    add("disable");  // also `_disable_dynamo`
+    add("@");
+    add("capture_scalar_outputs");
+    for (const auto& extra : out_.extra_decorators_) add(lastSegment(extra));
+    // `f(...)(...)`: a `)` followed, past blanks, line continuations and comments, by `(`.
+    for (size_t at = source_.find(')'); at != std::string_view::npos; at = source_.find(')', at + 1)) {
+      size_t i = at + 1;
+      while (i < source_.size()) {
+        char c = source_[i];
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\\') {
+          ++i;
+        } else if (c == '#') {
+          while (i < source_.size() && source_[i] != '\n' && source_[i] != '\r') ++i;
+        } else {
+          break;
+        }
+      }
+      if (i < source_.size() && source_[i] == '(') out.push_back(static_cast<uint32_t>(i));
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  // The function of `def` (a function_definition), added on first use.
+  int functionIndex(TSNode def) const {
+    if (auto it = index_by_def_.find(def.id); it != index_by_def_.end()) return it->second;
     FunctionInfo info;
     info.def = def;
     info.body = fieldOf(def, "body");
@@ -182,10 +212,7 @@ class CompiledRegions::Builder {
       });
       holder = ts_node_parent(holder);
     }
-    if (isKind(holder, "block") && isKind(ts_node_parent(holder), "class_definition")) {
-      info.cls = ts_node_parent(holder);
-      methods_[info.cls.id][std::string(info.name)] = static_cast<int>(functions_.size());
-    }
+    if (isKind(holder, "block") && isKind(ts_node_parent(holder), "class_definition")) info.cls = ts_node_parent(holder);
     for (TSNode decorator : info.decorators) {
       std::string_view text = textOf(decorator, source_);
       if ((text == "staticmethod") && model_.resolve(text, decorator) == nullptr) info.first_param_is_instance = false;
@@ -194,6 +221,57 @@ class CompiledRegions::Builder {
     index_by_def_[def.id] = index;
     functions_.push_back(std::move(info));
     return index;
+  }
+
+  // The function of a binding's or scope's node when it is a def, else -1.
+  int functionIndexIfDef(TSNode node) const {
+    return isKind(node, "function_definition") ? functionIndex(node) : -1;
+  }
+
+  // The methods of a class (defs directly in its body, decorated or not): name -> function; the
+  // last def of a name wins.
+  const std::unordered_map<std::string, int>& methodsOf(TSNode cls) const {
+    auto [it, added] = methods_.try_emplace(cls.id);
+    if (!added) return it->second;
+    std::unordered_map<std::string, int> methods;
+    TSNode body = fieldOf(cls, "body");
+    if (isKind(body, "block")) {
+      forEachNamedChild(body, [&](TSNode child) {
+        TSNode def = isKind(child, "decorated_definition") ? fieldOf(child, "definition") : child;
+        if (!isKind(def, "function_definition")) return;
+        int index = functionIndex(def);
+        if (sameNode(functions_[index].cls, cls)) methods[std::string(functions_[index].name)] = index;
+      });
+    }
+    auto& slot = methods_[cls.id];  // functionIndex may have rehashed the map
+    slot = std::move(methods);
+    return slot;
+  }
+
+  // The function with its calls and `self.<attr>` stores read: those of its body, not of the
+  // defs and classes nested in it (a nested def's decorators, defaults and annotations run here).
+  FunctionInfo& scanned(int index) const {
+    FunctionInfo& info = functions_[index];
+    if (info.scanned) return info;
+    info.scanned = true;
+    if (ts_node_is_null(info.body)) return info;
+    walkTree(
+        info.body,
+        [&](TSNode node) {
+          std::string_view kind = kindOf(node);
+          if (kind == "comment" || kind == "class_definition") return false;
+          if (kind == "block" && !sameNode(node, info.body)) {
+            TSNode parent = ts_node_parent(node);
+            if (isKind(parent, "function_definition") && sameNode(node, fieldOf(parent, "body"))) return false;
+          } else if (kind == "call") {
+            info.calls.push_back(node);
+          } else if (kind == "assignment") {
+            noteAttributeStore(node, info);
+          }
+          return true;
+        },
+        [](TSNode) {});
+    return info;
   }
 
   // A cheap filter before resolving names: the callee's last segment is `compile`, `disable`,
@@ -211,7 +289,8 @@ class CompiledRegions::Builder {
     return false;
   }
 
-  void noteAssignment(TSNode assignment, int owner) {
+  // `<...>.capture_scalar_outputs = True` (torch's dynamo config).
+  void noteCaptureAssignment(TSNode assignment) {
     TSNode left = unparenthesize(fieldOf(assignment, "left"));
     TSNode right = fieldOf(assignment, "right");
     if (!isKind(left, "attribute") || ts_node_is_null(right)) return;
@@ -220,10 +299,17 @@ class CompiledRegions::Builder {
       auto q = model_.qualifiedName(left);
       if (q && q->starts_with("torch.")) out_.captures_scalars_ = true;
     }
+  }
+
+  // `<name>.<attr> = value` in a function's body.
+  void noteAttributeStore(TSNode assignment, FunctionInfo& info) const {
+    TSNode left = unparenthesize(fieldOf(assignment, "left"));
+    TSNode right = fieldOf(assignment, "right");
+    if (!isKind(left, "attribute") || ts_node_is_null(right)) return;
+    std::string_view attr = textOf(fieldOf(left, "attribute"), source_);
     while (isKind(right, "assignment")) right = fieldOf(right, "right");
     TSNode object = unparenthesize(fieldOf(left, "object"));
-    if (owner >= 0 && isKind(object, "identifier"))
-      functions_[owner].attribute_stores.emplace_back(object, attr, right);
+    if (isKind(object, "identifier")) info.attribute_stores.emplace_back(object, attr, right);
   }
 
   // ---- Names ----
@@ -295,9 +381,9 @@ class CompiledRegions::Builder {
     for (const Scope* scope = &model_.scopeAt(node); scope != nullptr; scope = scope->parent) {
       if (scope->kind == Scope::Kind::Class || scope->kind == Scope::Kind::Module) return -1;
       if (scope->kind != Scope::Kind::Function) continue;
-      auto it = index_by_def_.find(scope->node.id);
-      if (it == index_by_def_.end()) return -1;
-      if (contains(functions_[it->second].body, node)) return it->second;
+      int index = functionIndexIfDef(scope->node);
+      if (index < 0) return -1;
+      if (contains(functions_[index].body, node)) return index;
     }
     return -1;
   }
@@ -306,11 +392,9 @@ class CompiledRegions::Builder {
   int methodOf(TSNode cls, std::string_view name, bool skip_own = false, int depth = 0) const {
     if (ts_node_is_null(cls) || depth > kMaxDepth) return -1;
     if (!skip_own) {
-      auto it = methods_.find(cls.id);
-      if (it != methods_.end()) {
-        auto m = it->second.find(std::string(name));
-        if (m != it->second.end()) return m->second;
-      }
+      const auto& methods = methodsOf(cls);
+      auto m = methods.find(std::string(name));
+      if (m != methods.end()) return m->second;
     }
     int found = -1;
     forEachBase(cls, [&](TSNode base) {
@@ -367,9 +451,9 @@ class CompiledRegions::Builder {
 
   // The class of a method's first parameter (`self`), or null for any other parameter.
   TSNode selfClass(const Binding* param) const {
-    auto it = index_by_def_.find(param->statement.id);
-    if (it == index_by_def_.end()) return {};
-    const FunctionInfo& fn = functions_[it->second];
+    int index = functionIndexIfDef(param->statement);
+    if (index < 0) return {};
+    const FunctionInfo& fn = functions_[index];
     if (ts_node_is_null(fn.cls) || !fn.first_param_is_instance) return {};
     TSNode params = fieldOf(fn.def, "parameters");
     if (ts_node_named_child_count(params) == 0) return {};
@@ -390,10 +474,8 @@ class CompiledRegions::Builder {
     std::vector<TSNode> classes{cls};
     forEachBase(cls, [&](TSNode base) { classes.push_back(base); });
     for (TSNode c : classes) {
-      auto methods = methods_.find(c.id);
-      if (methods == methods_.end()) continue;
-      for (const auto& [name, index] : methods->second) {
-        for (const auto& [object, stored_attr, value] : functions_[index].attribute_stores) {
+      for (const auto& [name, index] : methodsOf(c)) {
+        for (const auto& [object, stored_attr, value] : scanned(index).attribute_stores) {
           if (stored_attr != attr) continue;
           const Binding* b = bindingFor(object);
           if (b == nullptr || b->kind != BindingKind::Parameter || ts_node_is_null(selfClass(b))) continue;
@@ -433,9 +515,9 @@ class CompiledRegions::Builder {
       for (const Binding* c : all) {
         if (wrapsItself(c)) continue;
         if (c->kind != BindingKind::Function) return -1;
-        auto it = index_by_def_.find(c->statement.id);
-        if (it == index_by_def_.end() || (fn >= 0 && fn != it->second)) return -1;
-        fn = it->second;
+        int index = functionIndexIfDef(c->statement);
+        if (index < 0 || (fn >= 0 && fn != index)) return -1;
+        fn = index;
       }
       return fn;
     }
@@ -469,7 +551,7 @@ class CompiledRegions::Builder {
 
   // ---- Pass 2: roots and disabled functions. ----
   void findRoots() {
-    for (size_t i = 0; i < functions_.size(); ++i) {
+    for (int i : decorated_) {
       FunctionInfo& fn = functions_[i];
       for (TSNode decorator : fn.decorators) {
         TSNode callee = isKind(decorator, "call") ? unparenthesize(fieldOf(decorator, "function")) : decorator;
@@ -501,12 +583,12 @@ class CompiledRegions::Builder {
       int fn = runTarget(target);
       if (fn >= 0) roots.emplace_back(fn, call);
     }
-    for (size_t i = 0; i < functions_.size(); ++i) {
+    for (int i : decorated_) {
       for (TSNode decorator : functions_[i].decorators) {
         TSNode callee = isKind(decorator, "call") ? unparenthesize(fieldOf(decorator, "function")) : decorator;
         if (isKind(decorator, "call") && (disablesItself(decorator, source_) || isKind(callee, "call"))) continue;
         if (isCompileName(callee, model_.qualifiedName(callee))) {
-          addCompiled(static_cast<int>(i), decorator, nullptr);
+          addCompiled(i, decorator, nullptr);
           break;
         }
       }
@@ -516,25 +598,28 @@ class CompiledRegions::Builder {
 
   // Functions other files compile: top-level functions and methods of top-level classes, by name.
   void addExternalRoots(const ProjectFacts& project) {
-    TSNode root = model_.file().root();
-    auto topLevel = [&](TSNode node) {
-      TSNode holder = ts_node_parent(node);
-      if (isKind(holder, "decorated_definition")) holder = ts_node_parent(holder);
-      return sameNode(holder, root);
-    };
+    // Top-level defs and the defs directly in top-level classes' bodies, in source order.
+    std::vector<int> top_level;
+    auto definition = [](TSNode node) { return isKind(node, "decorated_definition") ? fieldOf(node, "definition") : node; };
+    forEachNamedChild(model_.file().root(), [&](TSNode child) {
+      TSNode def = definition(child);
+      if (isKind(def, "function_definition")) {
+        top_level.push_back(functionIndex(def));
+      } else if (isKind(def, "class_definition") && isKind(fieldOf(def, "body"), "block")) {
+        forEachNamedChild(fieldOf(def, "body"), [&](TSNode member) {
+          TSNode method = definition(member);
+          if (isKind(method, "function_definition")) top_level.push_back(functionIndex(method));
+        });
+      }
+    });
     for (const ExternalCompileRoot& external : project.compiled) {
-      for (size_t i = 0; i < functions_.size(); ++i) {
+      for (int i : top_level) {
         const FunctionInfo& info = functions_[i];
         std::string name(info.name);
-        if (ts_node_is_null(info.cls)) {
-          if (!topLevel(info.def)) continue;
-        } else {
-          if (!topLevel(info.cls)) continue;
-          name = std::string(textOf(fieldOf(info.cls, "name"), source_)) + "." + name;
-        }
+        if (!ts_node_is_null(info.cls)) name = std::string(textOf(fieldOf(info.cls, "name"), source_)) + "." + name;
         if (name != external.function) continue;
         if (!out_.by_def_.count(info.def.id)) {
-          addCompiled(static_cast<int>(i), fieldOf(info.def, "name"), nullptr);
+          addCompiled(i, fieldOf(info.def, "name"), nullptr);
           if (out_.by_def_.count(info.def.id)) out_.compiled_.back()->external = &external;
         }
         break;
@@ -564,7 +649,7 @@ class CompiledRegions::Builder {
     while (!queue_.empty()) {
       auto [index, fn] = queue_.front();
       queue_.pop_front();
-      for (TSNode call : functions_[index].calls) {
+      for (TSNode call : scanned(index).calls) {
         int target = runTarget(fieldOf(call, "function"));
         if (target >= 0 && target != index) addCompiled(target, call, fn);
       }
@@ -574,11 +659,12 @@ class CompiledRegions::Builder {
   CompiledRegions& out_;
   const SemanticModel& model_;
   std::string_view source_;
-  std::vector<FunctionInfo> functions_;
-  std::unordered_map<const void*, int> index_by_def_;
-  std::unordered_map<const void*, std::unordered_map<std::string, int>> methods_;  // class id -> name -> def
-  std::vector<TSNode> site_calls_;  // calls that may compile or disable something
-  std::optional<std::pair<TSNode, int>> pending_body_;
+  // Functions are added as the analysis meets them (a deque: references stay valid).
+  mutable std::deque<FunctionInfo> functions_;
+  mutable std::unordered_map<const void*, int> index_by_def_;
+  mutable std::unordered_map<const void*, std::unordered_map<std::string, int>> methods_;  // class id -> name -> def
+  std::vector<TSNode> site_calls_;  // calls that may compile or disable something, in tree order
+  std::vector<int> decorated_;      // decorated defs, in tree order
   mutable std::unordered_map<std::string, TSNode> attribute_class_;
   std::deque<std::pair<int, const Function*>> queue_;
 };

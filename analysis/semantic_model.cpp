@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analysis/syntax.h"
+#include "analysis/text_search.h"
 
 namespace ptlint::analysis {
 namespace {
@@ -57,11 +58,14 @@ class ModelBuilder {
     stack_.push_back(module);
     bool muted = false;  // inside a subtree the model declined, walked for `visit` only
     TSNode muted_root{};
+    // Without a visitor, expressions that cannot bind a name are not entered (see `skippable`).
+    if (visit == nullptr) noteBinderWords();
     walkTree(
         root,
         [&](TSNode node) {
           if (visit != nullptr) (*visit)(node);
           if (muted) return true;
+          if (visit == nullptr && skippable(node)) return false;
           if (enter(node)) return true;
           if (visit == nullptr) return false;
           muted = true;
@@ -303,9 +307,52 @@ class ModelBuilder {
     return true;
   }
 
+  // Inside an expression only a lambda, a comprehension, a `:=` or an `as` pattern (a
+  // parenthesised `with` item) binds a name: an expression whose bytes hold none of `lambda`,
+  // `for`, `:=`, `as` adds nothing to the model, and neither do its subexpressions. Statements are
+  // entered (but `return`, `assert`, `raise` and `del`, which hold expressions only), and so is
+  // anything holding a syntax error (error recovery can put a statement inside an expression).
+  void noteBinderWords() {
+    for (std::string_view word : {"lambda", "for", "as"})
+      forEachWholeWord(source_, word, [&](size_t at) {
+        binder_words_.push_back(static_cast<uint32_t>(at));
+        return false;
+      });
+    forEachOccurrence(source_, ":=", [&](size_t at) { binder_words_.push_back(static_cast<uint32_t>(at)); });
+    std::sort(binder_words_.begin(), binder_words_.end());
+  }
+
+  bool skippable(TSNode node) const {
+    static const std::vector<bool> expression = [] {
+      static constexpr std::string_view kExpressions[] = {
+          "call", "argument_list", "keyword_argument", "list", "tuple", "dictionary", "set", "pair",
+          "attribute", "subscript", "slice", "binary_operator", "boolean_operator", "comparison_operator",
+          "unary_operator", "not_operator", "conditional_expression", "parenthesized_expression",
+          "concatenated_string", "await", "list_splat", "dictionary_splat", "expression_list", "yield", "type",
+          "decorator",
+          // Statements that hold expressions only.
+          "return_statement", "assert_statement", "raise_statement", "delete_statement",
+      };
+      const TSLanguage* language = pythonLanguage();
+      std::vector<bool> table(ts_language_symbol_count(language), false);
+      for (TSSymbol id = 0; id < table.size(); ++id) {
+        const char* name = ts_language_symbol_name(language, id);
+        if (name == nullptr || ts_language_symbol_type(language, id) != TSSymbolTypeRegular) continue;
+        for (std::string_view kind : kExpressions)
+          if (kind == name) table[id] = true;
+      }
+      return table;
+    }();
+    TSSymbol symbol = ts_node_symbol(node);
+    if (symbol >= expression.size() || !expression[symbol] || ts_node_has_error(node)) return false;
+    auto it = std::lower_bound(binder_words_.begin(), binder_words_.end(), startOf(node));
+    return it == binder_words_.end() || *it >= endOf(node);
+  }
+
   SemanticModel& model_;
   std::string_view source_;
   std::vector<Scope*> stack_;
+  std::vector<uint32_t> binder_words_;  // sorted offsets of `lambda`, `for`, `as`, `:=`
 };
 
 SemanticModel::SemanticModel(const ParsedFile& file) : file_(file) {

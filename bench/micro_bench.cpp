@@ -101,8 +101,8 @@ BENCHMARK(BM_ParseAndLintAll)->Unit(benchmark::kMillisecond);
 
 // What the LSP server does per keystroke: one character typed at the end of the first line (and
 // deleted again), an incremental re-parse reusing the old tree, then (with `settings`) lint.
-void benchKeystrokes(benchmark::State& state, const rules::Settings* settings) {
-  const std::string& text = benchText();
+void benchKeystrokes(benchmark::State& state, const rules::Settings* settings,
+                     const std::string& text = benchText()) {
   uint32_t at = static_cast<uint32_t>(text.find('\n'));
   std::string typed = text;
   typed.insert(at, "x");
@@ -132,6 +132,21 @@ BENCHMARK(BM_LspEditReparseAndLintAll)->Unit(benchmark::kMillisecond);
 
 void BM_LspEditReparseOnly(benchmark::State& state) { benchKeystrokes(state, nullptr); }
 BENCHMARK(BM_LspEditReparseOnly)->Unit(benchmark::kMillisecond);
+
+// The same file with one compiled function in front (bench/lsp/lsp_latency.py's third case):
+// PTL501 must know what torch.compile reaches, and each keystroke edits the `import torch` the
+// compiled function resolves through.
+const std::string& compiledBenchText() {
+  static const std::string text =
+      "import torch\n\n@torch.compile\ndef _compiled_probe(x):\n    return x.sum().item()\n\n" + benchText();
+  return text;
+}
+
+void BM_LspEditCompiledDefault(benchmark::State& state) {
+  rules::Settings settings;
+  benchKeystrokes(state, &settings, compiledBenchText());
+}
+BENCHMARK(BM_LspEditCompiledDefault)->Unit(benchmark::kMillisecond);
 
 // One benchmark per registered rule: lintFile with only that rule selected.
 const bool kPerRuleRegistered = [] {

@@ -1,8 +1,10 @@
 #include "rules/helpers.h"
 
+#include <algorithm>
 #include <charconv>
 
 #include "analysis/syntax.h"
+#include "analysis/text_search.h"
 
 namespace ptlint::rules {
 
@@ -246,5 +248,30 @@ TSNode selfAttributeValue(const analysis::SemanticModel& model, TSNode attribute
   return count == 1 ? value : TSNode{};
 }
 
+
+std::vector<std::pair<uint32_t, uint32_t>> wordRanges(std::string_view text, std::initializer_list<std::string_view> words) {
+  std::vector<std::pair<uint32_t, uint32_t>> out;
+  for (std::string_view word : words)
+    analysis::forEachWholeWord(text, word, [&](size_t at) {
+      out.emplace_back(static_cast<uint32_t>(at), static_cast<uint32_t>(at + word.size()));
+      return false;
+    });
+  return out;
+}
+
+std::vector<std::pair<uint32_t, uint32_t>> rangesWithin(std::vector<std::pair<uint32_t, uint32_t>> inner,
+                                                        std::vector<std::pair<uint32_t, uint32_t>> outer) {
+  std::sort(outer.begin(), outer.end());
+  // The furthest end among the outer ranges starting at or before each one.
+  std::vector<uint32_t> reach;
+  for (const auto& range : outer) reach.push_back(std::max(reach.empty() ? 0 : reach.back(), range.second));
+  std::erase_if(inner, [&](const std::pair<uint32_t, uint32_t>& range) {
+    auto after = std::upper_bound(outer.begin(), outer.end(), range.first,
+                                  [](uint32_t at, const auto& o) { return at < o.first; });
+    size_t count = static_cast<size_t>(after - outer.begin());
+    return count == 0 || reach[count - 1] < range.second;
+  });
+  return inner;
+}
 
 }  // namespace ptlint::rules

@@ -3,7 +3,9 @@
 
 #include <tree_sitter/api.h>
 
+#include <initializer_list>
 #include <optional>
+#include <utility>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,6 +57,14 @@ std::string torchModuleName(const analysis::SemanticModel& model, TSNode at, boo
 // Appends the insertion/deletion that joins arguments: `f()` + "x" -> `f(x)`, `f(a)` -> `f(a, x)`.
 // Inserts at the end of the argument list; with one argument per line and a trailing comma, as
 // a new line (`    x,`) so that the closing parenthesis keeps its own line.
+// The byte ranges of every whole-identifier occurrence of each word in `text` (in strings and
+// comments too): ranges for Rule::checkRanges that never miss an identifier spelled so.
+std::vector<std::pair<uint32_t, uint32_t>> wordRanges(std::string_view text, std::initializer_list<std::string_view> words);
+
+// The ranges of `inner` that lie inside one of `outer` (a word inside a compiled function).
+std::vector<std::pair<uint32_t, uint32_t>> rangesWithin(std::vector<std::pair<uint32_t, uint32_t>> inner,
+                                                        std::vector<std::pair<uint32_t, uint32_t>> outer);
+
 quickfix::Edit appendArgument(TSNode call, std::string_view argument, std::string_view source);
 
 }  // namespace ptlint::rules

@@ -102,6 +102,71 @@ bool linterMayReport(std::string_view text, const Settings& settings) {
          analysis::findBytes(text, "PTL") != std::string_view::npos;
 }
 
+// Byte ranges sorted by start, with the running maximum of their ends: does any overlap a node?
+class RangeSet {
+ public:
+  explicit RangeSet(std::vector<std::pair<uint32_t, uint32_t>> ranges) : ranges_(std::move(ranges)) {
+    std::sort(ranges_.begin(), ranges_.end());
+    uint32_t max_end = 0;
+    for (const auto& range : ranges_) max_end_.push_back(max_end = std::max(max_end, range.second));
+  }
+  bool overlaps(uint32_t start, uint32_t end) const {
+    // The ranges that start before `end`; one of them overlaps when the furthest end passes `start`.
+    auto before = std::lower_bound(ranges_.begin(), ranges_.end(), end,
+                                   [](const auto& range, uint32_t at) { return range.first < at; });
+    size_t count = static_cast<size_t>(before - ranges_.begin());
+    return count > 0 && max_end_[count - 1] > start;
+  }
+  const std::vector<std::pair<uint32_t, uint32_t>>& ranges() const { return ranges_; }
+
+ private:
+  std::vector<std::pair<uint32_t, uint32_t>> ranges_;
+  std::vector<uint32_t> max_end_;
+};
+
+// The nodes to check when every rule says where it looks: the module for the rules that asked
+// for it, then, in tree order, each node of a wanted kind that overlaps the ranges of a rule that
+// asked for its kind. Only the subtrees overlapping some rule's ranges are entered.
+void collectInRanges(const analysis::ParsedFile& file, const analysis::SemanticModel& model, const Settings& settings,
+                     const std::vector<const Rule*>& rules, const std::vector<std::vector<const Rule*>>& by_symbol,
+                     std::vector<std::pair<TSNode, const Rule*>>& wanted) {
+  std::vector<std::pair<const Rule*, RangeSet>> per_rule;
+  std::vector<std::pair<uint32_t, uint32_t>> all;
+  for (const Rule* rule : rules) {
+    if (!rule->checksWithinRanges()) continue;
+    RangeSet set(rule->checkRanges(model, settings));
+    all.insert(all.end(), set.ranges().begin(), set.ranges().end());
+    per_rule.emplace_back(rule, std::move(set));
+  }
+  RangeSet any(std::move(all));
+  auto rangesOf = [&](const Rule* rule) -> const RangeSet* {
+    for (const auto& [r, set] : per_rule)
+      if (r == rule) return &set;
+    return nullptr;
+  };
+  TSNode root = file.root();
+  TSSymbol module_symbol = ts_node_symbol(root);
+  analysis::walkTree(
+      root,
+      [&](TSNode node) {
+        uint32_t start = ts_node_start_byte(node), end = ts_node_end_byte(node);
+        bool is_root = analysis::sameNode(node, root);
+        if (!is_root && !any.overlaps(start, end)) return false;
+        TSSymbol symbol = ts_node_symbol(node);
+        if (symbol >= by_symbol.size()) return true;
+        for (const Rule* rule : by_symbol[symbol]) {
+          if (is_root && symbol == module_symbol) {
+            wanted.emplace_back(node, rule);
+            continue;
+          }
+          const RangeSet* set = rangesOf(rule);
+          if (set == nullptr || set->overlaps(start, end)) wanted.emplace_back(node, rule);
+        }
+        return true;
+      },
+      [](TSNode) {});
+}
+
 }  // namespace
 
 bool cannotMatch(std::string_view text, const Settings& settings, const std::vector<const Rule*>& candidates) {
@@ -160,24 +225,35 @@ LintResult lintFile(const analysis::ParsedFile& file, const Settings& settings, 
     bool only_module = std::all_of(by_symbol.begin(), by_symbol.end(), [&](const auto& list) {
       return list.empty() || (&list - by_symbol.data()) == module_symbol;
     });
-    std::vector<TSNode> wanted;
-    auto model = only_module ? std::make_unique<analysis::SemanticModel>(file)
-                             : std::make_unique<analysis::SemanticModel>(file, [&](TSNode node) {
-                                 TSSymbol symbol = ts_node_symbol(node);
-                                 if (symbol < by_symbol.size() && !by_symbol[symbol].empty()) wanted.push_back(node);
-                               });
-    if (only_module) wanted.push_back(file.root());
+    // Rules that say where they look (`Rule::checkRanges`) let the walk skip the rest of the tree;
+    // otherwise the nodes they asked for are collected during the semantic model's walk.
+    bool ranged = !only_module && std::all_of(rules.begin(), rules.end(), [&](const Rule* rule) {
+      if (rule->checksWithinRanges()) return true;
+      auto kinds = rule->nodeKinds();
+      return std::all_of(kinds.begin(), kinds.end(), [](std::string_view kind) { return kind == "module"; });
+    });
+    std::vector<std::pair<TSNode, const Rule*>> wanted;  // in tree order
+    std::unique_ptr<analysis::SemanticModel> model;
+    if (only_module || ranged) {
+      model = std::make_unique<analysis::SemanticModel>(file);
+    } else {
+      model = std::make_unique<analysis::SemanticModel>(file, [&](TSNode node) {
+        TSSymbol symbol = ts_node_symbol(node);
+        if (symbol < by_symbol.size())
+          for (const Rule* rule : by_symbol[symbol]) wanted.emplace_back(node, rule);
+      });
+    }
+    if (only_module) {
+      for (const Rule* rule : by_symbol[module_symbol]) wanted.emplace_back(file.root(), rule);
+    } else if (ranged) {
+      collectInRanges(file, *model, settings, rules, by_symbol, wanted);
+    }
     Context ctx(file, *model, settings, *rules.front(), result.diagnostics);
-    auto dispatch = [&](TSNode node) {
-      TSSymbol symbol = ts_node_symbol(node);
-      if (symbol >= by_symbol.size()) return;
-      for (const Rule* rule : by_symbol[symbol]) {
-        ctx.setRule(*rule);
-        rule->check(node, ctx);
-      }
-    };
     // Every rule's checks, in tree order, after the model is complete.
-    for (TSNode node : wanted) dispatch(node);
+    for (const auto& [node, rule] : wanted) {
+      ctx.setRule(*rule);
+      rule->check(node, ctx);
+    }
   }
 
   // Suppressions, then a stable order.

@@ -101,6 +101,20 @@ class Rule {
     (void)settings;
     return true;
   }
+  // Where check() can report or needs to look, asked once per file after the semantic model is
+  // built, of rules whose checksWithinRanges() is true: byte ranges such that every node of
+  // `nodeKinds()` (other than the module) whose check can report, or must be seen, overlaps one
+  // of them (the words such a node always spells, the compiled functions, ...). When every rule
+  // that runs says so, the linter walks only the subtrees that overlap some rule's ranges instead
+  // of the whole tree, and hands a rule only the nodes that overlap its own (the module node, if
+  // asked for, always). Exact, like triggers(): a node left out is one the rule would not report on.
+  virtual bool checksWithinRanges() const { return false; }
+  virtual std::vector<std::pair<uint32_t, uint32_t>> checkRanges(const analysis::SemanticModel& model,
+                                                                 const Settings& settings) const {
+    (void)model;
+    (void)settings;
+    return {};
+  }
   // True when the rule would use what other files of the project say about this text (PTL501:
   // functions compiled from elsewhere), so the caller should consult the project index.
   virtual bool asksProject(std::string_view text, const Settings& settings) const {

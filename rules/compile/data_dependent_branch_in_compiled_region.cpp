@@ -175,6 +175,16 @@ class DataDependentBranchInCompiledRegion final : public Rule {
     return analysis::CompiledRegions::mayCompileAnything(file, settings.compile_decorators);
   }
 
+  // Every finding is in a compiled function.
+  bool checksWithinRanges() const override { return true; }
+  std::vector<std::pair<uint32_t, uint32_t>> checkRanges(const analysis::SemanticModel& model,
+                                                         const Settings& settings) const override {
+    std::vector<std::pair<uint32_t, uint32_t>> ranges;
+    for (const auto& fn : analysis::CompiledRegions::of(model, settings.compile_decorators).functions())
+      ranges.emplace_back(analysis::startOf(fn->def), analysis::endOf(fn->def));
+    return ranges;
+  }
+
   void check(TSNode node, Context& ctx) const override {
     TSNode test = isKind(node, "conditional_expression") ? ts_node_named_child(node, 1) : fieldOf(node, "condition");
     if (ts_node_is_null(test)) return;

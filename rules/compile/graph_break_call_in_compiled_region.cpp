@@ -8,6 +8,7 @@
 #include "rules/all_rules.h"
 #include "rules/compile/compile_path.h"
 #include "rules/common/blocks.h"
+#include "rules/helpers.h"
 
 namespace ptlint::rules {
 namespace {
@@ -112,6 +113,17 @@ class GraphBreakCallInCompiledRegion final : public Rule {
       any = any || namesIdentifier(file, word);
     if (!any) return false;
     return analysis::CompiledRegions::mayCompileAnything(file, settings.compile_decorators);
+  }
+
+  // Every finding is a call spelling one of these names in a compiled function.
+  bool checksWithinRanges() const override { return true; }
+  std::vector<std::pair<uint32_t, uint32_t>> checkRanges(const analysis::SemanticModel& model,
+                                                         const Settings& settings) const override {
+    std::vector<std::pair<uint32_t, uint32_t>> compiled;
+    for (const auto& fn : analysis::CompiledRegions::of(model, settings.compile_decorators).functions())
+      compiled.emplace_back(analysis::startOf(fn->def), analysis::endOf(fn->def));
+    return rangesWithin(wordRanges(model.file().text(), {"print", "breakpoint", "set_trace", "input"}),
+                        std::move(compiled));
   }
 
   void check(TSNode call, Context& ctx) const override {

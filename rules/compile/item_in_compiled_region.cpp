@@ -6,6 +6,7 @@
 #include "analysis/syntax.h"
 #include "rules/all_rules.h"
 #include "rules/compile/compile_path.h"
+#include "rules/helpers.h"
 
 namespace ptlint::rules {
 namespace {
@@ -141,6 +142,16 @@ class ItemInCompiledRegion final : public Rule {
       return false;
     if (settings.project != nullptr && !settings.project->empty()) return true;
     return analysis::CompiledRegions::mayCompileAnything(file, settings.compile_decorators);
+  }
+
+  // Every finding is a call spelling `item` or `tolist` in a compiled function.
+  bool checksWithinRanges() const override { return true; }
+  std::vector<std::pair<uint32_t, uint32_t>> checkRanges(const analysis::SemanticModel& model,
+                                                         const Settings& settings) const override {
+    const auto& regions = analysis::CompiledRegions::of(model, settings.compile_decorators, settings.project);
+    std::vector<std::pair<uint32_t, uint32_t>> compiled;
+    for (const auto& fn : regions.functions()) compiled.emplace_back(analysis::startOf(fn->def), analysis::endOf(fn->def));
+    return rangesWithin(wordRanges(model.file().text(), {"item", "tolist"}), std::move(compiled));
   }
 
   bool asksProject(std::string_view text, const Settings& settings) const override {

@@ -137,6 +137,8 @@ const Symbol* findSymbol(std::string_view qualified) {
 
 bool isSymbolMember(std::string_view name) { return index().members.contains(name); }
 
+std::vector<std::string_view> symbolMembers() { return {index().members.begin(), index().members.end()}; }
+
 std::span<const std::string_view> triggerWords() { return index().words; }
 
 namespace {

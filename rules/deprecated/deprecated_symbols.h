@@ -5,6 +5,7 @@
 
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "quickfix/fix.h"
 
@@ -46,6 +47,8 @@ std::span<const Symbol> symbols();
 const Symbol* findSymbol(std::string_view qualified);
 // True when `name` is the last segment of some symbol: the cheap test before resolving a chain.
 bool isSymbolMember(std::string_view name);
+// Every such last segment (unordered).
+std::vector<std::string_view> symbolMembers();
 // Byte strings one of which every file using a symbol contains: each last segment, and
 // `functorch`.
 std::span<const std::string_view> triggerWords();

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -709,6 +710,43 @@ class DeprecatedTorchFunction final : public Rule {
     // The code first: it rules out most files, and then the test on the whole text is not run.
     auto code = analysis::blankStringsAndComments(text);
     return (!code || deprecated::mayUseSymbols(*code, true)) && deprecated::mayUseSymbols(text);
+  }
+
+  // Every attribute reported ends with a symbol's last segment (the module node is always checked).
+  bool checksWithinRanges() const override { return true; }
+  std::vector<std::pair<uint32_t, uint32_t>> checkRanges(const analysis::SemanticModel& model,
+                                                         const Settings&) const override {
+    // The first bytes and lengths of the last segments: most identifiers fail these at once.
+    struct Shape {
+      std::array<bool, 256> first{};
+      size_t shortest = SIZE_MAX, longest = 0;
+    };
+    static const Shape shape = [] {
+      Shape s;
+      for (std::string_view word : deprecated::symbolMembers()) {
+        if (word.empty()) continue;
+        s.first[static_cast<unsigned char>(word.front())] = true;
+        s.shortest = std::min(s.shortest, word.size());
+        s.longest = std::max(s.longest, word.size());
+      }
+      return s;
+    }();
+    std::string_view text = model.file().text();
+    std::vector<std::pair<uint32_t, uint32_t>> ranges;
+    for (size_t at = 0; at < text.size();) {
+      if (!analysis::isIdentifierByte(text[at])) {
+        ++at;
+        continue;
+      }
+      size_t end = at;
+      while (end < text.size() && analysis::isIdentifierByte(text[end])) ++end;
+      size_t size = end - at;
+      if (shape.first[static_cast<unsigned char>(text[at])] && size >= shape.shortest && size <= shape.longest &&
+          deprecated::isSymbolMember(text.substr(at, size)))
+        ranges.emplace_back(static_cast<uint32_t>(at), static_cast<uint32_t>(end));
+      at = end;
+    }
+    return ranges;
   }
 
   void check(TSNode node, Context& ctx) const override {

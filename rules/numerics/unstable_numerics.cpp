@@ -421,6 +421,30 @@ class UnstableNumerics final : public Rule {
     return word("softmax") || (exp && word("sum"));
   }
 
+  // Every finding is a call spelling `log`, or a `- 1` (the operator, then past blanks, comments
+  // and parentheses, a literal starting with `1`).
+  bool checksWithinRanges() const override { return true; }
+  std::vector<std::pair<uint32_t, uint32_t>> checkRanges(const analysis::SemanticModel& model,
+                                                         const Settings&) const override {
+    std::string_view text = model.file().text();
+    auto ranges = wordRanges(text, {"log"});
+    for (size_t at = text.find('-'); at != std::string_view::npos; at = text.find('-', at + 1)) {
+      size_t i = at + 1;
+      while (i < text.size()) {
+        char c = text[i];
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\\' || c == '(') {
+          ++i;
+        } else if (c == '#') {
+          while (i < text.size() && text[i] != '\n' && text[i] != '\r') ++i;
+        } else {
+          break;
+        }
+      }
+      if (i < text.size() && text[i] == '1') ranges.emplace_back(static_cast<uint32_t>(at), static_cast<uint32_t>(at + 1));
+    }
+    return ranges;
+  }
+
   void check(TSNode node, Context& ctx) const override {
     std::optional<Finding> f;
     if (isKind(node, "binary_operator")) {
