@@ -103,6 +103,13 @@ std::vector<std::string> DocumentStore::openUris() const {
   return uris;
 }
 
+std::optional<std::string> DocumentStore::text(const std::string& uri) const {
+  std::lock_guard lock(mutex_);
+  auto it = docs_.find(uri);
+  if (it == docs_.end()) return std::nullopt;
+  return it->second.text;
+}
+
 std::optional<uint64_t> DocumentStore::revision(const std::string& uri) const {
   std::lock_guard lock(mutex_);
   auto it = docs_.find(uri);

@@ -47,6 +47,8 @@ class DocumentStore {
 
   bool isOpen(const std::string& uri) const;
   std::vector<std::string> openUris() const;
+  // The current text (a copy; no parse); nullopt when not open.
+  std::optional<std::string> text(const std::string& uri) const;
   // Revision of the current text; nullopt when not open.
   std::optional<uint64_t> revision(const std::string& uri) const;
 

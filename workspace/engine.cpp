@@ -53,6 +53,7 @@ Engine::Engine(EngineOptions options)
     : options_(std::move(options)),
       resolver_(options_.overrides, options_.explicit_config),
       project_(std::make_unique<ProjectIndex>(readForIndex, kMaxFileBytes)) {
+  if (options_.overlay) project_->setOverlay(options_.overlay);
   if (options_.cache_folder && !options_.fix) {
     cache_ = std::make_unique<ResultsCache>(*options_.cache_folder);
     if (!cache_->problem()) project_->useScanCache(*options_.cache_folder / ".ptlint_cache");

@@ -71,6 +71,9 @@ struct EngineOptions {
   // The results cache's folder (`<folder>/.ptlint_cache`); nullopt: no cache. Plain checks only.
   std::optional<std::filesystem::path> cache_folder;
   unsigned threads = 0;  // 0: the machine's cores
+  // Texts that take precedence over the files on disk for cross-file facts (the server's open
+  // buffers, unsaved edits included); nullopt for a file: read it from disk.
+  std::function<std::optional<std::string>(const std::filesystem::path&)> overlay;
 };
 
 struct FileInput {

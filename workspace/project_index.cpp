@@ -9,6 +9,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include <atomic>
 #include <deque>
 #include <map>
 #include <unordered_set>
@@ -110,19 +111,50 @@ class ProjectIndex::Project {
     if (fs::is_directory(root_ / "src", ec)) import_roots_.push_back(root_ / "src");
   }
 
-  std::shared_ptr<const ProjectFacts> factsFor(const fs::path& file) {
+  void ensureLinked() {
     std::call_once(linked_, [&] {
       try {
         link();
       } catch (const std::exception&) {
         facts_.clear();  // a project that cannot be linked gives no facts; the file is still linted
       }
+      done_.store(true, std::memory_order_release);
     });
+  }
+
+  std::shared_ptr<const ProjectFacts> factsFor(const fs::path& file) {
+    ensureLinked();
     auto it = facts_.find(file.string());
     if (it != facts_.end()) return it->second;
     static const auto kNone = std::make_shared<const ProjectFacts>();
     return kNone;
   }
+
+  // Is `file` among the files this project scans?
+  bool contains(const fs::path& file) const {
+    if (!recursive_) return file.parent_path() == scan_;
+    auto rel = file.lexically_relative(scan_);
+    return !rel.empty() && *rel.begin() != "..";
+  }
+  // Could a new text of `file` change the facts? Unknown (true) while the link is running.
+  // `compiles`: the new text may hold a compile site (nullopt: unknown).
+  bool mayDependOn(const fs::path& file, std::optional<bool> compiles) const {
+    if (!done_.load(std::memory_order_acquire) || !compiles || *compiles) return true;
+    return modules_.count(file.string()) != 0;
+  }
+  // The files whose facts differ between this link and `other` (both finished).
+  std::vector<fs::path> changedFacts(const Project& other) const {
+    std::vector<fs::path> out;
+    for (const auto& [path, facts] : other.facts_) {
+      auto it = facts_.find(path);
+      if (it == facts_.end() || it->second->digest != facts->digest) out.emplace_back(path);
+    }
+    for (const auto& [path, facts] : facts_)
+      if (!other.facts_.count(path)) out.emplace_back(path);
+    return out;
+  }
+  const fs::path& root() const { return root_; }
+  bool recursive() const { return recursive_; }
 
  private:
   struct Symbol {
@@ -134,7 +166,7 @@ class ProjectIndex::Project {
   const ModuleSummary* load(const fs::path& path) {
     auto [it, inserted] = modules_.try_emplace(path.string());
     if (inserted) {
-      if (auto text = index_.reader()(path)) it->second = index_.summaryOf(*text);
+      if (auto text = index_.read(path)) it->second = index_.summaryOf(*text);
     }
     return it->second.get();
   }
@@ -330,7 +362,7 @@ class ProjectIndex::Project {
     for (const fs::path& file : files) {
       // A raw look first: most files hold no site and are never decoded or parsed.
       if (!index_.mayCompile(file, raw)) continue;
-      auto text = index_.reader()(file);
+      auto text = index_.read(file);
       if (!text) continue;
       auto summary = index_.summaryOf(*text);
       modules_[file.string()] = summary;
@@ -403,6 +435,7 @@ class ProjectIndex::Project {
   ProjectIndex& index_;
   fs::path root_, scan_;
   bool recursive_;
+  std::atomic<bool> done_{false};
   std::vector<fs::path> import_roots_;
   std::once_flag linked_;
   std::unordered_map<std::string, std::shared_ptr<const ModuleSummary>> modules_;
@@ -413,7 +446,57 @@ class ProjectIndex::Project {
   std::unordered_map<std::string, std::shared_ptr<const ProjectFacts>> facts_;
 };
 
+std::optional<std::string> ProjectIndex::read(const fs::path& file) const {
+  if (overlay_)
+    if (auto text = overlay_(file)) return text;
+  return reader_(file);
+}
+
+std::vector<fs::path> ProjectIndex::projectsAffectedBy(const fs::path& file, std::optional<std::string_view> text) {
+  fs::path absolute = file.lexically_normal();
+  std::vector<std::pair<fs::path, std::shared_ptr<Project>>> candidates;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& [folder, project] : projects_)
+      if (project->contains(absolute)) candidates.emplace_back(folder, project);
+  }
+  std::vector<fs::path> out;
+  if (candidates.empty()) return out;  // no linked project holds the file: the text is not scanned
+  std::optional<bool> compiles;
+  if (text) compiles = analysis::mayHoldCompileSite(*text);
+  for (const auto& [folder, project] : candidates)
+    if (project->mayDependOn(absolute, compiles)) out.push_back(folder);
+  return out;
+}
+
+std::vector<fs::path> ProjectIndex::relink(const fs::path& folder) {
+  std::shared_ptr<Project> fresh, old;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = projects_.find(folder.string());
+    if (it == projects_.end()) return {};
+    old = it->second;
+    fresh = std::make_shared<Project>(*this, old->root(), folder, old->recursive());
+  }
+  fresh->ensureLinked();  // no lock held: reads and parses
+  {
+    std::lock_guard lock(mutex_);
+    projects_[folder.string()] = fresh;
+  }
+  old->ensureLinked();  // waits for a link still running elsewhere
+  return old->changedFacts(*fresh);
+}
+
+std::vector<fs::path> ProjectIndex::linkedProjects() const {
+  std::vector<fs::path> out;
+  std::lock_guard lock(mutex_);
+  for (const auto& [folder, project] : projects_) out.emplace_back(folder);
+  return out;
+}
+
 bool ProjectIndex::mayCompile(const fs::path& file, std::string& raw) {
+  if (overlay_)
+    if (auto text = overlay_(file)) return analysis::mayHoldCompileSite(*text);
   std::string key = file.string();
   struct stat st {};
   if (::stat(file.c_str(), &st) != 0) return false;

@@ -24,7 +24,9 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "analysis/module_summary.h"
 
@@ -48,6 +50,22 @@ class ProjectIndex {
   // The folder whose imports resolve `file`'s project, as described above.
   static std::filesystem::path projectRoot(const std::filesystem::path& file);
 
+  // For the language server. `overlay`: texts that take precedence over the files on disk (open
+  // editor buffers); a file it answers for is never read from disk. Set before the first question.
+  void setOverlay(Reader overlay) { overlay_ = std::move(overlay); }
+  // The linked projects (by the folder they scan) whose facts a new text of `file` may change:
+  // `file` is one of the modules their link read, or `text` may hold a compile site (nullopt
+  // `text`: unknown, e.g. a buffer closed in favour of the file on disk). Cheap: no file is read.
+  std::vector<std::filesystem::path> projectsAffectedBy(const std::filesystem::path& file,
+                                                        std::optional<std::string_view> text);
+  // Links the project scanned from `folder` again (the overlay and the files as they are now)
+  // and answers later questions from the new link; questions asked meanwhile get the previous
+  // link's facts. Returns the files whose facts changed (all of them when the previous link had
+  // not finished).
+  std::vector<std::filesystem::path> relink(const std::filesystem::path& folder);
+  // The folders of every project linked so far.
+  std::vector<std::filesystem::path> linkedProjects() const;
+
   // Remembers across runs which files hold no compile call, by size, mtime and inode, and the
   // summaries used, by content hash, in `<folder>/project-scan.json` (the results cache's
   // folder): a warm run then reads only the files that changed and parses none it summarised. Call before the first question; `saveScanCache` writes it back
@@ -65,6 +83,7 @@ class ProjectIndex {
 
  private:
   Reader reader_;
+  Reader overlay_;
   size_t max_bytes_;
   mutable std::mutex mutex_;  // guards projects_ and summaries_; never held while parsing
   std::unordered_map<std::string, std::shared_ptr<Project>> projects_;
@@ -82,7 +101,8 @@ class ProjectIndex {
   bool scan_cache_dirty_ = false;
 
   friend class Project;
-  const Reader& reader() const { return reader_; }
+  // The overlay's text of `file`, else the reader's.
+  std::optional<std::string> read(const std::filesystem::path& file) const;
   // False when `file` holds no compile call (`raw` is a reusable buffer).
   bool mayCompile(const std::filesystem::path& file, std::string& raw);
 };

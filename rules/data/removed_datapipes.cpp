@@ -13,6 +13,7 @@ constexpr RuleMeta kRemovedDatapipes{
     .fix = FixAvailability::None,
     .severity = Severity::Warning,
     .enabled_by_default = true,
+    .deprecated_tag = true,
     .since_torch = "",
     .docs = R"md(
 ## What it does

@@ -1,0 +1,65 @@
+// The analysis of one document version: its settings (config file + editor settings), what the
+// project index says about it when a rule asks (demand-driven), the engine's lint, and the
+// findings as LSP diagnostics. Stateless between calls and thread-safe; it never publishes.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "analysis/module_summary.h"
+#include "rules/linter.h"
+#include "server/document_store.h"
+#include "server/protocol.h"
+#include "server/server_settings.h"
+
+namespace ptlint::server {
+
+struct AnalysisResult {
+  std::shared_ptr<const DocumentSnapshot> snapshot;
+  rules::Settings settings;  // settings.project: what the project said (null: not asked)
+  rules::LintResult lint;
+  std::vector<Diagnostic> diagnostics;  // LSP form, parallel to lint.diagnostics
+  uint64_t generation = 0;              // settings generation it was computed under
+
+  std::string resultId() const { return std::to_string(snapshot->revision) + "." + std::to_string(generation); }
+};
+using ResultPtr = std::shared_ptr<const AnalysisResult>;
+
+class DocumentAnalyzer {
+ public:
+  // What the project says about a file (the project index); null: nothing.
+  using FactsProvider =
+      std::function<std::shared_ptr<const analysis::ProjectFacts>(const std::filesystem::path& file)>;
+
+  DocumentAnalyzer(ServerSettings& settings, FactsProvider facts) : settings_(settings), facts_(std::move(facts)) {}
+
+  // Set once, at `initialize`, before any analysis.
+  void configure(PositionEncoding encoding, bool related_information) {
+    encoding_ = encoding;
+    related_ = related_information;
+  }
+  PositionEncoding encoding() const { return encoding_; }
+  bool relatedInformation() const { return related_; }
+
+  // The analysis of `snap`. `previous` (the document's last result) is returned unchanged when
+  // the text, the settings generation and what the project says about the file are all the same
+  // (a re-analysis asked because another file changed).
+  ResultPtr analyze(const std::shared_ptr<const DocumentSnapshot>& snap, const ResultPtr& previous = nullptr) const;
+
+  // A file that is not open, from its text on disk.
+  ResultPtr analyzeText(const std::string& uri, std::string text) const;
+
+ private:
+  ServerSettings& settings_;
+  FactsProvider facts_;
+  PositionEncoding encoding_ = PositionEncoding::Utf16;
+  bool related_ = false;
+};
+
+// The one per-document lint call of the server (its diagnostics and code actions come from it).
+rules::LintResult lintDocument(const DocumentSnapshot& snap, const rules::Settings& settings);
+
+}  // namespace ptlint::server
