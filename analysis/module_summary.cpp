@@ -30,6 +30,17 @@ const std::string* ModuleSummary::importOf(std::string_view name) const {
   return found;
 }
 
+const CrossFileNote* ProjectWideFacts::setsEnvironment(std::string_view variable) const {
+  for (const auto& [name, where] : environment)
+    if (name == variable) return &where;
+  return nullptr;
+}
+
+const std::vector<std::string_view>& indexedEnvironmentVariables() {
+  static const std::vector<std::string_view> kVariables{"CUBLAS_WORKSPACE_CONFIG"};
+  return kVariables;
+}
+
 bool mayHoldCompileSite(std::string_view text) {
   // Every site is a call of something spelled `compile` (`torch.compile(m)`, `m.compile()`,
   // `tc = compile` aside) or a decorator `@torch.compile`. Regular expressions (`re.compile(`)
@@ -311,6 +322,7 @@ class Summarizer {
     if (ts_node_is_null(right) || !containerClasses(right, classes)) {
       poisoned_[d.index].insert(key);
       if (it != cls.attributes.end()) cls.attributes.erase(it);
+      cls.unknown_attributes.push_back(key);
       return;
     }
     if (it == cls.attributes.end()) {
@@ -354,10 +366,23 @@ class Summarizer {
       if (target->kind == NameRef::Kind::Imported && target->name.starts_with("torch.")) return;
       ref.target = std::move(*target);
     } else {
+      if (isKind(callee, "identifier") && callsUnknownValue(callee)) summaryOf(*d).calls_unknown = true;
       return;
     }
     if (ref.kind == CallRef::Kind::SelfAttr && ref.attr.empty()) return;
     summaryOf(*d).calls.push_back(std::move(ref));
+  }
+
+  // `fn(x)` where `fn` is a parameter, a loop variable or a local bound to a value: unknown code
+  // (a module-level name bound to `torch.compile(...)` runs what it compiles, not unknown code).
+  bool callsUnknownValue(TSNode ident) const {
+    const Binding* b = model_.resolve(textOf(ident, source_), ident);
+    if (b == nullptr) return false;  // a builtin
+    if (b->kind == BindingKind::Parameter || b->kind == BindingKind::Other) return true;
+    if (b->kind != BindingKind::Assignment) return false;
+    if (b->scope != &model_.moduleScope()) return true;
+    TSNode v = unparenthesize(b->value);
+    return !(isKind(v, "call") && (isCompileCall(v) || compiledValueIsKnown(v)));
   }
 
   void noteCompileSite(TSNode call, TSNode callee, const Def* d) {
@@ -381,6 +406,7 @@ class Summarizer {
         site.kind = CompileSite::Kind::Function;
         site.target = std::move(*fn);
       } else {
+        if (!compiledValueIsKnown(target)) out_.unknown_compile_sites.push_back(site.at);
         return;
       }
     } else if (!q && isKind(callee, "attribute")) {
@@ -395,12 +421,28 @@ class Summarizer {
         site.kind = CompileSite::Kind::Instance;
         site.target = std::move(*cls);
       } else {
+        out_.unknown_compile_sites.push_back(site.at);
         return;
       }
     } else {
       return;
     }
     out_.compile_sites.push_back(std::move(site));
+  }
+
+  // Can what `torch.compile(target)` compiles be told without a summary of it? A lambda or a
+  // `functools.partial` of torch's own functions only runs torch code; so does a torch function.
+  bool compiledValueIsKnown(TSNode target) const {
+    target = unparenthesize(target);
+    if (auto q = model_.qualifiedName(target)) return q->starts_with("torch.");
+    if (isKind(target, "call")) {
+      auto q = model_.qualifiedName(unparenthesize(fieldOf(target, "function")));
+      if (q && *q == "functools.partial") {
+        auto inner = model_.qualifiedName(unparenthesize(firstArgument(target, "func", source_)));
+        return inner && inner->starts_with("torch.");
+      }
+    }
+    return false;
   }
 
   void noteDecoratorSites(const Def& d) {
@@ -438,9 +480,26 @@ class Summarizer {
   void noteEnvironment(TSNode call, TSNode callee) {
     if (!isKind(callee, "attribute")) return;
     std::string_view method = textOf(fieldOf(callee, "attribute"), source_);
-    if (method != "setdefault" && method != "putenv") return;
+    if (method != "setdefault" && method != "putenv" && method != "update") return;
     auto q = model_.qualifiedName(callee);
-    if (!q || (*q != "os.environ.setdefault" && *q != "os.putenv")) return;
+    if (!q) return;
+    if (*q == "os.environ.update") {
+      // `os.environ.update({"X": "1"})`, `os.environ.update(X="1")`.
+      TSNode args = fieldOf(call, "arguments");
+      if (!isKind(args, "argument_list")) return;
+      forEachNamedChild(args, [&](TSNode arg) {
+        if (isKind(arg, "keyword_argument")) {
+          out_.environment.emplace_back(textOf(fieldOf(arg, "name"), source_));
+        } else if (isKind(unparenthesize(arg), "dictionary")) {
+          forEachNamedChild(unparenthesize(arg), [&](TSNode pair) {
+            if (!isKind(pair, "pair")) return;
+            if (auto key = stringLiteral(fieldOf(pair, "key"), source_)) out_.environment.push_back(*key);
+          });
+        }
+      });
+      return;
+    }
+    if (*q != "os.environ.setdefault" && *q != "os.putenv") return;
     if (auto key = stringLiteral(firstArgument(call, {}, source_), source_)) out_.environment.push_back(*key);
   }
 

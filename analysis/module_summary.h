@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,6 +55,9 @@ struct FunctionSummary {
   SourcePos at;      // the def's name
   bool disabled = false;  // `@torch.compiler.disable` / `@torch._dynamo.disable`
   std::vector<CallRef> calls;
+  // The body calls something the summary cannot name: a parameter or a local bound to a value
+  // (`fn(x)` for a parameter `fn`). What such a call runs is unknown.
+  bool calls_unknown = false;
 };
 
 struct ClassSummary {
@@ -64,6 +68,9 @@ struct ClassSummary {
   // `nn.Sequential(...)`, `nn.ModuleDict({...})`). An attribute bound to anything unresolved is
   // left out.
   std::vector<std::pair<std::string, std::vector<NameRef>>> attributes;
+  // Attributes `__init__` binds to a value the summary cannot name (a parameter, a factory's
+  // result, a container of those): calling one runs unknown code.
+  std::vector<std::string> unknown_attributes;
 };
 
 struct CompileSite {
@@ -87,7 +94,10 @@ struct ModuleSummary {
   std::vector<FunctionSummary> functions;  // top-level functions
   std::vector<ClassSummary> classes;       // top-level classes
   std::vector<CompileSite> compile_sites;
-  std::vector<std::string> environment;  // variables set: os.environ[...] =, setdefault, putenv
+  std::vector<std::string> environment;  // variables set: os.environ[...] =, setdefault, update, putenv
+  // `torch.compile(x)` / `x.compile()` whose target the summary cannot name (a parameter, a
+  // factory's result): it may compile anything.
+  std::vector<SourcePos> unknown_compile_sites;
 
   const ClassSummary* findClass(std::string_view name) const;
   const FunctionSummary* findFunction(std::string_view name) const;
@@ -112,8 +122,24 @@ struct ExternalCompileRoot {
   std::vector<CrossFileNote> trail;
 };
 
+// Facts about the whole project, the same for each of its files.
+struct ProjectWideFacts {
+  // True once the project index linked the project (facts made otherwise know nothing).
+  bool linked = false;
+  // Some compile site, or some function it reaches, runs code the index cannot resolve (a model
+  // built by a factory, a submodule passed in as a parameter): any function of the project may
+  // be compiled through it.
+  bool compiles_unknown = false;
+  // Environment variables some file of the project sets in code, among those the index looks
+  // for (`CUBLAS_WORKSPACE_CONFIG`), with where.
+  std::vector<std::pair<std::string, CrossFileNote>> environment;
+  const CrossFileNote* setsEnvironment(std::string_view variable) const;
+};
+
 struct ProjectFacts {
   std::vector<ExternalCompileRoot> compiled;
+  // Never null when the facts come from the project index.
+  std::shared_ptr<const ProjectWideFacts> project;
   // Identifies the facts (for result caches): equal digests mean equal facts.
   std::string digest;
   bool empty() const { return compiled.empty(); }
@@ -122,5 +148,9 @@ struct ProjectFacts {
 // Does the text hold a compile site another file's definitions could be compiled from (the whole
 // word `compile` somewhere)? The byte-level filter that keeps most files unparsed.
 bool mayHoldCompileSite(std::string_view text);
+
+// The environment variables the project index looks for in every file (a raw byte scan first,
+// then the summary of the files holding one): `CUBLAS_WORKSPACE_CONFIG`.
+const std::vector<std::string_view>& indexedEnvironmentVariables();
 
 }  // namespace ptlint::analysis

@@ -28,10 +28,11 @@ namespace ptlint::analysis {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(NameRef, kind, name)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SourcePos, start, end, line, column, column_utf16, column_bytes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CallRef, kind, target, attr, at)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FunctionSummary, name, at, disabled, calls)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ClassSummary, name, bases, methods, attributes)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FunctionSummary, name, at, disabled, calls, calls_unknown)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ClassSummary, name, bases, methods, attributes, unknown_attributes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CompileSite, kind, target, owner, attr, method, at)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ModuleSummary, imports, definitions, functions, classes, compile_sites, environment)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ModuleSummary, imports, definitions, functions, classes, compile_sites, environment,
+                                   unknown_compile_sites)
 }  // namespace ptlint::analysis
 
 namespace ptlint::workspace {
@@ -120,8 +121,7 @@ class ProjectIndex::Project {
     });
     auto it = facts_.find(file.string());
     if (it != facts_.end()) return it->second;
-    static const auto kNone = std::make_shared<const ProjectFacts>();
-    return kNone;
+    return base_facts_;
   }
 
  private:
@@ -259,6 +259,22 @@ class ProjectIndex::Project {
     return out;
   }
 
+  // Does `__init__` of the class (or of a base) bind `self.<attr>` to something unresolved?
+  bool unknownAttribute(const Symbol& cls, std::string_view attr, int depth = 0) {
+    if (depth > kMaxDepth) return false;
+    const auto* summary = classOf(cls);
+    if (summary == nullptr) return false;
+    for (const auto& [name, classes] : summary->attributes)
+      if (name == attr) return false;
+    for (const auto& name : summary->unknown_attributes)
+      if (name == attr) return true;
+    for (const NameRef& base : summary->bases)
+      if (auto b = resolve(cls.path, base); b && b->name.find('.') == std::string::npos &&
+                                             unknownAttribute(*b, attr, depth + 1))
+        return true;
+    return false;
+  }
+
   // Does the class derive from a `torch.nn` class (through project classes) without defining
   // `method` itself on the way? `obj.compile()` is nn.Module's only then.
   bool isTorchModuleWith(const Symbol& cls, std::string_view method, int depth = 0) {
@@ -302,6 +318,18 @@ class ProjectIndex::Project {
     return out;
   }
 
+  // A name from outside the project's modules (`torch.nn.Linear`, `timm.create_model` when timm
+  // is not part of the project): it cannot compile the project's code unless handed it, which
+  // the site would show.
+  bool isLibraryName(const NameRef& ref) {
+    if (ref.kind == NameRef::Kind::Local || ref.name.empty() || ref.name.front() == '.') return false;
+    std::string top = ref.name.substr(0, ref.name.find('.'));
+    if (top == "torch") return true;
+    for (const fs::path& base : import_roots_)
+      if (isFile(base / (top + ".py")) || fs::is_directory(base / top)) return false;
+    return true;
+  }
+
   // Python modules, and notebooks: a notebook imports the project's modules and compiles them
   // as a training script does (its reader hands over the joined code cells).
   static bool isSourceFile(const fs::path& path) {
@@ -327,13 +355,21 @@ class ProjectIndex::Project {
     }
     std::sort(files.begin(), files.end());
     std::string raw;
+    auto wide = std::make_shared<analysis::ProjectWideFacts>();
     for (const fs::path& file : files) {
       // A raw look first: most files hold no site and are never decoded or parsed.
-      if (!index_.mayCompile(file, raw)) continue;
+      ScanVerdict verdict = index_.scanFile(file, raw);
+      if (!verdict.may_compile && !verdict.may_set_environment) continue;
       auto text = index_.reader()(file);
       if (!text) continue;
       auto summary = index_.summaryOf(*text);
       modules_[file.string()] = summary;
+      for (const std::string& variable : summary->environment)
+        for (std::string_view wanted : analysis::indexedEnvironmentVariables())
+          if (variable == wanted && wide->setsEnvironment(wanted) == nullptr)
+            wide->environment.push_back({variable, {file.string(), {}, fmt::format("`{}` is set here", variable)}});
+      if (!verdict.may_compile) continue;
+      if (!summary->unknown_compile_sites.empty()) wide->compiles_unknown = true;
       for (const auto& site : summary->compile_sites) {
         std::string target = site.kind == analysis::CompileSite::Kind::SelfAttr ? site.owner + "." + site.attr
                                                                                  : site.target.name;
@@ -342,18 +378,26 @@ class ProjectIndex::Project {
         std::vector<CrossFileNote> trail{{file.string(), site.at, fmt::format("`{}` is compiled here", target)}};
         switch (site.kind) {
           case analysis::CompileSite::Kind::Instance:
-            if (auto cls = resolve(file, site.target); cls && (!site.method || isTorchModuleWith(*cls, "compile")))
-              compileInstance(*cls, trail);
+            if (auto cls = resolve(file, site.target); cls && classOf(*cls) != nullptr) {
+              if (!site.method || isTorchModuleWith(*cls, "compile")) compileInstance(*cls, trail);
+            } else if (!isLibraryName(site.target)) {
+              wide->compiles_unknown = true;  // a factory, or a class the index cannot find
+            }
             break;
           case analysis::CompileSite::Kind::Function:
             if (auto fn = resolve(file, site.target)) {
               if (classOf(*fn) == nullptr) compile(*fn, trail);
+            } else if (!isLibraryName(site.target)) {
+              wide->compiles_unknown = true;
             }
             break;
-          case analysis::CompileSite::Kind::SelfAttr:
-            for (const Symbol& cls : attributeClasses({file, site.owner}, site.attr))
+          case analysis::CompileSite::Kind::SelfAttr: {
+            auto classes = attributeClasses({file, site.owner}, site.attr);
+            if (classes.empty()) wide->compiles_unknown = true;  // `self.model` passed in
+            for (const Symbol& cls : classes)
               if (!site.method || isTorchModuleWith(cls, "compile")) compileInstance(cls, trail);
             break;
+          }
         }
       }
     }
@@ -367,6 +411,7 @@ class ProjectIndex::Project {
       auto& trail = front.second;
       const auto* summary = functionOf(fn);
       if (summary == nullptr) continue;
+      if (summary->calls_unknown) wide->compiles_unknown = true;
       std::string owner = fn.name.find('.') == std::string::npos ? std::string{} : fn.name.substr(0, fn.name.find('.'));
       for (const auto& call : summary->calls) {
         auto note = [&](std::string_view callee) {
@@ -384,11 +429,23 @@ class ProjectIndex::Project {
             continue;
           }
           for (const Symbol& sub : attributeClasses(cls, call.attr)) compileInstance(sub, note(sub.name + ".forward"));
+          if (unknownAttribute(cls, call.attr)) wide->compiles_unknown = true;
         }
       }
     }
+    wide->linked = true;
+    std::string wide_digest = fmt::format("linked;unknown={};", wide->compiles_unknown);
+    for (const auto& [variable, where] : wide->environment) wide_digest += fmt::format("env={}@{};", variable, where.path);
+    {
+      auto base = std::make_shared<ProjectFacts>();
+      base->project = wide;
+      base->digest = wide_digest;
+      base_facts_ = std::move(base);
+    }
     for (auto& [path, roots] : roots_) {
       auto facts = std::make_shared<ProjectFacts>();
+      facts->project = wide;
+      facts->digest = wide_digest;
       facts->compiled = std::move(roots);
       for (const auto& root : facts->compiled) {
         facts->digest += root.function;
@@ -411,25 +468,36 @@ class ProjectIndex::Project {
   std::map<std::string, std::vector<analysis::ExternalCompileRoot>> roots_;
   std::deque<std::pair<Symbol, std::vector<CrossFileNote>>> queue_;
   std::unordered_map<std::string, std::shared_ptr<const ProjectFacts>> facts_;
+  // What a file no compile site reaches is told (the project-wide facts only).
+  std::shared_ptr<const ProjectFacts> base_facts_ = [] {
+    auto facts = std::make_shared<ProjectFacts>();
+    facts->project = std::make_shared<analysis::ProjectWideFacts>();  // not linked
+    facts->digest = "unlinked;";
+    return facts;
+  }();
 };
 
-bool ProjectIndex::mayCompile(const fs::path& file, std::string& raw) {
+ProjectIndex::ScanVerdict ProjectIndex::scanFile(const fs::path& file, std::string& raw) {
   std::string key = file.string();
   struct stat st {};
-  if (::stat(file.c_str(), &st) != 0) return false;
+  if (::stat(file.c_str(), &st) != 0) return {};
   {
     std::lock_guard lock(mutex_);
     auto it = scan_cache_.find(key);
     if (it != scan_cache_.end() && it->second.size == static_cast<uint64_t>(st.st_size) &&
         it->second.inode == static_cast<uint64_t>(st.st_ino) &&
         it->second.mtime_ns == static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec)
-      return it->second.may_compile;
+      return {it->second.may_compile, it->second.may_set_environment};
   }
-  if (!readRaw(file, max_bytes_, raw, st)) return false;
-  bool verdict = analysis::mayHoldCompileSite(raw);
+  if (!readRaw(file, max_bytes_, raw, st)) return {};
+  ScanVerdict verdict;
+  verdict.may_compile = analysis::mayHoldCompileSite(raw);
+  for (std::string_view variable : analysis::indexedEnvironmentVariables())
+    verdict.may_set_environment = verdict.may_set_environment || raw.find(variable) != std::string::npos;
   std::lock_guard lock(mutex_);
   scan_cache_[key] = {static_cast<uint64_t>(st.st_size), static_cast<uint64_t>(st.st_ino),
-                      static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec, verdict};
+                      static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
+                      verdict.may_compile, verdict.may_set_environment};
   scan_cache_dirty_ = true;
   return verdict;
 }
@@ -459,7 +527,8 @@ void ProjectIndex::useScanCache(fs::path folder) {
     if (doc.at("build").get<std::string>() != buildIdentity()) return;
     std::lock_guard lock(mutex_);
     for (const auto& [path, e] : doc.at("files").items())
-      scan_cache_[path] = {e.at(0).get<uint64_t>(), e.at(1).get<uint64_t>(), e.at(2).get<int64_t>(), e.at(3).get<bool>()};
+      scan_cache_[path] = {e.at(0).get<uint64_t>(), e.at(1).get<uint64_t>(), e.at(2).get<int64_t>(), e.at(3).get<bool>(),
+                           e.at(4).get<bool>()};
     for (const auto& [hash, summary] : doc.at("summaries").items())
       stored_summaries_[std::stoull(hash, nullptr, 16)] =
           std::make_shared<const ModuleSummary>(summary.get<ModuleSummary>());
@@ -476,7 +545,7 @@ bool ProjectIndex::saveScanCache() {
   {
     std::lock_guard lock(mutex_);
     if (scan_cache_dir_.empty() || !scan_cache_dirty_) return true;
-    for (const auto& [path, e] : scan_cache_) files[path] = {e.size, e.inode, e.mtime_ns, e.may_compile};
+    for (const auto& [path, e] : scan_cache_) files[path] = {e.size, e.inode, e.mtime_ns, e.may_compile, e.may_set_environment};
     for (const auto& [hash, summary] : summaries_) summaries[fmt::format("{:016x}", hash)] = *summary;
   }
   std::error_code ec;
