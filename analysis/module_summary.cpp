@@ -435,6 +435,20 @@ class Summarizer {
   bool compiledValueIsKnown(TSNode target) const {
     target = unparenthesize(target);
     if (auto q = model_.qualifiedName(target)) return q->starts_with("torch.");
+    if (isKind(target, "identifier")) {
+      // `flex_attention = torch.compile(flex_attention)`: the name is torch's function, or what
+      // compiling it gave.
+      const Binding* b = model_.resolve(textOf(target, source_), target);
+      const auto* all = b != nullptr ? model_.bindingsOf(*b->scope, b->name) : nullptr;
+      if (all == nullptr) return false;
+      for (const Binding* c : *all) {
+        if (c->kind == BindingKind::Import && c->qualified_name.starts_with("torch.")) continue;
+        TSNode v = c->kind == BindingKind::Assignment ? unparenthesize(c->value) : TSNode{};
+        if (!ts_node_is_null(v) && isKind(v, "call") && isCompileCall(v)) continue;
+        return false;
+      }
+      return true;
+    }
     if (isKind(target, "call")) {
       auto q = model_.qualifiedName(unparenthesize(fieldOf(target, "function")));
       if (q && *q == "functools.partial") {

@@ -61,10 +61,14 @@ struct Finding {
   rules::Diagnostic diagnostic;
 };
 
-std::vector<Finding> lintInProject(workspace::ProjectIndex& index, const fs::path& file, const std::string& select = "PTL501") {
+// The rules that ask the project index.
+const std::vector<std::string> kProjectRules{"PTL501", "PTL603", "PTL702", "PTL201"};
+
+std::vector<Finding> lintInProject(workspace::ProjectIndex& index, const fs::path& file,
+                                   const std::vector<std::string>& select = kProjectRules) {
   std::string text = *readText(file);
   rules::Settings settings;
-  settings.select = {select};
+  settings.select = select;
   if (rules::asksProject(text, settings)) settings.project = index.factsFor(fs::absolute(file));
   std::vector<Finding> out;
   if (rules::cannotMatch(text, settings)) return out;
@@ -92,7 +96,8 @@ TEST_P(ProjectFixture, FindingsMatchExpectations) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Projects, ProjectFixture,
-                         testing::Values("nanogpt", "relimport", "srclayout", "namespace", "keraslike"));
+                         testing::Values("nanogpt", "relimport", "srclayout", "namespace", "keraslike", "flexattn",
+                                         "flexunknown"));
 
 TEST(ProjectIndex, RelatedInformationNamesTheCompileSiteInTheOtherFile) {
   workspace::ProjectIndex index(readText);
