@@ -97,7 +97,7 @@ TEST_P(ProjectFixture, FindingsMatchExpectations) {
 
 INSTANTIATE_TEST_SUITE_P(Projects, ProjectFixture,
                          testing::Values("nanogpt", "relimport", "srclayout", "namespace", "keraslike", "flexattn",
-                                         "flexunknown"));
+                                         "flexunknown", "determinism_unset"));
 
 TEST(ProjectIndex, RelatedInformationNamesTheCompileSiteInTheOtherFile) {
   workspace::ProjectIndex index(readText);
@@ -252,3 +252,47 @@ TEST(ModuleSummary, RecordsImportsClassesCallsSitesAndEnvironment) {
 }
 
 }  // namespace
+
+TEST(ProjectIndex, CublasConfigSetInAnotherFileSilencesPTL702) {
+  workspace::ProjectIndex index(readText);
+  // utils/seed.py sets it through os.environ.update({...}).
+  EXPECT_TRUE(lintInProject(index, kProjects / "determinism" / "train.py", {"PTL702"}).empty());
+  auto facts = index.factsFor(fs::absolute(kProjects / "determinism" / "train.py"));
+  ASSERT_NE(facts->project, nullptr);
+  const auto* where = facts->project->setsEnvironment("CUBLAS_WORKSPACE_CONFIG");
+  ASSERT_NE(where, nullptr);
+  EXPECT_EQ(fs::path(where->path).filename(), "seed.py");
+  // Checked without the project, the same file is reported.
+  std::string text = *readText(kProjects / "determinism" / "train.py");
+  rules::Settings settings;
+  settings.select = {"PTL702"};
+  auto parsed = analysis::ParsedFile::parse(text);
+  EXPECT_EQ(rules::lintFile(parsed, settings).diagnostics.size(), 1u);
+}
+
+TEST(ProjectIndex, ModuleSummaryRecordsEnvironmentAndUnknowns) {
+  std::string text =
+      "import os\nimport torch\nimport torch.nn as nn\n"
+      "os.environ['A'] = '1'\nos.environ.setdefault('B', '1')\nos.putenv('C', '1')\n"
+      "os.environ.update({'D': '1'}, E='1')\n"
+      "class M(nn.Module):\n"
+      "    def __init__(self, fn, make):\n"
+      "        super().__init__()\n"
+      "        self.fn = fn\n"
+      "        self.blocks = nn.ModuleList([make(i) for i in range(2)])\n"
+      "        self.lin = nn.Linear(2, 2)\n"
+      "    def forward(self, x, hook):\n"
+      "        return hook(self.fn(x))\n"
+      "def build(f):\n"
+      "    return torch.compile(f())\n";
+  auto parsed = analysis::ParsedFile::parse(text);
+  analysis::SemanticModel model(parsed);
+  auto summary = analysis::summarizeModule(model);
+  EXPECT_EQ(summary.environment, (std::vector<std::string>{"A", "B", "C", "D", "E"}));
+  ASSERT_EQ(summary.classes.size(), 1u);
+  EXPECT_EQ(summary.classes[0].unknown_attributes, (std::vector<std::string>{"fn", "blocks"}));
+  ASSERT_EQ(summary.classes[0].attributes.size(), 1u);  // lin
+  ASSERT_EQ(summary.classes[0].methods.size(), 2u);
+  EXPECT_TRUE(summary.classes[0].methods[1].calls_unknown);  // hook(...)
+  EXPECT_EQ(summary.unknown_compile_sites.size(), 1u);     // torch.compile(f())
+}
