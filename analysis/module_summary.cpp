@@ -227,62 +227,119 @@ class Summarizer {
     return textOf(fieldOf(expr, "attribute"), source_);
   }
 
+  // `self.a` -> "a", `self.a.b` -> "a.b", `self.a["b"]` -> "a.b", `self.a[i]` -> "a"; else empty.
+  std::string selfPath(TSNode expr, const Def* d) const {
+    expr = unparenthesize(expr);
+    if (isKind(expr, "subscript")) {
+      std::string base = selfPath(fieldOf(expr, "value"), d);
+      if (base.empty() || base.find('.') != std::string::npos) return base;
+      if (auto key = stringLiteral(fieldOf(expr, "subscript"), source_)) return base + "." + *key;
+      return base;
+    }
+    if (!isKind(expr, "attribute")) return {};
+    if (std::string_view attr = selfAttribute(expr, d); !attr.empty()) return std::string(attr);
+    TSNode object = unparenthesize(fieldOf(expr, "object"));
+    std::string_view inner = selfAttribute(object, d);
+    if (inner.empty()) return {};
+    return std::string(inner) + "." + std::string(textOf(fieldOf(expr, "attribute"), source_));
+  }
+
   bool isCompileCall(TSNode call) const {
     TSNode callee = unparenthesize(fieldOf(call, "function"));
     auto q = model_.qualifiedName(callee);
     return q && isTorchCompile(*q);
   }
 
-  // The class whose instance `expr` evaluates to: `Cls(...)`, `Cls(...).to(device)`, a name
-  // every binding of which builds the same class (wrappers `torch.compile(name)` aside).
-  std::optional<NameRef> instanceClass(TSNode expr, int depth) const {
+  // The classes whose instance `expr` may evaluate to: `Cls(...)`, `Cls(...).to(device)`, a
+  // factory's result (`build(cfg)`, `Cls.from_pretrained(...)`: the linker follows what it
+  // returns), a name every binding of which is one of those (wrappers `torch.compile(name)`
+  // aside; `model = GPT(cfg)` in one branch and `model = GPT.from_pretrained(...)` in another give
+  // both). False when some alternative cannot be named.
+  bool instanceClasses(TSNode expr, int depth, std::vector<NameRef>& out) const {
     expr = unparenthesize(expr);
-    if (depth > kMaxDepth) return std::nullopt;
+    if (depth > kMaxDepth) return false;
+    auto add = [&](NameRef ref) {
+      if (std::find(out.begin(), out.end(), ref) == out.end()) out.push_back(std::move(ref));
+      return true;
+    };
     if (isKind(expr, "call")) {
       TSNode callee = unparenthesize(fieldOf(expr, "function"));
       if (isKind(callee, "attribute") && returnsSelf(textOf(fieldOf(callee, "attribute"), source_)))
-        return instanceClass(fieldOf(callee, "object"), depth + 1);
+        return instanceClasses(fieldOf(callee, "object"), depth + 1, out);
+      if (isCompileCall(expr)) return false;
       auto ref = nameRef(callee);
-      if (!ref) return std::nullopt;
-      // A local function is not a class; an import may be either: the linker decides.
-      if (ref->kind == NameRef::Kind::Local) {
-        const Binding* b = isKind(callee, "identifier") ? model_.resolve(textOf(callee, source_), callee) : nullptr;
-        if (b == nullptr || b->kind != BindingKind::Class) return std::nullopt;
+      if (!ref) return false;
+      // A local class, a local factory function or `Cls.method`; an import may be any of them:
+      // the linker decides.
+      if (ref->kind == NameRef::Kind::Local && isKind(callee, "identifier")) {
+        const Binding* b = model_.resolve(textOf(callee, source_), callee);
+        if (b == nullptr || (b->kind != BindingKind::Class && b->kind != BindingKind::Function)) return false;
       }
-      return ref;
+      return add(std::move(*ref));
     }
     if (isKind(expr, "identifier")) {
       const Binding* b = model_.resolve(textOf(expr, source_), expr);
-      if (b == nullptr || b->kind != BindingKind::Assignment) return std::nullopt;
-      std::optional<NameRef> found;
+      if (b == nullptr || b->kind != BindingKind::Assignment) return false;
+      bool any = false;
       for (const Binding* c : *model_.bindingsOf(*b->scope, b->name)) {
-        if (c->kind != BindingKind::Assignment || ts_node_is_null(c->value)) return std::nullopt;
+        if (c->kind != BindingKind::Assignment || ts_node_is_null(c->value)) return false;
         TSNode v = unparenthesize(c->value);
         if (isKind(v, "call") && isCompileCall(v)) continue;  // `model = torch.compile(model)`
-        auto vc = instanceClass(v, depth + 1);
-        if (!vc || (found && !(*found == *vc))) return std::nullopt;
-        found = vc;
+        if (!instanceClasses(v, depth + 1, out)) return false;
+        any = true;
       }
-      return found;
+      return any;
     }
-    return std::nullopt;
+    return false;
+  }
+
+  // `return <value>` in `d`: what a factory returns, for the linker.
+  void noteReturn(TSNode statement, const Def& d) {
+    FunctionSummary& fn = summaryOf(d);
+    if (fn.returns_unknown) return;
+    TSNode value = ts_node_named_child_count(statement) > 0 ? unparenthesize(ts_node_named_child(statement, 0)) : TSNode{};
+    if (ts_node_is_null(value) || isKind(value, "none")) return;
+    // `return cls(...)` in a classmethod: an instance of the class.
+    if (isKind(value, "call") && !ts_node_is_null(d.cls)) {
+      TSNode callee = unparenthesize(fieldOf(value, "function"));
+      TSNode params = fieldOf(d.def, "parameters");
+      if (isKind(callee, "identifier") && ts_node_named_child_count(params) > 0) {
+        TSNode first = ts_node_named_child(params, 0);
+        if (isKind(first, "identifier") && textOf(first, source_) == textOf(callee, source_) &&
+            textOf(first, source_) == "cls") {
+          NameRef self_class{NameRef::Kind::Local, out_.classes[d.index].name};
+          if (std::find(fn.returns.begin(), fn.returns.end(), self_class) == fn.returns.end())
+            fn.returns.push_back(std::move(self_class));
+          return;
+        }
+      }
+    }
+    if (!instanceClasses(value, 0, fn.returns)) {
+      fn.returns.clear();
+      fn.returns_unknown = true;
+    }
   }
 
   // The element classes of a module container built by `value`, or of a plain module.
   bool containerClasses(TSNode value, std::vector<NameRef>& out, int depth = 0) const {
     value = unparenthesize(value);
-    if (!isKind(value, "call") || depth > kMaxDepth) return false;
+    if (depth > kMaxDepth) return false;
+    if (isKind(value, "none")) return true;  // `self.head = None`: nothing to run
+    if (isKind(value, "conditional_expression") && ts_node_named_child_count(value) == 3)
+      // `DropPath(p) if p > 0 else nn.Identity()`: either.
+      return containerClasses(ts_node_named_child(value, 0), out, depth + 1) &&
+             containerClasses(ts_node_named_child(value, 2), out, depth + 1);
+    if (!isKind(value, "call")) return false;
     TSNode callee = unparenthesize(fieldOf(value, "function"));
     auto q = model_.qualifiedName(callee);
     std::string_view last;
     if (q && q->starts_with("torch.nn.")) last = std::string_view(*q).substr(q->rfind('.') + 1);
-    if (last != "ModuleList" && last != "Sequential" && last != "ModuleDict") {
-      auto cls = instanceClass(value, 0);
-      if (!cls) return false;
-      out.push_back(*cls);
-      return true;
-    }
-    // Elements: calls inside the arguments (list displays, comprehensions, dict values, splats).
+    bool dict_call = isKind(callee, "identifier") && textOf(callee, source_) == "dict" &&
+                     model_.resolve("dict", callee) == nullptr;
+    if (last != "ModuleList" && last != "Sequential" && last != "ModuleDict" && !dict_call)
+      return instanceClasses(value, 0, out);
+    // Elements: calls inside the arguments (list displays, comprehensions, dict values, splats,
+    // `dict(name=...)`). An empty container is filled later (`self.layers.append(Block())`).
     bool ok = true;
     TSNode args = fieldOf(value, "arguments");
     std::vector<TSNode> stack;
@@ -292,39 +349,51 @@ class Summarizer {
       stack.pop_back();
       std::string_view kind = kindOf(n);
       if (kind == "comment" || kind == "string" || kind == "for_in_clause" || kind == "if_clause") continue;
-      if (kind == "keyword_argument") continue;
+      if (kind == "keyword_argument") {
+        if (dict_call) stack.push_back(fieldOf(n, "value"));
+        continue;
+      }
       if (kind == "list" || kind == "tuple" || kind == "list_splat" || kind == "dictionary" ||
           kind == "list_comprehension" || kind == "generator_expression" || kind == "dictionary_comprehension") {
         forEachNamedChild(n, [&](TSNode c) { stack.push_back(c); });
       } else if (kind == "pair") {
         stack.push_back(fieldOf(n, "value"));
-      } else if (kind == "call") {
+      } else if (kind == "call" || kind == "conditional_expression") {
         if (!containerClasses(n, out, depth + 1)) ok = false;
       } else {
         ok = false;  // an element the analysis cannot name
       }
     }
-    return ok && !out.empty();
+    return ok;
   }
 
-  void noteInitStore(TSNode assignment, const Def& d) {
-    TSNode left = unparenthesize(fieldOf(assignment, "left"));
-    std::string_view attr = selfAttribute(left, &d);
-    if (attr.empty()) return;
-    TSNode right = fieldOf(assignment, "right");
-    ClassSummary& cls = out_.classes[d.index];
-    std::string key(attr);
-    if (poisoned_[d.index].count(key)) return;
-    TSNode v = unparenthesize(right);
-    if (isKind(v, "call") && isCompileCall(v)) return;  // `self.m = torch.compile(self.m)`
-    std::vector<NameRef> classes;
-    auto it = std::find_if(cls.attributes.begin(), cls.attributes.end(), [&](const auto& a) { return a.first == key; });
-    if (ts_node_is_null(right) || !containerClasses(right, classes)) {
-      poisoned_[d.index].insert(key);
-      if (it != cls.attributes.end()) cls.attributes.erase(it);
-      cls.unknown_attributes.push_back(key);
-      return;
+  // The named elements of `nn.ModuleDict(dict(a=...))` / `nn.ModuleDict({"a": ...})`.
+  std::vector<std::pair<std::string, TSNode>> moduleDictElements(TSNode value) const {
+    std::vector<std::pair<std::string, TSNode>> out;
+    value = unparenthesize(value);
+    if (!isKind(value, "call")) return out;
+    auto q = model_.qualifiedName(unparenthesize(fieldOf(value, "function")));
+    if (!q || !q->starts_with("torch.nn.") || !q->ends_with(".ModuleDict")) return out;
+    TSNode arg = unparenthesize(firstArgument(value, "modules", source_));
+    if (isKind(arg, "dictionary")) {
+      forEachNamedChild(arg, [&](TSNode pair) {
+        if (!isKind(pair, "pair")) return;
+        if (auto key = stringLiteral(fieldOf(pair, "key"), source_)) out.emplace_back(*key, fieldOf(pair, "value"));
+      });
+    } else if (isKind(arg, "call") && isKind(unparenthesize(fieldOf(arg, "function")), "identifier") &&
+               textOf(unparenthesize(fieldOf(arg, "function")), source_) == "dict") {
+      forEachNamedChild(fieldOf(arg, "arguments"), [&](TSNode kw) {
+        if (isKind(kw, "keyword_argument")) out.emplace_back(std::string(textOf(fieldOf(kw, "name"), source_)), fieldOf(kw, "value"));
+      });
     }
+    return out;
+  }
+
+  // Adds `classes` to the attribute `key` of the class (poisoned attributes stay unknown).
+  void addAttribute(size_t class_index, const std::string& key, std::vector<NameRef> classes) {
+    ClassSummary& cls = out_.classes[class_index];
+    if (poisoned_[class_index].count(key)) return;
+    auto it = std::find_if(cls.attributes.begin(), cls.attributes.end(), [&](const auto& a) { return a.first == key; });
     if (it == cls.attributes.end()) {
       cls.attributes.emplace_back(key, std::move(classes));
     } else {
@@ -333,18 +402,94 @@ class Summarizer {
     }
   }
 
+  void poisonAttribute(size_t class_index, const std::string& key) {
+    ClassSummary& cls = out_.classes[class_index];
+    if (!poisoned_[class_index].insert(key).second) return;
+    auto it = std::find_if(cls.attributes.begin(), cls.attributes.end(), [&](const auto& a) { return a.first == key; });
+    if (it != cls.attributes.end()) cls.attributes.erase(it);
+    cls.unknown_attributes.push_back(key);
+  }
+
+  // `self.<attr>.append(Block())`, `.extend([...])`, `.add_module("x", Block())` in `__init__`.
+  void noteInitContainerGrowth(TSNode call, TSNode callee, const Def& d) {
+    if (!isKind(callee, "attribute")) return;
+    std::string_view method = textOf(fieldOf(callee, "attribute"), source_);
+    if (method != "append" && method != "extend" && method != "add_module" && method != "insert") return;
+    std::string_view attr = selfAttribute(fieldOf(callee, "object"), &d);
+    if (attr.empty()) return;
+    std::string key(attr);
+    auto& attrs = out_.classes[d.index].attributes;
+    if (std::none_of(attrs.begin(), attrs.end(), [&](const auto& a) { return a.first == key; })) return;
+    TSNode args = fieldOf(call, "arguments");
+    uint32_t count = ts_node_named_child_count(args);
+    TSNode element = count > 0 ? ts_node_named_child(args, count - 1) : TSNode{};
+    std::vector<NameRef> classes;
+    bool ok = !ts_node_is_null(element);
+    if (ok && method == "extend") {
+      ok = false;
+      TSNode list = unparenthesize(element);
+      if (isKind(list, "list") || isKind(list, "list_comprehension") || isKind(list, "tuple") ||
+          isKind(list, "generator_expression")) {
+        ok = true;
+        forEachNamedChild(list, [&](TSNode c) {
+          if (isKind(c, "for_in_clause") || isKind(c, "if_clause") || isKind(c, "comment")) return;
+          ok = ok && containerClasses(c, classes);
+        });
+      }
+    } else if (ok) {
+      ok = containerClasses(element, classes);
+    }
+    if (ok) addAttribute(d.index, key, std::move(classes));
+    else poisonAttribute(d.index, key);
+  }
+
+  void noteInitStore(TSNode assignment, const Def& d) {
+    TSNode left = unparenthesize(fieldOf(assignment, "left"));
+    std::string_view attr = selfAttribute(left, &d);
+    if (attr.empty()) return;
+    TSNode right = fieldOf(assignment, "right");
+    std::string key(attr);
+    TSNode v = unparenthesize(right);
+    if (isKind(v, "call") && isCompileCall(v)) return;  // `self.m = torch.compile(self.m)`
+    std::vector<NameRef> classes;
+    if (ts_node_is_null(right) || !containerClasses(right, classes)) {
+      poisonAttribute(d.index, key);
+      return;
+    }
+    addAttribute(d.index, key, std::move(classes));
+    // `self.transformer = nn.ModuleDict(dict(h=nn.ModuleList(...), ...))`: `transformer.h` too.
+    for (const auto& [name, element] : moduleDictElements(right)) {
+      std::vector<NameRef> element_classes;
+      if (containerClasses(element, element_classes)) addAttribute(d.index, key + "." + name, std::move(element_classes));
+      else poisonAttribute(d.index, key + "." + name);
+    }
+  }
+
   // `block` bound by `for block in self.<attr>` (or `.values()`, `enumerate(...)` aside): attr.
-  std::string_view loopOverSelfAttribute(TSNode ident, const Def* d) const {
+  std::string loopOverSelfAttribute(TSNode ident, const Def* d) const {
     const Binding* b = model_.resolve(textOf(ident, source_), ident);
     if (b == nullptr || b->kind != BindingKind::Other || !isKind(b->statement, "for_statement")) return {};
-    if (!isKind(unparenthesize(fieldOf(b->statement, "left")), "identifier")) return {};
+    TSNode left = unparenthesize(fieldOf(b->statement, "left"));
     TSNode right = unparenthesize(fieldOf(b->statement, "right"));
+    // `for i, block in enumerate(self.h)`, `for name, m in self.heads.items()`: the second name.
+    bool pair = isKind(left, "pattern_list") || isKind(left, "tuple_pattern");
+    if (pair && (ts_node_named_child_count(left) != 2 || !sameNode(ts_node_named_child(left, 1), b->name_node))) return {};
+    if (!pair && !isKind(left, "identifier")) return {};
     if (isKind(right, "call")) {
       TSNode callee = unparenthesize(fieldOf(right, "function"));
-      if (!isKind(callee, "attribute") || textOf(fieldOf(callee, "attribute"), source_) != "values") return {};
-      right = fieldOf(callee, "object");
+      if (pair && isKind(callee, "identifier") && textOf(callee, source_) == "enumerate" &&
+          model_.resolve("enumerate", callee) == nullptr) {
+        right = firstArgument(right, {}, source_);
+      } else if (isKind(callee, "attribute") &&
+                 textOf(fieldOf(callee, "attribute"), source_) == (pair ? "items" : "values")) {
+        right = fieldOf(callee, "object");
+      } else {
+        return {};
+      }
+    } else if (pair) {
+      return {};
     }
-    return selfAttribute(right, d);
+    return selfPath(right, d);
   }
 
   void noteCall(TSNode call, const Def* d) {
@@ -354,13 +499,19 @@ class Summarizer {
     if (d == nullptr) return;
     CallRef ref;
     ref.at = pos(call);
-    if (isKind(callee, "subscript")) {
-      ref.attr = std::string(selfAttribute(fieldOf(callee, "value"), d));
+    if (d->method != SIZE_MAX && out_.classes[d->index].methods[d->method].name == "__init__")
+      noteInitContainerGrowth(call, callee, *d);
+    if (isKind(callee, "subscript") || isKind(callee, "attribute")) {
+      ref.attr = selfPath(callee, d);
       ref.kind = CallRef::Kind::SelfAttr;
-    } else if (std::string_view attr = selfAttribute(callee, d); !attr.empty()) {
-      ref.attr = std::string(attr);
-      ref.kind = CallRef::Kind::SelfAttr;
-    } else if (isKind(callee, "identifier") && !(ref.attr = std::string(loopOverSelfAttribute(callee, d))).empty()) {
+      if (ref.attr.empty()) {
+        if (auto target = nameRef(callee)) {
+          if (target->kind == NameRef::Kind::Imported && target->name.starts_with("torch.")) return;
+          ref.kind = CallRef::Kind::Name;
+          ref.target = std::move(*target);
+        }
+      }
+    } else if (isKind(callee, "identifier") && !(ref.attr = loopOverSelfAttribute(callee, d)).empty()) {
       ref.kind = CallRef::Kind::SelfAttr;
     } else if (auto target = nameRef(callee)) {
       if (target->kind == NameRef::Kind::Imported && target->name.starts_with("torch.")) return;
@@ -399,9 +550,13 @@ class Summarizer {
         site.kind = CompileSite::Kind::SelfAttr;
         site.owner = out_.classes[d->index].name;
         site.attr = std::string(attr);
-      } else if (auto cls = instanceClass(target, 0)) {
+      } else if (std::vector<NameRef> classes; instanceClasses(target, 0, classes)) {
         site.kind = CompileSite::Kind::Instance;
-        site.target = std::move(*cls);
+        for (auto& cls : classes) {
+          site.target = std::move(cls);
+          out_.compile_sites.push_back(site);
+        }
+        return;
       } else if (auto fn = nameRef(target)) {
         site.kind = CompileSite::Kind::Function;
         site.target = std::move(*fn);
@@ -417,9 +572,13 @@ class Summarizer {
         site.kind = CompileSite::Kind::SelfAttr;
         site.owner = out_.classes[d->index].name;
         site.attr = std::string(attr);
-      } else if (auto cls = instanceClass(object, 0)) {
+      } else if (std::vector<NameRef> classes; instanceClasses(object, 0, classes)) {
         site.kind = CompileSite::Kind::Instance;
-        site.target = std::move(*cls);
+        for (auto& cls : classes) {
+          site.target = std::move(cls);
+          out_.compile_sites.push_back(site);
+        }
+        return;
       } else {
         out_.unknown_compile_sites.push_back(site.at);
         return;
@@ -548,6 +707,9 @@ class Summarizer {
             stack.push_back({node, def});
           } else if (kind == "call") {
             noteCall(node, current);
+          } else if (kind == "return_statement" && current != nullptr &&
+                     sameNode(stack.back().node, current->def)) {
+            noteReturn(node, *current);
           } else if (kind == "assignment") {
             noteAssignment(node);
             if (current != nullptr && current->method != SIZE_MAX &&

@@ -58,6 +58,11 @@ struct FunctionSummary {
   // The body calls something the summary cannot name: a parameter or a local bound to a value
   // (`fn(x)` for a parameter `fn`). What such a call runs is unknown.
   bool calls_unknown = false;
+  // What its `return` statements give, when each is an instance the summary can name (`Cls(...)`,
+  // `cls(...)` in a classmethod, a name bound to one, another factory's result): a factory the
+  // linker follows. `returns_unknown` when some return gives anything else.
+  std::vector<NameRef> returns;
+  bool returns_unknown = false;
 };
 
 struct ClassSummary {

@@ -28,7 +28,8 @@ namespace ptlint::analysis {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(NameRef, kind, name)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SourcePos, start, end, line, column, column_utf16, column_bytes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CallRef, kind, target, attr, at)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FunctionSummary, name, at, disabled, calls, calls_unknown)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FunctionSummary, name, at, disabled, calls, calls_unknown, returns,
+                                   returns_unknown)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ClassSummary, name, bases, methods, attributes, unknown_attributes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CompileSite, kind, target, owner, attr, method, at)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ModuleSummary, imports, definitions, functions, classes, compile_sites, environment,
@@ -239,7 +240,32 @@ class ProjectIndex::Project {
     return std::nullopt;
   }
 
-  // The classes `__init__` binds to `self.<attr>` in the class or its bases.
+  // The project classes an instance built by `s` may be: `s` itself for a class; for a factory
+  // (`build(cfg)`, `Cls.from_pretrained(...)`), the classes its returns give. Library classes
+  // (`nn.Linear`) give none. Nullopt when some return cannot be followed.
+  std::optional<std::vector<Symbol>> classesOf(const Symbol& s, int depth = 0) {
+    if (depth > kMaxDepth) return std::nullopt;
+    if (classOf(s) != nullptr) return std::vector<Symbol>{s};
+    const auto* fn = functionOf(s);
+    if (fn == nullptr || fn->returns_unknown || fn->returns.empty()) return std::nullopt;
+    std::vector<Symbol> out;
+    for (const NameRef& ref : fn->returns) {
+      auto r = resolve(s.path, ref);
+      if (!r) {
+        if (isLibraryName(ref)) continue;
+        return std::nullopt;
+      }
+      auto more = classesOf(*r, depth + 1);
+      if (!more) return std::nullopt;
+      for (auto& c : *more)
+        if (std::none_of(out.begin(), out.end(), [&](const Symbol& o) { return o.path == c.path && o.name == c.name; }))
+          out.push_back(std::move(c));
+    }
+    return out;
+  }
+
+  // The classes `__init__` binds to `self.<attr>` in the class or its bases (factories followed;
+  // one that cannot be makes the compiled code reach unknown code).
   std::vector<Symbol> attributeClasses(const Symbol& cls, std::string_view attr, int depth = 0) {
     std::vector<Symbol> out;
     if (depth > kMaxDepth) return out;
@@ -247,8 +273,19 @@ class ProjectIndex::Project {
     if (summary == nullptr) return out;
     for (const auto& [name, classes] : summary->attributes) {
       if (name != attr) continue;
-      for (const NameRef& ref : classes)
-        if (auto s = resolve(cls.path, ref); s && classOf(*s) != nullptr) out.push_back(*s);
+      for (const NameRef& ref : classes) {
+        auto s = resolve(cls.path, ref);
+        if (!s) {
+          if (!isLibraryName(ref)) wide_->compiles_unknown = true;
+          continue;
+        }
+        auto found = classesOf(*s);
+        if (!found) {
+          wide_->compiles_unknown = true;
+          continue;
+        }
+        out.insert(out.end(), found->begin(), found->end());
+      }
       return out;
     }
     for (const NameRef& base : summary->bases)
@@ -257,6 +294,20 @@ class ProjectIndex::Project {
         if (!out.empty()) return out;
       }
     return out;
+  }
+
+  // Does `__init__` of the class (or of a base) bind `self.<attr>` (`a.b` for a ModuleDict's
+  // element) to module classes it records?
+  bool hasAttribute(const Symbol& cls, std::string_view attr, int depth = 0) {
+    if (depth > kMaxDepth) return false;
+    const auto* summary = classOf(cls);
+    if (summary == nullptr) return false;
+    for (const auto& [name, classes] : summary->attributes)
+      if (name == attr) return true;
+    for (const NameRef& base : summary->bases)
+      if (auto b = resolve(cls.path, base); b && b->name.find('.') == std::string::npos && hasAttribute(*b, attr, depth + 1))
+        return true;
+    return false;
   }
 
   // Does `__init__` of the class (or of a base) bind `self.<attr>` to something unresolved?
@@ -355,7 +406,8 @@ class ProjectIndex::Project {
     }
     std::sort(files.begin(), files.end());
     std::string raw;
-    auto wide = std::make_shared<analysis::ProjectWideFacts>();
+    wide_ = std::make_shared<analysis::ProjectWideFacts>();
+    const auto& wide = wide_;
     for (const fs::path& file : files) {
       // A raw look first: most files hold no site and are never decoded or parsed.
       ScanVerdict verdict = index_.scanFile(file, raw);
@@ -378,10 +430,13 @@ class ProjectIndex::Project {
         std::vector<CrossFileNote> trail{{file.string(), site.at, fmt::format("`{}` is compiled here", target)}};
         switch (site.kind) {
           case analysis::CompileSite::Kind::Instance:
-            if (auto cls = resolve(file, site.target); cls && classOf(*cls) != nullptr) {
-              if (!site.method || isTorchModuleWith(*cls, "compile")) compileInstance(*cls, trail);
+            if (auto built = resolve(file, site.target)) {
+              auto classes = classesOf(*built);
+              if (!classes) wide->compiles_unknown = true;  // a factory the index cannot follow
+              for (const Symbol& cls : classes.value_or(std::vector<Symbol>{}))
+                if (!site.method || isTorchModuleWith(cls, "compile")) compileInstance(cls, trail);
             } else if (!isLibraryName(site.target)) {
-              wide->compiles_unknown = true;  // a factory, or a class the index cannot find
+              wide->compiles_unknown = true;  // a class the index cannot find
             }
             break;
           case analysis::CompileSite::Kind::Function:
@@ -424,12 +479,31 @@ class ProjectIndex::Project {
           compile(*target, note(target->name));
         } else if (!owner.empty()) {
           Symbol cls{fn.path, owner};
-          if (auto method = findMethod(cls, call.attr)) {
-            compile(*method, note(method->name));
+          std::string_view attr = call.attr;
+          size_t dot = attr.find('.');
+          if (dot == std::string_view::npos || hasAttribute(cls, attr)) {
+            if (dot == std::string_view::npos) {
+              if (auto method = findMethod(cls, attr)) {
+                compile(*method, note(method->name));
+                continue;
+              }
+            }
+            for (const Symbol& sub : attributeClasses(cls, attr)) compileInstance(sub, note(sub.name + ".forward"));
+            if (unknownAttribute(cls, attr)) wide->compiles_unknown = true;
             continue;
           }
-          for (const Symbol& sub : attributeClasses(cls, call.attr)) compileInstance(sub, note(sub.name + ".forward"));
-          if (unknownAttribute(cls, call.attr)) wide->compiles_unknown = true;
+          // `self.encoder.encode(x)`, `self.encoder.layers[i](x)`: a method or a submodule of
+          // the submodule.
+          std::string_view head = attr.substr(0, dot), member = attr.substr(dot + 1);
+          if (unknownAttribute(cls, head)) wide->compiles_unknown = true;
+          for (const Symbol& sub : attributeClasses(cls, head)) {
+            if (auto method = findMethod(sub, member)) {
+              compile(*method, note(method->name));
+              continue;
+            }
+            for (const Symbol& inner : attributeClasses(sub, member)) compileInstance(inner, note(inner.name + ".forward"));
+            if (unknownAttribute(sub, member)) wide->compiles_unknown = true;
+          }
         }
       }
     }
@@ -468,6 +542,7 @@ class ProjectIndex::Project {
   std::map<std::string, std::vector<analysis::ExternalCompileRoot>> roots_;
   std::deque<std::pair<Symbol, std::vector<CrossFileNote>>> queue_;
   std::unordered_map<std::string, std::shared_ptr<const ProjectFacts>> facts_;
+  std::shared_ptr<analysis::ProjectWideFacts> wide_;  // filled while linking
   // What a file no compile site reaches is told (the project-wide facts only).
   std::shared_ptr<const ProjectFacts> base_facts_ = [] {
     auto facts = std::make_shared<ProjectFacts>();
