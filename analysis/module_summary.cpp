@@ -124,6 +124,13 @@ class Summarizer {
           forEachNamedChild(supers, [&](TSNode base) {
             if (auto ref = nameRef(base)) cls.bases.push_back(*ref);
           });
+        if (isKind(stmt, "decorated_definition"))
+          forEachNamedChild(stmt, [&](TSNode child) {
+            if (!isKind(child, "decorator") || ts_node_named_child_count(child) == 0) return;
+            TSNode expr = unparenthesize(ts_node_named_child(child, 0));
+            TSNode callee = isKind(expr, "call") ? unparenthesize(fieldOf(expr, "function")) : expr;
+            if (auto ref = nameRef(callee)) cls.decorators.push_back(std::move(*ref));
+          });
         out_.classes.push_back(std::move(cls));
         size_t ci = out_.classes.size() - 1;
         forEachNamedChild(fieldOf(def, "body"), [&](TSNode member) {
@@ -182,6 +189,7 @@ class Summarizer {
         TSNode callee = isKind(expr, "call") ? unparenthesize(fieldOf(expr, "function")) : expr;
         auto q = model_.qualifiedName(callee);
         if (q && isDynamoDisable(*q)) fn.disabled = true;
+        if (auto ref = nameRef(callee)) fn.decorators.push_back(std::move(*ref));
       });
     return fn;
   }
@@ -314,10 +322,54 @@ class Summarizer {
         }
       }
     }
+    if (std::string dict = moduleDictLookup(value); !dict.empty()) {
+      fn.registry_lookup = dict;
+      fn.returns.clear();
+      fn.returns_unknown = true;
+      return;
+    }
     if (!instanceClasses(value, 0, fn.returns)) {
       fn.returns.clear();
       fn.returns_unknown = true;
     }
+  }
+
+  // The module-level name `expr` subscripts (`REGISTRY[name]`, `REGISTRY.get(name)`), when that
+  // name is bound once, to a dict display or `dict()`.
+  std::string moduleDictLookup(TSNode expr) const {
+    expr = unparenthesize(expr);
+    TSNode object{};
+    if (isKind(expr, "subscript")) {
+      object = unparenthesize(fieldOf(expr, "value"));
+    } else if (isKind(expr, "call")) {
+      TSNode callee = unparenthesize(fieldOf(expr, "function"));
+      if (isKind(callee, "attribute") && textOf(fieldOf(callee, "attribute"), source_) == "get")
+        object = unparenthesize(fieldOf(callee, "object"));
+    }
+    if (ts_node_is_null(object) || !isKind(object, "identifier")) return {};
+    const Binding* b = model_.resolve(textOf(object, source_), object);
+    if (b == nullptr || b->scope != &model_.moduleScope() || b->kind != BindingKind::Assignment) return {};
+    const auto* all = model_.bindingsOf(*b->scope, b->name);
+    if (all == nullptr || all->size() != 1) return {};
+    TSNode v = unparenthesize(b->value);
+    bool dict = isKind(v, "dictionary") ||
+                (isKind(v, "call") && textOf(unparenthesize(fieldOf(v, "function")), source_) == "dict");
+    return dict ? b->name : std::string{};
+  }
+
+  // `REGISTRY[key] = fn` in a function whose parameter `fn` is: the decorator registers into it.
+  void noteRegistration(TSNode assignment, const Def& d) {
+    TSNode left = unparenthesize(fieldOf(assignment, "left"));
+    if (!isKind(left, "subscript")) return;
+    TSNode right = unparenthesize(fieldOf(assignment, "right"));
+    if (!isKind(right, "identifier")) return;
+    const Binding* p = model_.resolve(textOf(right, source_), right);
+    if (p == nullptr || p->kind != BindingKind::Parameter) return;
+    TSNode object = unparenthesize(fieldOf(left, "value"));
+    if (!isKind(object, "identifier")) return;
+    const Binding* b = model_.resolve(textOf(object, source_), object);
+    if (b == nullptr || b->scope != &model_.moduleScope()) return;
+    summaryOf(d).registers = b->name;
   }
 
   // The element classes of a module container built by `value`, or of a plain module.
@@ -712,6 +764,7 @@ class Summarizer {
             noteReturn(node, *current);
           } else if (kind == "assignment") {
             noteAssignment(node);
+            if (current != nullptr) noteRegistration(node, *current);
             if (current != nullptr && current->method != SIZE_MAX &&
                 out_.classes[current->index].methods[current->method].name == "__init__")
               noteInitStore(node, *current);

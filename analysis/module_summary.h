@@ -63,11 +63,18 @@ struct FunctionSummary {
   // linker follows. `returns_unknown` when some return gives anything else.
   std::vector<NameRef> returns;
   bool returns_unknown = false;
+  // A registry: `return REGISTRY[name]` / `REGISTRY.get(name)` on a module-level dict gives its
+  // name here; a decorator storing its parameter (`REGISTRY[fn.__name__] = fn`) gives it in
+  // `registers`.
+  std::string registry_lookup;
+  std::string registers;
+  std::vector<NameRef> decorators;  // top-level functions and methods: what decorates them
 };
 
 struct ClassSummary {
   std::string name;
   std::vector<NameRef> bases;
+  std::vector<NameRef> decorators;
   std::vector<FunctionSummary> methods;
   // `self.<attr> = Cls(...)` in `__init__` (every element class for `nn.ModuleList([...])`,
   // `nn.Sequential(...)`, `nn.ModuleDict({...})`). An attribute bound to anything unresolved is

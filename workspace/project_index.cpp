@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/parse.h"
+#include "analysis/text_search.h"
 #include "workspace/cache.h"
 #include "analysis/semantic_model.h"
 
@@ -29,8 +30,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(NameRef, kind, name)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SourcePos, start, end, line, column, column_utf16, column_bytes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CallRef, kind, target, attr, at)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FunctionSummary, name, at, disabled, calls, calls_unknown, returns,
-                                   returns_unknown)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ClassSummary, name, bases, methods, attributes, unknown_attributes)
+                                   returns_unknown, registry_lookup, registers, decorators)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ClassSummary, name, bases, decorators, methods, attributes, unknown_attributes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CompileSite, kind, target, owner, attr, method, at)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ModuleSummary, imports, definitions, functions, classes, compile_sites, environment,
                                    unknown_compile_sites)
@@ -247,7 +248,13 @@ class ProjectIndex::Project {
     if (depth > kMaxDepth) return std::nullopt;
     if (classOf(s) != nullptr) return std::vector<Symbol>{s};
     const auto* fn = functionOf(s);
-    if (fn == nullptr || fn->returns_unknown || fn->returns.empty()) return std::nullopt;
+    if (fn == nullptr) return std::nullopt;
+    if (fn->returns_unknown) {
+      // `create_model(name)`: what a registry of decorated factories holds.
+      if (auto registry = registryOf(s, *fn)) return registeredClasses(*registry, depth + 1);
+      return std::nullopt;
+    }
+    if (fn->returns.empty()) return std::nullopt;
     std::vector<Symbol> out;
     for (const NameRef& ref : fn->returns) {
       auto r = resolve(s.path, ref);
@@ -261,6 +268,67 @@ class ProjectIndex::Project {
         if (std::none_of(out.begin(), out.end(), [&](const Symbol& o) { return o.path == c.path && o.name == c.name; }))
           out.push_back(std::move(c));
     }
+    return out;
+  }
+
+  // The registry `fn` looks its result up in: its own `return REGISTRY[name]`, or that of a
+  // function it calls (`create_fn = model_entrypoint(name); return create_fn(**kwargs)`).
+  std::optional<Symbol> registryOf(const Symbol& s, const analysis::FunctionSummary& fn) {
+    if (!fn.registry_lookup.empty()) return Symbol{s.path, fn.registry_lookup};
+    for (const auto& call : fn.calls) {
+      if (call.kind != analysis::CallRef::Kind::Name) continue;
+      auto target = resolve(s.path, call.target);
+      if (!target) continue;
+      const auto* g = functionOf(*target);
+      if (g != nullptr && !g->registry_lookup.empty()) return Symbol{target->path, g->registry_lookup};
+    }
+    return std::nullopt;
+  }
+
+  // The classes the factories (or classes) registered into `registry` build: every top-level
+  // definition of the project decorated with a function of the registry's module that stores
+  // its parameter into it (`@register_model`). The files naming the decorator are found by a raw
+  // scan, and only those are summarised.
+  std::optional<std::vector<Symbol>> registeredClasses(const Symbol& registry, int depth) {
+    std::string key = registry.path.string() + "\n" + registry.name;
+    if (auto it = registries_.find(key); it != registries_.end()) return it->second;
+    registries_[key] = std::nullopt;  // a registry reached again while being resolved
+    const ModuleSummary* module = load(registry.path);
+    if (module == nullptr) return std::nullopt;
+    std::vector<Symbol> out;
+    bool any_decorator = false;
+    for (const auto& decorator : module->functions) {
+      if (decorator.registers != registry.name) continue;
+      any_decorator = true;
+      for (const fs::path& file : files_) {
+        auto text = index_.reader()(file);
+        if (!text || !analysis::forEachWholeWord(*text, decorator.name, [](size_t) { return true; })) continue;
+        const ModuleSummary* user = load(file);
+        if (user == nullptr) continue;
+        auto decorated_by = [&](const std::vector<NameRef>& decorators) {
+          for (const NameRef& d : decorators)
+            if (auto r = resolve(file, d); r && r->path == registry.path && r->name == decorator.name) return true;
+          return false;
+        };
+        std::vector<Symbol> entries;
+        for (const auto& f : user->functions)
+          if (decorated_by(f.decorators)) entries.push_back({file, f.name});
+        for (const auto& c : user->classes)
+          if (decorated_by(c.decorators)) entries.push_back({file, c.name});
+        for (const Symbol& entry : entries) {
+          auto classes = classesOf(entry, depth + 1);
+          if (!classes) {
+            wide_->compiles_unknown = true;
+            continue;
+          }
+          for (auto& c : *classes)
+            if (std::none_of(out.begin(), out.end(), [&](const Symbol& o) { return o.path == c.path && o.name == c.name; }))
+              out.push_back(std::move(c));
+        }
+      }
+    }
+    if (!any_decorator) return std::nullopt;
+    registries_[key] = out;
     return out;
   }
 
@@ -405,6 +473,7 @@ class ProjectIndex::Project {
         if (isSourceFile(it->path()) && it->is_regular_file(ec)) files.push_back(it->path());
     }
     std::sort(files.begin(), files.end());
+    files_ = files;
     std::string raw;
     wide_ = std::make_shared<analysis::ProjectWideFacts>();
     const auto& wide = wide_;
@@ -543,6 +612,8 @@ class ProjectIndex::Project {
   std::deque<std::pair<Symbol, std::vector<CrossFileNote>>> queue_;
   std::unordered_map<std::string, std::shared_ptr<const ProjectFacts>> facts_;
   std::shared_ptr<analysis::ProjectWideFacts> wide_;  // filled while linking
+  std::vector<fs::path> files_;                         // the project's source files
+  std::unordered_map<std::string, std::optional<std::vector<Symbol>>> registries_;
   // What a file no compile site reaches is told (the project-wide facts only).
   std::shared_ptr<const ProjectFacts> base_facts_ = [] {
     auto facts = std::make_shared<ProjectFacts>();
