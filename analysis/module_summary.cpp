@@ -235,6 +235,75 @@ class Summarizer {
     return textOf(fieldOf(expr, "attribute"), source_);
   }
 
+  // Is `ident` a parameter of `__init__` `d` (not `self`)? Its name and position after `self`
+  // (-1 when keyword-only).
+  bool initParameter(TSNode ident, const Def* d, std::string& name, int& index) const {
+    ident = unparenthesize(ident);
+    if (d == nullptr || ts_node_is_null(d->cls) || !isKind(ident, "identifier")) return false;
+    if (out_.classes[d->index].methods[d->method].name != "__init__") return false;
+    const Binding* b = model_.resolve(textOf(ident, source_), ident);
+    if (b == nullptr || b->kind != BindingKind::Parameter || !sameNode(b->statement, d->def)) return false;
+    TSNode params = fieldOf(d->def, "parameters");
+    int position = -1;  // `self` is -1
+    bool keyword_only = false;
+    bool found = false;
+    forEachNamedChild(params, [&](TSNode p) {
+      if (found) return;
+      std::string_view kind = kindOf(p);
+      if (kind == "list_splat_pattern" || kind == "keyword_separator" || kind == "dictionary_splat_pattern") {
+        keyword_only = true;
+        return;
+      }
+      if (kind == "positional_separator" || kind == "comment") return;
+      TSNode n = p;
+      if (kind == "typed_parameter") n = ts_node_named_child(p, 0);
+      else if (kind == "default_parameter" || kind == "typed_default_parameter") n = fieldOf(p, "name");
+      ++position;
+      if (isKind(n, "identifier") && sameNode(n, b->name_node)) found = true;
+    });
+    if (!found || position < 1) return false;
+    name = b->name;
+    index = keyword_only ? -1 : position - 1;
+    return true;
+  }
+
+  // `Trainer(model, opt)`, `Trainer(model=UNet())`: the arguments that are module instances.
+  void noteConstruction(TSNode call, TSNode callee) {
+    auto ref = nameRef(callee);
+    if (!ref || (ref->kind == NameRef::Kind::Imported && ref->name.starts_with("torch."))) return;
+    if (ref->kind == NameRef::Kind::Local && isKind(callee, "identifier")) {
+      const Binding* b = model_.resolve(textOf(callee, source_), callee);
+      if (b == nullptr || b->kind != BindingKind::Class) return;
+    }
+    TSNode args = fieldOf(call, "arguments");
+    if (!isKind(args, "argument_list")) return;
+    Construction c;
+    c.callee = std::move(*ref);
+    c.at = pos(call);
+    int index = 0;
+    bool splat = false;
+    forEachNamedChild(args, [&](TSNode arg) {
+      std::string_view kind = kindOf(arg);
+      if (kind == "comment") return;
+      if (kind == "list_splat" || kind == "dictionary_splat") {
+        splat = true;
+        return;
+      }
+      Construction::Argument a;
+      TSNode value = arg;
+      if (kind == "keyword_argument") {
+        a.keyword = std::string(textOf(fieldOf(arg, "name"), source_));
+        value = fieldOf(arg, "value");
+      } else {
+        a.index = splat ? -1 : index++;
+        if (splat) return;
+      }
+      if (instanceClasses(value, 0, a.classes)) c.arguments.push_back(std::move(a));
+      else c.unknown_arguments.emplace_back(a.keyword, a.index);
+    });
+    if (!c.arguments.empty()) out_.constructions.push_back(std::move(c));
+  }
+
   // `self.a` -> "a", `self.a.b` -> "a.b", `self.a["b"]` -> "a.b", `self.a[i]` -> "a"; else empty.
   std::string selfPath(TSNode expr, const Def* d) const {
     expr = unparenthesize(expr);
@@ -506,6 +575,10 @@ class Summarizer {
     std::vector<NameRef> classes;
     if (ts_node_is_null(right) || !containerClasses(right, classes)) {
       poisonAttribute(d.index, key);
+      std::string parameter;
+      int index = -1;
+      if (initParameter(right, &d, parameter, index))
+        out_.classes[d.index].parameter_attributes.push_back({key, parameter, index});
       return;
     }
     addAttribute(d.index, key, std::move(classes));
@@ -548,6 +621,7 @@ class Summarizer {
     TSNode callee = unparenthesize(fieldOf(call, "function"));
     noteCompileSite(call, callee, d);
     noteEnvironment(call, callee);
+    noteConstruction(call, callee);
     if (d == nullptr) return;
     CallRef ref;
     ref.at = pos(call);
@@ -612,6 +686,10 @@ class Summarizer {
       } else if (auto fn = nameRef(target)) {
         site.kind = CompileSite::Kind::Function;
         site.target = std::move(*fn);
+      } else if (initParameter(target, d, site.attr, site.parameter_index)) {
+        // `self.model = torch.compile(model)` in `__init__`: what the constructor is given.
+        site.kind = CompileSite::Kind::Parameter;
+        site.owner = out_.classes[d->index].name;
       } else {
         if (!compiledValueIsKnown(target)) out_.unknown_compile_sites.push_back(site.at);
         return;
@@ -631,6 +709,9 @@ class Summarizer {
           out_.compile_sites.push_back(site);
         }
         return;
+      } else if (initParameter(object, d, site.attr, site.parameter_index)) {
+        site.kind = CompileSite::Kind::Parameter;
+        site.owner = out_.classes[d->index].name;
       } else {
         out_.unknown_compile_sites.push_back(site.at);
         return;

@@ -83,6 +83,27 @@ struct ClassSummary {
   // Attributes `__init__` binds to a value the summary cannot name (a parameter, a factory's
   // result, a container of those): calling one runs unknown code.
   std::vector<std::string> unknown_attributes;
+  // `self.<attr> = <param>` in `__init__`: the attribute holds what the constructor is given
+  // (`Trainer(model, ...)`): the parameter's name and position (after `self`; -1 keyword-only).
+  struct ParameterAttribute {
+    std::string attr, parameter;
+    int index = -1;
+  };
+  std::vector<ParameterAttribute> parameter_attributes;
+};
+
+// A call that may construct a class of the project with module instances as arguments
+// (`Trainer(UNet(), opt)`, `Trainer(model=model)` with `model = UNet()`).
+struct Construction {
+  NameRef callee;
+  struct Argument {
+    std::string keyword;  // empty for a positional argument
+    int index = -1;       // positional index
+    std::vector<NameRef> classes;
+  };
+  std::vector<Argument> arguments;  // only those whose classes the summary can name
+  std::vector<std::pair<std::string, int>> unknown_arguments;  // (keyword, index) of the others
+  SourcePos at;
 };
 
 struct CompileSite {
@@ -90,6 +111,7 @@ struct CompileSite {
     Instance,  // `torch.compile(Cls(...))`, `torch.compile(obj)`, `obj.compile()`: Cls.forward
     Function,  // `torch.compile(fn)`, `@torch.compile`
     SelfAttr,  // `torch.compile(self.<attr>)` in a method of `owner`
+    Parameter,  // `torch.compile(<param>)` in `owner.__init__`: `attr` is the parameter's name
   };
   Kind kind = Kind::Instance;
   NameRef target;     // Instance: the class; Function: the function (`Cls.method` for a method)
@@ -97,6 +119,7 @@ struct CompileSite {
   std::string attr;   // SelfAttr
   bool method = false;  // `obj.compile()`: only nn.Module's own method compiles
   SourcePos at;
+  int parameter_index = -1;  // Parameter: its position after `self` (-1 keyword-only)
 };
 
 struct ModuleSummary {
@@ -110,6 +133,7 @@ struct ModuleSummary {
   // `torch.compile(x)` / `x.compile()` whose target the summary cannot name (a parameter, a
   // factory's result): it may compile anything.
   std::vector<SourcePos> unknown_compile_sites;
+  std::vector<Construction> constructions;
 
   const ClassSummary* findClass(std::string_view name) const;
   const FunctionSummary* findFunction(std::string_view name) const;

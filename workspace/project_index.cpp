@@ -31,10 +31,14 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SourcePos, start, end, line, column, column_u
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CallRef, kind, target, attr, at)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FunctionSummary, name, at, disabled, calls, calls_unknown, returns,
                                    returns_unknown, registry_lookup, registers, decorators)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ClassSummary, name, bases, decorators, methods, attributes, unknown_attributes)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CompileSite, kind, target, owner, attr, method, at)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ClassSummary::ParameterAttribute, attr, parameter, index)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ClassSummary, name, bases, decorators, methods, attributes, unknown_attributes,
+                                   parameter_attributes)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Construction::Argument, keyword, index, classes)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Construction, callee, arguments, unknown_arguments, at)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CompileSite, kind, target, owner, attr, method, at, parameter_index)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ModuleSummary, imports, definitions, functions, classes, compile_sites, environment,
-                                   unknown_compile_sites)
+                                   unknown_compile_sites, constructions)
 }  // namespace ptlint::analysis
 
 namespace ptlint::workspace {
@@ -332,6 +336,66 @@ class ProjectIndex::Project {
     return out;
   }
 
+  // The classes the constructor of `cls` is given for its parameter `name` (position `index`),
+  // over every construction in the project (`Trainer(UNet(), opt)` in main.py). The files naming
+  // the class are found by a raw scan, and only those are summarised. Nullopt when none is found
+  // or one passes something the summaries cannot name.
+  std::optional<std::vector<Symbol>> constructorArgument(const Symbol& cls, const std::string& name, int index,
+                                                         int depth = 0) {
+    std::string key = fmt::format("{}\n{}\n{}", cls.path.string(), cls.name, name);
+    if (auto it = arguments_.find(key); it != arguments_.end()) return it->second;
+    arguments_[key] = std::nullopt;
+    if (depth > kMaxDepth) return std::nullopt;
+    std::vector<Symbol> out;
+    bool found = false, unknown = false;
+    for (const fs::path& file : files_) {
+      auto text = index_.reader()(file);
+      if (!text || !analysis::forEachWholeWord(*text, cls.name, [](size_t) { return true; })) continue;
+      const ModuleSummary* user = load(file);
+      if (user == nullptr) continue;
+      for (const auto& c : user->constructions) {
+        auto callee = resolve(file, c.callee);
+        if (!callee || callee->path != cls.path || callee->name != cls.name) continue;
+        found = true;
+        bool matched = false;
+        for (const auto& a : c.arguments) {
+          if (!(a.keyword == name || (a.keyword.empty() && index >= 0 && a.index == index))) continue;
+          matched = true;
+          for (const NameRef& ref : a.classes) {
+            auto r = resolve(file, ref);
+            auto classes = r ? classesOf(*r, depth + 1) : std::nullopt;
+            if (!classes) {
+              if (!isLibraryName(ref)) unknown = true;
+              continue;
+            }
+            for (auto& k : *classes)
+              if (std::none_of(out.begin(), out.end(), [&](const Symbol& o) { return o.path == k.path && o.name == k.name; }))
+                out.push_back(std::move(k));
+          }
+        }
+        if (!matched) unknown = true;  // passed as something unnamed, or left to its default
+      }
+    }
+    if (!found) return std::nullopt;
+    if (unknown) wide_->compiles_unknown = true;
+    arguments_[key] = out;
+    return out;
+  }
+
+  // For `self.<attr>` bound to a constructor parameter in `__init__`: what the constructions
+  // pass. Nullopt when `attr` is not such an attribute.
+  std::optional<std::vector<Symbol>> parameterAttributeClasses(const Symbol& cls, std::string_view attr) {
+    const auto* summary = classOf(cls);
+    if (summary == nullptr) return std::nullopt;
+    for (const auto& p : summary->parameter_attributes)
+      if (p.attr == attr) {
+        auto classes = constructorArgument(cls, p.parameter, p.index);
+        if (!classes) wide_->compiles_unknown = true;
+        return classes.value_or(std::vector<Symbol>{});
+      }
+    return std::nullopt;
+  }
+
   // The classes `__init__` binds to `self.<attr>` in the class or its bases (factories followed;
   // one that cannot be makes the compiled code reach unknown code).
   std::vector<Symbol> attributeClasses(const Symbol& cls, std::string_view attr, int depth = 0) {
@@ -385,6 +449,8 @@ class ProjectIndex::Project {
     if (summary == nullptr) return false;
     for (const auto& [name, classes] : summary->attributes)
       if (name == attr) return false;
+    for (const auto& p : summary->parameter_attributes)
+      if (p.attr == attr) return false;  // parameterAttributeClasses says
     for (const auto& name : summary->unknown_attributes)
       if (name == attr) return true;
     for (const NameRef& base : summary->bases)
@@ -492,9 +558,10 @@ class ProjectIndex::Project {
       if (!verdict.may_compile) continue;
       if (!summary->unknown_compile_sites.empty()) wide->compiles_unknown = true;
       for (const auto& site : summary->compile_sites) {
-        std::string target = site.kind == analysis::CompileSite::Kind::SelfAttr ? site.owner + "." + site.attr
-                                                                                 : site.target.name;
-        if (size_t dot = target.rfind('.'); dot != std::string::npos && site.kind != analysis::CompileSite::Kind::SelfAttr)
+        bool on_self = site.kind == analysis::CompileSite::Kind::SelfAttr || site.kind == analysis::CompileSite::Kind::Parameter;
+        std::string target = on_self ? site.owner + "." + site.attr : site.target.name;
+        if (site.kind == analysis::CompileSite::Kind::Parameter) target = site.attr;
+        if (size_t dot = target.rfind('.'); dot != std::string::npos && !on_self)
           target = target.substr(dot + 1);
         std::vector<CrossFileNote> trail{{file.string(), site.at, fmt::format("`{}` is compiled here", target)}};
         switch (site.kind) {
@@ -515,9 +582,20 @@ class ProjectIndex::Project {
               wide->compiles_unknown = true;
             }
             break;
+          case analysis::CompileSite::Kind::Parameter: {
+            auto classes = constructorArgument({file, site.owner}, site.attr, site.parameter_index);
+            if (!classes) wide->compiles_unknown = true;
+            for (const Symbol& cls : classes.value_or(std::vector<Symbol>{}))
+              if (!site.method || isTorchModuleWith(cls, "compile")) compileInstance(cls, trail);
+            break;
+          }
           case analysis::CompileSite::Kind::SelfAttr: {
             auto classes = attributeClasses({file, site.owner}, site.attr);
-            if (classes.empty()) wide->compiles_unknown = true;  // `self.model` passed in
+            if (classes.empty()) {
+              // `self.model = model` in `__init__`: what the constructions pass.
+              if (auto given = parameterAttributeClasses({file, site.owner}, site.attr)) classes = std::move(*given);
+              else wide->compiles_unknown = true;
+            }
             for (const Symbol& cls : classes)
               if (!site.method || isTorchModuleWith(cls, "compile")) compileInstance(cls, trail);
             break;
@@ -558,6 +636,9 @@ class ProjectIndex::Project {
               }
             }
             for (const Symbol& sub : attributeClasses(cls, attr)) compileInstance(sub, note(sub.name + ".forward"));
+            if (dot == std::string_view::npos)
+              if (auto given = parameterAttributeClasses(cls, attr))
+                for (const Symbol& sub : *given) compileInstance(sub, note(sub.name + ".forward"));
             if (unknownAttribute(cls, attr)) wide->compiles_unknown = true;
             continue;
           }
@@ -614,6 +695,7 @@ class ProjectIndex::Project {
   std::shared_ptr<analysis::ProjectWideFacts> wide_;  // filled while linking
   std::vector<fs::path> files_;                         // the project's source files
   std::unordered_map<std::string, std::optional<std::vector<Symbol>>> registries_;
+  std::unordered_map<std::string, std::optional<std::vector<Symbol>>> arguments_;
   // What a file no compile site reaches is told (the project-wide facts only).
   std::shared_ptr<const ProjectFacts> base_facts_ = [] {
     auto facts = std::make_shared<ProjectFacts>();
