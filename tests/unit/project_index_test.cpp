@@ -97,7 +97,8 @@ TEST_P(ProjectFixture, FindingsMatchExpectations) {
 
 INSTANTIATE_TEST_SUITE_P(Projects, ProjectFixture,
                          testing::Values("nanogpt", "relimport", "srclayout", "namespace", "keraslike", "flexattn",
-                                         "flexunknown", "determinism_unset"));
+                                         "flexunknown", "determinism_unset", "gptlike", "timmlike", "containers",
+                                         "trainerlike"));
 
 TEST(ProjectIndex, RelatedInformationNamesTheCompileSiteInTheOtherFile) {
   workspace::ProjectIndex index(readText);
