@@ -345,7 +345,10 @@ class Summarizer {
         return instanceClasses(fieldOf(callee, "object"), depth + 1, out);
       if (isCompileCall(expr)) return false;
       auto ref = nameRef(callee);
-      if (!ref) return false;
+      if (!ref) {
+        if (auto cls = clsParameterClass(callee)) return add(std::move(*cls));
+        return false;
+      }
       // A local class, a local factory function or `Cls.method`; an import may be any of them:
       // the linker decides.
       if (ref->kind == NameRef::Kind::Local && isKind(callee, "identifier")) {
@@ -368,6 +371,30 @@ class Summarizer {
       return any;
     }
     return false;
+  }
+
+  // `cls` in a classmethod of a top-level class: that class (`model = cls(**kwargs)`).
+  std::optional<NameRef> clsParameterClass(TSNode ident) const {
+    if (!isKind(ident, "identifier")) return std::nullopt;
+    const Binding* b = model_.resolve(textOf(ident, source_), ident);
+    if (b == nullptr || b->kind != BindingKind::Parameter || !isKind(b->statement, "function_definition"))
+      return std::nullopt;
+    auto it = index_by_def_.find(b->statement.id);
+    if (it == index_by_def_.end() || ts_node_is_null(defs_[it->second].cls)) return std::nullopt;
+    const Def& d = defs_[it->second];
+    TSNode params = fieldOf(d.def, "parameters");
+    if (ts_node_named_child_count(params) == 0 || !sameNode(ts_node_named_child(params, 0), b->name_node))
+      return std::nullopt;
+    bool classmethod = false;
+    TSNode holder = ts_node_parent(d.def);
+    if (isKind(holder, "decorated_definition"))
+      forEachNamedChild(holder, [&](TSNode child) {
+        if (isKind(child, "decorator") && ts_node_named_child_count(child) > 0 &&
+            textOf(unparenthesize(ts_node_named_child(child, 0)), source_) == "classmethod")
+          classmethod = true;
+      });
+    if (!classmethod) return std::nullopt;
+    return NameRef{NameRef::Kind::Local, out_.classes[d.index].name};
   }
 
   // `return <value>` in `d`: what a factory returns, for the linker.
@@ -450,7 +477,7 @@ class Summarizer {
       // `DropPath(p) if p > 0 else nn.Identity()`: either.
       return containerClasses(ts_node_named_child(value, 0), out, depth + 1) &&
              containerClasses(ts_node_named_child(value, 2), out, depth + 1);
-    if (!isKind(value, "call")) return false;
+    if (!isKind(value, "call")) return instanceClasses(value, 0, out);  // a name bound to one
     TSNode callee = unparenthesize(fieldOf(value, "function"));
     auto q = model_.qualifiedName(callee);
     std::string_view last;
@@ -481,10 +508,52 @@ class Summarizer {
         stack.push_back(fieldOf(n, "value"));
       } else if (kind == "call" || kind == "conditional_expression") {
         if (!containerClasses(n, out, depth + 1)) ok = false;
+      } else if (kind == "identifier") {
+        // `nn.ModuleList(blocks)` with `blocks = []` filled by `blocks.append(Block())`, or a
+        // name bound to a module.
+        if (!localListClasses(n, out, depth + 1) && !instanceClasses(n, 0, out)) ok = false;
       } else {
         ok = false;  // an element the analysis cannot name
       }
     }
+    return ok;
+  }
+
+  // A local list of modules: `blocks = []` (or a list display) bound once in a function, grown
+  // only by `blocks.append(...)` / `blocks.extend([...])` there.
+  bool localListClasses(TSNode ident, std::vector<NameRef>& out, int depth) const {
+    const Binding* b = model_.resolve(textOf(ident, source_), ident);
+    if (b == nullptr || b->kind != BindingKind::Assignment || b->scope == &model_.moduleScope()) return false;
+    const auto* all = model_.bindingsOf(*b->scope, b->name);
+    if (all == nullptr || all->size() != 1) return false;
+    TSNode v = unparenthesize(b->value);
+    if (!isKind(v, "list")) return false;
+    bool ok = true;
+    forEachNamedChild(v, [&](TSNode element) {
+      if (!isKind(element, "comment")) ok = ok && containerClasses(element, out, depth + 1);
+    });
+    std::string_view name = b->name;
+    walkTree(
+        b->scope->node,
+        [&](TSNode node) {
+          if (!ok) return false;
+          std::string_view kind = kindOf(node);
+          if (kind == "string" || kind == "comment") return false;
+          if (!isKind(node, "identifier") || textOf(node, source_) != name || sameNode(node, b->name_node)) return true;
+          TSNode parent = ts_node_parent(node);
+          if (!isKind(parent, "attribute") || !sameNode(fieldOf(parent, "object"), node)) return true;
+          std::string_view method = textOf(fieldOf(parent, "attribute"), source_);
+          TSNode call = ts_node_parent(parent);
+          if (method != "append" || !isKind(call, "call")) {
+            ok = false;  // `blocks.insert(...)`, `blocks.extend(...)`: not followed
+            return true;
+          }
+          TSNode args = fieldOf(call, "arguments");
+          if (ts_node_named_child_count(args) != 1 || !containerClasses(ts_node_named_child(args, 0), out, depth + 1))
+            ok = false;
+          return true;
+        },
+        [](TSNode) {});
     return ok;
   }
 

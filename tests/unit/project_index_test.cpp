@@ -97,7 +97,7 @@ TEST_P(ProjectFixture, FindingsMatchExpectations) {
 
 INSTANTIATE_TEST_SUITE_P(Projects, ProjectFixture,
                          testing::Values("nanogpt", "relimport", "srclayout", "namespace", "keraslike", "flexattn",
-                                         "flexunknown", "determinism_unset", "gptlike", "timmlike", "containers",
+                                         "flexunknown", "determinism_unset", "gptlike", "timmlike", "containers", "diffuserslike",
                                          "trainerlike"));
 
 TEST(ProjectIndex, RelatedInformationNamesTheCompileSiteInTheOtherFile) {
