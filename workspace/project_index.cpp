@@ -263,7 +263,9 @@ class ProjectIndex::Project {
     for (const NameRef& ref : fn->returns) {
       auto r = resolve(s.path, ref);
       if (!r) {
-        if (isLibraryName(ref)) continue;
+        // torch's own modules run no project code; another library's factory
+        // (`hydra.utils.instantiate(cfg)`) may build any class of the project.
+        if (ref.kind == NameRef::Kind::Imported && ref.name.starts_with("torch.")) continue;
         return std::nullopt;
       }
       auto more = classesOf(*r, depth + 1);
@@ -571,8 +573,10 @@ class ProjectIndex::Project {
               if (!classes) wide->compiles_unknown = true;  // a factory the index cannot follow
               for (const Symbol& cls : classes.value_or(std::vector<Symbol>{}))
                 if (!site.method || isTorchModuleWith(cls, "compile")) compileInstance(cls, trail);
-            } else if (!isLibraryName(site.target)) {
-              wide->compiles_unknown = true;  // a class the index cannot find
+            } else if (!site.target.name.starts_with("torch.")) {
+              // A class the index cannot find, or another library's factory
+              // (`instantiate(cfg.model)`), which may build any class of the project.
+              wide->compiles_unknown = true;
             }
             break;
           case analysis::CompileSite::Kind::Function:

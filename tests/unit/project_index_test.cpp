@@ -299,3 +299,31 @@ TEST(ProjectIndex, ModuleSummaryRecordsEnvironmentAndUnknowns) {
   EXPECT_TRUE(summary.classes[0].methods[1].calls_unknown);  // hook(...)
   EXPECT_EQ(summary.unknown_compile_sites.size(), 1u);     // torch.compile(f())
 }
+
+TEST(ProjectIndex, FlexAttentionStaysQuietWhenAnotherLibraryBuildsTheCompiledModel) {
+  fs::path dir = fs::temp_directory_path() / ("ptlint-flex-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "setup.py") << "";
+  std::ofstream(dir / "attn.py") << "import torch.nn as nn\n"
+                                    "from torch.nn.attention.flex_attention import flex_attention\n\n"
+                                    "class Attn(nn.Module):\n"
+                                    "    def forward(self, q, k, v):\n"
+                                    "        return flex_attention(q, k, v)\n";
+  // hydra's instantiate may build Attn from a configuration: it may be compiled.
+  std::ofstream(dir / "train.py") << "import torch\nfrom hydra.utils import instantiate\n\n"
+                                     "def main(cfg):\n    return torch.compile(instantiate(cfg.model))\n";
+  {
+    workspace::ProjectIndex index(readText);
+    EXPECT_TRUE(lintInProject(index, dir / "attn.py", {"PTL603"}).empty());
+  }
+  // torch's own modules build no class of the project.
+  std::ofstream(dir / "train.py") << "import torch\n\n"
+                                     "def main(cfg):\n    return torch.compile(torch.nn.Linear(2, 2))\n";
+  {
+    workspace::ProjectIndex index(readText);
+    auto findings = lintInProject(index, dir / "attn.py", {"PTL603"});
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_EQ(findings[0].row, 5u);
+  }
+  fs::remove_all(dir);
+}
