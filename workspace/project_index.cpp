@@ -53,6 +53,7 @@ namespace {
 constexpr int kMaxDepth = 8;          // re-export chains, base classes
 constexpr size_t kMaxTrail = 8;       // notes kept per compiled function
 constexpr size_t kMaxProjectFiles = 20000;
+constexpr size_t kMaxScannedUsers = 32;  // files summarised for one registry or constructor
 
 bool isFile(const fs::path& p) {
   std::error_code ec;
@@ -277,6 +278,26 @@ class ProjectIndex::Project {
     return out;
   }
 
+  // The project files whose bytes hold `word` as a whole word, not yet known to be summarised
+  // or not; nullopt past kMaxScannedUsers of them not summarised yet (a registry of hundreds of
+  // model files is not worth parsing them all on a question's behalf).
+  std::optional<std::vector<fs::path>> filesNaming(std::string_view word) {
+    auto [memo, fresh] = naming_.try_emplace(std::string(word));
+    if (!fresh) return memo->second;
+    std::vector<fs::path> out;
+    size_t unsummarised = 0;
+    std::string raw;
+    struct stat st {};
+    for (const fs::path& file : files_) {
+      if (!readRaw(file, index_.max_bytes_, raw, st) ||
+          !analysis::forEachWholeWord(raw, word, [](size_t) { return true; }))
+        continue;
+      if (!modules_.count(file.string()) && ++unsummarised > kMaxScannedUsers) return memo->second = std::nullopt;
+      out.push_back(file);
+    }
+    return memo->second = out;
+  }
+
   // The registry `fn` looks its result up in: its own `return REGISTRY[name]`, or that of a
   // function it calls (`create_fn = model_entrypoint(name); return create_fn(**kwargs)`).
   std::optional<Symbol> registryOf(const Symbol& s, const analysis::FunctionSummary& fn) {
@@ -306,9 +327,9 @@ class ProjectIndex::Project {
     for (const auto& decorator : module->functions) {
       if (decorator.registers != registry.name) continue;
       any_decorator = true;
-      for (const fs::path& file : files_) {
-        auto text = index_.reader()(file);
-        if (!text || !analysis::forEachWholeWord(*text, decorator.name, [](size_t) { return true; })) continue;
+      auto users = filesNaming(decorator.name);
+      if (!users) return std::nullopt;  // too many to summarise: left unresolved
+      for (const fs::path& file : *users) {
         const ModuleSummary* user = load(file);
         if (user == nullptr) continue;
         auto decorated_by = [&](const std::vector<NameRef>& decorators) {
@@ -350,9 +371,9 @@ class ProjectIndex::Project {
     if (depth > kMaxDepth) return std::nullopt;
     std::vector<Symbol> out;
     bool found = false, unknown = false;
-    for (const fs::path& file : files_) {
-      auto text = index_.reader()(file);
-      if (!text || !analysis::forEachWholeWord(*text, cls.name, [](size_t) { return true; })) continue;
+    auto users = filesNaming(cls.name);
+    if (!users) return std::nullopt;  // too many to summarise: left unresolved
+    for (const fs::path& file : *users) {
       const ModuleSummary* user = load(file);
       if (user == nullptr) continue;
       for (const auto& c : user->constructions) {
@@ -700,6 +721,7 @@ class ProjectIndex::Project {
   std::vector<fs::path> files_;                         // the project's source files
   std::unordered_map<std::string, std::optional<std::vector<Symbol>>> registries_;
   std::unordered_map<std::string, std::optional<std::vector<Symbol>>> arguments_;
+  std::unordered_map<std::string, std::optional<std::vector<fs::path>>> naming_;  // by word
   // What a file no compile site reaches is told (the project-wide facts only).
   std::shared_ptr<const ProjectFacts> base_facts_ = [] {
     auto facts = std::make_shared<ProjectFacts>();
