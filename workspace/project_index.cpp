@@ -615,6 +615,11 @@ class ProjectIndex::Project {
             break;
           }
           case analysis::CompileSite::Kind::SelfAttr: {
+            // `self._step = torch.compile(self._step)`: a method of the class.
+            if (auto method = site.method ? std::nullopt : findMethod({file, site.owner}, site.attr)) {
+              compile(*method, trail);
+              break;
+            }
             auto classes = attributeClasses({file, site.owner}, site.attr);
             if (classes.empty()) {
               // `self.model = model` in `__init__`: what the constructions pass.
