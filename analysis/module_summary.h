@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,16 +55,55 @@ struct FunctionSummary {
   SourcePos at;      // the def's name
   bool disabled = false;  // `@torch.compiler.disable` / `@torch._dynamo.disable`
   std::vector<CallRef> calls;
+  // The body calls something the summary cannot name: a parameter or a local bound to a value
+  // (`fn(x)` for a parameter `fn`). What such a call runs is unknown.
+  bool calls_unknown = false;
+  // What its `return` statements give, when each is an instance the summary can name (`Cls(...)`,
+  // `cls(...)` in a classmethod, a name bound to one, another factory's result): a factory the
+  // linker follows. `returns_unknown` when some return gives anything else.
+  std::vector<NameRef> returns;
+  bool returns_unknown = false;
+  // A registry: `return REGISTRY[name]` / `REGISTRY.get(name)` on a module-level dict gives its
+  // name here; a decorator storing its parameter (`REGISTRY[fn.__name__] = fn`) gives it in
+  // `registers`.
+  std::string registry_lookup;
+  std::string registers;
+  std::vector<NameRef> decorators;  // top-level functions and methods: what decorates them
 };
 
 struct ClassSummary {
   std::string name;
   std::vector<NameRef> bases;
+  std::vector<NameRef> decorators;
   std::vector<FunctionSummary> methods;
   // `self.<attr> = Cls(...)` in `__init__` (every element class for `nn.ModuleList([...])`,
   // `nn.Sequential(...)`, `nn.ModuleDict({...})`). An attribute bound to anything unresolved is
   // left out.
   std::vector<std::pair<std::string, std::vector<NameRef>>> attributes;
+  // Attributes `__init__` binds to a value the summary cannot name (a parameter, a factory's
+  // result, a container of those): calling one runs unknown code.
+  std::vector<std::string> unknown_attributes;
+  // `self.<attr> = <param>` in `__init__`: the attribute holds what the constructor is given
+  // (`Trainer(model, ...)`): the parameter's name and position (after `self`; -1 keyword-only).
+  struct ParameterAttribute {
+    std::string attr, parameter;
+    int index = -1;
+  };
+  std::vector<ParameterAttribute> parameter_attributes;
+};
+
+// A call that may construct a class of the project with module instances as arguments
+// (`Trainer(UNet(), opt)`, `Trainer(model=model)` with `model = UNet()`).
+struct Construction {
+  NameRef callee;
+  struct Argument {
+    std::string keyword;  // empty for a positional argument
+    int index = -1;       // positional index
+    std::vector<NameRef> classes;
+  };
+  std::vector<Argument> arguments;  // only those whose classes the summary can name
+  std::vector<std::pair<std::string, int>> unknown_arguments;  // (keyword, index) of the others
+  SourcePos at;
 };
 
 struct CompileSite {
@@ -71,6 +111,7 @@ struct CompileSite {
     Instance,  // `torch.compile(Cls(...))`, `torch.compile(obj)`, `obj.compile()`: Cls.forward
     Function,  // `torch.compile(fn)`, `@torch.compile`
     SelfAttr,  // `torch.compile(self.<attr>)` in a method of `owner`
+    Parameter,  // `torch.compile(<param>)` in `owner.__init__`: `attr` is the parameter's name
   };
   Kind kind = Kind::Instance;
   NameRef target;     // Instance: the class; Function: the function (`Cls.method` for a method)
@@ -78,6 +119,7 @@ struct CompileSite {
   std::string attr;   // SelfAttr
   bool method = false;  // `obj.compile()`: only nn.Module's own method compiles
   SourcePos at;
+  int parameter_index = -1;  // Parameter: its position after `self` (-1 keyword-only)
 };
 
 struct ModuleSummary {
@@ -87,7 +129,11 @@ struct ModuleSummary {
   std::vector<FunctionSummary> functions;  // top-level functions
   std::vector<ClassSummary> classes;       // top-level classes
   std::vector<CompileSite> compile_sites;
-  std::vector<std::string> environment;  // variables set: os.environ[...] =, setdefault, putenv
+  std::vector<std::string> environment;  // variables set: os.environ[...] =, setdefault, update, putenv
+  // `torch.compile(x)` / `x.compile()` whose target the summary cannot name (a parameter, a
+  // factory's result): it may compile anything.
+  std::vector<SourcePos> unknown_compile_sites;
+  std::vector<Construction> constructions;
 
   const ClassSummary* findClass(std::string_view name) const;
   const FunctionSummary* findFunction(std::string_view name) const;
@@ -112,8 +158,24 @@ struct ExternalCompileRoot {
   std::vector<CrossFileNote> trail;
 };
 
+// Facts about the whole project, the same for each of its files.
+struct ProjectWideFacts {
+  // True once the project index linked the project (facts made otherwise know nothing).
+  bool linked = false;
+  // Some compile site, or some function it reaches, runs code the index cannot resolve (a model
+  // built by a factory, a submodule passed in as a parameter): any function of the project may
+  // be compiled through it.
+  bool compiles_unknown = false;
+  // Environment variables some file of the project sets in code, among those the index looks
+  // for (`CUBLAS_WORKSPACE_CONFIG`), with where.
+  std::vector<std::pair<std::string, CrossFileNote>> environment;
+  const CrossFileNote* setsEnvironment(std::string_view variable) const;
+};
+
 struct ProjectFacts {
   std::vector<ExternalCompileRoot> compiled;
+  // Never null when the facts come from the project index.
+  std::shared_ptr<const ProjectWideFacts> project;
   // Identifies the facts (for result caches): equal digests mean equal facts.
   std::string digest;
   bool empty() const { return compiled.empty(); }
@@ -122,5 +184,9 @@ struct ProjectFacts {
 // Does the text hold a compile site another file's definitions could be compiled from (the whole
 // word `compile` somewhere)? The byte-level filter that keeps most files unparsed.
 bool mayHoldCompileSite(std::string_view text);
+
+// The environment variables the project index looks for in every file (a raw byte scan first,
+// then the summary of the files holding one): `CUBLAS_WORKSPACE_CONFIG`.
+const std::vector<std::string_view>& indexedEnvironmentVariables();
 
 }  // namespace ptlint::analysis

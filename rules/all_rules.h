@@ -34,6 +34,7 @@ const Rule& backwardInsideAutocastRule();  // PTL204  rules/amp/backward_inside_
 const Rule& fp16AutocastWithoutGradScalerRule();  // PTL202  rules/amp/fp16_autocast_without_gradscaler.cpp
 const Rule& flashBackendWithMaskRule();  // PTL602  rules/attention/flash_backend_with_mask.cpp
 const Rule& forcedMathSdpaBackendRule();  // PTL604  rules/attention/forced_math_sdpa_backend.cpp
+const Rule& flexAttentionNotCompiledRule();  // PTL603  rules/attention/flex_attention_not_compiled.cpp
 const Rule& pinMemoryWithoutNonBlockingRule();  // PTL402  rules/data/pin_memory_without_non_blocking.cpp
 const Rule& lowPrecisionGradientReduceRule();  // PTL203  rules/distributed/low_precision_gradient_reduce.cpp
 const Rule& fsdp1InNewCodeRule();  // PTL302  rules/distributed/fsdp1_in_new_code.cpp

@@ -245,6 +245,20 @@ TSNode selfAttributeValue(const analysis::SemanticModel& model, TSNode attribute
         },
         [](TSNode) {});
   });
+  if (count == 0) {
+    // Never assigned on the instance: a class-level default (`amp_dtype = torch.bfloat16` or
+    // `amp_dtype: torch.dtype = torch.bfloat16` in the class body), bound once.
+    analysis::forEachNamedChild(fieldOf(cls, "body"), [&](TSNode statement) {
+      if (!isKind(statement, "expression_statement")) return;
+      TSNode assignment = ts_node_named_child(statement, 0);
+      if (!isKind(assignment, "assignment")) return;
+      TSNode left = fieldOf(assignment, "left");
+      if (!isKind(left, "identifier") || model.text(left) != attr) return;
+      ++count;
+      value = fieldOf(assignment, "right");
+    });
+    if (count == 1 && ts_node_is_null(value)) return {};  // `amp_dtype: torch.dtype`, no value
+  }
   return count == 1 ? value : TSNode{};
 }
 

@@ -43,7 +43,8 @@ std::string firstParameter(const analysis::SemanticModel& model, TSNode function
 std::string_view selfAttribute(const analysis::SemanticModel& model, TSNode node, std::string_view self);
 // The value a `self.<attr>` read in a method holds when the methods of its class assign that
 // attribute exactly once, not counting `= None` (`self.amp_dtype = torch.bfloat16` in
-// `__init__`, read in `train_step`); null otherwise.
+// `__init__`, read in `train_step`), or, when no method assigns it, the class body binds it once
+// (`amp_dtype = torch.bfloat16`, a class-level default); null otherwise.
 TSNode selfAttributeValue(const analysis::SemanticModel& model, TSNode attribute);
 
 // An edit that inserts `statement` (one line, no trailing newline) at module level: after the

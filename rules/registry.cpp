@@ -93,6 +93,7 @@ const std::vector<const Rule*>& table() {
         &fp16AutocastWithoutGradScalerRule(),
         &flashBackendWithMaskRule(),
         &forcedMathSdpaBackendRule(),
+        &flexAttentionNotCompiledRule(),
         &pinMemoryWithoutNonBlockingRule(),
         &lowPrecisionGradientReduceRule(),
         &fsdp1InNewCodeRule(),

@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/parse.h"
+#include "analysis/text_search.h"
 #include "workspace/cache.h"
 #include "analysis/semantic_model.h"
 
@@ -29,10 +30,16 @@ namespace ptlint::analysis {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(NameRef, kind, name)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SourcePos, start, end, line, column, column_utf16, column_bytes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CallRef, kind, target, attr, at)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FunctionSummary, name, at, disabled, calls)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ClassSummary, name, bases, methods, attributes)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CompileSite, kind, target, owner, attr, method, at)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ModuleSummary, imports, definitions, functions, classes, compile_sites, environment)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FunctionSummary, name, at, disabled, calls, calls_unknown, returns,
+                                   returns_unknown, registry_lookup, registers, decorators)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ClassSummary::ParameterAttribute, attr, parameter, index)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ClassSummary, name, bases, decorators, methods, attributes, unknown_attributes,
+                                   parameter_attributes)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Construction::Argument, keyword, index, classes)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Construction, callee, arguments, unknown_arguments, at)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CompileSite, kind, target, owner, attr, method, at, parameter_index)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ModuleSummary, imports, definitions, functions, classes, compile_sites, environment,
+                                   unknown_compile_sites, constructions)
 }  // namespace ptlint::analysis
 
 namespace ptlint::workspace {
@@ -47,6 +54,7 @@ namespace {
 constexpr int kMaxDepth = 8;          // re-export chains, base classes
 constexpr size_t kMaxTrail = 8;       // notes kept per compiled function
 constexpr size_t kMaxProjectFiles = 20000;
+constexpr size_t kMaxScannedUsers = 32;  // files summarised for one registry or constructor
 
 bool isFile(const fs::path& p) {
   std::error_code ec;
@@ -126,8 +134,7 @@ class ProjectIndex::Project {
     ensureLinked();
     auto it = facts_.find(file.string());
     if (it != facts_.end()) return it->second;
-    static const auto kNone = std::make_shared<const ProjectFacts>();
-    return kNone;
+    return base_facts_;
   }
 
   // Is `file` among the files this project scans?
@@ -271,7 +278,181 @@ class ProjectIndex::Project {
     return std::nullopt;
   }
 
-  // The classes `__init__` binds to `self.<attr>` in the class or its bases.
+  // The project classes an instance built by `s` may be: `s` itself for a class; for a factory
+  // (`build(cfg)`, `Cls.from_pretrained(...)`), the classes its returns give. Library classes
+  // (`nn.Linear`) give none. Nullopt when some return cannot be followed.
+  std::optional<std::vector<Symbol>> classesOf(const Symbol& s, int depth = 0) {
+    if (depth > kMaxDepth) return std::nullopt;
+    if (classOf(s) != nullptr) return std::vector<Symbol>{s};
+    const auto* fn = functionOf(s);
+    if (fn == nullptr) return std::nullopt;
+    if (fn->returns_unknown) {
+      // `create_model(name)`: what a registry of decorated factories holds.
+      if (auto registry = registryOf(s, *fn)) return registeredClasses(*registry, depth + 1);
+      return std::nullopt;
+    }
+    if (fn->returns.empty()) return std::nullopt;
+    std::vector<Symbol> out;
+    for (const NameRef& ref : fn->returns) {
+      auto r = resolve(s.path, ref);
+      if (!r) {
+        // torch's own modules run no project code; another library's factory
+        // (`hydra.utils.instantiate(cfg)`) may build any class of the project.
+        if (ref.kind == NameRef::Kind::Imported && ref.name.starts_with("torch.")) continue;
+        return std::nullopt;
+      }
+      auto more = classesOf(*r, depth + 1);
+      if (!more) return std::nullopt;
+      for (auto& c : *more)
+        if (std::none_of(out.begin(), out.end(), [&](const Symbol& o) { return o.path == c.path && o.name == c.name; }))
+          out.push_back(std::move(c));
+    }
+    return out;
+  }
+
+  // The project files whose bytes hold `word` as a whole word, not yet known to be summarised
+  // or not; nullopt past kMaxScannedUsers of them not summarised yet (a registry of hundreds of
+  // model files is not worth parsing them all on a question's behalf).
+  std::optional<std::vector<fs::path>> filesNaming(std::string_view word) {
+    auto [memo, fresh] = naming_.try_emplace(std::string(word));
+    if (!fresh) return memo->second;
+    std::vector<fs::path> out;
+    size_t unsummarised = 0;
+    std::string raw;
+    struct stat st {};
+    for (const fs::path& file : files_) {
+      if (!readRaw(file, index_.max_bytes_, raw, st) ||
+          !analysis::forEachWholeWord(raw, word, [](size_t) { return true; }))
+        continue;
+      if (!modules_.count(file.string()) && ++unsummarised > kMaxScannedUsers) return memo->second = std::nullopt;
+      out.push_back(file);
+    }
+    return memo->second = out;
+  }
+
+  // The registry `fn` looks its result up in: its own `return REGISTRY[name]`, or that of a
+  // function it calls (`create_fn = model_entrypoint(name); return create_fn(**kwargs)`).
+  std::optional<Symbol> registryOf(const Symbol& s, const analysis::FunctionSummary& fn) {
+    if (!fn.registry_lookup.empty()) return Symbol{s.path, fn.registry_lookup};
+    for (const auto& call : fn.calls) {
+      if (call.kind != analysis::CallRef::Kind::Name) continue;
+      auto target = resolve(s.path, call.target);
+      if (!target) continue;
+      const auto* g = functionOf(*target);
+      if (g != nullptr && !g->registry_lookup.empty()) return Symbol{target->path, g->registry_lookup};
+    }
+    return std::nullopt;
+  }
+
+  // The classes the factories (or classes) registered into `registry` build: every top-level
+  // definition of the project decorated with a function of the registry's module that stores
+  // its parameter into it (`@register_model`). The files naming the decorator are found by a raw
+  // scan, and only those are summarised.
+  std::optional<std::vector<Symbol>> registeredClasses(const Symbol& registry, int depth) {
+    std::string key = registry.path.string() + "\n" + registry.name;
+    if (auto it = registries_.find(key); it != registries_.end()) return it->second;
+    registries_[key] = std::nullopt;  // a registry reached again while being resolved
+    const ModuleSummary* module = load(registry.path);
+    if (module == nullptr) return std::nullopt;
+    std::vector<Symbol> out;
+    bool any_decorator = false;
+    for (const auto& decorator : module->functions) {
+      if (decorator.registers != registry.name) continue;
+      any_decorator = true;
+      auto users = filesNaming(decorator.name);
+      if (!users) return std::nullopt;  // too many to summarise: left unresolved
+      for (const fs::path& file : *users) {
+        const ModuleSummary* user = load(file);
+        if (user == nullptr) continue;
+        auto decorated_by = [&](const std::vector<NameRef>& decorators) {
+          for (const NameRef& d : decorators)
+            if (auto r = resolve(file, d); r && r->path == registry.path && r->name == decorator.name) return true;
+          return false;
+        };
+        std::vector<Symbol> entries;
+        for (const auto& f : user->functions)
+          if (decorated_by(f.decorators)) entries.push_back({file, f.name});
+        for (const auto& c : user->classes)
+          if (decorated_by(c.decorators)) entries.push_back({file, c.name});
+        for (const Symbol& entry : entries) {
+          auto classes = classesOf(entry, depth + 1);
+          if (!classes) {
+            wide_->compiles_unknown = true;
+            continue;
+          }
+          for (auto& c : *classes)
+            if (std::none_of(out.begin(), out.end(), [&](const Symbol& o) { return o.path == c.path && o.name == c.name; }))
+              out.push_back(std::move(c));
+        }
+      }
+    }
+    if (!any_decorator) return std::nullopt;
+    registries_[key] = out;
+    return out;
+  }
+
+  // The classes the constructor of `cls` is given for its parameter `name` (position `index`),
+  // over every construction in the project (`Trainer(UNet(), opt)` in main.py). The files naming
+  // the class are found by a raw scan, and only those are summarised. Nullopt when none is found
+  // or one passes something the summaries cannot name.
+  std::optional<std::vector<Symbol>> constructorArgument(const Symbol& cls, const std::string& name, int index,
+                                                         int depth = 0) {
+    std::string key = fmt::format("{}\n{}\n{}", cls.path.string(), cls.name, name);
+    if (auto it = arguments_.find(key); it != arguments_.end()) return it->second;
+    arguments_[key] = std::nullopt;
+    if (depth > kMaxDepth) return std::nullopt;
+    std::vector<Symbol> out;
+    bool found = false, unknown = false;
+    auto users = filesNaming(cls.name);
+    if (!users) return std::nullopt;  // too many to summarise: left unresolved
+    for (const fs::path& file : *users) {
+      const ModuleSummary* user = load(file);
+      if (user == nullptr) continue;
+      for (const auto& c : user->constructions) {
+        auto callee = resolve(file, c.callee);
+        if (!callee || callee->path != cls.path || callee->name != cls.name) continue;
+        found = true;
+        bool matched = false;
+        for (const auto& a : c.arguments) {
+          if (!(a.keyword == name || (a.keyword.empty() && index >= 0 && a.index == index))) continue;
+          matched = true;
+          for (const NameRef& ref : a.classes) {
+            auto r = resolve(file, ref);
+            auto classes = r ? classesOf(*r, depth + 1) : std::nullopt;
+            if (!classes) {
+              if (!isLibraryName(ref)) unknown = true;
+              continue;
+            }
+            for (auto& k : *classes)
+              if (std::none_of(out.begin(), out.end(), [&](const Symbol& o) { return o.path == k.path && o.name == k.name; }))
+                out.push_back(std::move(k));
+          }
+        }
+        if (!matched) unknown = true;  // passed as something unnamed, or left to its default
+      }
+    }
+    if (!found) return std::nullopt;
+    if (unknown) wide_->compiles_unknown = true;
+    arguments_[key] = out;
+    return out;
+  }
+
+  // For `self.<attr>` bound to a constructor parameter in `__init__`: what the constructions
+  // pass. Nullopt when `attr` is not such an attribute.
+  std::optional<std::vector<Symbol>> parameterAttributeClasses(const Symbol& cls, std::string_view attr) {
+    const auto* summary = classOf(cls);
+    if (summary == nullptr) return std::nullopt;
+    for (const auto& p : summary->parameter_attributes)
+      if (p.attr == attr) {
+        auto classes = constructorArgument(cls, p.parameter, p.index);
+        if (!classes) wide_->compiles_unknown = true;
+        return classes.value_or(std::vector<Symbol>{});
+      }
+    return std::nullopt;
+  }
+
+  // The classes `__init__` binds to `self.<attr>` in the class or its bases (factories followed;
+  // one that cannot be makes the compiled code reach unknown code).
   std::vector<Symbol> attributeClasses(const Symbol& cls, std::string_view attr, int depth = 0) {
     std::vector<Symbol> out;
     if (depth > kMaxDepth) return out;
@@ -279,8 +460,19 @@ class ProjectIndex::Project {
     if (summary == nullptr) return out;
     for (const auto& [name, classes] : summary->attributes) {
       if (name != attr) continue;
-      for (const NameRef& ref : classes)
-        if (auto s = resolve(cls.path, ref); s && classOf(*s) != nullptr) out.push_back(*s);
+      for (const NameRef& ref : classes) {
+        auto s = resolve(cls.path, ref);
+        if (!s) {
+          if (!isLibraryName(ref)) wide_->compiles_unknown = true;
+          continue;
+        }
+        auto found = classesOf(*s);
+        if (!found) {
+          wide_->compiles_unknown = true;
+          continue;
+        }
+        out.insert(out.end(), found->begin(), found->end());
+      }
       return out;
     }
     for (const NameRef& base : summary->bases)
@@ -289,6 +481,38 @@ class ProjectIndex::Project {
         if (!out.empty()) return out;
       }
     return out;
+  }
+
+  // Does `__init__` of the class (or of a base) bind `self.<attr>` (`a.b` for a ModuleDict's
+  // element) to module classes it records?
+  bool hasAttribute(const Symbol& cls, std::string_view attr, int depth = 0) {
+    if (depth > kMaxDepth) return false;
+    const auto* summary = classOf(cls);
+    if (summary == nullptr) return false;
+    for (const auto& [name, classes] : summary->attributes)
+      if (name == attr) return true;
+    for (const NameRef& base : summary->bases)
+      if (auto b = resolve(cls.path, base); b && b->name.find('.') == std::string::npos && hasAttribute(*b, attr, depth + 1))
+        return true;
+    return false;
+  }
+
+  // Does `__init__` of the class (or of a base) bind `self.<attr>` to something unresolved?
+  bool unknownAttribute(const Symbol& cls, std::string_view attr, int depth = 0) {
+    if (depth > kMaxDepth) return false;
+    const auto* summary = classOf(cls);
+    if (summary == nullptr) return false;
+    for (const auto& [name, classes] : summary->attributes)
+      if (name == attr) return false;
+    for (const auto& p : summary->parameter_attributes)
+      if (p.attr == attr) return false;  // parameterAttributeClasses says
+    for (const auto& name : summary->unknown_attributes)
+      if (name == attr) return true;
+    for (const NameRef& base : summary->bases)
+      if (auto b = resolve(cls.path, base); b && b->name.find('.') == std::string::npos &&
+                                             unknownAttribute(*b, attr, depth + 1))
+        return true;
+    return false;
   }
 
   // Does the class derive from a `torch.nn` class (through project classes) without defining
@@ -334,6 +558,18 @@ class ProjectIndex::Project {
     return out;
   }
 
+  // A name from outside the project's modules (`torch.nn.Linear`, `timm.create_model` when timm
+  // is not part of the project): it cannot compile the project's code unless handed it, which
+  // the site would show.
+  bool isLibraryName(const NameRef& ref) {
+    if (ref.kind == NameRef::Kind::Local || ref.name.empty() || ref.name.front() == '.') return false;
+    std::string top = ref.name.substr(0, ref.name.find('.'));
+    if (top == "torch") return true;
+    for (const fs::path& base : import_roots_)
+      if (isFile(base / (top + ".py")) || fs::is_directory(base / top)) return false;
+    return true;
+  }
+
   // Python modules, and notebooks: a notebook imports the project's modules and compiles them
   // as a training script does (its reader hands over the joined code cells).
   static bool isSourceFile(const fs::path& path) {
@@ -358,34 +594,74 @@ class ProjectIndex::Project {
         if (isSourceFile(it->path()) && it->is_regular_file(ec)) files.push_back(it->path());
     }
     std::sort(files.begin(), files.end());
+    files_ = files;
     std::string raw;
+    wide_ = std::make_shared<analysis::ProjectWideFacts>();
+    const auto& wide = wide_;
     for (const fs::path& file : files) {
       // A raw look first: most files hold no site and are never decoded or parsed.
-      if (!index_.mayCompile(file, raw)) continue;
+      ScanVerdict verdict = index_.scanFile(file, raw);
+      if (!verdict.may_compile && !verdict.may_set_environment) continue;
       auto text = index_.read(file);
       if (!text) continue;
       auto summary = index_.summaryOf(*text);
       modules_[file.string()] = summary;
+      for (const std::string& variable : summary->environment)
+        for (std::string_view wanted : analysis::indexedEnvironmentVariables())
+          if (variable == wanted && wide->setsEnvironment(wanted) == nullptr)
+            wide->environment.push_back({variable, {file.string(), {}, fmt::format("`{}` is set here", variable)}});
+      if (!verdict.may_compile) continue;
+      if (!summary->unknown_compile_sites.empty()) wide->compiles_unknown = true;
       for (const auto& site : summary->compile_sites) {
-        std::string target = site.kind == analysis::CompileSite::Kind::SelfAttr ? site.owner + "." + site.attr
-                                                                                 : site.target.name;
-        if (size_t dot = target.rfind('.'); dot != std::string::npos && site.kind != analysis::CompileSite::Kind::SelfAttr)
+        bool on_self = site.kind == analysis::CompileSite::Kind::SelfAttr || site.kind == analysis::CompileSite::Kind::Parameter;
+        std::string target = on_self ? site.owner + "." + site.attr : site.target.name;
+        if (site.kind == analysis::CompileSite::Kind::Parameter) target = site.attr;
+        if (size_t dot = target.rfind('.'); dot != std::string::npos && !on_self)
           target = target.substr(dot + 1);
         std::vector<CrossFileNote> trail{{file.string(), site.at, fmt::format("`{}` is compiled here", target)}};
         switch (site.kind) {
           case analysis::CompileSite::Kind::Instance:
-            if (auto cls = resolve(file, site.target); cls && (!site.method || isTorchModuleWith(*cls, "compile")))
-              compileInstance(*cls, trail);
+            if (auto built = resolve(file, site.target)) {
+              auto classes = classesOf(*built);
+              if (!classes) wide->compiles_unknown = true;  // a factory the index cannot follow
+              for (const Symbol& cls : classes.value_or(std::vector<Symbol>{}))
+                if (!site.method || isTorchModuleWith(cls, "compile")) compileInstance(cls, trail);
+            } else if (!site.target.name.starts_with("torch.")) {
+              // A class the index cannot find, or another library's factory
+              // (`instantiate(cfg.model)`), which may build any class of the project.
+              wide->compiles_unknown = true;
+            }
             break;
           case analysis::CompileSite::Kind::Function:
             if (auto fn = resolve(file, site.target)) {
               if (classOf(*fn) == nullptr) compile(*fn, trail);
+            } else if (!isLibraryName(site.target)) {
+              wide->compiles_unknown = true;
             }
             break;
-          case analysis::CompileSite::Kind::SelfAttr:
-            for (const Symbol& cls : attributeClasses({file, site.owner}, site.attr))
+          case analysis::CompileSite::Kind::Parameter: {
+            auto classes = constructorArgument({file, site.owner}, site.attr, site.parameter_index);
+            if (!classes) wide->compiles_unknown = true;
+            for (const Symbol& cls : classes.value_or(std::vector<Symbol>{}))
               if (!site.method || isTorchModuleWith(cls, "compile")) compileInstance(cls, trail);
             break;
+          }
+          case analysis::CompileSite::Kind::SelfAttr: {
+            // `self._step = torch.compile(self._step)`: a method of the class.
+            if (auto method = site.method ? std::nullopt : findMethod({file, site.owner}, site.attr)) {
+              compile(*method, trail);
+              break;
+            }
+            auto classes = attributeClasses({file, site.owner}, site.attr);
+            if (classes.empty()) {
+              // `self.model = model` in `__init__`: what the constructions pass.
+              if (auto given = parameterAttributeClasses({file, site.owner}, site.attr)) classes = std::move(*given);
+              else wide->compiles_unknown = true;
+            }
+            for (const Symbol& cls : classes)
+              if (!site.method || isTorchModuleWith(cls, "compile")) compileInstance(cls, trail);
+            break;
+          }
         }
       }
     }
@@ -399,6 +675,7 @@ class ProjectIndex::Project {
       auto& trail = front.second;
       const auto* summary = functionOf(fn);
       if (summary == nullptr) continue;
+      if (summary->calls_unknown) wide->compiles_unknown = true;
       std::string owner = fn.name.find('.') == std::string::npos ? std::string{} : fn.name.substr(0, fn.name.find('.'));
       for (const auto& call : summary->calls) {
         auto note = [&](std::string_view callee) {
@@ -411,16 +688,50 @@ class ProjectIndex::Project {
           compile(*target, note(target->name));
         } else if (!owner.empty()) {
           Symbol cls{fn.path, owner};
-          if (auto method = findMethod(cls, call.attr)) {
-            compile(*method, note(method->name));
+          std::string_view attr = call.attr;
+          size_t dot = attr.find('.');
+          if (dot == std::string_view::npos || hasAttribute(cls, attr)) {
+            if (dot == std::string_view::npos) {
+              if (auto method = findMethod(cls, attr)) {
+                compile(*method, note(method->name));
+                continue;
+              }
+            }
+            for (const Symbol& sub : attributeClasses(cls, attr)) compileInstance(sub, note(sub.name + ".forward"));
+            if (dot == std::string_view::npos)
+              if (auto given = parameterAttributeClasses(cls, attr))
+                for (const Symbol& sub : *given) compileInstance(sub, note(sub.name + ".forward"));
+            if (unknownAttribute(cls, attr)) wide->compiles_unknown = true;
             continue;
           }
-          for (const Symbol& sub : attributeClasses(cls, call.attr)) compileInstance(sub, note(sub.name + ".forward"));
+          // `self.encoder.encode(x)`, `self.encoder.layers[i](x)`: a method or a submodule of
+          // the submodule.
+          std::string_view head = attr.substr(0, dot), member = attr.substr(dot + 1);
+          if (unknownAttribute(cls, head)) wide->compiles_unknown = true;
+          for (const Symbol& sub : attributeClasses(cls, head)) {
+            if (auto method = findMethod(sub, member)) {
+              compile(*method, note(method->name));
+              continue;
+            }
+            for (const Symbol& inner : attributeClasses(sub, member)) compileInstance(inner, note(inner.name + ".forward"));
+            if (unknownAttribute(sub, member)) wide->compiles_unknown = true;
+          }
         }
       }
     }
+    wide->linked = true;
+    std::string wide_digest = fmt::format("linked;unknown={};", wide->compiles_unknown);
+    for (const auto& [variable, where] : wide->environment) wide_digest += fmt::format("env={}@{};", variable, where.path);
+    {
+      auto base = std::make_shared<ProjectFacts>();
+      base->project = wide;
+      base->digest = wide_digest;
+      base_facts_ = std::move(base);
+    }
     for (auto& [path, roots] : roots_) {
       auto facts = std::make_shared<ProjectFacts>();
+      facts->project = wide;
+      facts->digest = wide_digest;
       facts->compiled = std::move(roots);
       for (const auto& root : facts->compiled) {
         facts->digest += root.function;
@@ -444,6 +755,18 @@ class ProjectIndex::Project {
   std::map<std::string, std::vector<analysis::ExternalCompileRoot>> roots_;
   std::deque<std::pair<Symbol, std::vector<CrossFileNote>>> queue_;
   std::unordered_map<std::string, std::shared_ptr<const ProjectFacts>> facts_;
+  std::shared_ptr<analysis::ProjectWideFacts> wide_;  // filled while linking
+  std::vector<fs::path> files_;                         // the project's source files
+  std::unordered_map<std::string, std::optional<std::vector<Symbol>>> registries_;
+  std::unordered_map<std::string, std::optional<std::vector<Symbol>>> arguments_;
+  std::unordered_map<std::string, std::optional<std::vector<fs::path>>> naming_;  // by word
+  // What a file no compile site reaches is told (the project-wide facts only).
+  std::shared_ptr<const ProjectFacts> base_facts_ = [] {
+    auto facts = std::make_shared<ProjectFacts>();
+    facts->project = std::make_shared<analysis::ProjectWideFacts>();  // not linked
+    facts->digest = "unlinked;";
+    return facts;
+  }();
 };
 
 std::optional<std::string> ProjectIndex::read(const fs::path& file) const {
@@ -494,25 +817,33 @@ std::vector<fs::path> ProjectIndex::linkedProjects() const {
   return out;
 }
 
-bool ProjectIndex::mayCompile(const fs::path& file, std::string& raw) {
+ProjectIndex::ScanVerdict ProjectIndex::scanFile(const fs::path& file, std::string& raw) {
+  auto verdictOf = [](std::string_view text) {
+    ScanVerdict verdict;
+    verdict.may_compile = analysis::mayHoldCompileSite(text);
+    for (std::string_view variable : analysis::indexedEnvironmentVariables())
+      verdict.may_set_environment = verdict.may_set_environment || text.find(variable) != std::string_view::npos;
+    return verdict;
+  };
   if (overlay_)
-    if (auto text = overlay_(file)) return analysis::mayHoldCompileSite(*text);
+    if (auto text = overlay_(file)) return verdictOf(*text);
   std::string key = file.string();
   struct stat st {};
-  if (::stat(file.c_str(), &st) != 0) return false;
+  if (::stat(file.c_str(), &st) != 0) return {};
   {
     std::lock_guard lock(mutex_);
     auto it = scan_cache_.find(key);
     if (it != scan_cache_.end() && it->second.size == static_cast<uint64_t>(st.st_size) &&
         it->second.inode == static_cast<uint64_t>(st.st_ino) &&
         it->second.mtime_ns == static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec)
-      return it->second.may_compile;
+      return {it->second.may_compile, it->second.may_set_environment};
   }
-  if (!readRaw(file, max_bytes_, raw, st)) return false;
-  bool verdict = analysis::mayHoldCompileSite(raw);
+  if (!readRaw(file, max_bytes_, raw, st)) return {};
+  ScanVerdict verdict = verdictOf(raw);
   std::lock_guard lock(mutex_);
   scan_cache_[key] = {static_cast<uint64_t>(st.st_size), static_cast<uint64_t>(st.st_ino),
-                      static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec, verdict};
+                      static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
+                      verdict.may_compile, verdict.may_set_environment};
   scan_cache_dirty_ = true;
   return verdict;
 }
@@ -542,7 +873,8 @@ void ProjectIndex::useScanCache(fs::path folder) {
     if (doc.at("build").get<std::string>() != buildIdentity()) return;
     std::lock_guard lock(mutex_);
     for (const auto& [path, e] : doc.at("files").items())
-      scan_cache_[path] = {e.at(0).get<uint64_t>(), e.at(1).get<uint64_t>(), e.at(2).get<int64_t>(), e.at(3).get<bool>()};
+      scan_cache_[path] = {e.at(0).get<uint64_t>(), e.at(1).get<uint64_t>(), e.at(2).get<int64_t>(), e.at(3).get<bool>(),
+                           e.at(4).get<bool>()};
     for (const auto& [hash, summary] : doc.at("summaries").items())
       stored_summaries_[std::stoull(hash, nullptr, 16)] =
           std::make_shared<const ModuleSummary>(summary.get<ModuleSummary>());
@@ -559,7 +891,7 @@ bool ProjectIndex::saveScanCache() {
   {
     std::lock_guard lock(mutex_);
     if (scan_cache_dir_.empty() || !scan_cache_dirty_) return true;
-    for (const auto& [path, e] : scan_cache_) files[path] = {e.size, e.inode, e.mtime_ns, e.may_compile};
+    for (const auto& [path, e] : scan_cache_) files[path] = {e.size, e.inode, e.mtime_ns, e.may_compile, e.may_set_environment};
     for (const auto& [hash, summary] : summaries_) summaries[fmt::format("{:016x}", hash)] = *summary;
   }
   std::error_code ec;

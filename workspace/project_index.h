@@ -1,6 +1,8 @@
 // The project index: links module summaries (analysis/module_summary.h) across the files of a
-// project to answer cross-file questions — today "which functions of this file does
-// torch.compile reach from elsewhere in the project?" (PTL501 and every rule on compiled regions).
+// project to answer cross-file questions: "which functions of this file does torch.compile reach
+// from elsewhere in the project?" (PTL501 and every rule on compiled regions), "may a compile
+// reach code the index cannot resolve?" (PTL603) and "does some file set
+// CUBLAS_WORKSPACE_CONFIG?" (PTL702).
 //
 // The project of a file is found from the file itself: the nearest folder above it holding
 // `pyproject.toml`, `setup.py`, `setup.cfg` or `.git` (so one file checked alone, as a pre-commit
@@ -11,7 +13,8 @@
 //
 // Invariants: demand-driven — nothing is read before a rule asks; then every project file is
 // scanned (raw bytes) for a call or decorator spelled `compile` (`analysis::mayHoldCompileSite`)
-// and only those holding one are read, parsed and summarised, plus the
+// or the name of an indexed environment variable (`CUBLAS_WORKSPACE_CONFIG`), and only those
+// holding one are read, parsed and summarised, plus the
 // modules their compile sites reach; a file no question reaches and without that word is never
 // parsed. Files are read through the caller's reader (the CLI's size limit and UTF-8 handling).
 // Summaries are cached by content hash. Thread-safe: the summary map has its own mutex, never
@@ -93,6 +96,7 @@ class ProjectIndex {
     uint64_t size = 0, inode = 0;
     int64_t mtime_ns = 0;
     bool may_compile = false;
+    bool may_set_environment = false;  // holds an indexed variable's name (CUBLAS_WORKSPACE_CONFIG)
   };
   std::filesystem::path scan_cache_dir_;
   std::unordered_map<std::string, ScanEntry> scan_cache_;  // guarded by mutex_
@@ -103,8 +107,13 @@ class ProjectIndex {
   friend class Project;
   // The overlay's text of `file`, else the reader's.
   std::optional<std::string> read(const std::filesystem::path& file) const;
-  // False when `file` holds no compile call (`raw` is a reusable buffer).
-  bool mayCompile(const std::filesystem::path& file, std::string& raw);
+  struct ScanVerdict {
+    bool may_compile = false;          // a call or decorator spelled `compile`
+    bool may_set_environment = false;  // an indexed environment variable's name
+  };
+  // What a raw look at `file` (the overlay's text first) says (`raw` is a reusable buffer); all
+  // false when unreadable.
+  ScanVerdict scanFile(const std::filesystem::path& file, std::string& raw);
 };
 
 }  // namespace ptlint::workspace

@@ -44,7 +44,7 @@ dtype is `torch.bfloat16`:
 
 The dtype is followed through aliases (`import torch as T; T.bfloat16`), names bound once
 (`amp_dtype = torch.bfloat16`), attributes a class assigns once (`self.amp_dtype =
-torch.bfloat16`), a literal table indexed by a fixed key (`ptdtype = {"float16": torch.float16,
+torch.bfloat16`, or a class-level default `amp_dtype = torch.bfloat16` no method rebinds), a literal table indexed by a fixed key (`ptdtype = {"float16": torch.float16,
 "bfloat16": torch.bfloat16}[dtype]` with `dtype = "bfloat16"`), `getattr(torch, "bfloat16")`,
 the `dtype=` keyword or the positional slot (`torch.autocast("cuda", torch.bfloat16)`), and
 autocast objects built once and entered later (`ctx = torch.autocast(...)`, `with ctx:`). The

@@ -42,13 +42,21 @@ Across the files of a project (found from the file: the nearest folder holding
 another file: `model = torch.compile(GPT(config))` or `model.compile()` in `train.py` compiles
 `GPT.forward` in `model.py`, and from there the `forward` of the submodules `__init__` binds to
 `self.<attr>` (also inside `nn.ModuleList`, `nn.Sequential` and `nn.ModuleDict`, called as
-`self.<attr>(x)`, `self.<attr>[i](x)` or through `for block in self.<attr>`) and the functions
-imported from other modules that compiled code calls. Imports resolve from the project root and
-its `src/` folder, relative imports and re-exports through `__init__.py` included. The finding's
-related information names the calls and the compile site in the other files.
+`self.<attr>(x)`, `self.<attr>[i](x)`, `self.<attr>["name"](x)`, `self.transformer.h` for a
+`ModuleDict` element, or through `for block in self.<attr>` / `enumerate(...)` / `.values()` /
+`.items()`; containers filled by `append` / `extend` in `__init__`; `A(...) if c else B(...)`), a
+method or submodule of a submodule (`self.encoder.encode(x)`), and the functions imported from
+other modules that compiled code calls. What is compiled is followed through factories:
+`torch.compile(build_model(cfg))`, `GPT.from_pretrained(...)` (what their `return`s build),
+`create_model(name)` looking up a registry that a decorator fills (`@register_model`: every
+registered factory counts), and a model handed to a constructor that compiles it
+(`Trainer(UNet(), opt)` where `Trainer.__init__` does `self.model = torch.compile(model)`, or
+compiles `self.model` later). Imports resolve from the project root and its `src/` folder,
+relative imports and re-exports through `__init__.py` included. The finding's related
+information names the calls and the compile site in the other files.
 
-Only what can be resolved counts: a function reached through a parameter, a name bound to
-several values, or a module whose class the analysis cannot name is not followed.
+Only what can be resolved counts: a function reached through a parameter, a module whose class
+the analysis cannot name, or a factory whose result it cannot follow is not followed.
 
 ## Why is this bad?
 Reading a tensor's value into Python is a graph break by definition: Dynamo cannot

@@ -1,5 +1,6 @@
-// PTL702 deterministic-without-cublas-config: `torch.use_deterministic_algorithms(True)` in a
-// file that never sets CUBLAS_WORKSPACE_CONFIG.
+// PTL702 deterministic-without-cublas-config: `torch.use_deterministic_algorithms(True)` when
+// nothing in the project sets CUBLAS_WORKSPACE_CONFIG.
+#include "analysis/module_summary.h"
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
 #include "rules/all_rules.h"
@@ -23,11 +24,14 @@ constexpr RuleMeta kDeterministicWithoutCublasConfig{
     .docs = R"md(
 ## What it does
 Reports `torch.use_deterministic_algorithms(True)` (also `mode=True` or a name bound once to
-`True`; any import or alias) in a file that does not mention `CUBLAS_WORKSPACE_CONFIG`
-anywhere (no `os.environ[...] = ...`, `os.environ.setdefault(...)`, `os.putenv(...)`, nor even
-a read of it). The rule looks at the one file only: a project that sets the variable in
-another module, a launcher script or the shell is reported all the same; suppress the finding
-there with `# noqa: PTL702`.
+`True`; any import or alias) when nothing in the project sets `CUBLAS_WORKSPACE_CONFIG`: the
+file itself does not mention it anywhere (no `os.environ[...] = ...`,
+`os.environ.setdefault(...)`, `os.environ.update(...)`, `os.putenv(...)`, nor even a read of
+it), and no other Python file or notebook of the project (the folder holding `pyproject.toml`,
+`setup.py`, `setup.cfg` or `.git` above the file) sets it in code with one of those forms — a
+utility module `seed_everything()` that sets it counts. A variable set only in a launcher
+script, a `Dockerfile` or the shell is not seen: suppress the finding there with
+`# noqa: PTL702`.
 
 ## Why is this bad?
 cuBLAS is only deterministic with a fixed workspace configuration. The documentation of
@@ -78,7 +82,14 @@ class DeterministicWithoutCublasConfig final : public Rule {
   std::vector<std::string_view> triggers() const override { return {"use_deterministic_algorithms"}; }
   std::vector<std::string_view> requiredWords() const override { return {"True"}; }
   bool triggersAreWholeWords() const override { return true; }
-  bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
+  bool asksProject(std::string_view text, const Settings&) const override {
+    return analysis::forEachWholeWord(text, "use_deterministic_algorithms", [](size_t) { return true; });
+  }
+  bool mayReportIn(const analysis::ParsedFile& file, const Settings& settings) const override {
+    // Another file of the project sets it.
+    if (settings.project != nullptr && settings.project->project != nullptr &&
+        settings.project->project->setsEnvironment("CUBLAS_WORKSPACE_CONFIG") != nullptr)
+      return false;
     return analysis::findBytes(file.text(), "True") != std::string_view::npos &&
            analysis::findBytes(file.text(), "CUBLAS_WORKSPACE_CONFIG") == std::string_view::npos &&
            namesIdentifier(file, "use_deterministic_algorithms");

@@ -477,5 +477,61 @@ class Project(Workdir):
         self.assertIn("model.py:19:36: PTL501", out)
 
 
+class ProjectRules(Workdir):
+    """PTL603 and PTL702 asking the whole project, and models handed across files."""
+
+    def use(self, name):
+        shutil.rmtree(self.dir)
+        shutil.copytree(os.path.join(PROJECTS, name), self.dir)
+
+    def test_flex_attention_compiled_in_another_file_is_quiet_until_that_compile_goes(self):
+        self.use("flexattn")
+        code, out, _ = self.check("--select", "PTL603", "--output-format", "concise", ".")
+        self.assertEqual(code, 1, out)
+        self.assertIn("nets/attention.py:26:16: PTL603", out)  # under torch.compiler.disable
+        self.assertIn("evaluate.py:12:9: PTL603", out)
+        self.assertNotIn("nets/attention.py:22:", out)  # forward of the model train.py compiles
+        self.assertNotIn("nets/kernels.py:14:", out)  # flex_attention = torch.compile(flex_attention)
+        # train.py stops compiling the model: the cached result of attention.py is stale.
+        train = self.read("train.py")
+        self.write("train.py", train.replace("torch.compile(Model(64, 4, 2))", "Model(64, 4, 2)"))
+        code, out, _ = self.check("--select", "PTL603", "--output-format", "concise", ".")
+        self.assertIn("nets/attention.py:22:16: PTL603", out)
+
+    def test_flex_attention_is_quiet_when_a_compile_reaches_unresolved_code(self):
+        self.use("flexunknown")
+        code, out, _ = self.check("--select", "PTL603", "--output-format", "concise", "--no-cache", ".")
+        self.assertEqual(code, 0, out)
+
+    def test_cublas_config_set_in_a_utility_module(self):
+        self.use("determinism")
+        code, out, _ = self.check("--select", "PTL702", "--output-format", "concise", "train.py")
+        self.assertEqual(code, 0, out)
+        # The utility stops setting it: the warm run reports train.py.
+        seed = self.read("utils/seed.py")
+        self.write("utils/seed.py", seed.replace('"CUBLAS_WORKSPACE_CONFIG": ":4096:8", ', ""))
+        code, out, _ = self.check("--select", "PTL702", "--output-format", "concise", "train.py")
+        self.assertEqual(code, 1, out)
+        self.assertIn("train.py:9:5: PTL702", out)
+
+    def test_model_handed_to_a_trainer_that_compiles_it(self):
+        self.use("trainerlike")
+        code, out, _ = self.check("--select", "PTL501", "--output-format", "full", "--no-cache",
+                                  "project/models/unet.py")
+        self.assertEqual(code, 1, out)
+        self.assertIn("unet.py:14:12: PTL501", out)
+        self.assertIn("litelib/trainer.py:15:26: `Trainer.model` is compiled here", out)
+        self.assertNotIn("unet.py:41", out)  # training_loss is not forward
+
+    def test_timm_like_registry(self):
+        self.use("timmlike")
+        code, out, _ = self.check("--select", "PTL501", "--output-format", "concise", "--no-cache", ".")
+        self.assertEqual(code, 1, out)
+        for where in ("layers/attention.py:28:29", "layers/drop.py:13:8", "models/convnext.py:58:20"):
+            self.assertIn(where + ": PTL501", out)
+        self.assertNotIn("attention.py:41", out)  # attention_map: never reached
+        self.assertNotIn("validate.py", out)
+
+
 if __name__ == "__main__":
     unittest.main()

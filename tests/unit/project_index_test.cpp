@@ -61,10 +61,14 @@ struct Finding {
   rules::Diagnostic diagnostic;
 };
 
-std::vector<Finding> lintInProject(workspace::ProjectIndex& index, const fs::path& file, const std::string& select = "PTL501") {
+// The rules that ask the project index.
+const std::vector<std::string> kProjectRules{"PTL501", "PTL603", "PTL702", "PTL201"};
+
+std::vector<Finding> lintInProject(workspace::ProjectIndex& index, const fs::path& file,
+                                   const std::vector<std::string>& select = kProjectRules) {
   std::string text = *readText(file);
   rules::Settings settings;
-  settings.select = {select};
+  settings.select = select;
   if (rules::asksProject(text, settings)) settings.project = index.factsFor(fs::absolute(file));
   std::vector<Finding> out;
   if (rules::cannotMatch(text, settings)) return out;
@@ -92,7 +96,9 @@ TEST_P(ProjectFixture, FindingsMatchExpectations) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Projects, ProjectFixture,
-                         testing::Values("nanogpt", "relimport", "srclayout", "namespace", "keraslike"));
+                         testing::Values("nanogpt", "relimport", "srclayout", "namespace", "keraslike", "flexattn",
+                                         "flexunknown", "determinism_unset", "gptlike", "timmlike", "containers", "diffuserslike",
+                                         "trainerlike"));
 
 TEST(ProjectIndex, RelatedInformationNamesTheCompileSiteInTheOtherFile) {
   workspace::ProjectIndex index(readText);
@@ -239,7 +245,9 @@ TEST(ModuleSummary, RecordsImportsClassesCallsSitesAndEnvironment) {
   std::vector<std::string> calls;
   for (const auto& c : net->methods[1].calls)
     calls.push_back(c.kind == analysis::CallRef::Kind::SelfAttr ? "self." + c.attr : c.target.name);
-  EXPECT_EQ(calls, (std::vector<std::string>{"self.blocks", "self.seq", ".ops.scale", "self.d"}));
+  // `self.d['a'](x)` names the ModuleDict's element, which `__init__` records on its own.
+  EXPECT_EQ(calls, (std::vector<std::string>{"self.blocks", "self.seq", ".ops.scale", "self.d.a"}));
+  EXPECT_EQ(attrs["d.a"], (std::vector<std::string>{"Head"}));
   ASSERT_EQ(s.compile_sites.size(), 2u);
   EXPECT_EQ(s.compile_sites[0].target.name, "Net");
   EXPECT_EQ(s.compile_sites[1].target.name, "Net");
@@ -247,3 +255,75 @@ TEST(ModuleSummary, RecordsImportsClassesCallsSitesAndEnvironment) {
 }
 
 }  // namespace
+
+TEST(ProjectIndex, CublasConfigSetInAnotherFileSilencesPTL702) {
+  workspace::ProjectIndex index(readText);
+  // utils/seed.py sets it through os.environ.update({...}).
+  EXPECT_TRUE(lintInProject(index, kProjects / "determinism" / "train.py", {"PTL702"}).empty());
+  auto facts = index.factsFor(fs::absolute(kProjects / "determinism" / "train.py"));
+  ASSERT_NE(facts->project, nullptr);
+  const auto* where = facts->project->setsEnvironment("CUBLAS_WORKSPACE_CONFIG");
+  ASSERT_NE(where, nullptr);
+  EXPECT_EQ(fs::path(where->path).filename(), "seed.py");
+  // Checked without the project, the same file is reported.
+  std::string text = *readText(kProjects / "determinism" / "train.py");
+  rules::Settings settings;
+  settings.select = {"PTL702"};
+  auto parsed = analysis::ParsedFile::parse(text);
+  EXPECT_EQ(rules::lintFile(parsed, settings).diagnostics.size(), 1u);
+}
+
+TEST(ProjectIndex, ModuleSummaryRecordsEnvironmentAndUnknowns) {
+  std::string text =
+      "import os\nimport torch\nimport torch.nn as nn\n"
+      "os.environ['A'] = '1'\nos.environ.setdefault('B', '1')\nos.putenv('C', '1')\n"
+      "os.environ.update({'D': '1'}, E='1')\n"
+      "class M(nn.Module):\n"
+      "    def __init__(self, fn, make):\n"
+      "        super().__init__()\n"
+      "        self.fn = fn\n"
+      "        self.blocks = nn.ModuleList([make(i) for i in range(2)])\n"
+      "        self.lin = nn.Linear(2, 2)\n"
+      "    def forward(self, x, hook):\n"
+      "        return hook(self.fn(x))\n"
+      "def build(f):\n"
+      "    return torch.compile(f())\n";
+  auto parsed = analysis::ParsedFile::parse(text);
+  analysis::SemanticModel model(parsed);
+  auto summary = analysis::summarizeModule(model);
+  EXPECT_EQ(summary.environment, (std::vector<std::string>{"A", "B", "C", "D", "E"}));
+  ASSERT_EQ(summary.classes.size(), 1u);
+  EXPECT_EQ(summary.classes[0].unknown_attributes, (std::vector<std::string>{"fn", "blocks"}));
+  ASSERT_EQ(summary.classes[0].attributes.size(), 1u);  // lin
+  ASSERT_EQ(summary.classes[0].methods.size(), 2u);
+  EXPECT_TRUE(summary.classes[0].methods[1].calls_unknown);  // hook(...)
+  EXPECT_EQ(summary.unknown_compile_sites.size(), 1u);     // torch.compile(f())
+}
+
+TEST(ProjectIndex, FlexAttentionStaysQuietWhenAnotherLibraryBuildsTheCompiledModel) {
+  fs::path dir = fs::temp_directory_path() / ("ptlint-flex-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "setup.py") << "";
+  std::ofstream(dir / "attn.py") << "import torch.nn as nn\n"
+                                    "from torch.nn.attention.flex_attention import flex_attention\n\n"
+                                    "class Attn(nn.Module):\n"
+                                    "    def forward(self, q, k, v):\n"
+                                    "        return flex_attention(q, k, v)\n";
+  // hydra's instantiate may build Attn from a configuration: it may be compiled.
+  std::ofstream(dir / "train.py") << "import torch\nfrom hydra.utils import instantiate\n\n"
+                                     "def main(cfg):\n    return torch.compile(instantiate(cfg.model))\n";
+  {
+    workspace::ProjectIndex index(readText);
+    EXPECT_TRUE(lintInProject(index, dir / "attn.py", {"PTL603"}).empty());
+  }
+  // torch's own modules build no class of the project.
+  std::ofstream(dir / "train.py") << "import torch\n\n"
+                                     "def main(cfg):\n    return torch.compile(torch.nn.Linear(2, 2))\n";
+  {
+    workspace::ProjectIndex index(readText);
+    auto findings = lintInProject(index, dir / "attn.py", {"PTL603"});
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_EQ(findings[0].row, 5u);
+  }
+  fs::remove_all(dir);
+}

@@ -1,0 +1,4 @@
+from net import Net
+
+net = Net(2, True)
+net.compile()

@@ -1,0 +1,2 @@
+from .unet_2d import UNet2DModel
+from .attention import FlexAttnProcessor
