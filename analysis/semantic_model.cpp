@@ -45,6 +45,32 @@ bool isImportFallback(TSNode node, std::string_view source) {
   return false;
 }
 
+// The fields the model's walk reads, by id: ts_node_child_by_field_name compares the name with
+// the grammar's field names on every call.
+enum class Field : uint8_t { Name, Body, Parameters, ReturnType, Value, Type, Left, Right, Alias, Count };
+
+TSNode field(TSNode node, Field which) {
+  static const std::array<TSFieldId, static_cast<size_t>(Field::Count)> ids = [] {
+    constexpr std::array<std::string_view, static_cast<size_t>(Field::Count)> kNames{
+        "name", "body", "parameters", "return_type", "value", "type", "left", "right", "alias"};
+    std::array<TSFieldId, static_cast<size_t>(Field::Count)> out{};
+    for (size_t i = 0; i < kNames.size(); ++i)
+      out[i] = ts_language_field_id_for_name(pythonLanguage(), kNames[i].data(), static_cast<uint32_t>(kNames[i].size()));
+    return out;
+  }();
+  return ts_node_child_by_field_id(node, ids[static_cast<size_t>(which)]);
+}
+
+// isIdentifierByte as a table, for the scan of the whole text.
+const std::array<bool, 256>& identifierBytes() {
+  static const std::array<bool, 256> table = [] {
+    std::array<bool, 256> out{};
+    for (int c = 0; c < 256; ++c) out[c] = isIdentifierByte(static_cast<char>(c));
+    return out;
+  }();
+  return table;
+}
+
 }  // namespace
 
 class ModelBuilder {
@@ -142,13 +168,13 @@ class ModelBuilder {
   void bindParameters(TSNode parameters, TSNode owner) {
     forEachNamedChild(parameters, [&](TSNode param) {
       std::string_view kind = kindOf(param);
-      for (const char* evaluated_outside : {"value", "type"}) {
-        TSNode part = fieldOf(param, evaluated_outside);
+      for (Field evaluated_outside : {Field::Value, Field::Type}) {
+        TSNode part = field(param, evaluated_outside);
         if (!ts_node_is_null(part)) current()->evaluated_outside.emplace_back(startOf(part), endOf(part));
       }
       TSNode name{};
       if (kind == "identifier") name = param;
-      else if (kind == "default_parameter" || kind == "typed_default_parameter") name = fieldOf(param, "name");
+      else if (kind == "default_parameter" || kind == "typed_default_parameter") name = field(param, Field::Name);
       else if (kind == "typed_parameter" || kind == "list_splat_pattern" || kind == "dictionary_splat_pattern") {
         TSNode inner = ts_node_named_child(param, 0);
         if (isKind(inner, "list_splat_pattern") || isKind(inner, "dictionary_splat_pattern"))
@@ -236,25 +262,25 @@ class ModelBuilder {
         return false;
       case Role::Function:
       case Role::Class: {
-        bool is_class = isKind(node, "class_definition");
-        TSNode name = fieldOf(node, "name");
+        bool is_class = roleOf(ts_node_symbol(node)) == Role::Class;
+        TSNode name = field(node, Field::Name);
         if (!ts_node_is_null(name)) bind(is_class ? BindingKind::Class : BindingKind::Function, name, node);
-        TSNode body = fieldOf(node, "body");
-        TSNode params = fieldOf(node, "parameters");
+        TSNode body = field(node, Field::Body);
+        TSNode params = field(node, Field::Parameters);
         TSNode first = ts_node_is_null(params) ? body : params;
         if (ts_node_is_null(first)) first = node;
         uint32_t start = is_class && !ts_node_is_null(body) ? startOf(body) : startOf(first);
         Scope* scope = openScope(is_class ? Scope::Kind::Class : Scope::Kind::Function, node, start, endOf(node));
         stack_.push_back(scope);
         if (!ts_node_is_null(params)) bindParameters(params, node);
-        TSNode return_type = fieldOf(node, "return_type");
+        TSNode return_type = field(node, Field::ReturnType);
         if (!ts_node_is_null(return_type)) scope->evaluated_outside.emplace_back(startOf(return_type), endOf(return_type));
         return true;
       }
       case Role::Lambda: {
         Scope* scope = openScope(Scope::Kind::Lambda, node, startOf(node), endOf(node));
         stack_.push_back(scope);
-        TSNode params = fieldOf(node, "parameters");
+        TSNode params = field(node, Field::Parameters);
         if (!ts_node_is_null(params)) bindParameters(params, node);
         return true;
       }
@@ -267,9 +293,9 @@ class ModelBuilder {
         });
         return false;
       case Role::Assignment: {
-        TSNode left = fieldOf(node, "left");
-        TSNode right = fieldOf(node, "right");
-        while (isKind(right, "assignment")) right = fieldOf(right, "right");
+        TSNode left = field(node, Field::Left);
+        TSNode right = field(node, Field::Right);
+        while (isKind(right, "assignment")) right = field(right, Field::Right);
         if (isKind(left, "identifier")) {
           Binding& b = bind(BindingKind::Assignment, left, node);
           b.value = right;
@@ -279,27 +305,27 @@ class ModelBuilder {
         return true;
       }
       case Role::NamedExpression: {
-        Binding& b = bind(BindingKind::Assignment, fieldOf(node, "name"), node);
-        b.value = fieldOf(node, "value");
+        Binding& b = bind(BindingKind::Assignment, field(node, Field::Name), node);
+        b.value = field(node, Field::Value);
         return true;
       }
       case Role::AugmentedAssignment: {
-        TSNode left = fieldOf(node, "left");
+        TSNode left = field(node, Field::Left);
         if (isKind(left, "identifier")) bind(BindingKind::Other, left, node);
         return true;
       }
       case Role::LoopTarget: {
-        TSNode left = fieldOf(node, "left");
+        TSNode left = field(node, Field::Left);
         if (!ts_node_is_null(left)) bindTargets(left, node);
         return true;
       }
       case Role::AsPattern: {
-        TSNode alias = fieldOf(node, "alias");
+        TSNode alias = field(node, Field::Alias);
         if (!ts_node_is_null(alias)) bindTargets(alias, node);
         return true;
       }
       case Role::ExceptClause: {
-        TSNode alias = fieldOf(node, "alias");
+        TSNode alias = field(node, Field::Alias);
         if (isKind(alias, "identifier")) bind(BindingKind::Other, alias, node);
         return true;
       }
@@ -313,11 +339,21 @@ class ModelBuilder {
   // entered (but `return`, `assert`, `raise` and `del`, which hold expressions only), and so is
   // anything holding a syntax error (error recovery can put a statement inside an expression).
   void noteBinderWords() {
-    for (std::string_view word : {"lambda", "for", "as"})
-      forEachWholeWord(source_, word, [&](size_t at) {
-        binder_words_.push_back(static_cast<uint32_t>(at));
-        return false;
-      });
+    // One pass over the identifiers: a whole word is an identifier that equals it.
+    const auto& is_identifier = identifierBytes();
+    const char* text = source_.data();
+    size_t size = source_.size();
+    for (size_t at = 0; at < size;) {
+      if (!is_identifier[static_cast<unsigned char>(text[at])]) {
+        ++at;
+        continue;
+      }
+      size_t end = at + 1;
+      while (end < size && is_identifier[static_cast<unsigned char>(text[end])]) ++end;
+      std::string_view word(text + at, end - at);
+      if (word == "lambda" || word == "for" || word == "as") binder_words_.push_back(static_cast<uint32_t>(at));
+      at = end;
+    }
     forEachOccurrence(source_, ":=", [&](size_t at) { binder_words_.push_back(static_cast<uint32_t>(at)); });
     std::sort(binder_words_.begin(), binder_words_.end());
   }

@@ -790,10 +790,12 @@ class DeprecatedTorchFunction final : public Rule {
     // The first bytes and lengths of the last segments: most identifiers fail these at once.
     struct Shape {
       std::array<bool, 256> first{};
+      std::array<bool, 256> identifier{};  // analysis::isIdentifierByte as a table
       size_t shortest = SIZE_MAX, longest = 0;
     };
     static const Shape shape = [] {
       Shape s;
+      for (int c = 0; c < 256; ++c) s.identifier[c] = analysis::isIdentifierByte(static_cast<char>(c));
       for (std::string_view word : deprecated::symbolMembers()) {
         if (word.empty()) continue;
         s.first[static_cast<unsigned char>(word.front())] = true;
@@ -805,12 +807,12 @@ class DeprecatedTorchFunction final : public Rule {
     std::string_view text = model.file().text();
     std::vector<std::pair<uint32_t, uint32_t>> ranges;
     for (size_t at = 0; at < text.size();) {
-      if (!analysis::isIdentifierByte(text[at])) {
+      if (!shape.identifier[static_cast<unsigned char>(text[at])]) {
         ++at;
         continue;
       }
-      size_t end = at;
-      while (end < text.size() && analysis::isIdentifierByte(text[end])) ++end;
+      size_t end = at + 1;
+      while (end < text.size() && shape.identifier[static_cast<unsigned char>(text[end])]) ++end;
       size_t size = end - at;
       if (shape.first[static_cast<unsigned char>(text[at])] && size >= shape.shortest && size <= shape.longest &&
           deprecated::isSymbolMember(text.substr(at, size)))
