@@ -40,10 +40,15 @@ std::string cacheKey(const std::string& text, const rules::Settings& settings, c
 
 std::vector<fs::path> dependenciesOf(const analysis::ProjectFacts* facts, const fs::path& self) {
   std::set<fs::path> paths;
-  if (facts)
+  if (facts) {
     for (const auto& root : facts->compiled)
       for (const auto& note : root.trail)
         if (!note.path.empty() && fs::path(note.path) != self) paths.insert(note.path);
+    // PTL702 stays quiet because another file sets CUBLAS_WORKSPACE_CONFIG: that file counts too.
+    if (facts->project)
+      for (const auto& [variable, where] : facts->project->environment)
+        if (!where.path.empty() && fs::path(where.path) != self) paths.insert(where.path);
+  }
   return {paths.begin(), paths.end()};
 }
 
