@@ -15,6 +15,7 @@
 #include "ptlint/version.h"
 #include "analysis/module_summary.h"
 #include "rules/registry.h"
+#include "workspace/read_fd.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -231,14 +232,7 @@ ResultsCache::ResultsCache(fs::path folder) : dir_(std::move(folder) / ".ptlint_
   std::string bytes;
   if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) <= kMaxCacheBytes) {
     bytes.resize(static_cast<size_t>(st.st_size));
-    size_t done = 0;
-    while (done < bytes.size()) {
-      ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;
-      done += static_cast<size_t>(n);
-    }
-    bytes.resize(done);
+    readToFill(fd, bytes);
   }
   ::close(fd);
   try {

@@ -9,6 +9,7 @@
 #include <toml++/toml.h>
 
 #include "rules/selectors.h"
+#include "workspace/read_fd.h"
 
 #include <cctype>
 #include <cerrno>
@@ -242,20 +243,12 @@ std::string readConfigText(const fs::path& path) {
                       fmt::format("too large ({} bytes; the limit is {})", st.st_size, kMaxConfigBytes));
   }
   std::string text(static_cast<size_t>(st.st_size), '\0');
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = ::read(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int saved = errno;
-      ::close(fd);
-      throw ConfigError(path.string(), 0, "", fmt::format("cannot read: {}", std::strerror(saved)));
-    }
-    if (n == 0) break;
-    done += static_cast<size_t>(n);
+  if (!readToFill(fd, text)) {
+    int saved = errno;
+    ::close(fd);
+    throw ConfigError(path.string(), 0, "", fmt::format("cannot read: {}", std::strerror(saved)));
   }
   ::close(fd);
-  text.resize(done);
   return text;
 }
 

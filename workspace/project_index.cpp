@@ -22,6 +22,7 @@
 #include "analysis/text_search.h"
 #include "workspace/cache.h"
 #include "analysis/semantic_model.h"
+#include "workspace/read_fd.h"
 
 namespace fs = std::filesystem;
 
@@ -94,14 +95,7 @@ bool readRaw(const fs::path& path, size_t max_bytes, std::string& out, struct st
   bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && static_cast<size_t>(st.st_size) <= max_bytes;
   if (ok) {
     out.resize(static_cast<size_t>(st.st_size));
-    size_t got = 0;
-    while (got < out.size()) {
-      ssize_t n = ::read(fd, out.data() + got, out.size() - got);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;
-      got += static_cast<size_t>(n);
-    }
-    out.resize(got);
+    readToFill(fd, out);
   }
   ::close(fd);
   return ok;
@@ -860,14 +854,8 @@ void ProjectIndex::useScanCache(fs::path folder) {
     return;
   }
   std::string bytes(static_cast<size_t>(st.st_size), '\0');
-  ssize_t got = 0;
-  while (got < st.st_size) {
-    ssize_t n = ::read(fd, bytes.data() + got, static_cast<size_t>(st.st_size - got));
-    if (n <= 0) break;
-    got += n;
-  }
+  readToFill(fd, bytes);
   ::close(fd);
-  bytes.resize(static_cast<size_t>(got));
   try {
     nlohmann::json doc = nlohmann::json::parse(bytes);
     if (doc.at("build").get<std::string>() != buildIdentity()) return;

@@ -10,6 +10,7 @@
 #include <istream>
 
 #include "analysis/line_index.h"
+#include "workspace/read_fd.h"
 
 namespace fs = std::filesystem;
 
@@ -48,17 +49,9 @@ std::optional<SourceFile> readSourceFile(const fs::path& path, std::string& erro
             std::to_string(kMaxFileBytes) + ")";
     return std::nullopt;
   }
-  std::string bytes;
-  bytes.resize(static_cast<size_t>(st.st_size));
-  size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    done += static_cast<size_t>(n);
-  }
+  std::string bytes(static_cast<size_t>(st.st_size), '\0');
+  readToFill(fd, bytes);  // an error keeps what was read, as a file that shrank
   ::close(fd);
-  bytes.resize(done);
   auto source = decodeSource(std::move(bytes), error);
   if (source) source->identity = identity;
   return source;
