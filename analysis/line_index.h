@@ -43,4 +43,17 @@ uint32_t countCodePoints(std::string_view utf8);
 // True when the bytes are valid UTF-8 (no overlongs, no surrogates, nothing past U+10FFFF).
 bool isValidUtf8(std::string_view bytes);
 
+// The lines of `text`, each with its '\n' (the last one may lack it).
+inline std::vector<std::string_view> splitLines(std::string_view text) {
+  std::vector<std::string_view> lines;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t nl = text.find('\n', start);
+    size_t end = nl == std::string_view::npos ? text.size() : nl + 1;
+    lines.push_back(text.substr(start, end - start));
+    start = end;
+  }
+  return lines;
+}
+
 }  // namespace ptlint::analysis

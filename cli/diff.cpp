@@ -2,23 +2,15 @@
 
 #include <fmt/format.h>
 
+#include "analysis/line_index.h"
+
 #include <algorithm>
 #include <vector>
 
 namespace ptlint::cli {
 namespace {
 
-std::vector<std::string_view> splitLines(std::string_view text) {
-  std::vector<std::string_view> lines;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t nl = text.find('\n', start);
-    size_t end = nl == std::string_view::npos ? text.size() : nl + 1;
-    lines.push_back(text.substr(start, end - start));
-    start = end;
-  }
-  return lines;
-}
+using analysis::splitLines;
 
 enum class Op { Keep, Remove, Add };
 struct Line {

@@ -2,6 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/line_index.h"
+#include "analysis/text_search.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -9,6 +12,9 @@
 
 namespace ptlint::workspace {
 namespace {
+
+using analysis::isIdentifierByte;
+using analysis::splitLines;
 
 using nlohmann::json;
 
@@ -271,27 +277,10 @@ std::string lower(std::string text) {
   return text;
 }
 
-// The lines of `text`, each with its '\n' (the last one may lack it).
-std::vector<std::string_view> splitLines(std::string_view text) {
-  std::vector<std::string_view> lines;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t nl = text.find('\n', start);
-    size_t end = nl == std::string_view::npos ? text.size() : nl + 1;
-    lines.push_back(text.substr(start, end - start));
-    start = end;
-  }
-  return lines;
-}
-
 std::string_view withoutEnding(std::string_view line) {
   if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   return line;
-}
-
-bool isIdentifierByte(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || static_cast<unsigned char>(c) >= 0x80;
 }
 
 // `t` is a line's text from its first non-blank character, without the line ending.
