@@ -80,8 +80,8 @@ so `torch.linalg.qr`, `numpy.linalg.qr`, the builtin `range`, a local function n
 deprecation; a symbol already removed at the configured version is an `error`.
 
 A fallback for old PyTorch releases is left alone: a use in the `except` handler of a `try`
-that uses the replacement, or in a branch of an `if` (or conditional expression) whose condition
-tests a version or feature (`torch_version >= version.parse("2.3")`, `hasattr(torch, "linalg")`)
+that uses the replacement, or in a branch of an `if` (or conditional expression) whose condition,
+or an `elif`'s, tests a version or feature (`torch_version >= version.parse("2.3")`, `hasattr(torch, "linalg")`)
 and whose other branch uses the replacement. A device test such as
 `if torch.cuda.is_available():` is not a fallback: both branches are reported as usual.
 
@@ -428,6 +428,16 @@ bool isFeatureTest(TSNode condition, std::string_view source) {
   return version_flag || text.find("version") != std::string::npos || text.find("hasattr") != std::string::npos;
 }
 
+// Does any condition of an `if` statement (its own or an `elif`'s) test a release or feature?
+bool chainTestsFeature(TSNode if_statement, std::string_view source) {
+  if (isFeatureTest(fieldOf(if_statement, "condition"), source)) return true;
+  bool found = false;
+  analysis::forEachNamedChild(if_statement, [&](TSNode clause) {
+    if (!found && isKind(clause, "elif_clause")) found = isFeatureTest(fieldOf(clause, "condition"), source);
+  });
+  return found;
+}
+
 // True when `node` is the old-release side of code that also uses the replacement: an `except`
 // handler whose `try` uses it, or a branch of an `if` (or conditional expression) chosen by a
 // version or feature test whose other branch uses it. Such code supports old PyTorch releases.
@@ -442,8 +452,9 @@ bool inCompatibilityFallback(TSNode node, const Symbol& s, const Context& ctx) {
       if (mentionsReplacement(fieldOf(parent, "body"), {}, s, model)) return true;
     } else if (kind == "if_statement" || kind == "conditional_expression") {
       TSNode condition = kind == "if_statement" ? fieldOf(parent, "condition") : ts_node_named_child(parent, 1);
-      if (!sameNode(condition, child) && isFeatureTest(condition, ctx.source()) &&
-          mentionsReplacement(parent, child, s, model))
+      bool feature = kind == "if_statement" ? chainTestsFeature(parent, ctx.source())
+                                            : isFeatureTest(condition, ctx.source());
+      if (!sameNode(condition, child) && feature && mentionsReplacement(parent, child, s, model))
         return true;
     }
   }
@@ -613,8 +624,11 @@ void checkImports(TSNode root, Context& ctx) {
     const Symbol* s = deprecated::findSymbol(analysis::canonicalQualifiedName(binding->qualified_name));
     if (s == nullptr || !atLeast(ctx, s->deprecated)) continue;
     if (!isKind(binding->statement, "import_from_statement")) continue;
-    // `try: from torch.func import vmap / except ImportError: from functorch import vmap`.
-    if (binding->is_fallback || inExceptHandler(binding->statement)) continue;
+    // `try: from torch.func import vmap / except ImportError: from functorch import vmap`, and the
+    // same choice made by a version test (`if TORCH_2: ... else: from functorch import vmap`).
+    if (binding->is_fallback || inExceptHandler(binding->statement) ||
+        inCompatibilityFallback(binding->statement, *s, ctx))
+      continue;
     groups[binding->statement.id].statement = binding->statement;
     bound.emplace(binding.get(), s);
     names.insert(binding->name);
