@@ -5,6 +5,8 @@
 # binary.
 # Usage: deb.sh <build dir> <expected version>
 set -euo pipefail
+# First lines are taken with `sed -n 1p`, which reads its whole input: `head -1` may close the
+# pipe before dpkg-deb has written everything, and under pipefail its SIGPIPE fails the script.
 build=$(cd "$1" && pwd); version=$2
 for tool in cpack dpkg dpkg-deb dpkg-shlibdeps; do
   command -v "$tool" >/dev/null || { echo "FAIL: $tool is not installed (scripts/setup.sh installs dpkg-dev)"; exit 1; }
@@ -25,8 +27,8 @@ for lib in libc6 libstdc++6 libgit2 libtree-sitter; do
   grep -q "$lib" <<<"$depends" || { echo "FAIL: Depends does not declare $lib"; exit 1; }
 done
 [ "$(dpkg-deb -f "$deb" Package)" = ptlint ] || { echo "FAIL: package name"; exit 1; }
-[ "$(dpkg-deb -f "$deb" Description | head -1)" = "Linter and language server for PyTorch code" ] ||
-  { echo "FAIL: summary line: $(dpkg-deb -f "$deb" Description | head -1)"; exit 1; }
+[ "$(dpkg-deb -f "$deb" Description | sed -n 1p)" = "Linter and language server for PyTorch code" ] ||
+  { echo "FAIL: summary line: $(dpkg-deb -f "$deb" Description | sed -n 1p)"; exit 1; }
 [ "$(dpkg-deb -f "$deb" Version)" = "$version" ] || { echo "FAIL: package version"; exit 1; }
 
 root="$work/root"
@@ -49,7 +51,7 @@ grep -q '^License: Apache-2.0' "$root/usr/share/doc/ptlint/copyright" 2>/dev/nul
 gpu_deb="$work/out/ptlint-gpu_${version}_${arch}.deb"
 if [ -f "$gpu_deb" ]; then
   echo "ok: also $(basename "$gpu_deb") (Depends: $(dpkg-deb -f "$gpu_deb" Depends))"
-  summary=$(dpkg-deb -f "$gpu_deb" Description | head -1)
+  summary=$(dpkg-deb -f "$gpu_deb" Description | sed -n 1p)
   grep -q "libtorch" <<<"$summary" || { echo "FAIL: ptlint-gpu summary is \`$summary\`"; exit 1; }
   dpkg --root="$root" --admindir="$admin" --log=/dev/null --force-not-root --force-script-chrootless \
        --no-triggers -i "$gpu_deb" >"$work/dpkg.log" 2>&1 \
