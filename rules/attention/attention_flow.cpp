@@ -152,6 +152,71 @@ FunctionFlow::FunctionFlow(TSNode owner, std::string_view source) : owner_(owner
                    [](const Definition& a, const Definition& b) { return endOf(a.node) < endOf(b.node); });
 }
 
+namespace {
+
+bool isBlank(char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\r'; }
+
+// Could some `@` in `code` be the binary operator (or `@=`)? A `@` is a decorator's only when it
+// is the first thing on a line that does not continue the previous one (no `\` before the line
+// break, no open bracket) and an identifier follows it at once. Brackets are counted in the code
+// view, where string contents are blanked; f-strings are kept, so a count that goes negative is
+// not trusted (the answer is then yes).
+bool mayHoldMatmulOperator(std::string_view code) {
+  if (code.find('@') == std::string_view::npos) return false;
+  int depth = 0;
+  bool line_start = true;      // only blanks so far on this line
+  bool continued = false;      // the previous line ended with `\`
+  char last = '\n';            // the last non-blank byte of the line so far
+  for (size_t i = 0; i < code.size(); ++i) {
+    char c = code[i];
+    if (c == '\n') {
+      continued = last == '\\';
+      line_start = true;
+      last = '\n';
+      continue;
+    }
+    if (isBlank(c)) continue;
+    if (c == '(' || c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ')' || c == ']' || c == '}') {
+      if (--depth < 0) return true;
+    } else if (c == '@') {
+      bool decorator = line_start && !continued && depth == 0 && i + 1 < code.size() &&
+                       analysis::isIdentifierByte(code[i + 1]) && !(code[i + 1] >= '0' && code[i + 1] <= '9');
+      if (!decorator) return true;
+    }
+    line_start = false;
+    last = c;
+  }
+  return false;
+}
+
+// Is some `matmul`, `bmm` or `einsum` in `code` called (`torch.matmul(`, `q.bmm (`), rather
+// than only defined (`def bmm(`) or referred to (`torch.matmul,`)?
+bool mayCallProduct(std::string_view code) {
+  for (std::string_view word : {"matmul", "bmm", "einsum"}) {
+    bool called = analysis::forEachWholeWord(code, word, [&](size_t at) {
+      size_t after = at + word.size();
+      while (after < code.size() && (isBlank(code[after]) || code[after] == '\n' || code[after] == '\\')) ++after;
+      if (after >= code.size() || code[after] != '(') return false;
+      size_t before = at;
+      while (before > 0 && isBlank(code[before - 1])) --before;
+      bool defined = before >= 3 && code.substr(before - 3, 3) == "def" &&
+                     (before == 3 || !analysis::isIdentifierByte(code[before - 4]));
+      return !defined;
+    });
+    if (called) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool codeMayHoldCandidates(std::string_view code) {
+  if (analysis::findBytes(code, "oftmax") == std::string_view::npos) return false;  // softmax, Softmax
+  return mayCallProduct(code) || mayHoldMatmulOperator(code);
+}
+
 AttentionIndex::AttentionIndex(TSNode root, std::string_view source) : source_(source) {
   owners_.reserve(64);
   std::vector<int> stack;  // owner index per open def; -1 for a class body or a lambda

@@ -57,6 +57,12 @@ class FunctionFlow {
   std::vector<TSNode> uses_;
 };
 
+// The pre-parse form of the index's candidates, for a file's code with strings and comments
+// blanked (analysis::blankStringsAndComments): false only when no AttentionIndex built from the
+// file could have one — no identifier spells a softmax, or no byte can start a product (a binary
+// `@`, or a call of `matmul`, `bmm` or `einsum`). A `@` counts unless it opens a decorator.
+bool codeMayHoldCandidates(std::string_view code);
+
 // One pass over a file for PTL601: which function (or the module) owns each candidate ·V
 // product, whether that body mentions a softmax or already calls scaled_dot_product_attention,
 // and each body's FunctionFlow, built on first use. Without it every product would rescan its

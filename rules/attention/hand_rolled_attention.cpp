@@ -1944,6 +1944,15 @@ class HandRolledAttention final : public Rule {
   const RuleMeta& meta() const override { return kHandRolledAttention; }
   std::vector<std::string_view> nodeKinds() const override { return {"binary_operator", "call"}; }
   std::vector<std::string_view> triggers() const override { return {"softmax", "Softmax"}; }
+  // Before parsing: the code (strings and comments blanked) must name a softmax and may hold a
+  // product. Most files that mention a softmax do so in docstrings and op tables.
+  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
+    const std::string* code = source.code();
+    return code == nullptr || attention::codeMayHoldCandidates(*code);
+  }
+  bool mayMatchText(std::string_view text, const Settings& settings) const override {
+    return mayMatchSource(analysis::PrefilterText(text), settings);
+  }
 
   bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
     return index(file).hasCandidates();

@@ -1,0 +1,88 @@
+// PTL601's pre-parse test (`attention::codeMayHoldCandidates`) must never hide a candidate the
+// attention index finds after parsing: on every fixture and on each form below, a file whose
+// index has a candidate passes the test. And it must reject what only mentions a softmax.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "analysis/code_text.h"
+#include "analysis/parse.h"
+#include "rules/attention/attention_flow.h"
+
+using namespace ptlint;
+
+namespace {
+
+bool indexHasCandidates(const std::string& text) {
+  auto file = analysis::ParsedFile::parse(text);
+  return rules::attention::AttentionIndex(file.root(), file.text()).hasCandidates();
+}
+
+bool prefilterPasses(const std::string& text) {
+  auto code = analysis::blankStringsAndComments(text);
+  return !code || rules::attention::codeMayHoldCandidates(*code);
+}
+
+std::string read(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+TEST(AttentionPrefilter, EveryProductFormPasses) {
+  const char* forms[] = {
+      "def f(q, k, v):\n    return (q @ k.transpose(-2, -1)).softmax(-1) @ v\n",
+      "def f(q, k, v):\n    a = torch.matmul(q, k.transpose(-2, -1))\n    return F.softmax(a, -1)\n",
+      "def f(q, k, v):\n    a = q.bmm (k)\n    return a.softmax(-1)\n",
+      "def f(q, k, v):\n    a = torch.einsum\\\n('bhid,bhjd->bhij', q, k)\n    return a.softmax(-1)\n",
+      // black puts a broken line's operator first, with a space after it
+      "def f(q, k, v):\n    s = (\n        q\n        @ k.transpose(-2, -1)\n    )\n    return s.softmax(-1)\n",
+      // a line-start `@name` inside brackets, and after a `\\` continuation
+      "def f(q, k, v):\n    s = (q\n@k)\n    return s.softmax(-1)\n",
+      "def f(q, k, v):\n    s = q \\\n@k\n    return s.softmax(-1)\n",
+      "def f(q, k, v):\n    s = q\n    s @= k\n    return torch.softmax(s, -1) @ v\n",
+      // a class naming `Softmax` in `__init__`
+      "class A(nn.Module):\n    def __init__(self):\n        self.attend = nn.Softmax(dim=-1)\n"
+      "    @property\n    def x(self): return 1\n    def forward(self, q, k):\n        return self.attend(q @ k)\n",
+  };
+  for (const char* form : forms) {
+    EXPECT_TRUE(indexHasCandidates(form)) << form;
+    EXPECT_TRUE(prefilterPasses(form)) << form;
+  }
+}
+
+TEST(AttentionPrefilter, MentionsWithoutProductsAreRejected) {
+  const char* forms[] = {
+      // decorators and a softmax, no product
+      "@torch.no_grad()\ndef f(x):\n    return x.softmax(-1)\n",
+      "class A:\n    @staticmethod\n    def f(x):\n        return F.softmax(x, -1)\n",
+      // product words that are not calls
+      "ops = [torch.matmul, torch.bmm, torch.softmax]\n",
+      "def bmm(g, a, b):\n    return g.op('MatMul', a, b)\ndef softmax(g, x):\n    return x\n",
+      // the softmax only in strings and comments
+      "def f(q, k):\n    \"\"\"softmax(q @ k)\"\"\"\n    return q @ k  # no softmax here\n",
+      "names = {'softmax': 1}\nx = a @ b\n",
+  };
+  for (const char* form : forms) {
+    EXPECT_FALSE(indexHasCandidates(form)) << form;
+    EXPECT_FALSE(prefilterPasses(form)) << form;
+  }
+}
+
+TEST(AttentionPrefilter, NeverHidesAFixtureCandidate) {
+  int with_candidates = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(PTLINT_FIXTURES_DIR)) {
+    if (entry.path().extension() != ".py") continue;
+    std::string text = read(entry.path());
+    if (!indexHasCandidates(text)) continue;
+    ++with_candidates;
+    EXPECT_TRUE(prefilterPasses(text)) << entry.path();
+  }
+  EXPECT_GT(with_candidates, 5);  // the PTL601 fixtures do have candidates
+}
+
+}  // namespace
