@@ -5,15 +5,35 @@
 
 namespace ptlint::analysis {
 
+namespace {
+
+// Does the range hold a byte >= 0x80? Eight bytes at a time: source is mostly ASCII.
+bool hasNonAscii(const char* begin, const char* end) {
+  for (uint64_t word; end - begin >= 8; begin += 8) {
+    std::memcpy(&word, begin, 8);
+    if (word & 0x8080808080808080ull) return true;
+  }
+  for (; begin < end; ++begin)
+    if (static_cast<unsigned char>(*begin) >= 0x80) return true;
+  return false;
+}
+
+}  // namespace
+
 LineIndex::LineIndex(std::string_view text) {
+  if (text.empty()) return;
   line_starts_.reserve(text.size() / 32 + 1);
-  for (uint32_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      line_starts_.push_back(i + 1);
-      line_has_multibyte_.push_back(false);
-    } else if (static_cast<unsigned char>(text[i]) >= 0x80) {
-      line_has_multibyte_.back() = true;
-    }
+  const char* data = text.data();
+  const char* end = data + text.size();
+  const char* line = data;
+  while (true) {
+    const auto* newline = static_cast<const char*>(std::memchr(line, '\n', static_cast<size_t>(end - line)));
+    const char* line_end = newline != nullptr ? newline : end;
+    if (hasNonAscii(line, line_end)) line_has_multibyte_.back() = true;
+    if (newline == nullptr) break;
+    line = newline + 1;
+    line_starts_.push_back(static_cast<uint32_t>(line - data));
+    line_has_multibyte_.push_back(false);
   }
 }
 

@@ -123,7 +123,8 @@ void finishReport(FileReport& report, workspace::FileResult& result, const Check
         reportAsRead();
       }
     }
-    report.lines = analysis::LineIndex(report.text);
+    // Rows and columns are needed only to print findings (most files have none).
+    if (!report.diagnostics.empty()) report.lines = analysis::LineIndex(report.text);
   }
   if (report.diagnostics.empty()) {
     report.text.clear();
