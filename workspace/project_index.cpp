@@ -790,6 +790,7 @@ std::vector<fs::path> ProjectIndex::relink(const fs::path& folder) {
   std::shared_ptr<Project> fresh, old;
   {
     std::lock_guard lock(mutex_);
+    places_.clear();  // a marker file may have come or gone since
     auto it = projects_.find(folder.string());
     if (it == projects_.end()) return {};
     old = it->second;
@@ -878,7 +879,10 @@ bool ProjectIndex::saveScanCache() {
   nlohmann::json summaries = nlohmann::json::object();
   {
     std::lock_guard lock(mutex_);
-    if (scan_cache_dir_.empty() || !scan_cache_dirty_) return true;
+    if (scan_cache_dir_.empty()) return true;
+    // Unchanged when no file was scanned anew, no summary built, and every stored summary was
+    // used again (none to drop): a warm run of an unchanged project writes nothing.
+    if (!scan_cache_dirty_ && summaries_.size() == stored_summaries_.size()) return true;
     for (const auto& [path, e] : scan_cache_) files[path] = {e.size, e.inode, e.mtime_ns, e.may_compile, e.may_set_environment};
     for (const auto& [hash, summary] : summaries_) summaries[fmt::format("{:016x}", hash)] = *summary;
   }
@@ -913,6 +917,37 @@ fs::path ProjectIndex::projectRoot(const fs::path& file) {
 
 std::shared_ptr<const ProjectFacts> ProjectIndex::factsFor(const fs::path& file) {
   fs::path absolute = file.lexically_normal();
+  // Where a folder's project is, found once per folder (a check asks for every file, and the
+  // answer takes a few stat calls per level up to `/`).
+  ProjectPlace place;
+  std::string folder = absolute.parent_path().string();
+  bool known = false;
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = places_.find(folder); it != places_.end()) {
+      place = it->second;
+      known = true;
+    }
+  }
+  if (!known) {
+    place = placeOf(absolute);
+    std::lock_guard lock(mutex_);
+    places_.emplace(folder, place);
+  }
+  const fs::path& root = place.root;
+  const fs::path& scan = place.scan;
+  bool recursive = place.recursive;
+  std::shared_ptr<Project> project;
+  {
+    std::lock_guard lock(mutex_);
+    auto& slot = projects_[scan.string()];
+    if (!slot) slot = std::make_shared<Project>(*this, root, scan, recursive);
+    project = slot;
+  }
+  return project->factsFor(absolute);
+}
+
+ProjectIndex::ProjectPlace ProjectIndex::placeOf(const fs::path& absolute) {
   fs::path root;
   for (fs::path dir = absolute.parent_path(); !dir.empty(); dir = dir.parent_path()) {
     if (hasMarker(dir)) {
@@ -935,14 +970,7 @@ std::shared_ptr<const ProjectFacts> ProjectIndex::factsFor(const fs::path& file)
       recursive = false;
     }
   }
-  std::shared_ptr<Project> project;
-  {
-    std::lock_guard lock(mutex_);
-    auto& slot = projects_[scan.string()];
-    if (!slot) slot = std::make_shared<Project>(*this, root, scan, recursive);
-    project = slot;
-  }
-  return project->factsFor(absolute);
+  return {root, scan, recursive};
 }
 
 std::shared_ptr<const ModuleSummary> ProjectIndex::summaryOf(const std::string& text) {
@@ -950,10 +978,9 @@ std::shared_ptr<const ModuleSummary> ProjectIndex::summaryOf(const std::string& 
   {
     std::lock_guard lock(mutex_);
     if (auto it = summaries_.find(hash); it != summaries_.end()) return it->second;
-    if (auto it = stored_summaries_.find(hash); it != stored_summaries_.end()) {
-      scan_cache_dirty_ = true;  // only the summaries used in this run are written back
+    // Only the summaries used in this run are written back (see saveScanCache).
+    if (auto it = stored_summaries_.find(hash); it != stored_summaries_.end())
       return summaries_.emplace(hash, it->second).first->second;
-    }
   }
   auto parsed = analysis::ParsedFile::parse(text);
   analysis::SemanticModel model(parsed);

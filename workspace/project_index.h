@@ -104,6 +104,15 @@ class ProjectIndex {
   std::unordered_map<uint64_t, std::shared_ptr<const analysis::ModuleSummary>> stored_summaries_;
   bool scan_cache_dirty_ = false;
 
+  // Where the project of a folder's files is: its root, the folder scanned, and whether the scan
+  // goes down into subfolders. Remembered per folder until the next relink.
+  struct ProjectPlace {
+    std::filesystem::path root, scan;
+    bool recursive = true;
+  };
+  static ProjectPlace placeOf(const std::filesystem::path& absolute_file);
+  std::unordered_map<std::string, ProjectPlace> places_;  // guarded by mutex_
+
   friend class Project;
   // The overlay's text of `file`, else the reader's.
   std::optional<std::string> read(const std::filesystem::path& file) const;

@@ -463,6 +463,26 @@ class Project(Workdir):
         self.assertNotIn("PTL501 cached", out)
         self.assertIn("other.py:3:6: PTL101 [*] cached: ", out)
 
+    def test_project_scan_cache_is_rewritten_only_when_it_changes(self):
+        scan = os.path.join(self.dir, ".ptlint_cache", "project-scan.json")
+        self.check(".")
+        with open(scan) as f:
+            first = json.load(f)
+        self.assertTrue(first["summaries"])  # train.py's compile reaches summarised modules
+        before = os.stat(scan)
+        # An unchanged project: nothing is written (the file keeps its inode and mtime).
+        self.check(".")
+        after = os.stat(scan)
+        self.assertEqual((before.st_ino, before.st_mtime_ns), (after.st_ino, after.st_mtime_ns))
+        # train.py no longer compiles anything: the summaries it used are dropped, so it is rewritten.
+        self.write("train.py", self.read("train.py").replace("model = torch.compile(model)", "model = model"))
+        _, out, _ = self.check("--output-format", "concise", ".")
+        self.assertNotIn("PTL501", out)
+        with open(scan) as f:
+            second = json.load(f)
+        self.assertNotEqual(os.stat(scan).st_ino, after.st_ino)
+        self.assertLess(len(second["summaries"]), len(first["summaries"]))
+
     def test_a_notebook_that_compiles_the_model_counts(self):
         # The training loop lives in a notebook: it compiles GPT from model.py.
         os.remove(os.path.join(self.dir, "train.py"))
