@@ -273,6 +273,34 @@ std::vector<std::pair<uint32_t, uint32_t>> wordRanges(std::string_view text, std
   return out;
 }
 
+std::vector<std::pair<uint32_t, uint32_t>> wordRangesWithin(std::string_view text, std::span<const std::string_view> words,
+                                                            std::vector<std::pair<uint32_t, uint32_t>> outer) {
+  // The outer ranges merged where they overlap, each searched once.
+  std::vector<std::pair<uint32_t, uint32_t>> spans = outer;
+  std::sort(spans.begin(), spans.end());
+  std::vector<std::pair<uint32_t, uint32_t>> merged;
+  for (auto span : spans) {
+    span.second = std::min<uint32_t>(span.second, static_cast<uint32_t>(text.size()));
+    if (span.first >= span.second) continue;
+    if (!merged.empty() && span.first < merged.back().second) merged.back().second = std::max(merged.back().second, span.second);
+    else merged.push_back(span);
+  }
+  std::vector<std::pair<uint32_t, uint32_t>> found;
+  for (auto [from, to] : merged) {
+    std::string_view part = text.substr(from, to - from);
+    for (std::string_view word : words)
+      analysis::forEachOccurrence(part, word, [&](size_t at) {
+        size_t start = from + at, end = start + word.size();
+        // Whole words as in the whole text, not only within the span.
+        if ((start > 0 && analysis::isIdentifierByte(text[start - 1])) ||
+            (end < text.size() && analysis::isIdentifierByte(text[end])))
+          return;
+        found.emplace_back(static_cast<uint32_t>(start), static_cast<uint32_t>(end));
+      });
+  }
+  return rangesWithin(std::move(found), std::move(outer));
+}
+
 std::vector<std::pair<uint32_t, uint32_t>> rangesWithin(std::vector<std::pair<uint32_t, uint32_t>> inner,
                                                         std::vector<std::pair<uint32_t, uint32_t>> outer) {
   std::sort(outer.begin(), outer.end());

@@ -7,6 +7,7 @@
 #include <optional>
 #include <utility>
 #include <string>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -61,6 +62,11 @@ std::string torchModuleName(const analysis::SemanticModel& model, TSNode at, boo
 // The byte ranges of every whole-identifier occurrence of each word in `text` (in strings and
 // comments too): ranges for Rule::checkRanges that never miss an identifier spelled so.
 std::vector<std::pair<uint32_t, uint32_t>> wordRanges(std::string_view text, std::initializer_list<std::string_view> words);
+// The same, for the occurrences inside `outer` only (as rangesWithin(wordRanges(...), outer)),
+// searched for only there: a rule that looks in a few compiled functions of a large file does
+// not scan all of it.
+std::vector<std::pair<uint32_t, uint32_t>> wordRangesWithin(std::string_view text, std::span<const std::string_view> words,
+                                                            std::vector<std::pair<uint32_t, uint32_t>> outer);
 
 // The ranges of `inner` that lie inside one of `outer` (a word inside a compiled function).
 std::vector<std::pair<uint32_t, uint32_t>> rangesWithin(std::vector<std::pair<uint32_t, uint32_t>> inner,

@@ -28,7 +28,8 @@ constexpr RuleMeta kDataDependentBranch{
     .docs = R"md(
 ## What it does
 Reports `if` and `elif` statements, `while` loops and conditional expressions (`a if c else b`)
-inside code that `torch.compile` traces (the same compiled regions as PTL501) whose test calls
+inside code that `torch.compile` traces (the same compiled regions as PTL501, compile sites in
+other files of the project included) whose test calls
 `.item()`, `.any()`, `.all()`, `torch.any`, `torch.all`, `torch.equal`, `torch.allclose`,
 `torch.is_nonzero`, or `bool(...)` of a tensor-valued `torch` call (`bool(torch.isnan(x))`),
 through any import or alias. `assert` statements are not reported: Dynamo rewrites an assert on
@@ -144,6 +145,22 @@ std::string valueRead(const analysis::SemanticModel& model, TSNode test) {
   return found;
 }
 
+// The calls through which every finding reads a tensor's value (`x.item()`, `(x > 0).any()`).
+constexpr std::array<std::string_view, 7> kReads{"item", "any", "all", "equal", "allclose", "is_nonzero", "bool"};
+
+// Does the text call one of them (the name, then `(`)?
+bool callsARead(std::string_view text) {
+  for (std::string_view word : kReads) {
+    bool called = analysis::forEachWholeWord(text, word, [&](size_t at) {
+      size_t after = at + word.size();
+      while (after < text.size() && (text[after] == ' ' || text[after] == '\t')) ++after;
+      return after < text.size() && text[after] == '(';
+    });
+    if (called) return true;
+  }
+  return false;
+}
+
 class DataDependentBranchInCompiledRegion final : public Rule {
  public:
   const RuleMeta& meta() const override { return kDataDependentBranch; }
@@ -152,6 +169,8 @@ class DataDependentBranchInCompiledRegion final : public Rule {
   }
   std::vector<std::string_view> triggers() const override { return {"compile"}; }
   std::vector<std::string_view> triggersFor(const Settings& settings) const override {
+    // Compiled from another file: every finding reads a value through one of these calls.
+    if (settings.project != nullptr && !settings.project->empty()) return {kReads.begin(), kReads.end()};
     std::vector<std::string_view> words = triggers();
     for (const std::string& decorator : settings.compile_decorators) {
       std::string_view name = decorator;
@@ -169,25 +188,19 @@ class DataDependentBranchInCompiledRegion final : public Rule {
     return source.codeNamesAny(words);
   }
   bool mayReportIn(const analysis::ParsedFile& file, const Settings& settings) const override {
-    // Every finding names one of these as a call.
-    std::string_view text = file.text();
-    bool any = false;
-    for (std::string_view word : {"item", "any", "all", "equal", "allclose", "is_nonzero", "bool"})
-      any = any || analysis::forEachWholeWord(text, word, [&](size_t at) {
-              size_t after = at + word.size();
-              while (after < text.size() && (text[after] == ' ' || text[after] == '\t')) ++after;
-              return after < text.size() && text[after] == '(';
-            });
-    if (!any) return false;
+    if (!callsARead(file.text())) return false;
+    if (settings.project != nullptr && !settings.project->empty()) return true;
     return analysis::CompiledRegions::mayCompileAnything(file, settings.compile_decorators);
   }
+  // Functions of this file may be compiled from another one (`torch.compile(Model())` in train.py).
+  bool asksProject(std::string_view text, const Settings&) const override { return callsARead(text); }
 
   // Every finding is in a compiled function.
   bool checksWithinRanges() const override { return true; }
   std::vector<std::pair<uint32_t, uint32_t>> checkRanges(const analysis::SemanticModel& model,
                                                          const Settings& settings) const override {
     std::vector<std::pair<uint32_t, uint32_t>> ranges;
-    for (const auto& fn : analysis::CompiledRegions::of(model, settings.compile_decorators).functions())
+    for (const auto& fn : analysis::CompiledRegions::of(model, settings.compile_decorators, settings.project).functions())
       ranges.emplace_back(analysis::startOf(fn->def), analysis::endOf(fn->def));
     return ranges;
   }
@@ -198,7 +211,7 @@ class DataDependentBranchInCompiledRegion final : public Rule {
     const auto& model = ctx.model();
     std::string read = valueRead(model, test);
     if (read.empty()) return;
-    const auto& regions = analysis::CompiledRegions::of(model, ctx.settings().compile_decorators);
+    const auto& regions = analysis::CompiledRegions::of(model, ctx.settings().compile_decorators, ctx.settings().project);
     const auto* fn = regions.functionAt(node);
     if (fn == nullptr || regions.isSkippedWhileCompiling(node)) return;
 

@@ -1,5 +1,6 @@
 // PTL502 graph-break-call-in-compiled-region: `print`, `breakpoint()`, `pdb.set_trace()`,
 // `input()` inside code that torch.compile traces.
+#include <array>
 #include <string>
 
 #include "analysis/compiled_regions.h"
@@ -26,8 +27,10 @@ constexpr RuleMeta kGraphBreakCall{
 Reports calls of the builtins `print`, `breakpoint` and `input`, and of `pdb.set_trace()`
 (any import form: `import pdb`, `from pdb import set_trace`), inside code that `torch.compile`
 traces — the same compiled regions as PTL501 (`item-in-compiled-region`): functions decorated
-with or passed to `torch.compile`, the `forward` of a compiled module, and what they call in
-the file, except under `torch.compiler.disable` or a `torch.compiler.is_compiling()` guard.
+with or passed to `torch.compile`, the `forward` of a compiled module, and what they call —
+across the files of the project too (`model = torch.compile(Net())` in `train.py` compiles
+`Net.forward` in `net.py`) — except under `torch.compiler.disable` or a
+`torch.compiler.is_compiling()` guard.
 A local function or import named `print` is not the builtin and is not reported. `.numpy()` is
 not reported: Dynamo traces it since 2.1. In a file that configures
 `torch._dynamo.config.reorderable_logging_functions`, `print` is not reported.
@@ -91,12 +94,17 @@ std::string graphBreakingCall(const analysis::SemanticModel& model, TSNode call,
   return {};
 }
 
+// The calls this rule reports: `print`, `breakpoint`, `pdb.set_trace`, `input`.
+constexpr std::array<std::string_view, 4> kCalls{"print", "breakpoint", "set_trace", "input"};
+
 class GraphBreakCallInCompiledRegion final : public Rule {
  public:
   const RuleMeta& meta() const override { return kGraphBreakCall; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
   std::vector<std::string_view> triggers() const override { return {"compile"}; }
   std::vector<std::string_view> triggersFor(const Settings& settings) const override {
+    // Compiled from another file: every finding is a call of one of these names.
+    if (settings.project != nullptr && !settings.project->empty()) return {kCalls.begin(), kCalls.end()};
     std::vector<std::string_view> words = triggers();
     for (const std::string& decorator : settings.compile_decorators) {
       std::string_view name = decorator;
@@ -116,10 +124,16 @@ class GraphBreakCallInCompiledRegion final : public Rule {
   bool mayReportIn(const analysis::ParsedFile& file, const Settings& settings) const override {
     // Every finding is a call of one of these names.
     bool any = false;
-    for (std::string_view word : {"print", "breakpoint", "set_trace", "input"})
-      any = any || namesIdentifier(file, word);
+    for (std::string_view word : kCalls) any = any || namesIdentifier(file, word);
     if (!any) return false;
+    if (settings.project != nullptr && !settings.project->empty()) return true;
     return analysis::CompiledRegions::mayCompileAnything(file, settings.compile_decorators);
+  }
+  // Functions of this file may be compiled from another one (`torch.compile(Model())` in train.py).
+  bool asksProject(std::string_view text, const Settings&) const override {
+    for (std::string_view word : kCalls)
+      if (analysis::forEachWholeWord(text, word, [](size_t) { return true; })) return true;
+    return false;
   }
 
   // Every finding is a call spelling one of these names in a compiled function.
@@ -127,10 +141,9 @@ class GraphBreakCallInCompiledRegion final : public Rule {
   std::vector<std::pair<uint32_t, uint32_t>> checkRanges(const analysis::SemanticModel& model,
                                                          const Settings& settings) const override {
     std::vector<std::pair<uint32_t, uint32_t>> compiled;
-    for (const auto& fn : analysis::CompiledRegions::of(model, settings.compile_decorators).functions())
+    for (const auto& fn : analysis::CompiledRegions::of(model, settings.compile_decorators, settings.project).functions())
       compiled.emplace_back(analysis::startOf(fn->def), analysis::endOf(fn->def));
-    return rangesWithin(wordRanges(model.file().text(), {"print", "breakpoint", "set_trace", "input"}),
-                        std::move(compiled));
+    return wordRangesWithin(model.file().text(), kCalls, std::move(compiled));
   }
 
   void check(TSNode call, Context& ctx) const override {
@@ -143,7 +156,7 @@ class GraphBreakCallInCompiledRegion final : public Rule {
     bool reorderable = analysis::findBytes(ctx.source(), "reorderable_logging_functions") != std::string_view::npos;
     std::string what = graphBreakingCall(model, call, reorderable);
     if (what.empty()) return;
-    const auto& regions = analysis::CompiledRegions::of(model, ctx.settings().compile_decorators);
+    const auto& regions = analysis::CompiledRegions::of(model, ctx.settings().compile_decorators, ctx.settings().project);
     const auto* fn = regions.functionAt(call);
     if (fn == nullptr || regions.isSkippedWhileCompiling(call)) return;
 

@@ -1,4 +1,5 @@
 // PTL501 item-in-compiled-region: `.item()` / `.tolist()` inside code that torch.compile traces.
+#include <array>
 #include <string>
 
 #include "analysis/compiled_regions.h"
@@ -126,6 +127,9 @@ std::string_view scalarReadMethod(TSNode call, std::string_view source) {
   return has_argument ? std::string_view{} : method;
 }
 
+// The methods this rule reports.
+constexpr std::array<std::string_view, 2> kScalarReads{"item", "tolist"};
+
 class ItemInCompiledRegion final : public Rule {
  public:
   const RuleMeta& meta() const override { return kItemInCompiledRegion; }
@@ -166,7 +170,7 @@ class ItemInCompiledRegion final : public Rule {
     const auto& regions = analysis::CompiledRegions::of(model, settings.compile_decorators, settings.project);
     std::vector<std::pair<uint32_t, uint32_t>> compiled;
     for (const auto& fn : regions.functions()) compiled.emplace_back(analysis::startOf(fn->def), analysis::endOf(fn->def));
-    return rangesWithin(wordRanges(model.file().text(), {"item", "tolist"}), std::move(compiled));
+    return wordRangesWithin(model.file().text(), kScalarReads, std::move(compiled));
   }
 
   bool asksProject(std::string_view text, const Settings& settings) const override {

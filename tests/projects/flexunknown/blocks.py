@@ -10,7 +10,7 @@ class Block(nn.Module):
         self.proj = nn.Linear(64, 64)
 
     def forward(self, x):
-        if x.sum().item() > 0:  # expect: PTL501
+        if x.sum().item() > 0:  # expect: PTL501, PTL504
             x = -x
         return self.proj(self.attention_fn(x, x, x))
 

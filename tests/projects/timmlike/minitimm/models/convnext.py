@@ -55,7 +55,7 @@ class ConvNeXt(nn.Module):
         x = self.stem(x)
         for i, stage in enumerate(self.stages):
             x = stage(x)
-            if not torch.isfinite(x).all().item():  # expect: PTL501
+            if not torch.isfinite(x).all().item():  # expect: PTL501, PTL504
                 raise FloatingPointError(f"stage {i} overflowed")
         return self.head(F.adaptive_avg_pool2d(x, 1).flatten(1))
 

@@ -11,7 +11,7 @@ class ResBlock(nn.Module):
 
     def forward(self, x):
         h = self.conv(F.silu(self.norm(x)))
-        if torch.isnan(h).any().item():  # expect: PTL501
+        if torch.isnan(h).any().item():  # expect: PTL501, PTL504
             h = torch.nan_to_num(h)
         return x + h
 

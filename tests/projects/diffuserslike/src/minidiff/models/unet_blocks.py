@@ -39,6 +39,6 @@ class AttnDownBlock2D(nn.Module):
         b, c, h, w = hidden_states.shape
         seq = hidden_states.flatten(2).transpose(1, 2)
         seq = self.attn(seq)
-        if torch.isnan(seq).any().item():  # expect: PTL501
+        if torch.isnan(seq).any().item():  # expect: PTL501, PTL504
             seq = torch.nan_to_num(seq)
         return seq.transpose(1, 2).reshape(b, c, h, w)
