@@ -38,11 +38,12 @@ std::string escapeControl(std::string_view shown) {
 }
 
 // A path as the terminal shows it: relative to the working folder when inside it, escaped.
-std::string displayPath(const fs::path& absolute) {
+// `absolute` relative to `cwd` when it lies below it; `cwd` empty: the current folder.
+std::string displayPath(const fs::path& absolute, fs::path cwd = {}) {
   std::error_code ec;
-  fs::path cwd = fs::current_path(ec);
+  if (cwd.empty()) cwd = fs::current_path(ec);
   std::string shown = absolute.string();
-  if (!ec) {
+  if (!ec && !cwd.empty()) {
     fs::path rel = absolute.lexically_relative(cwd);
     if (!rel.empty() && !rel.native().starts_with("..")) shown = rel.string();
   }
@@ -52,9 +53,9 @@ std::string displayPath(const fs::path& absolute) {
 // The front end's side of a finished result: the report the output formats read, the diff, and
 // with --fix the file written back (compare-and-swap). Runs on the engine's worker, no lock held.
 void finishReport(FileReport& report, workspace::FileResult& result, const CheckOptions& options,
-                  const std::vector<fs::path>& roots) {
+                  const std::vector<fs::path>& roots, const fs::path& cwd) {
   report.path = result.path;
-  report.display_path = displayPath(report.path);
+  report.display_path = displayPath(report.path, cwd);
   report.unsafe_fixes = result.unsafe_fixes;
   if (result.status == workspace::FileStatus::ConfigError) {
     report.config_error = result.error;
@@ -281,10 +282,12 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
     for (auto& file : walk.files) inputs.push_back({file, std::nullopt, std::nullopt});
     reports.resize(inputs.size());
     std::mutex err_mutex;
+    std::error_code cwd_error;
+    const fs::path cwd = fs::current_path(cwd_error);  // once, not per file
     workspace::RunHooks hooks;
     hooks.on_result = [&](size_t i, workspace::FileResult& result) {
       try {
-        finishReport(reports[i], result, options, roots);
+        finishReport(reports[i], result, options, roots, cwd);
       } catch (const std::exception& e) {
         reports[i].error = e.what();  // memory, on one file: the others go on
       }

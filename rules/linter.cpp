@@ -225,9 +225,37 @@ bool cannotMatch(std::string_view text, const Settings& settings) {
 }
 
 bool asksProject(std::string_view text, const Settings& settings) {
+  // The enabled rules' project words, in one automaton per distinct selection.
+  static std::mutex mutex;
+  static std::unordered_map<std::string, std::shared_ptr<const analysis::WordSet>> cache;
+  std::string key;
+  std::vector<std::string_view> words;
   for (const Rule* rule : enabledRules(settings))
-    if (rule->asksProject(text, settings)) return true;
-  return false;
+    for (std::string_view word : rule->projectWords()) {
+      key += word;
+      key += '\0';
+      words.push_back(word);
+    }
+  if (words.empty()) return false;
+  std::shared_ptr<const analysis::WordSet> set;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = cache.find(key); it != cache.end()) set = it->second;
+  }
+  if (!set) {
+    set = std::make_shared<const analysis::WordSet>(words);
+    std::lock_guard<std::mutex> lock(mutex);
+    if (cache.size() >= 64) cache.clear();
+    cache.emplace(key, set);
+  }
+  bool found = false;
+  set->forEachMatch(text, [&](size_t id, size_t at) {
+    size_t end = at + set->word(id).size();
+    found = !(at > 0 && analysis::isIdentifierByte(text[at - 1])) &&
+            !(end < text.size() && analysis::isIdentifierByte(text[end]));
+    return found;
+  });
+  return found;
 }
 
 LintResult lintFile(const analysis::ParsedFile& file, const Settings& settings) {

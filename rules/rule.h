@@ -121,13 +121,11 @@ class Rule {
     (void)settings;
     return {};
   }
-  // True when the rule would use what other files of the project say about this text (PTL501:
-  // functions compiled from elsewhere), so the caller should consult the project index.
-  virtual bool asksProject(std::string_view text, const Settings& settings) const {
-    (void)text;
-    (void)settings;
-    return false;
-  }
+  // Identifiers one of which a text must spell (as a whole word) for the rule to use what other
+  // files of the project say about it (PTL501: `item`, `tolist`, for functions compiled from
+  // elsewhere); the caller then consults the project index. None: the rule never asks. The words
+  // of all rules are looked up in one pass (`rules::asksProject`).
+  virtual std::vector<std::string_view> projectWords() const { return {}; }
 };
 
 // What a rule sees while checking one file.

@@ -791,6 +791,7 @@ std::vector<fs::path> ProjectIndex::relink(const fs::path& folder) {
   {
     std::lock_guard lock(mutex_);
     places_.clear();  // a marker file may have come or gone since
+    markers_.clear();
     auto it = projects_.find(folder.string());
     if (it == projects_.end()) return {};
     old = it->second;
@@ -947,10 +948,22 @@ std::shared_ptr<const ProjectFacts> ProjectIndex::factsFor(const fs::path& file)
   return project->factsFor(absolute);
 }
 
+bool ProjectIndex::hasMarkerCached(const fs::path& dir) {
+  std::string key = dir.string();
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = markers_.find(key); it != markers_.end()) return it->second;
+  }
+  bool found = hasMarker(dir);
+  std::lock_guard lock(mutex_);
+  markers_.emplace(std::move(key), found);
+  return found;
+}
+
 ProjectIndex::ProjectPlace ProjectIndex::placeOf(const fs::path& absolute) {
   fs::path root;
   for (fs::path dir = absolute.parent_path(); !dir.empty(); dir = dir.parent_path()) {
-    if (hasMarker(dir)) {
+    if (hasMarkerCached(dir)) {
       root = dir;
       break;
     }

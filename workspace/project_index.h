@@ -110,8 +110,10 @@ class ProjectIndex {
     std::filesystem::path root, scan;
     bool recursive = true;
   };
-  static ProjectPlace placeOf(const std::filesystem::path& absolute_file);
+  ProjectPlace placeOf(const std::filesystem::path& absolute_file);
+  bool hasMarkerCached(const std::filesystem::path& dir);
   std::unordered_map<std::string, ProjectPlace> places_;  // guarded by mutex_
+  std::unordered_map<std::string, bool> markers_;         // folder -> holds a project marker; guarded by mutex_
 
   friend class Project;
   // The overlay's text of `file`, else the reader's.

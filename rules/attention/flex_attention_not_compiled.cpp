@@ -172,10 +172,7 @@ class FlexAttentionNotCompiled final : public Rule {
   std::vector<std::string_view> triggers() const override { return {"flex_attention"}; }
   bool triggersAreWholeWords() const override { return true; }
 
-  bool asksProject(std::string_view text, const Settings& settings) const override {
-    (void)settings;
-    return analysis::forEachWholeWord(text, "flex_attention", [](size_t) { return true; });
-  }
+  std::vector<std::string_view> projectWords() const override { return {"flex_attention"}; }
 
   bool mayReportIn(const analysis::ParsedFile&, const Settings& settings) const override {
     // Only with the project's facts, and only when every compile in it is understood.

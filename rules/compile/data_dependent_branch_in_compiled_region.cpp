@@ -193,7 +193,7 @@ class DataDependentBranchInCompiledRegion final : public Rule {
     return analysis::CompiledRegions::mayCompileAnything(file, settings.compile_decorators);
   }
   // Functions of this file may be compiled from another one (`torch.compile(Model())` in train.py).
-  bool asksProject(std::string_view text, const Settings&) const override { return callsARead(text); }
+  std::vector<std::string_view> projectWords() const override { return {kReads.begin(), kReads.end()}; }
 
   // Every finding is in a compiled function.
   bool checksWithinRanges() const override { return true; }

@@ -130,11 +130,7 @@ class GraphBreakCallInCompiledRegion final : public Rule {
     return analysis::CompiledRegions::mayCompileAnything(file, settings.compile_decorators);
   }
   // Functions of this file may be compiled from another one (`torch.compile(Model())` in train.py).
-  bool asksProject(std::string_view text, const Settings&) const override {
-    for (std::string_view word : kCalls)
-      if (analysis::forEachWholeWord(text, word, [](size_t) { return true; })) return true;
-    return false;
-  }
+  std::vector<std::string_view> projectWords() const override { return {kCalls.begin(), kCalls.end()}; }
 
   // Every finding is a call spelling one of these names in a compiled function.
   bool checksWithinRanges() const override { return true; }

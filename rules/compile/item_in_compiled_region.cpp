@@ -173,11 +173,7 @@ class ItemInCompiledRegion final : public Rule {
     return wordRangesWithin(model.file().text(), kScalarReads, std::move(compiled));
   }
 
-  bool asksProject(std::string_view text, const Settings& settings) const override {
-    (void)settings;
-    return analysis::forEachWholeWord(text, "item", [](size_t) { return true; }) ||
-           analysis::forEachWholeWord(text, "tolist", [](size_t) { return true; });
-  }
+  std::vector<std::string_view> projectWords() const override { return {kScalarReads.begin(), kScalarReads.end()}; }
 
   void check(TSNode call, Context& ctx) const override {
     std::string_view method = scalarReadMethod(call, ctx.source());

@@ -82,9 +82,7 @@ class DeterministicWithoutCublasConfig final : public Rule {
   std::vector<std::string_view> triggers() const override { return {"use_deterministic_algorithms"}; }
   std::vector<std::string_view> requiredWords() const override { return {"True"}; }
   bool triggersAreWholeWords() const override { return true; }
-  bool asksProject(std::string_view text, const Settings&) const override {
-    return analysis::forEachWholeWord(text, "use_deterministic_algorithms", [](size_t) { return true; });
-  }
+  std::vector<std::string_view> projectWords() const override { return {"use_deterministic_algorithms"}; }
   bool mayReportIn(const analysis::ParsedFile& file, const Settings& settings) const override {
     // Another file of the project sets it.
     if (settings.project != nullptr && settings.project->project != nullptr &&
