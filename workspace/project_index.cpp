@@ -837,10 +837,15 @@ ProjectIndex::ScanVerdict ProjectIndex::scanFile(const fs::path& file, std::stri
   if (!readRaw(file, max_bytes_, raw, st)) return {};
   ScanVerdict verdict = verdictOf(raw);
   std::lock_guard lock(mutex_);
-  scan_cache_[key] = {static_cast<uint64_t>(st.st_size), static_cast<uint64_t>(st.st_ino),
-                      static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
-                      verdict.may_compile, verdict.may_set_environment};
-  scan_cache_dirty_ = true;
+  ScanEntry& entry = scan_cache_[key];
+  // A file edited without changing its verdict (the common case) is not worth rewriting the
+  // cache for: the next run reads it again, which costs what reading it for its hash costs.
+  bool same_verdict = entry.size != 0 && entry.may_compile == verdict.may_compile &&
+                      entry.may_set_environment == verdict.may_set_environment;
+  entry = {static_cast<uint64_t>(st.st_size), static_cast<uint64_t>(st.st_ino),
+           static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec, verdict.may_compile,
+           verdict.may_set_environment};
+  if (!same_verdict) scan_cache_dirty_ = true;
   return verdict;
 }
 
