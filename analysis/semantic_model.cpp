@@ -71,6 +71,12 @@ const std::array<bool, 256>& identifierBytes() {
   return table;
 }
 
+// Scopes in order of start; of two starting together, the outer first, so that the last scope
+// starting at a position is the innermost.
+bool startsBefore(const std::unique_ptr<Scope>& a, const std::unique_ptr<Scope>& b) {
+  return a->start < b->start || (a->start == b->start && a->end > b->end);
+}
+
 }  // namespace
 
 class ModelBuilder {
@@ -84,8 +90,12 @@ class ModelBuilder {
     stack_.push_back(module);
     bool muted = false;  // inside a subtree the model declined, walked for `visit` only
     TSNode muted_root{};
-    // Without a visitor, expressions that cannot bind a name are not entered (see `skippable`).
-    if (visit == nullptr) noteBinderWords();
+    // Without a visitor, expressions that cannot bind a name are not entered (see `skippable`),
+    // and the bodies of defs are left for later (see SemanticModel).
+    if (visit == nullptr) {
+      noteBinderWords();
+      lazy_ = true;
+    }
     walkTree(
         root,
         [&](TSNode node) {
@@ -105,11 +115,42 @@ class ModelBuilder {
           }
           if (!stack_.empty() && stack_.size() > 1 && sameNode(stack_.back()->node, node)) stack_.pop_back();
         });
-    std::sort(model_.scopes_.begin() + 1, model_.scopes_.end(),
-              [](const auto& a, const auto& b) { return a->start < b->start; });
+    std::sort(model_.scopes_.begin() + 1, model_.scopes_.end(), startsBefore);
+    // Bindings by position (the walk binds a def's parameters before what their defaults hold).
+    std::stable_sort(model_.bindings_.begin(), model_.bindings_.end(), SemanticModel::bindsBefore);
+  }
+
+  // Walks what the deferred def of `scope` holds (its parameters' defaults and annotations, its
+  // return annotation, its body) as the first walk would have, inside the scopes around it.
+  void buildBody(Scope& scope) {
+    lazy_ = true;
+    stack_.clear();
+    for (Scope* s = &scope; s != nullptr; s = const_cast<Scope*>(s->parent)) stack_.push_back(s);
+    std::reverse(stack_.begin(), stack_.end());
+    TSTreeCursor cursor = ts_tree_cursor_new(scope.node);
+    if (ts_tree_cursor_goto_first_child(&cursor)) {
+      do {
+        walkTree(
+            ts_tree_cursor_current_node(&cursor), [&](TSNode node) { return !skippable(node) && enter(node); },
+            [&](TSNode node) {
+              if (stack_.size() > 1 && sameNode(stack_.back()->node, node)) stack_.pop_back();
+            });
+      } while (ts_tree_cursor_goto_next_sibling(&cursor));
+    }
+    ts_tree_cursor_delete(&cursor);
   }
 
  private:
+  // May the body of this def be walked later? Not when it can bind names outside its own scope
+  // (`global`, `nonlocal`), holds an import (imports() is complete from the first walk), or a
+  // syntax error.
+  bool deferrable(TSNode def) const {
+    if (!lazy_ || ts_node_has_error(def)) return false;
+    const auto& words = model_.eager_words_;
+    auto it = std::lower_bound(words.begin(), words.end(), startOf(def));
+    return it == words.end() || *it >= endOf(def);
+  }
+
   Scope* openScope(Scope::Kind kind, TSNode node, uint32_t start, uint32_t end) {
     auto scope = std::make_unique<Scope>();
     scope->kind = kind;
@@ -142,6 +183,7 @@ class ModelBuilder {
     binding->scope = scope;
     Binding& ref = *binding;
     scope->bindings[ref.name].push_back(binding.get());
+    if (kind == BindingKind::Import) model_.imports_.push_back(binding.get());
     model_.bindings_.push_back(std::move(binding));
     return ref;
   }
@@ -275,6 +317,12 @@ class ModelBuilder {
         if (!ts_node_is_null(params)) bindParameters(params, node);
         TSNode return_type = field(node, Field::ReturnType);
         if (!ts_node_is_null(return_type)) scope->evaluated_outside.emplace_back(startOf(return_type), endOf(return_type));
+        if (!is_class && deferrable(node)) {
+          scope->body_pending = true;
+          model_.pending_.push_back(scope);
+          stack_.pop_back();
+          return false;
+        }
         return true;
       }
       case Role::Lambda: {
@@ -352,6 +400,8 @@ class ModelBuilder {
       while (end < size && is_identifier[static_cast<unsigned char>(text[end])]) ++end;
       std::string_view word(text + at, end - at);
       if (word == "lambda" || word == "for" || word == "as") binder_words_.push_back(static_cast<uint32_t>(at));
+      else if (word == "global" || word == "nonlocal" || word == "import")
+        model_.eager_words_.push_back(static_cast<uint32_t>(at));
       at = end;
     }
     forEachOccurrence(source_, ":=", [&](size_t at) { binder_words_.push_back(static_cast<uint32_t>(at)); });
@@ -388,7 +438,8 @@ class ModelBuilder {
   SemanticModel& model_;
   std::string_view source_;
   std::vector<Scope*> stack_;
-  std::vector<uint32_t> binder_words_;  // sorted offsets of `lambda`, `for`, `as`, `:=`
+  std::vector<uint32_t>& binder_words_ = model_.binder_words_;  // kept for the deferred bodies
+  bool lazy_ = false;  // defer the bodies of defs (no visitor)
 };
 
 SemanticModel::SemanticModel(const ParsedFile& file) : file_(file) {
@@ -401,19 +452,82 @@ SemanticModel::SemanticModel(const ParsedFile& file, const std::function<void(TS
 
 std::string_view SemanticModel::text(TSNode node) const { return textOf(node, file_.text()); }
 
+bool SemanticModel::bindsBefore(const std::unique_ptr<Binding>& a, const std::unique_ptr<Binding>& b) {
+  return startOf(a->name_node) < startOf(b->name_node);
+}
+
+void SemanticModel::completeScope(Scope& scope, bool reorder) const {
+  if (!scope.body_pending) return;
+  scope.body_pending = false;
+  size_t scopes_before = scopes_.size(), bindings_before = bindings_.size();
+  ModelBuilder(const_cast<SemanticModel&>(*this)).buildBody(scope);
+  if (!reorder) return;
+  // What the body added joins the two orders: scopes by start, bindings by position.
+  auto scopes_mid = scopes_.begin() + static_cast<long>(scopes_before);
+  std::sort(scopes_mid, scopes_.end(), startsBefore);
+  std::inplace_merge(scopes_.begin() + 1, scopes_mid, scopes_.end(), startsBefore);
+  auto bindings_mid = bindings_.begin() + static_cast<long>(bindings_before);
+  std::stable_sort(bindings_mid, bindings_.end(), bindsBefore);
+  std::inplace_merge(bindings_.begin(), bindings_mid, bindings_.end(), bindsBefore);
+}
+
+void SemanticModel::completeAll() const {
+  if (pending_.empty()) return;
+  // Completing a body may defer the defs nested in it: repeat until none is left, then order
+  // everything once.
+  while (!pending_.empty()) {
+    std::vector<Scope*> batch;
+    batch.swap(pending_);
+    for (Scope* scope : batch) completeScope(*scope, false);
+  }
+  std::sort(scopes_.begin() + 1, scopes_.end(), startsBefore);
+  std::stable_sort(bindings_.begin(), bindings_.end(), bindsBefore);
+}
+
+const std::vector<std::unique_ptr<Scope>>& SemanticModel::scopes() const {
+  std::lock_guard lock(lazy_mutex_);
+  completeAll();
+  return scopes_;
+}
+
+const std::vector<std::unique_ptr<Binding>>& SemanticModel::bindings() const {
+  std::lock_guard lock(lazy_mutex_);
+  completeAll();
+  return bindings_;
+}
+
+const Scope& SemanticModel::scopeAtLocked(uint32_t pos) const {
+  for (;;) {
+    // Scopes [1..] are sorted by start; the last one starting at or before `pos`, then out
+    // until one contains it. A pending def around `pos` is walked first (its body, defaults
+    // and annotations hold the scopes that may be the answer).
+    auto it = std::upper_bound(scopes_.begin() + 1, scopes_.end(), pos,
+                               [](uint32_t p, const auto& scope) { return p < scope->start; });
+    if (it == scopes_.begin() + 1) return *scopes_.front();
+    Scope* candidate = std::prev(it)->get();
+    Scope* pending = nullptr;
+    for (Scope* s = candidate; s != nullptr; s = const_cast<Scope*>(s->parent))
+      if (s->body_pending && s->start <= pos && pos < s->end) pending = s;
+    if (pending != nullptr) {
+      completeScope(*pending);
+      continue;
+    }
+    const Scope* scope = candidate;
+    while (scope->parent != nullptr && !scope->owns(pos)) scope = scope->parent;
+    return *scope;
+  }
+}
+
 const Scope& SemanticModel::scopeAt(TSNode node) const {
-  uint32_t pos = startOf(node);
-  // Scopes [1..] are sorted by start; find the last one starting at or before `pos`, then walk
-  // out until one contains it.
-  auto it = std::upper_bound(scopes_.begin() + 1, scopes_.end(), pos,
-                             [](uint32_t p, const auto& scope) { return p < scope->start; });
-  if (it == scopes_.begin() + 1) return *scopes_.front();
-  const Scope* scope = std::prev(it)->get();
-  while (scope->parent != nullptr && !scope->owns(pos)) scope = scope->parent;
-  return *scope;
+  std::lock_guard lock(lazy_mutex_);
+  return scopeAtLocked(startOf(node));
 }
 
 const std::vector<const Binding*>* SemanticModel::bindingsOf(const Scope& scope, std::string_view name) const {
+  {
+    std::lock_guard lock(lazy_mutex_);
+    if (scope.body_pending) completeScope(const_cast<Scope&>(scope));
+  }
   auto it = scope.bindings.find(std::string(name));
   return it == scope.bindings.end() ? nullptr : &it->second;
 }
@@ -498,8 +612,7 @@ std::optional<std::string> SemanticModel::calleeName(TSNode call) const {
 }
 
 bool SemanticModel::importsModule(std::string_view module) const {
-  for (const auto& b : bindings_) {
-    if (b->kind != BindingKind::Import) continue;
+  for (const Binding* b : imports_) {
     std::string_view q = b->qualified_name;
     if (q == module || (q.size() > module.size() && q.substr(0, module.size()) == module && q[module.size()] == '.'))
       return true;
@@ -512,10 +625,10 @@ std::optional<std::string> SemanticModel::visibleNameFor(std::string_view qualif
   std::string last_segment(qualified.substr(qualified.rfind('.') == std::string_view::npos ? 0 : qualified.rfind('.') + 1));
   const Binding* b = resolve(last_segment, at);
   if (b != nullptr && b->kind == BindingKind::Import && b->qualified_name == qualified) return last_segment;
-  for (const auto& binding : bindings_) {
-    if (binding->kind != BindingKind::Import || binding->qualified_name != qualified) continue;
+  for (const Binding* binding : imports_) {
+    if (binding->qualified_name != qualified) continue;
     const Binding* seen = resolve(binding->name, at);
-    if (seen == binding.get()) return binding->name;
+    if (seen == binding) return binding->name;
   }
   return std::nullopt;
 }

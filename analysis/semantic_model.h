@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -48,6 +49,9 @@ struct Scope {
   // Inside that range but evaluated in the enclosing scope: a def's or lambda's default values
   // and annotations (`def f(amp=amp.autocast) -> amp.GradScaler` reads the outer `amp`).
   std::vector<std::pair<uint32_t, uint32_t>> evaluated_outside;
+  // A def whose body the model has not walked yet (see SemanticModel): its name and parameters
+  // are bound, its body's names and nested scopes come on first use.
+  bool body_pending = false;
   bool owns(uint32_t pos) const {
     if (pos < start || pos >= end) return false;
     for (auto [from, to] : evaluated_outside)
@@ -59,6 +63,12 @@ struct Scope {
   std::vector<std::string> globals;  // names declared `global`/`nonlocal` here
 };
 
+// Built without a visitor, the model leaves the bodies of defs for later: a def's name and
+// parameters are bound at once, its body is walked the first time a question needs it
+// (`scopeAt` or `resolve` inside it, `bindingsOf` its scope, `bindings()` or `scopes()`). A def
+// whose bytes spell `global`, `nonlocal` or `import`, or hold a syntax error, is walked at once:
+// its body can bind names outside its own scope. Answers are those of the complete model; an
+// edit of a large file then costs the module level and the defs its rules look into.
 class SemanticModel {
  public:
   explicit SemanticModel(const ParsedFile& file);
@@ -73,7 +83,8 @@ class SemanticModel {
   std::string_view text(TSNode node) const;
 
   const Scope& moduleScope() const { return *scopes_.front(); }
-  const std::vector<std::unique_ptr<Scope>>& scopes() const { return scopes_; }
+  // Every scope, in order of start (the module first). Completes the model (see below).
+  const std::vector<std::unique_ptr<Scope>>& scopes() const;
   // The innermost scope whose names are visible at `node`.
   const Scope& scopeAt(TSNode node) const;
 
@@ -91,7 +102,11 @@ class SemanticModel {
   // The qualified name of a call's callee.
   std::optional<std::string> calleeName(TSNode call) const;
 
-  const std::vector<std::unique_ptr<Binding>>& bindings() const { return bindings_; }
+  // Every binding, in order of position. Completes the model (see below).
+  const std::vector<std::unique_ptr<Binding>>& bindings() const;
+  // Every import binding, in source order (without completing the model: a def whose bytes
+  // spell `import` is never left for later).
+  const std::vector<const Binding*>& imports() const { return imports_; }
   // True when some import in the file brings in `module` or a submodule/member of it
   // (`import numpy as np`, `from random import shuffle`), wherever it is.
   bool importsModule(std::string_view module) const;
@@ -109,9 +124,21 @@ class SemanticModel {
   friend class ModelBuilder;
   std::optional<std::string> qualifiedNameImpl(TSNode expr, int depth) const;
 
+  // Walks the body of `scope` if it is still pending (then, with `reorder`, puts what it added
+  // in order); lazy_mutex_ held.
+  void completeScope(Scope& scope, bool reorder = true) const;
+  void completeAll() const;
+  static bool bindsBefore(const std::unique_ptr<Binding>& a, const std::unique_ptr<Binding>& b);
+  const Scope& scopeAtLocked(uint32_t pos) const;
+
   const ParsedFile& file_;
-  std::vector<std::unique_ptr<Scope>> scopes_;        // in order of start; [0] is the module
-  std::vector<std::unique_ptr<Binding>> bindings_;    // in source order
+  mutable std::vector<std::unique_ptr<Scope>> scopes_;      // in order of start; [0] is the module
+  mutable std::vector<std::unique_ptr<Binding>> bindings_;  // in order of position
+  mutable std::vector<const Binding*> imports_;             // the Import bindings, in source order
+  mutable std::vector<Scope*> pending_;                     // scopes whose body_pending may be set
+  std::vector<uint32_t> binder_words_;  // sorted offsets of `lambda`, `for`, `as`, `:=`
+  std::vector<uint32_t> eager_words_;   // sorted offsets of `global`, `nonlocal`, `import`
+  mutable std::mutex lazy_mutex_;       // guards the pending bodies and what walking one adds
   AnalysisCache analyses_;
 };
 

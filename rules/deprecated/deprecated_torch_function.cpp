@@ -619,8 +619,7 @@ void checkImports(TSNode root, Context& ctx) {
   std::unordered_map<const Binding*, const Symbol*> bound;  // names whose uses are reported
   std::unordered_map<const void*, ImportGroup> groups;
   std::unordered_set<std::string_view> names;
-  for (const auto& binding : model.bindings()) {
-    if (binding->kind != BindingKind::Import) continue;
+  for (const Binding* binding : model.imports()) {
     const Symbol* s = deprecated::findSymbol(analysis::canonicalQualifiedName(binding->qualified_name));
     if (s == nullptr || !atLeast(ctx, s->deprecated)) continue;
     if (!isKind(binding->statement, "import_from_statement")) continue;
@@ -630,7 +629,7 @@ void checkImports(TSNode root, Context& ctx) {
         inCompatibilityFallback(binding->statement, *s, ctx))
       continue;
     groups[binding->statement.id].statement = binding->statement;
-    bound.emplace(binding.get(), s);
+    bound.emplace(binding, s);
     names.insert(binding->name);
   }
   if (groups.empty()) return;
