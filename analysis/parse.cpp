@@ -1,6 +1,8 @@
 #include "analysis/parse.h"
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
 #include <string>
 
 #include <fmt/format.h>
@@ -101,15 +103,21 @@ ParsedFile::ParsedFile(std::string text, TreePtr tree)
 constexpr int kMaxBracketDepth = 30000;
 
 static bool nestsTooDeep(std::string_view text) {
-  int depth = 0;
+  if (text.size() <= static_cast<size_t>(kMaxBracketDepth)) return false;  // too few bytes to nest so deep
+  // One table load and no branch per byte (this runs on every edit of a large file): +1 for an
+  // opening bracket, -1 for a closing one, the depth never below 0.
+  static const std::array<int8_t, 256> delta = [] {
+    std::array<int8_t, 256> out{};
+    for (char c : {'(', '[', '{'}) out[static_cast<unsigned char>(c)] = 1;
+    for (char c : {')', ']', '}'}) out[static_cast<unsigned char>(c)] = -1;
+    return out;
+  }();
+  int depth = 0, deepest = 0;
   for (char c : text) {
-    if (c == '(' || c == '[' || c == '{') {
-      if (++depth > kMaxBracketDepth) return true;
-    } else if ((c == ')' || c == ']' || c == '}') && depth > 0) {
-      --depth;
-    }
+    depth = std::max(0, depth + delta[static_cast<unsigned char>(c)]);
+    deepest = std::max(deepest, depth);
   }
-  return false;
+  return deepest > kMaxBracketDepth;
 }
 
 ParsedFile ParsedFile::parse(std::string text) {
