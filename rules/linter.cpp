@@ -56,6 +56,8 @@ struct Prefilter {
   };
   std::vector<RuleWords> rules;
   std::unique_ptr<analysis::WordSet> words;
+  // The rules' project words (`Rule::projectWords`), for asksProject; null when no rule has any.
+  std::unique_ptr<analysis::WordSet> project_words;
 };
 
 // The cache key: the rules with their words, as they are now.
@@ -96,6 +98,10 @@ std::shared_ptr<const Prefilter> buildPrefilter(const std::vector<const Rule*>& 
     plan->rules.push_back(std::move(r));
   }
   plan->words = std::make_unique<analysis::WordSet>(words);  // copies the words
+  std::vector<std::string_view> project_words;
+  for (const Rule* rule : rules)
+    for (std::string_view word : rule->projectWords()) project_words.push_back(word);
+  if (!project_words.empty()) plan->project_words = std::make_unique<analysis::WordSet>(project_words);
   return plan;
 }
 
@@ -225,29 +231,10 @@ bool cannotMatch(std::string_view text, const Settings& settings) {
 }
 
 bool asksProject(std::string_view text, const Settings& settings) {
-  // The enabled rules' project words, in one automaton per distinct selection.
-  static std::mutex mutex;
-  static std::unordered_map<std::string, std::shared_ptr<const analysis::WordSet>> cache;
-  std::string key;
-  std::vector<std::string_view> words;
-  for (const Rule* rule : enabledRules(settings))
-    for (std::string_view word : rule->projectWords()) {
-      key += word;
-      key += '\0';
-      words.push_back(word);
-    }
-  if (words.empty()) return false;
-  std::shared_ptr<const analysis::WordSet> set;
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (auto it = cache.find(key); it != cache.end()) set = it->second;
-  }
-  if (!set) {
-    set = std::make_shared<const analysis::WordSet>(words);
-    std::lock_guard<std::mutex> lock(mutex);
-    if (cache.size() >= 64) cache.clear();
-    cache.emplace(key, set);
-  }
+  // The enabled rules' project words, in the selection's prefilter (one automaton per selection).
+  std::shared_ptr<const Prefilter> plan = prefilterFor(settings);
+  const analysis::WordSet* set = plan->project_words.get();
+  if (set == nullptr) return false;
   bool found = false;
   set->forEachMatch(text, [&](size_t id, size_t at) {
     size_t end = at + set->word(id).size();
