@@ -286,8 +286,10 @@ std::vector<std::pair<uint32_t, uint32_t>> wordRangesWithin(std::string_view tex
     else merged.push_back(span);
   }
   std::vector<std::pair<uint32_t, uint32_t>> found;
-  for (auto [from, to] : merged) {
-    std::string_view part = text.substr(from, to - from);
+  for (const auto& span : merged) {
+    // A plain variable: clang 14 cannot capture a structured binding in the lambda below.
+    const uint32_t from = span.first;
+    std::string_view part = text.substr(from, span.second - from);
     for (std::string_view word : words)
       analysis::forEachOccurrence(part, word, [&](size_t at) {
         size_t start = from + at, end = start + word.size();
