@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# CI fuzz smoke: builds the libFuzzer targets (clang-14, ASan + UBSan) in build-fuzz/ and runs
-# each for a short time on a scratch copy of its seed corpus. Any crash, leak, sanitizer report
-# or broken invariant fails the script and leaves the input under build-fuzz/crashes/: commit
+# CI fuzz smoke: builds the libFuzzer targets (clang-14, ASan + UBSan) in build-asan/, the build
+# scripts/test.sh --sanitize uses (scripts/sanitized_build.sh), and runs each for a short time on
+# a scratch copy of its seed corpus. Any crash, leak, sanitizer report or broken invariant fails
+# the script and leaves the input under build-asan/crashes/: commit
 # it to fuzz/regressions/<target>/ with the fix (ctest replays that folder in the g++ build).
 # Usage: scripts/fuzz_smoke.sh [SECONDS_PER_TARGET=20] [TARGET...]
 set -euo pipefail
@@ -10,14 +11,16 @@ SECONDS_PER_TARGET=${1:-20}
 shift || true
 TARGETS=("$@")
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=(analysis fix config jsonrpc lsp_session)
-BUILD=${PTLINT_FUZZ_BUILD:-build-fuzz}
+BUILD=${PTLINT_FUZZ_BUILD:-build-asan}
 JOBS=${JOBS:-2}
 
-if [ ! -f "$BUILD/build.ninja" ]; then
-  CC=clang-14 CXX=clang++-14 cmake -S . -B "$BUILD" -G Ninja -DPTLINT_FUZZ=ON -DPTLINT_BUILD_TESTS=OFF \
-    -DPTLINT_WITH_TORCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+scripts/sanitized_build.sh "$BUILD"
+# Quiet when it builds; the compiler's messages when it does not.
+if ! cmake --build "$BUILD" -j"$JOBS" --target $(printf 'fuzz_%s ' "${TARGETS[@]}") >"$BUILD/fuzz_build.log" 2>&1; then
+  grep -E -A5 'error|FAILED' "$BUILD/fuzz_build.log" | head -60
+  echo "fuzz targets: build FAILED (log: $BUILD/fuzz_build.log)"
+  exit 1
 fi
-cmake --build "$BUILD" -j"$JOBS" --target $(printf 'fuzz_%s ' "${TARGETS[@]}") >/dev/null
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # README command 2: set up, build, and run every test. `.ci/run` runs this same command.
 #   scripts/test.sh             the whole suite (ctest) in build/
-#   scripts/test.sh --sanitize  the unit/fixture/CLI suites under ASan+UBSan in build-asan/
+#   scripts/test.sh --sanitize  the unit, fixture, CLI, notebook and gpu_check client suites under
+#                               ASan+UBSan in build-asan/ (clang-14; scripts/sanitized_build.sh)
 #   scripts/test.sh --tsan      the LSP tests and the LSP fuzz replays under ThreadSanitizer in
 #                               build-tsan/ (only the targets they need are built); any report fails
 set -euo pipefail
@@ -22,10 +23,9 @@ if [[ ${1:-} == --tsan ]]; then
   exit
 fi
 if [[ ${1:-} == --sanitize ]]; then
-  if [[ ! -f build-asan/build.ninja ]]; then
-    cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DPTLINT_SANITIZE=ON -DPTLINT_WITH_TORCH=OFF
-  fi
-  cmake --build build-asan -j"$jobs"
+  scripts/sanitized_build.sh build-asan
+  # Only what the `sanitize` tests run (the LSP suites run under ThreadSanitizer instead).
+  cmake --build build-asan -j"$jobs" --target ptlint ptlint_unit_tests ptlint_gpu_tests
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
   ctest --test-dir build-asan -j"$jobs" --output-on-failure -L sanitize
   exit

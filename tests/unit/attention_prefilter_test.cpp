@@ -45,9 +45,9 @@ TEST(AttentionPrefilter, EveryProductFormPasses) {
       "def f(q, k, v):\n    s = (q\n@k)\n    return s.softmax(-1)\n",
       "def f(q, k, v):\n    s = q \\\n@k\n    return s.softmax(-1)\n",
       "def f(q, k, v):\n    s = q\n    s @= k\n    return torch.softmax(s, -1) @ v\n",
-      // a class naming `Softmax` in `__init__`
-      "class A(nn.Module):\n    def __init__(self):\n        self.attend = nn.Softmax(dim=-1)\n"
-      "    @property\n    def x(self): return 1\n    def forward(self, q, k):\n        return self.attend(q @ k)\n",
+      // a class naming `Softmax` in `__init__` (one string in two lines)
+      ("class A(nn.Module):\n    def __init__(self):\n        self.attend = nn.Softmax(dim=-1)\n"
+       "    @property\n    def x(self): return 1\n    def forward(self, q, k):\n        return self.attend(q @ k)\n"),
   };
   for (const char* form : forms) {
     EXPECT_TRUE(indexHasCandidates(form)) << form;
