@@ -1,6 +1,8 @@
 #include "analysis/noqa.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cstring>
 
 #include "analysis/syntax.h"
 
@@ -13,6 +15,27 @@ bool startsWithIgnoreCase(std::string_view text, std::string_view prefix) {
     if (std::tolower(static_cast<unsigned char>(text[i])) != prefix[i]) return false;
   return true;
 }
+
+// The `q`s and `Q`s of a text in order, each case found by memchr once (two cursors).
+class QFinder {
+ public:
+  explicit QFinder(std::string_view text) : text_(text), lower_(find('q', 0)), upper_(find('Q', 0)) {}
+  // The next one at or after `from`; npos when none.
+  size_t next(size_t from) {
+    if (lower_ < from) lower_ = find('q', from);
+    if (upper_ < from) upper_ = find('Q', from);
+    return std::min(lower_, upper_);
+  }
+
+ private:
+  size_t find(char c, size_t from) const {
+    if (from >= text_.size()) return std::string_view::npos;
+    const void* at = std::memchr(text_.data() + from, c, text_.size() - from);
+    return at ? static_cast<size_t>(static_cast<const char*>(at) - text_.data()) : std::string_view::npos;
+  }
+  std::string_view text_;
+  size_t lower_, upper_;
+};
 
 void skipSpaces(std::string_view text, size_t& i) {
   while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
@@ -50,21 +73,16 @@ bool codeMatches(std::string_view pattern, std::string_view code) {
 NoqaIndex NoqaIndex::build(const ParsedFile& file) {
   NoqaIndex index;
   std::string_view source = file.text();
-  // Cheap prefilter: most files carry no `noqa` at all.
-  bool any = false;
-  // Any case counts (`# NOQA` is common): find each 'q'/'Q' and look around it.
-  for (size_t pos = 2; pos + 1 < source.size() && !any; ++pos) {
-    if ((source[pos] | 0x20) == 'q') any = startsWithIgnoreCase(source.substr(pos - 2, 4), "noqa");
-  }
-  if (!any) return index;
-
-  // Every directive lives in a comment that spells `noqa` (in any case), so instead of walking
-  // the whole tree for comments, look at each `noqa` in the text and ask the tree for the node
-  // there: only comments count, each once (strings and code never do).
+  // Every directive lives in a comment that spells `noqa` (in any case: `# NOQA` is common), so
+  // instead of walking the whole tree for comments, look at each `noqa` in the text and ask the
+  // tree for the node there: only comments count, each once (strings and code never do). The
+  // `q`s are found with memchr: most files hold few and many none.
   TSNode root = file.root();
   uint32_t done_until = 0;  // end of the last comment handled
-  for (size_t pos = 0; pos + 4 <= source.size(); ++pos) {
-    if ((source[pos] | 0x20) != 'n' || !startsWithIgnoreCase(source.substr(pos, 4), "noqa")) continue;
+  QFinder qs(source);
+  for (size_t q = qs.next(2); q != std::string_view::npos; q = qs.next(q + 1)) {
+    size_t pos = q - 2;
+    if (!startsWithIgnoreCase(source.substr(pos, 4), "noqa")) continue;
     if (pos < done_until) continue;
     TSNode node = ts_node_descendant_for_byte_range(root, static_cast<uint32_t>(pos), static_cast<uint32_t>(pos + 4));
     if (!isKind(node, "comment")) continue;
