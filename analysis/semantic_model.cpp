@@ -101,7 +101,7 @@ class ModelBuilder {
         [&](TSNode node) {
           if (visit != nullptr) (*visit)(node);
           if (muted) return true;
-          if (visit == nullptr && skippable(node)) return false;
+          if (visit == nullptr && (skippable(node) || deferExpression(node))) return false;
           if (enter(node)) return true;
           if (visit == nullptr) return false;
           muted = true;
@@ -120,24 +120,42 @@ class ModelBuilder {
     std::stable_sort(model_.bindings_.begin(), model_.bindings_.end(), SemanticModel::bindsBefore);
   }
 
-  // Walks what the deferred def of `scope` holds (its parameters' defaults and annotations, its
-  // return annotation, its body) as the first walk would have, inside the scopes around it.
-  void buildBody(Scope& scope) {
+  // The stack of scopes around `innermost`, outermost first, as the first walk had it there.
+  void enterScopes(Scope* innermost) {
     lazy_ = true;
     stack_.clear();
-    for (Scope* s = &scope; s != nullptr; s = const_cast<Scope*>(s->parent)) stack_.push_back(s);
+    for (Scope* s = innermost; s != nullptr; s = const_cast<Scope*>(s->parent)) stack_.push_back(s);
     std::reverse(stack_.begin(), stack_.end());
-    TSTreeCursor cursor = ts_tree_cursor_new(scope.node);
+  }
+
+  // Walks the children of `node` inside the current stack as the first walk would have
+  // (expressions that may wait are left for later again).
+  void walkChildren(TSNode node) {
+    TSTreeCursor cursor = ts_tree_cursor_new(node);
     if (ts_tree_cursor_goto_first_child(&cursor)) {
       do {
         walkTree(
-            ts_tree_cursor_current_node(&cursor), [&](TSNode node) { return !skippable(node) && enter(node); },
-            [&](TSNode node) {
-              if (stack_.size() > 1 && sameNode(stack_.back()->node, node)) stack_.pop_back();
+            ts_tree_cursor_current_node(&cursor),
+            [&](TSNode n) { return !skippable(n) && !deferExpression(n) && enter(n); },
+            [&](TSNode n) {
+              if (stack_.size() > 1 && sameNode(stack_.back()->node, n)) stack_.pop_back();
             });
       } while (ts_tree_cursor_goto_next_sibling(&cursor));
     }
     ts_tree_cursor_delete(&cursor);
+  }
+
+  // Walks what the deferred def of `scope` holds (its parameters' defaults and annotations, its
+  // return annotation, its body) as the first walk would have, inside the scopes around it.
+  void buildBody(Scope& scope) {
+    enterScopes(&scope);
+    walkChildren(scope.node);
+  }
+
+  // Walks the children of a pending expression inside the scopes around it.
+  void buildExpression(TSNode node, Scope* parent) {
+    enterScopes(parent);
+    walkChildren(node);
   }
 
  private:
@@ -399,16 +417,23 @@ class ModelBuilder {
       size_t end = at + 1;
       while (end < size && is_identifier[static_cast<unsigned char>(text[end])]) ++end;
       std::string_view word(text + at, end - at);
-      if (word == "lambda" || word == "for" || word == "as") binder_words_.push_back(static_cast<uint32_t>(at));
-      else if (word == "global" || word == "nonlocal" || word == "import")
+      if (word == "lambda" || word == "for") binder_words_.push_back(static_cast<uint32_t>(at));
+      else if (word == "as") {
+        binder_words_.push_back(static_cast<uint32_t>(at));
+        model_.assigning_words_.push_back(static_cast<uint32_t>(at));
+      } else if (word == "global" || word == "nonlocal" || word == "import")
         model_.eager_words_.push_back(static_cast<uint32_t>(at));
       at = end;
     }
-    forEachOccurrence(source_, ":=", [&](size_t at) { binder_words_.push_back(static_cast<uint32_t>(at)); });
+    forEachOccurrence(source_, ":=", [&](size_t at) {
+      binder_words_.push_back(static_cast<uint32_t>(at));
+      model_.assigning_words_.push_back(static_cast<uint32_t>(at));
+    });
     std::sort(binder_words_.begin(), binder_words_.end());
+    std::sort(model_.assigning_words_.begin(), model_.assigning_words_.end());
   }
 
-  bool skippable(TSNode node) const {
+  static bool isExpressionKind(TSSymbol symbol) {
     static const std::vector<bool> expression = [] {
       static constexpr std::string_view kExpressions[] = {
           "call", "argument_list", "keyword_argument", "list", "tuple", "dictionary", "set", "pair",
@@ -429,10 +454,43 @@ class ModelBuilder {
       }
       return table;
     }();
-    TSSymbol symbol = ts_node_symbol(node);
-    if (symbol >= expression.size() || !expression[symbol] || ts_node_has_error(node)) return false;
+    return symbol < expression.size() && expression[symbol];
+  }
+
+  bool skippable(TSNode node) const {
+    if (!isExpressionKind(ts_node_symbol(node)) || ts_node_has_error(node)) return false;
     auto it = std::lower_bound(binder_words_.begin(), binder_words_.end(), startOf(node));
     return it == binder_words_.end() || *it >= endOf(node);
+  }
+
+  // An expression that skippable() keeps (it holds a lambda or a comprehension) but that binds
+  // no name where it stands (no `:=` or `as` of its code) is left for later: recorded with its
+  // scope, not entered (see SemanticModel::completeExpression).
+  bool deferExpression(TSNode node) {
+    if (!lazy_) return false;
+    TSSymbol symbol = ts_node_symbol(node);
+    if (!isExpressionKind(symbol) || ts_node_has_error(node)) return false;
+    uint32_t start = startOf(node), end = endOf(node);
+    const auto& words = model_.assigning_words_;
+    for (auto it = std::lower_bound(words.begin(), words.end(), start); it != words.end() && *it < end; ++it)
+      if (assigningWordIsCode(static_cast<size_t>(it - words.begin()))) return false;
+    model_.pending_expressions_.push_back({node, current(), start, end});
+    return true;
+  }
+
+  // Is the `as` or `:=` at assigning_words_[i] code (not in a string or a comment)? The token
+  // there says: the smallest node at a keyword or operator is that token. Cached: nested
+  // expressions ask again.
+  bool assigningWordIsCode(size_t i) {
+    auto& verdicts = model_.assigning_word_is_code_;
+    if (verdicts.size() != model_.assigning_words_.size()) verdicts.assign(model_.assigning_words_.size(), -1);
+    if (verdicts[i] < 0) {
+      uint32_t at = model_.assigning_words_[i];  // `:=` and `as` are two bytes each
+      TSNode token = ts_node_descendant_for_byte_range(model_.file().root(), at, at + 2);
+      verdicts[i] = textOf(token, source_) == source_.substr(at, 2) && !isKind(token, "comment") &&
+                    !isKind(token, "string_content");
+    }
+    return verdicts[i] != 0;
   }
 
   SemanticModel& model_;
@@ -456,29 +514,48 @@ bool SemanticModel::bindsBefore(const std::unique_ptr<Binding>& a, const std::un
   return startOf(a->name_node) < startOf(b->name_node);
 }
 
-void SemanticModel::completeScope(Scope& scope, bool reorder) const {
-  if (!scope.body_pending) return;
-  scope.body_pending = false;
-  size_t scopes_before = scopes_.size(), bindings_before = bindings_.size();
-  ModelBuilder(const_cast<SemanticModel&>(*this)).buildBody(scope);
-  if (!reorder) return;
-  // What the body added joins the two orders: scopes by start, bindings by position.
+void SemanticModel::mergeGrowth(size_t scopes_before, size_t bindings_before, size_t expressions_before) const {
+  // What a walk added joins the orders: scopes by start, bindings by position, pending
+  // expressions by start (they lie inside what was walked, apart from all the others).
   auto scopes_mid = scopes_.begin() + static_cast<long>(scopes_before);
   std::sort(scopes_mid, scopes_.end(), startsBefore);
   std::inplace_merge(scopes_.begin() + 1, scopes_mid, scopes_.end(), startsBefore);
   auto bindings_mid = bindings_.begin() + static_cast<long>(bindings_before);
   std::stable_sort(bindings_mid, bindings_.end(), bindsBefore);
   std::inplace_merge(bindings_.begin(), bindings_mid, bindings_.end(), bindsBefore);
+  auto by_start = [](const PendingExpression& a, const PendingExpression& b) { return a.start < b.start; };
+  auto expressions_mid = pending_expressions_.begin() + static_cast<long>(expressions_before);
+  std::sort(expressions_mid, pending_expressions_.end(), by_start);
+  std::inplace_merge(pending_expressions_.begin(), expressions_mid, pending_expressions_.end(), by_start);
+}
+
+void SemanticModel::completeScope(Scope& scope, bool reorder) const {
+  if (!scope.body_pending) return;
+  scope.body_pending = false;
+  size_t scopes_before = scopes_.size(), bindings_before = bindings_.size();
+  size_t expressions_before = pending_expressions_.size();
+  ModelBuilder(const_cast<SemanticModel&>(*this)).buildBody(scope);
+  if (reorder) mergeGrowth(scopes_before, bindings_before, expressions_before);
+}
+
+void SemanticModel::completeExpression(size_t index, bool reorder) const {
+  PendingExpression expression = pending_expressions_[index];
+  pending_expressions_.erase(pending_expressions_.begin() + static_cast<long>(index));
+  size_t scopes_before = scopes_.size(), bindings_before = bindings_.size();
+  size_t expressions_before = pending_expressions_.size();
+  ModelBuilder(const_cast<SemanticModel&>(*this)).buildExpression(expression.node, expression.parent);
+  if (reorder) mergeGrowth(scopes_before, bindings_before, expressions_before);
 }
 
 void SemanticModel::completeAll() const {
-  if (pending_.empty()) return;
-  // Completing a body may defer the defs nested in it: repeat until none is left, then order
-  // everything once.
-  while (!pending_.empty()) {
+  if (pending_.empty() && pending_expressions_.empty()) return;
+  // Completing a body or an expression may leave what it holds for later: repeat until nothing
+  // is left, then order everything once.
+  while (!pending_.empty() || !pending_expressions_.empty()) {
     std::vector<Scope*> batch;
     batch.swap(pending_);
     for (Scope* scope : batch) completeScope(*scope, false);
+    while (!pending_expressions_.empty()) completeExpression(pending_expressions_.size() - 1, false);
   }
   std::sort(scopes_.begin() + 1, scopes_.end(), startsBefore);
   std::stable_sort(bindings_.begin(), bindings_.end(), bindsBefore);
@@ -503,6 +580,13 @@ const Scope& SemanticModel::scopeAtLocked(uint32_t pos) const {
     // and annotations hold the scopes that may be the answer).
     auto it = std::upper_bound(scopes_.begin() + 1, scopes_.end(), pos,
                                [](uint32_t p, const auto& scope) { return p < scope->start; });
+    // A pending expression around `pos` is walked a level down first (it may hold the answer).
+    auto expression = std::upper_bound(pending_expressions_.begin(), pending_expressions_.end(), pos,
+                                       [](uint32_t p, const PendingExpression& e) { return p < e.start; });
+    if (expression != pending_expressions_.begin() && pos < std::prev(expression)->end) {
+      completeExpression(static_cast<size_t>(std::prev(expression) - pending_expressions_.begin()));
+      continue;
+    }
     if (it == scopes_.begin() + 1) return *scopes_.front();
     Scope* candidate = std::prev(it)->get();
     Scope* pending = nullptr;

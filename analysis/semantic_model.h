@@ -67,8 +67,11 @@ struct Scope {
 // parameters are bound at once, its body is walked the first time a question needs it
 // (`scopeAt` or `resolve` inside it, `bindingsOf` its scope, `bindings()` or `scopes()`). A def
 // whose bytes spell `global`, `nonlocal` or `import`, or hold a syntax error, is walked at once:
-// its body can bind names outside its own scope. Answers are those of the complete model; an
-// edit of a large file then costs the module level and the defs its rules look into.
+// its body can bind names outside its own scope. So is an expression that holds scopes (lambdas,
+// comprehensions) but binds nothing where it stands (no `:=`, no `as`): the tables of lambdas
+// that test suites and registries keep at module level are walked, one level at a time, only
+// down to where a question lands. Answers are those of the complete model; an edit of a large
+// file then costs the module level and the defs and expressions its rules look into.
 class SemanticModel {
  public:
   explicit SemanticModel(const ParsedFile& file);
@@ -127,6 +130,11 @@ class SemanticModel {
   // Walks the body of `scope` if it is still pending (then, with `reorder`, puts what it added
   // in order); lazy_mutex_ held.
   void completeScope(Scope& scope, bool reorder = true) const;
+  // Walks the pending expression at `index` one level down (the expressions it holds that may
+  // be left for later are); lazy_mutex_ held.
+  void completeExpression(size_t index, bool reorder = true) const;
+  // Puts in order what a walk appended after the given sizes; lazy_mutex_ held.
+  void mergeGrowth(size_t scopes_before, size_t bindings_before, size_t expressions_before) const;
   void completeAll() const;
   static bool bindsBefore(const std::unique_ptr<Binding>& a, const std::unique_ptr<Binding>& b);
   const Scope& scopeAtLocked(uint32_t pos) const;
@@ -136,7 +144,16 @@ class SemanticModel {
   mutable std::vector<std::unique_ptr<Binding>> bindings_;  // in order of position
   mutable std::vector<const Binding*> imports_;             // the Import bindings, in source order
   mutable std::vector<Scope*> pending_;                     // scopes whose body_pending may be set
-  std::vector<uint32_t> binder_words_;  // sorted offsets of `lambda`, `for`, `as`, `:=`
+  // An expression not walked yet: it binds no name in `parent`, only in the scopes it holds.
+  struct PendingExpression {
+    TSNode node;
+    Scope* parent;
+    uint32_t start, end;
+  };
+  mutable std::vector<PendingExpression> pending_expressions_;  // disjoint, in order of start
+  std::vector<uint32_t> binder_words_;     // sorted offsets of `lambda`, `for`, `as`, `:=`
+  std::vector<uint32_t> assigning_words_;  // sorted offsets of `as`, `:=` (they bind where they stand)
+  std::vector<int8_t> assigning_word_is_code_;  // per assigning word: -1 not known yet, 0 no, 1 yes
   std::vector<uint32_t> eager_words_;   // sorted offsets of `global`, `nonlocal`, `import`
   mutable std::mutex lazy_mutex_;       // guards the pending bodies and what walking one adds
   AnalysisCache analyses_;

@@ -5,6 +5,7 @@
 // so bodies are completed out of order before bindings() completes the rest.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -48,9 +49,14 @@ std::vector<TSNode> identifiers(const analysis::ParsedFile& file) {
   return out;
 }
 
+void expectSameAnswersFor(const std::string& text);
+
 void expectSameAnswers(const fs::path& path) {
   SCOPED_TRACE(path.string());
-  std::string text = read(path);
+  expectSameAnswersFor(read(path));
+}
+
+void expectSameAnswersFor(const std::string& text) {
   auto file = analysis::ParsedFile::parse(text);
   analysis::SemanticModel eager(file, [](TSNode) {});
   analysis::SemanticModel lazy(file);
@@ -94,6 +100,48 @@ TEST(LazySemanticModel, AnswersAsTheCompleteModelOnEveryFixture) {
       ++files;
     }
   EXPECT_GT(files, 100);
+}
+
+// The same over a corpus of one's choosing (not part of the suite's default run):
+//   PTLINT_LAZY_MODEL_CORPUS=/usr/lib/python3/dist-packages/torch ptlint_unit_tests --gtest_filter='*Corpus*'
+TEST(LazySemanticModel, AnswersAsTheCompleteModelOnACorpus) {
+  const char* corpus = std::getenv("PTLINT_LAZY_MODEL_CORPUS");
+  if (corpus == nullptr) GTEST_SKIP() << "PTLINT_LAZY_MODEL_CORPUS not set";
+  int files = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(corpus)) {
+    if (entry.path().extension() != ".py" || entry.file_size() > 2'000'000) continue;
+    expectSameAnswers(entry.path());
+    ++files;
+  }
+  EXPECT_GT(files, 0);
+}
+
+// Tables of lambdas and comprehensions (left for later, a level at a time) next to the
+// expressions that bind where they stand (`:=`, `as`), which are walked at once.
+TEST(LazySemanticModel, ExpressionsHoldingScopesAnswerAsTheCompleteModel) {
+  const std::string text =
+      "import torch\n"
+      "from torch import nn\n"
+      "op_db = [\n"
+      "    OpInfo('add', ref=lambda x, y=torch.ones(1): torch.add(x, y),\n"
+      "           samples=[s for s in range(3) if (lambda t: t)(s)],\n"
+      "           nested={k: (lambda k=k: k * torch.pi) for k in 'ab'}),\n"
+      "    OpInfo('mul', ref=lambda a: (lambda b: a * b)(a), dtypes=(torch.float, torch.half)),\n"
+      "    OpInfo('walrus', ref=[y := 1, [z for z in range(y)]], again=lambda: y),\n"
+      "]\n"
+      "table = {name: lambda t, name=name: getattr(torch, name)(t) for name in ('sin', 'cos')}\n"
+      "class Registry:\n"
+      "    hooks = [lambda m: m.eval(), lambda m: nn.Identity()(m)]\n"
+      "    @staticmethod\n"
+      "    @register(key=lambda m: type(m).__name__)\n"
+      "    def run(model, hooks=[lambda m: m]):\n"
+      "        squares = sorted(hooks, key=lambda h: [h for h in (n := hooks)])\n"
+      "        with (open('f') as handle, torch.no_grad()):\n"
+      "            return [h(model) for h in hooks if n], handle\n"
+      "late = [lambda: op_db, lambda: table[0](torch.zeros(2))]\n"
+      "def use():\n"
+      "    return [f() for f in late], y, z\n";
+  expectSameAnswersFor(text);
 }
 
 TEST(LazySemanticModel, BodiesThatBindOutsideAreWalkedAtOnce) {
