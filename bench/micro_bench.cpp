@@ -100,9 +100,10 @@ void BM_ParseAndLintAll(benchmark::State& state) {
 BENCHMARK(BM_ParseAndLintAll)->Unit(benchmark::kMillisecond);
 
 // What the LSP server does per keystroke: one character typed at the end of the first line (and
-// deleted again), an incremental re-parse reusing the old tree, then (with `settings`) lint.
+// deleted again), an incremental re-parse reusing the old tree, then (with `settings`) lint
+// (lintFileConcurrently, as the server calls it, unless `concurrently` is false).
 void benchKeystrokes(benchmark::State& state, const rules::Settings* settings,
-                     const std::string& text = benchText()) {
+                     const std::string& text = benchText(), bool concurrently = true) {
   uint32_t at = static_cast<uint32_t>(text.find('\n'));
   std::string typed = text;
   typed.insert(at, "x");
@@ -118,7 +119,9 @@ void benchKeystrokes(benchmark::State& state, const rules::Settings* settings,
     edit.new_end_point = {0, edit.new_end_byte};
     inserted = !inserted;
     current = std::make_unique<analysis::ParsedFile>(current->reparse(inserted ? typed : text, edit));
-    if (settings != nullptr) benchmark::DoNotOptimize(rules::lintFile(*current, *settings));
+    if (settings != nullptr)
+      benchmark::DoNotOptimize(concurrently ? rules::lintFileConcurrently(*current, *settings)
+                                            : rules::lintFile(*current, *settings));
   }
   setBytes(state);
 }
@@ -147,6 +150,13 @@ void BM_LspEditCompiledDefault(benchmark::State& state) {
   benchKeystrokes(state, &settings, compiledBenchText());
 }
 BENCHMARK(BM_LspEditCompiledDefault)->Unit(benchmark::kMillisecond);
+
+// The same on one thread (lintFile, as `ptlint check` lints each file).
+void BM_LspEditCompiledDefaultOneThread(benchmark::State& state) {
+  rules::Settings settings;
+  benchKeystrokes(state, &settings, compiledBenchText(), false);
+}
+BENCHMARK(BM_LspEditCompiledDefaultOneThread)->Unit(benchmark::kMillisecond);
 
 // One benchmark per registered rule: lintFile with only that rule selected.
 const bool kPerRuleRegistered = [] {

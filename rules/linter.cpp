@@ -1,9 +1,13 @@
 #include "rules/linter.h"
 
 #include <algorithm>
+#include <atomic>
+#include <future>
 #include <memory>
+#include <optional>
 #include <mutex>
 #include <string>
+#include <system_error>
 #include <unordered_map>
 
 #include "analysis/noqa.h"
@@ -155,6 +159,17 @@ bool linterMayReport(std::string_view text, const Settings& settings) {
          analysis::findBytes(text, "PTL") != std::string_view::npos;
 }
 
+// `work` on a thread of its own; an empty future when no thread can be had (the caller then does
+// the work itself: a thread limit slows a lint down, it never fails one).
+template <typename Work>
+auto onAnotherThread(Work&& work) -> std::future<decltype(work())> {
+  try {
+    return std::async(std::launch::async, std::forward<Work>(work));
+  } catch (const std::system_error&) {
+    return {};
+  }
+}
+
 // Byte ranges sorted by start, with the running maximum of their ends: does any overlap a node?
 class RangeSet {
  public:
@@ -182,14 +197,26 @@ class RangeSet {
 // asked for its kind. Only the subtrees overlapping some rule's ranges are entered.
 void collectInRanges(const analysis::ParsedFile& file, const analysis::SemanticModel& model, const Settings& settings,
                      const std::vector<const Rule*>& rules, const std::vector<std::vector<const Rule*>>& by_symbol,
-                     std::vector<std::pair<TSNode, const Rule*>>& wanted) {
+                     std::vector<std::pair<TSNode, const Rule*>>& wanted, bool concurrent = false) {
+  std::vector<const Rule*> ranged;
+  for (const Rule* rule : rules)
+    if (rule->checksWithinRanges()) ranged.push_back(rule);
+  // Each rule's ranges; concurrently, two threads take the rules in turn (the model and the
+  // per-file analyses are thread-safe).
+  std::vector<std::optional<RangeSet>> sets(ranged.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < ranged.size();) sets[i].emplace(ranged[i]->checkRanges(model, settings));
+  };
+  std::future<void> helper;
+  if (concurrent && ranged.size() > 1) helper = onAnotherThread(work);
+  work();
+  if (helper.valid()) helper.get();
   std::vector<std::pair<const Rule*, RangeSet>> per_rule;
   std::vector<std::pair<uint32_t, uint32_t>> all;
-  for (const Rule* rule : rules) {
-    if (!rule->checksWithinRanges()) continue;
-    RangeSet set(rule->checkRanges(model, settings));
-    all.insert(all.end(), set.ranges().begin(), set.ranges().end());
-    per_rule.emplace_back(rule, std::move(set));
+  for (size_t i = 0; i < ranged.size(); ++i) {
+    all.insert(all.end(), sets[i]->ranges().begin(), sets[i]->ranges().end());
+    per_rule.emplace_back(ranged[i], std::move(*sets[i]));
   }
   RangeSet any(std::move(all));
   auto rangesOf = [&](const Rule* rule) -> const RangeSet* {
@@ -245,15 +272,25 @@ bool asksProject(std::string_view text, const Settings& settings) {
   return found;
 }
 
-LintResult lintFile(const analysis::ParsedFile& file, const Settings& settings) {
-  return lintFile(file, settings, rulesThatMayMatch(file.text(), settings));
-}
+namespace {
 
-LintResult lintFile(const analysis::ParsedFile& file, const Settings& settings, std::vector<const Rule*> candidates) {
+// Both lintFile and lintFileConcurrently. `candidates`: rulesThatMayMatch's answer when the
+// caller has it. Concurrently, a second thread builds the semantic model (a speculative one: it
+// is thrown away when no rule remains or the rules need the visitor's walk) while this one runs
+// the byte-level tests, then the noqa index while this one collects and checks.
+LintResult lint(const analysis::ParsedFile& file, const Settings& settings,
+                std::optional<std::vector<const Rule*>> candidates, bool concurrent) {
   LintResult result;
   result.has_syntax_errors = file.hasSyntaxErrors();
-  std::vector<const Rule*> rules = std::move(candidates);
+  std::future<std::unique_ptr<analysis::SemanticModel>> early_model;
+  if (concurrent) early_model = onAnotherThread([&file] { return std::make_unique<analysis::SemanticModel>(file); });
+  std::vector<const Rule*> rules = candidates ? std::move(*candidates) : rulesThatMayMatch(file.text(), settings);
   std::erase_if(rules, [&](const Rule* rule) { return !rule->mayReportIn(file, settings); });
+  std::future<analysis::NoqaIndex> early_noqa;
+  if (concurrent) {
+    if (early_model.valid() && rules.empty()) early_model.get();  // not needed: joined before the noqa starts
+    early_noqa = onAnotherThread([&file] { return analysis::NoqaIndex::build(file); });
+  }
 
   if (result.has_syntax_errors && settings.isEnabled(syntaxErrorMeta().code, syntaxErrorMeta().enabled_by_default)) {
     const auto& error = file.syntaxErrors().front();
@@ -292,8 +329,9 @@ LintResult lintFile(const analysis::ParsedFile& file, const Settings& settings, 
     });
     std::vector<std::pair<TSNode, const Rule*>> wanted;  // in tree order
     std::unique_ptr<analysis::SemanticModel> model;
+    if (early_model.valid()) model = early_model.get();
     if (only_module || ranged) {
-      model = std::make_unique<analysis::SemanticModel>(file);
+      if (!model) model = std::make_unique<analysis::SemanticModel>(file);
     } else {
       model = std::make_unique<analysis::SemanticModel>(file, [&](TSNode node) {
         TSSymbol symbol = ts_node_symbol(node);
@@ -304,7 +342,7 @@ LintResult lintFile(const analysis::ParsedFile& file, const Settings& settings, 
     if (only_module) {
       for (const Rule* rule : by_symbol[module_symbol]) wanted.emplace_back(file.root(), rule);
     } else if (ranged) {
-      collectInRanges(file, *model, settings, rules, by_symbol, wanted);
+      collectInRanges(file, *model, settings, rules, by_symbol, wanted, concurrent);
     }
     Context ctx(file, *model, settings, *rules.front(), result.diagnostics);
     // Every rule's checks, in tree order, after the model is complete.
@@ -315,7 +353,7 @@ LintResult lintFile(const analysis::ParsedFile& file, const Settings& settings, 
   }
 
   // Suppressions, then a stable order.
-  analysis::NoqaIndex noqa = analysis::NoqaIndex::build(file);
+  analysis::NoqaIndex noqa = early_noqa.valid() ? early_noqa.get() : analysis::NoqaIndex::build(file);
   if (settings.isEnabled(unusedNoqaMeta().code, unusedNoqaMeta().enabled_by_default)) {
     std::vector<Diagnostic> unused;
     reportUnusedNoqa(file, settings, noqa, result.diagnostics, unused);
@@ -334,6 +372,20 @@ LintResult lintFile(const analysis::ParsedFile& file, const Settings& settings, 
     return a.code < b.code;
   });
   return result;
+}
+
+}  // namespace
+
+LintResult lintFile(const analysis::ParsedFile& file, const Settings& settings) {
+  return lint(file, settings, std::nullopt, false);
+}
+
+LintResult lintFile(const analysis::ParsedFile& file, const Settings& settings, std::vector<const Rule*> candidates) {
+  return lint(file, settings, std::move(candidates), false);
+}
+
+LintResult lintFileConcurrently(const analysis::ParsedFile& file, const Settings& settings) {
+  return lint(file, settings, std::nullopt, true);
 }
 
 }  // namespace ptlint::rules
