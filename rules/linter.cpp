@@ -329,10 +329,9 @@ LintResult lint(const analysis::ParsedFile& file, const Settings& settings,
     });
     std::vector<std::pair<TSNode, const Rule*>> wanted;  // in tree order
     std::unique_ptr<analysis::SemanticModel> model;
-    if (early_model.valid()) model = early_model.get();
     if (only_module || ranged) {
-      if (!model) model = std::make_unique<analysis::SemanticModel>(file);
-    } else {
+      model = early_model.valid() ? early_model.get() : std::make_unique<analysis::SemanticModel>(file);
+    } else {  // the speculative model is not waited for (its future joins when this returns)
       model = std::make_unique<analysis::SemanticModel>(file, [&](TSNode node) {
         TSSymbol symbol = ts_node_symbol(node);
         if (symbol < by_symbol.size())
