@@ -120,17 +120,15 @@ class ModelBuilder {
     std::stable_sort(model_.bindings_.begin(), model_.bindings_.end(), SemanticModel::bindsBefore);
   }
 
-  // The stack of scopes around `innermost`, outermost first, as the first walk had it there.
-  void enterScopes(Scope* innermost) {
+  // Walks the children of `node` as the first walk would have, inside `innermost` and the scopes
+  // around it: a deferred def's (its parameters' defaults and annotations, its return
+  // annotation, its body) inside its own scope, a pending expression's inside the scope it stands
+  // in. Expressions that may wait are left for later again.
+  void buildChildren(TSNode node, Scope* innermost) {
     lazy_ = true;
     stack_.clear();
     for (Scope* s = innermost; s != nullptr; s = const_cast<Scope*>(s->parent)) stack_.push_back(s);
     std::reverse(stack_.begin(), stack_.end());
-  }
-
-  // Walks the children of `node` inside the current stack as the first walk would have
-  // (expressions that may wait are left for later again).
-  void walkChildren(TSNode node) {
     TSTreeCursor cursor = ts_tree_cursor_new(node);
     if (ts_tree_cursor_goto_first_child(&cursor)) {
       do {
@@ -143,19 +141,6 @@ class ModelBuilder {
       } while (ts_tree_cursor_goto_next_sibling(&cursor));
     }
     ts_tree_cursor_delete(&cursor);
-  }
-
-  // Walks what the deferred def of `scope` holds (its parameters' defaults and annotations, its
-  // return annotation, its body) as the first walk would have, inside the scopes around it.
-  void buildBody(Scope& scope) {
-    enterScopes(&scope);
-    walkChildren(scope.node);
-  }
-
-  // Walks the children of a pending expression inside the scopes around it.
-  void buildExpression(TSNode node, Scope* parent) {
-    enterScopes(parent);
-    walkChildren(node);
   }
 
  private:
@@ -431,6 +416,7 @@ class ModelBuilder {
     });
     std::sort(binder_words_.begin(), binder_words_.end());
     std::sort(model_.assigning_words_.begin(), model_.assigning_words_.end());
+    model_.assigning_word_is_code_.assign(model_.assigning_words_.size(), -1);
   }
 
   static bool isExpressionKind(TSSymbol symbol) {
@@ -483,7 +469,6 @@ class ModelBuilder {
   // expressions ask again.
   bool assigningWordIsCode(size_t i) {
     auto& verdicts = model_.assigning_word_is_code_;
-    if (verdicts.size() != model_.assigning_words_.size()) verdicts.assign(model_.assigning_words_.size(), -1);
     if (verdicts[i] < 0) {
       uint32_t at = model_.assigning_words_[i];  // `:=` and `as` are two bytes each
       TSNode token = ts_node_descendant_for_byte_range(model_.file().root(), at, at + 2);
@@ -534,7 +519,7 @@ void SemanticModel::completeScope(Scope& scope, bool reorder) const {
   scope.body_pending = false;
   size_t scopes_before = scopes_.size(), bindings_before = bindings_.size();
   size_t expressions_before = pending_expressions_.size();
-  ModelBuilder(const_cast<SemanticModel&>(*this)).buildBody(scope);
+  ModelBuilder(const_cast<SemanticModel&>(*this)).buildChildren(scope.node, &scope);
   if (reorder) mergeGrowth(scopes_before, bindings_before, expressions_before);
 }
 
@@ -543,7 +528,7 @@ void SemanticModel::completeExpression(size_t index, bool reorder) const {
   pending_expressions_.erase(pending_expressions_.begin() + static_cast<long>(index));
   size_t scopes_before = scopes_.size(), bindings_before = bindings_.size();
   size_t expressions_before = pending_expressions_.size();
-  ModelBuilder(const_cast<SemanticModel&>(*this)).buildExpression(expression.node, expression.parent);
+  ModelBuilder(const_cast<SemanticModel&>(*this)).buildChildren(expression.node, expression.parent);
   if (reorder) mergeGrowth(scopes_before, bindings_before, expressions_before);
 }
 

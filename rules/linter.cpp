@@ -4,8 +4,8 @@
 #include <atomic>
 #include <future>
 #include <memory>
-#include <optional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <unordered_map>
@@ -197,7 +197,7 @@ class RangeSet {
 // asked for its kind. Only the subtrees overlapping some rule's ranges are entered.
 void collectInRanges(const analysis::ParsedFile& file, const analysis::SemanticModel& model, const Settings& settings,
                      const std::vector<const Rule*>& rules, const std::vector<std::vector<const Rule*>>& by_symbol,
-                     std::vector<std::pair<TSNode, const Rule*>>& wanted, bool concurrent = false) {
+                     std::vector<std::pair<TSNode, const Rule*>>& wanted, bool concurrent) {
   std::vector<const Rule*> ranged;
   for (const Rule* rule : rules)
     if (rule->checksWithinRanges()) ranged.push_back(rule);
@@ -286,11 +286,10 @@ LintResult lint(const analysis::ParsedFile& file, const Settings& settings,
   if (concurrent) early_model = onAnotherThread([&file] { return std::make_unique<analysis::SemanticModel>(file); });
   std::vector<const Rule*> rules = candidates ? std::move(*candidates) : rulesThatMayMatch(file.text(), settings);
   std::erase_if(rules, [&](const Rule* rule) { return !rule->mayReportIn(file, settings); });
+  // With rules left, the noqa index is built meanwhile; without, this thread builds it while the
+  // unneeded model finishes (its future joins when this returns).
   std::future<analysis::NoqaIndex> early_noqa;
-  if (concurrent) {
-    if (early_model.valid() && rules.empty()) early_model.get();  // not needed: joined before the noqa starts
-    early_noqa = onAnotherThread([&file] { return analysis::NoqaIndex::build(file); });
-  }
+  if (concurrent && !rules.empty()) early_noqa = onAnotherThread([&file] { return analysis::NoqaIndex::build(file); });
 
   if (result.has_syntax_errors && settings.isEnabled(syntaxErrorMeta().code, syntaxErrorMeta().enabled_by_default)) {
     const auto& error = file.syntaxErrors().front();

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "test_files.h"
 #include "analysis/code_text.h"
 #include "analysis/parse.h"
 #include "rules/attention/attention_flow.h"
@@ -24,13 +25,6 @@ bool indexHasCandidates(const std::string& text) {
 bool prefilterPasses(const std::string& text) {
   auto code = analysis::blankStringsAndComments(text);
   return !code || rules::attention::codeMayHoldCandidates(*code);
-}
-
-std::string read(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
 }
 
 TEST(AttentionPrefilter, EveryProductFormPasses) {
@@ -77,7 +71,7 @@ TEST(AttentionPrefilter, NeverHidesAFixtureCandidate) {
   int with_candidates = 0;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(PTLINT_FIXTURES_DIR)) {
     if (entry.path().extension() != ".py") continue;
-    std::string text = read(entry.path());
+    std::string text = test_files::readFile(entry.path());
     if (!indexHasCandidates(text)) continue;
     ++with_candidates;
     EXPECT_TRUE(prefilterPasses(text)) << entry.path();

@@ -5,24 +5,16 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "rules/linter.h"
+#include "test_files.h"
 
 using namespace ptlint;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string read(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
 
 std::vector<std::string> describe(const rules::LintResult& result) {
   std::vector<std::string> out;
@@ -44,10 +36,9 @@ int compareOn(const fs::path& root) {
   int files = 0;
   rules::Settings defaults, all;
   all.select = {"ALL"};
-  for (const auto& entry : fs::recursive_directory_iterator(root)) {
-    if (entry.path().extension() != ".py" || entry.file_size() > 2'000'000) continue;
-    SCOPED_TRACE(entry.path().string());
-    auto file = analysis::ParsedFile::parse(read(entry.path()));
+  for (const fs::path& path : test_files::pythonFilesUnder(root, 2'000'000)) {
+    SCOPED_TRACE(path.string());
+    auto file = analysis::ParsedFile::parse(test_files::readFile(path));
     for (const rules::Settings* settings : {&defaults, &all})
       EXPECT_EQ(describe(rules::lintFileConcurrently(file, *settings)), describe(rules::lintFile(file, *settings)));
     ++files;

@@ -20,6 +20,7 @@
 #include <map>
 #include <sstream>
 
+#include "test_files.h"
 #include "quickfix/fix_loop.h"
 #include "rules/linter.h"
 
@@ -27,13 +28,6 @@ namespace fs = std::filesystem;
 using namespace ptlint;
 
 namespace {
-
-std::string readFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
 
 std::vector<std::string> splitCodes(std::string_view text) {
   std::vector<std::string> out;
@@ -61,7 +55,7 @@ struct Fixture {
 Fixture loadFixture(const fs::path& path) {
   Fixture f;
   f.path = path;
-  f.text = readFile(path);
+  f.text = test_files::readFile(path);
   std::string stem = path.stem().string();
   f.settings.select = {stem.substr(0, stem.find('_'))};
   std::istringstream lines(f.text);
@@ -181,7 +175,7 @@ TEST_P(FixtureTest, FixesMatchGoldenAndConverge) {
   }
   ASSERT_TRUE(fs::exists(golden)) << f.path << " offers fixes but has no .py.fixed golden "
                                   << "(PTLINT_UPDATE_GOLDENS=1 writes it; review it by eye)";
-  std::string expected = readFile(golden);
+  std::string expected = test_files::readFile(golden);
   EXPECT_EQ(expected, outcome.text) << "fix result differs from " << golden;
 
   // The golden itself: parses, and offers nothing further to fix.

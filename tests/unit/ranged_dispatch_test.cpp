@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "test_files.h"
 #include "analysis/syntax.h"
 #include "rules/linter.h"
 #include "rules/registry.h"
@@ -50,13 +51,6 @@ class LooksInRanges final : public rules::Rule {
   std::vector<std::pair<uint32_t, uint32_t>> ranges_;
 };
 
-std::string read(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
 std::string describe(const rules::LintResult& result) {
   std::ostringstream out;
   for (const auto& d : result.diagnostics) {
@@ -98,7 +92,7 @@ TEST(RangedDispatch, FixturesGiveTheSameFindingsAsTheWholeWalk) {
   int compared = 0;
   for (const auto& entry : std::filesystem::directory_iterator(PTLINT_FIXTURES_DIR)) {
     if (entry.path().extension() != ".py") continue;
-    std::string text = read(entry.path());
+    std::string text = test_files::readFile(entry.path());
     auto file = analysis::ParsedFile::parse(text);
     for (const rules::Rule* rule : rules::allRules()) {
       if (!rule->checksWithinRanges()) continue;

@@ -7,25 +7,17 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "analysis/semantic_model.h"
 #include "analysis/syntax.h"
+#include "test_files.h"
 
 using namespace ptlint;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string read(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
 
 std::string describe(const analysis::Scope& scope) {
   return std::to_string(static_cast<int>(scope.kind)) + "@" + std::to_string(scope.start) + "-" + std::to_string(scope.end);
@@ -53,7 +45,7 @@ void expectSameAnswersFor(const std::string& text);
 
 void expectSameAnswers(const fs::path& path) {
   SCOPED_TRACE(path.string());
-  expectSameAnswersFor(read(path));
+  expectSameAnswersFor(test_files::readFile(path));
 }
 
 void expectSameAnswersFor(const std::string& text) {
@@ -94,9 +86,8 @@ TEST(LazySemanticModel, AnswersAsTheCompleteModelOnEveryFixture) {
   int files = 0;
   fs::path fixtures = PTLINT_FIXTURES_DIR;
   for (const fs::path& dir : {fixtures, fixtures.parent_path() / "projects"})
-    for (const auto& entry : fs::recursive_directory_iterator(dir)) {
-      if (entry.path().extension() != ".py") continue;
-      expectSameAnswers(entry.path());
+    for (const fs::path& path : test_files::pythonFilesUnder(dir)) {
+      expectSameAnswers(path);
       ++files;
     }
   EXPECT_GT(files, 100);
@@ -108,9 +99,8 @@ TEST(LazySemanticModel, AnswersAsTheCompleteModelOnACorpus) {
   const char* corpus = std::getenv("PTLINT_LAZY_MODEL_CORPUS");
   if (corpus == nullptr) GTEST_SKIP() << "PTLINT_LAZY_MODEL_CORPUS not set";
   int files = 0;
-  for (const auto& entry : fs::recursive_directory_iterator(corpus)) {
-    if (entry.path().extension() != ".py" || entry.file_size() > 2'000'000) continue;
-    expectSameAnswers(entry.path());
+  for (const fs::path& path : test_files::pythonFilesUnder(corpus, 2'000'000)) {
+    expectSameAnswers(path);
     ++files;
   }
   EXPECT_GT(files, 0);
