@@ -102,8 +102,10 @@ ParsedFile::ParsedFile(std::string text, TreePtr tree)
 // syntax error (an empty tree), so it is reported, never fixed, and never crashes anything.
 constexpr int kMaxBracketDepth = 30000;
 
-static bool nestsTooDeep(std::string_view text) {
-  if (text.size() <= static_cast<size_t>(kMaxBracketDepth)) return false;  // too few bytes to nest so deep
+// The deepest bracket nesting of `text`, or a bound on it: a text this short cannot nest deeper
+// than its length.
+static size_t deepestNesting(std::string_view text) {
+  if (text.size() <= static_cast<size_t>(kMaxBracketDepth)) return text.size();
   // One table load and no branch per byte (this runs on every edit of a large file): +1 for an
   // opening bracket, -1 for a closing one, the depth never below 0.
   static const std::array<int8_t, 256> delta = [] {
@@ -117,28 +119,56 @@ static bool nestsTooDeep(std::string_view text) {
     depth = std::max(0, depth + delta[static_cast<unsigned char>(c)]);
     deepest = std::max(deepest, depth);
   }
-  return deepest > kMaxBracketDepth;
+  return static_cast<size_t>(deepest);
+}
+
+static size_t bracketsIn(std::string_view text) {
+  return static_cast<size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+    return c == '(' || c == '[' || c == '{' || c == ')' || c == ']' || c == '}';
+  }));
 }
 
 ParsedFile ParsedFile::parse(std::string text) {
-  if (nestsTooDeep(text)) {
+  size_t nesting = deepestNesting(text);
+  return parse(std::move(text), nesting);
+}
+
+ParsedFile ParsedFile::parse(std::string text, size_t nesting_bound) {
+  if (nesting_bound > static_cast<size_t>(kMaxBracketDepth)) {
     ParsedFile file(std::move(text), TreePtr(parseWith(threadParser(), nullptr, "")));
     file.syntax_errors_.push_back({0, 0, "Brackets nested more than 30000 deep; the file is not analysed"});
+    file.nesting_bound_ = nesting_bound;
     return file;
   }
   TSTree* tree = parseWith(threadParser(), nullptr, text);
-  return ParsedFile(std::move(text), TreePtr(tree));
+  ParsedFile file(std::move(text), TreePtr(tree));
+  file.nesting_bound_ = nesting_bound;
+  return file;
 }
 
 ParsedFile ParsedFile::reparse(std::string new_text, const TSInputEdit& edit) const {
-  // A placeholder tree (see nestsTooDeep) does not describe the old text: parse afresh.
-  if (nestsTooDeep(new_text) || (ts_node_end_byte(root()) == 0 && !text_.empty()))
-    return parse(std::move(new_text));
+  // Each bracket typed or deleted moves the depth after it by at most one (the depth is clamped
+  // at 0, which keeps that true), so the old bound plus those brackets bounds the new depth; only
+  // when that passes the limit is the new text measured again.
+  size_t nesting_bound = nesting_bound_;
+  if (edit.start_byte <= edit.old_end_byte && edit.old_end_byte <= text_.size() &&
+      edit.start_byte <= edit.new_end_byte && edit.new_end_byte <= new_text.size()) {
+    nesting_bound += bracketsIn(std::string_view(text_).substr(edit.start_byte, edit.old_end_byte - edit.start_byte)) +
+                     bracketsIn(std::string_view(new_text).substr(edit.start_byte, edit.new_end_byte - edit.start_byte));
+  } else {
+    nesting_bound = static_cast<size_t>(kMaxBracketDepth) + 1;
+  }
+  if (nesting_bound > static_cast<size_t>(kMaxBracketDepth)) nesting_bound = deepestNesting(new_text);
+  // A placeholder tree (see deepestNesting) does not describe the old text: parse afresh.
+  if (nesting_bound > static_cast<size_t>(kMaxBracketDepth) || (ts_node_end_byte(root()) == 0 && !text_.empty()))
+    return parse(std::move(new_text), nesting_bound);
   // The tree of the text as written (not of its grammar-gap rewrite) is the one that matches it.
   TreePtr edited(ts_tree_copy(raw_tree_ ? raw_tree_.get() : tree_.get()));
   ts_tree_edit(edited.get(), &edit);
   TSTree* tree = parseWith(threadParser(), edited.get(), new_text);
-  return ParsedFile(std::move(new_text), TreePtr(tree));
+  ParsedFile file(std::move(new_text), TreePtr(tree));
+  file.nesting_bound_ = nesting_bound;
+  return file;
 }
 
 void ParsedFile::collectSyntaxErrors(TSNode root) {

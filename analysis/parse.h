@@ -53,6 +53,8 @@ class ParsedFile {
 
  private:
   ParsedFile(std::string text, TreePtr tree);
+  // `nesting_bound`: at least the text's deepest bracket nesting.
+  static ParsedFile parse(std::string text, size_t nesting_bound);
   void collectSyntaxErrors(TSNode root);
 
   std::string text_;
@@ -62,6 +64,9 @@ class ParsedFile {
   TreePtr raw_tree_;
   LineIndex lines_;
   std::vector<SyntaxError> syntax_errors_;
+  // At least the deepest bracket nesting of text_ (exact after a full parse; re-parses add the
+  // brackets an edit typed or deleted, and measure again only past the limit).
+  size_t nesting_bound_ = 0;
   std::unique_ptr<AnalysisCache> analyses_ = std::make_unique<AnalysisCache>();  // movable file
 };
 

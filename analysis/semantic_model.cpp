@@ -61,16 +61,6 @@ TSNode field(TSNode node, Field which) {
   return ts_node_child_by_field_id(node, ids[static_cast<size_t>(which)]);
 }
 
-// isIdentifierByte as a table, for the scan of the whole text.
-const std::array<bool, 256>& identifierBytes() {
-  static const std::array<bool, 256> table = [] {
-    std::array<bool, 256> out{};
-    for (int c = 0; c < 256; ++c) out[c] = isIdentifierByte(static_cast<char>(c));
-    return out;
-  }();
-  return table;
-}
-
 // Scopes in order of start; of two starting together, the outer first, so that the last scope
 // starting at a position is the innermost.
 bool startsBefore(const std::unique_ptr<Scope>& a, const std::unique_ptr<Scope>& b) {
@@ -390,32 +380,31 @@ class ModelBuilder {
   // entered (but `return`, `assert`, `raise` and `del`, which hold expressions only), and so is
   // anything holding a syntax error (error recovery can put a statement inside an expression).
   void noteBinderWords() {
-    // One pass over the identifiers: a whole word is an identifier that equals it.
-    const auto& is_identifier = identifierBytes();
-    const char* text = source_.data();
-    size_t size = source_.size();
-    for (size_t at = 0; at < size;) {
-      if (!is_identifier[static_cast<unsigned char>(text[at])]) {
-        ++at;
-        continue;
+    // One pass over the text for all the words; a whole word is an identifier that equals it.
+    static constexpr std::string_view kWords[] = {"lambda", "for", "as", "global", "nonlocal", "import", ":="};
+    enum { kLambda, kFor, kAs, kGlobal, kNonlocal, kImport, kWalrus };
+    static const WordSet words(kWords);
+    std::string_view text = source_;
+    words.forEachMatchUnordered(text, [&](size_t id, size_t at) {
+      if (id != kWalrus) {
+        size_t end = at + kWords[id].size();
+        if ((at > 0 && isIdentifierByte(text[at - 1])) || (end < text.size() && isIdentifierByte(text[end]))) return;
       }
-      size_t end = at + 1;
-      while (end < size && is_identifier[static_cast<unsigned char>(text[end])]) ++end;
-      std::string_view word(text + at, end - at);
-      if (word == "lambda" || word == "for") binder_words_.push_back(static_cast<uint32_t>(at));
-      else if (word == "as") {
-        binder_words_.push_back(static_cast<uint32_t>(at));
-        model_.assigning_words_.push_back(static_cast<uint32_t>(at));
-      } else if (word == "global" || word == "nonlocal" || word == "import")
-        model_.eager_words_.push_back(static_cast<uint32_t>(at));
-      at = end;
-    }
-    forEachOccurrence(source_, ":=", [&](size_t at) {
-      binder_words_.push_back(static_cast<uint32_t>(at));
-      model_.assigning_words_.push_back(static_cast<uint32_t>(at));
+      auto offset = static_cast<uint32_t>(at);
+      switch (id) {
+        case kLambda:
+        case kFor: binder_words_.push_back(offset); break;
+        case kAs:
+        case kWalrus:
+          binder_words_.push_back(offset);
+          model_.assigning_words_.push_back(offset);
+          break;
+        default: model_.eager_words_.push_back(offset); break;
+      }
     });
     std::sort(binder_words_.begin(), binder_words_.end());
     std::sort(model_.assigning_words_.begin(), model_.assigning_words_.end());
+    std::sort(model_.eager_words_.begin(), model_.eager_words_.end());
     model_.assigning_word_is_code_.assign(model_.assigning_words_.size(), -1);
   }
 

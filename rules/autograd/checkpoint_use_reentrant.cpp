@@ -1,5 +1,6 @@
 // PTL108 checkpoint-use-reentrant: activation checkpointing without an explicit `use_reentrant=`.
 #include "analysis/syntax.h"
+#include "analysis/text_search.h"
 #include "rules/all_rules.h"
 #include "rules/helpers.h"
 
@@ -72,7 +73,7 @@ class CheckpointUseReentrant final : public Rule {
   }
   bool mayMatchText(std::string_view text, const Settings&) const override {
     for (std::string_view part : {"utils.checkpoint", "import checkpoint", ", checkpoint", "(checkpoint"})
-      if (text.find(part) != std::string_view::npos) return true;
+      if (analysis::findBytes(text, part) != std::string_view::npos) return true;
     return false;
   }
 

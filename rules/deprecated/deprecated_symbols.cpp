@@ -303,23 +303,26 @@ bool mayUseSymbols(std::string_view text, bool whole_words) {
   const SymbolWords& sw = symbolWords();
   bool aliased = false;
   std::vector<std::pair<size_t, size_t>> common;  // (word, offset) of everyday names
-  bool found = sw.words.forEachMatch(text, [&](size_t id, size_t at) {
+  // One pass over all of the text (four parts at once), which costs less than a scan in order
+  // that could stop at the first hit.
+  bool found = false;
+  sw.words.forEachMatchUnordered(text, [&](size_t id, size_t at) {
     if (id >= sw.aliases_begin) {
       aliased = true;
-      return false;
+      return;
     }
+    if (found) return;
     std::string_view word = sw.words.word(id);
     size_t end = at + word.size();
     bool whole = !(at > 0 && analysis::isIdentifierByte(text[at - 1])) &&
                  !(end < text.size() && analysis::isIdentifierByte(text[end]));
     if (sw.common[id]) {
       if (whole) common.emplace_back(id, at);
-      return false;
+      return;
     }
     // `import functorch` / `from functorch` hold a space: never whole identifiers.
     bool identifier = word.find(' ') == std::string_view::npos;
-    if (!whole_words || !identifier) return true;
-    return whole && memberMayReachSymbol(text, at);
+    found = !whole_words || !identifier || (whole && memberMayReachSymbol(text, at));
   });
   if (found) return true;
   // An alias of torch or torch.functional makes any `.member` a candidate.

@@ -800,38 +800,21 @@ class DeprecatedTorchFunction final : public Rule {
   bool checksWithinRanges() const override { return true; }
   std::vector<std::pair<uint32_t, uint32_t>> checkRanges(const analysis::SemanticModel& model,
                                                          const Settings&) const override {
-    // The first bytes and lengths of the last segments: most identifiers fail these at once.
-    struct Shape {
-      std::array<bool, 256> first{};
-      std::array<bool, 256> identifier{};  // analysis::isIdentifierByte as a table
-      size_t shortest = SIZE_MAX, longest = 0;
-    };
-    static const Shape shape = [] {
-      Shape s;
-      for (int c = 0; c < 256; ++c) s.identifier[c] = analysis::isIdentifierByte(static_cast<char>(c));
-      for (std::string_view word : deprecated::symbolMembers()) {
-        if (word.empty()) continue;
-        s.first[static_cast<unsigned char>(word.front())] = true;
-        s.shortest = std::min(s.shortest, word.size());
-        s.longest = std::max(s.longest, word.size());
-      }
-      return s;
+    // Every whole identifier that is some symbol's last segment, in one pass over the text.
+    static const analysis::WordSet members = [] {
+      std::vector<std::string_view> words;
+      for (std::string_view word : deprecated::symbolMembers())
+        if (!word.empty()) words.push_back(word);
+      return analysis::WordSet(words);
     }();
     std::string_view text = model.file().text();
     std::vector<std::pair<uint32_t, uint32_t>> ranges;
-    for (size_t at = 0; at < text.size();) {
-      if (!shape.identifier[static_cast<unsigned char>(text[at])]) {
-        ++at;
-        continue;
-      }
-      size_t end = at + 1;
-      while (end < text.size() && shape.identifier[static_cast<unsigned char>(text[end])]) ++end;
-      size_t size = end - at;
-      if (shape.first[static_cast<unsigned char>(text[at])] && size >= shape.shortest && size <= shape.longest &&
-          deprecated::isSymbolMember(text.substr(at, size)))
-        ranges.emplace_back(static_cast<uint32_t>(at), static_cast<uint32_t>(end));
-      at = end;
-    }
+    members.forEachMatchUnordered(text, [&](size_t id, size_t at) {
+      size_t end = at + members.word(id).size();
+      if ((at > 0 && analysis::isIdentifierByte(text[at - 1])) || (end < text.size() && analysis::isIdentifierByte(text[end])))
+        return;
+      ranges.emplace_back(static_cast<uint32_t>(at), static_cast<uint32_t>(end));
+    });
     return ranges;
   }
 

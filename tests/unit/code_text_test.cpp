@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -129,5 +130,49 @@ TEST(TextSearch, WordSetFindsWhatMemmemFinds) {
       std::sort(seen.begin(), seen.end());
       EXPECT_EQ(seen, expected) << text << " / " << words[k];
     }
+  }
+}
+
+// A large text is scanned in parts at once: words at, across and right after each part's start,
+// and in the bytes left over at the end, are found as a scan of the whole text would find them.
+TEST(TextSearch, WordSetScansLargeTextsInPartsWithoutLosingBoundaries) {
+  auto expectSameAsMemmem = [](const ptlint::analysis::WordSet& set, const std::vector<std::string_view>& words,
+                               const std::string& text) {
+    auto found = set.scan(text);
+    for (size_t k = 0; k < words.size(); ++k) {
+      bool sub = ptlint::analysis::findBytes(text, words[k]) != std::string_view::npos;
+      bool whole = ptlint::analysis::forEachWholeWord(text, words[k], [](size_t) { return true; });
+      EXPECT_EQ(found.substring(k), sub) << words[k];
+      EXPECT_EQ(found.wholeWord(k), whole) << words[k];
+    }
+  };
+  std::vector<std::string_view> placed{"alpha", "beta", "gamma", "delta", "omega", "kappa", "absent"};
+  ptlint::analysis::WordSet placed_set(placed);
+  for (size_t size : {size_t{65536}, size_t{262147}, size_t{300001}}) {
+    std::string text(size, '.');
+    size_t part = size / 4;
+    text.replace(0, 5, "omega");                 // the first byte of the first part
+    text.replace(part - 2, 5, "alpha");          // across the second part's start
+    text.replace(2 * part - 4, 4, "beta");       // ends on the last byte before the third part
+    text.replace(3 * part, 5, "gamma");          // the first byte of the last part
+    text.replace(size - 5, 5, "delta");          // the last bytes of the text
+    text.replace(3 * part - 6, 6, "xkappa");     // inside a longer identifier: no whole word
+    expectSameAsMemmem(placed_set, placed, text);
+  }
+  // Random texts over few letters: words of ten letters occur in some and not in others.
+  std::mt19937 random(7);
+  std::vector<std::string> owned;
+  for (int w = 0; w < 12; ++w) {
+    std::string word;
+    for (int i = 0; i < 9 + w % 3; ++i) word += "abcd"[random() % 4];
+    owned.push_back(word);
+  }
+  owned.push_back("ab");
+  std::vector<std::string_view> words(owned.begin(), owned.end());
+  ptlint::analysis::WordSet set(words);
+  for (int round = 0; round < 12; ++round) {
+    std::string text(70000 + random() % 50000, ' ');
+    for (char& c : text) c = "abcd _"[random() % 6];
+    expectSameAsMemmem(set, words, text);
   }
 }

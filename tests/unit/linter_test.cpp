@@ -57,4 +57,30 @@ TEST(Parse, AbsurdBracketDepthIsASyntaxErrorNotACrash) {
   EXPECT_FALSE(fine.hasSyntaxErrors());
 }
 
+// A re-parse measures the depth again only when the brackets an edit typed or deleted could take
+// it past the limit: typing one more opening bracket, or deleting a closing one, still does.
+TEST(Parse, ReparseNoticesAnEditThatNestsTooDeep) {
+  auto tooDeep = [](const analysis::ParsedFile& file) {
+    return file.hasSyntaxErrors() && file.syntaxErrors().front().message.find("nested more than") != std::string::npos;
+  };
+  std::string at_limit = "x = " + std::string(30000, '(') + "1" + std::string(30000, ')') + "\n";
+  auto file = analysis::ParsedFile::parse(at_limit);
+  EXPECT_FALSE(file.hasSyntaxErrors());
+  TSInputEdit typed{4, 4, 5, {0, 4}, {0, 4}, {0, 5}};
+  auto deeper = file.reparse("x = (" + at_limit.substr(4), typed);
+  EXPECT_TRUE(tooDeep(deeper));
+  // Below the limit, one closing bracket between two runs of opening ones: deleting it joins them.
+  std::string split = "x = " + std::string(20001, '(') + ")" + std::string(10000, '(') + "1" + std::string(30000, ')') + "\n";
+  auto below = analysis::ParsedFile::parse(split);
+  EXPECT_FALSE(tooDeep(below));
+  uint32_t closer = 4 + 20001;
+  TSInputEdit deleted{closer, closer + 1, closer, {0, closer}, {0, closer + 1}, {0, closer}};
+  std::string joined = split;
+  joined.erase(closer, 1);
+  EXPECT_TRUE(tooDeep(below.reparse(joined, deleted)));
+  // An edit far from the brackets keeps the file as it was.
+  TSInputEdit renamed{0, 1, 1, {0, 0}, {0, 1}, {0, 1}};
+  EXPECT_FALSE(tooDeep(below.reparse("y" + split.substr(1), renamed)));
+}
+
 }  // namespace
