@@ -60,6 +60,13 @@ class WordPositions {
     sorted_ = false;
   }
 
+  // Every occurrence of each word of `words` (one pass over the text for all of them).
+  template <typename Words>
+  void addAll(std::string_view text, const Words& words) {
+    words.forEachMatchUnordered(text, [&](size_t, size_t at) { offsets_.push_back(static_cast<uint32_t>(at)); });
+    sorted_ = false;
+  }
+
   // Does a word start in [start, end)? `start` must not be below the previous call's.
   bool anyWithin(uint32_t start, uint32_t end) {
     if (!sorted_) {

@@ -231,9 +231,11 @@ AttentionIndex::AttentionIndex(TSNode root, std::string_view source) : source_(s
   // Every fact the pass records sits on one of these words. A subtree without any records
   // nothing: its products are not in the text, and the defs inside have no products and set no
   // flag. Skipping it is exact, and leaves a few ancestors of each word to walk.
+  static constexpr std::string_view kWords[] = {"@", "matmul", "bmm", "einsum", "softmax", "Softmax",
+                                                "scaled_dot_product_attention"};
+  static const analysis::WordSet word_set(kWords);
   analysis::WordPositions words;
-  for (std::string_view word : {"@", "matmul", "bmm", "einsum", "softmax", "Softmax", "scaled_dot_product_attention"})
-    words.add(source, word);
+  words.addAll(source, word_set);
   TSNode skipped{};
   analysis::walkTree(
       root,
