@@ -1,5 +1,6 @@
 #include "analysis/code_text.h"
 
+#include "analysis/parse.h"
 #include "analysis/text_search.h"
 
 namespace ptlint::analysis {
@@ -83,5 +84,28 @@ std::optional<std::string> blankStringsAndComments(std::string_view text) {
   }
   return out;
 }
+
+namespace {
+const char kCodeKey = 0;
+}  // namespace
+
+const std::optional<std::string>& codeOf(const ParsedFile& file) {
+  return file.treeAnalysis<std::optional<std::string>>(&kCodeKey, [&file] {
+    return std::make_shared<const std::optional<std::string>>(blankStringsAndComments(file.text()));
+  });
+}
+
+void adoptCode(const ParsedFile& file, std::optional<std::string> code) {
+  file.treeAnalysis<std::optional<std::string>>(&kCodeKey, [&code] {
+    return std::make_shared<const std::optional<std::string>>(std::move(code));
+  });
+}
+
+std::string_view codeOrText(const ParsedFile& file) {
+  const std::optional<std::string>& code = codeOf(file);
+  return code ? std::string_view(*code) : file.text();
+}
+
+PrefilterText::PrefilterText(const ParsedFile& file) : text_(file.text()), file_(&file) {}
 
 }  // namespace ptlint::analysis

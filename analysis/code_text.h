@@ -13,6 +13,8 @@
 
 namespace ptlint::analysis {
 
+class ParsedFile;
+
 // `text` with every comment and the contents of every string literal that is not an f-string
 // (or t-string) replaced by spaces; line breaks and all other bytes are kept, so offsets match.
 // f-strings are kept whole: their `{...}` parts are code. std::nullopt when the lexing is not
@@ -20,24 +22,51 @@ namespace ptlint::analysis {
 // that a caller falls back to the whole text.
 std::optional<std::string> blankStringsAndComments(std::string_view text);
 
+// blankStringsAndComments of a parsed file's text, made once and kept with the file (the
+// prefilters, then the rules that look for words only where code can hold them, share it).
+// Thread-safe.
+const std::optional<std::string>& codeOf(const ParsedFile& file);
+
+// Gives `file` the code view of its text already made (by a PrefilterText of the same text,
+// before the parse): codeOf then returns it instead of making it again. No effect once made.
+void adoptCode(const ParsedFile& file, std::optional<std::string> code);
+
+// codeOf's view when there is one, else the file's text: where words that only code can spell
+// are looked for.
+std::string_view codeOrText(const ParsedFile& file);
+
 // One file's text as the byte-level prefilters see it, with what several of them need computed
 // once: its code (blankStringsAndComments) on first use. One file, one thread: not for sharing.
 class PrefilterText {
  public:
   explicit PrefilterText(std::string_view text) : text_(text) {}
+  // A parsed file's text, whose code is codeOf(file) (made at most once per file).
+  explicit PrefilterText(const ParsedFile& file);
   PrefilterText(const PrefilterText&) = delete;
   PrefilterText& operator=(const PrefilterText&) = delete;
 
   std::string_view text() const { return text_; }
+  // The code view made so far (moved out), for adoptCode; nothing when none was made.
+  std::optional<std::optional<std::string>> takeCode() {
+    if (!code_done_ || file_ != nullptr) return std::nullopt;
+    code_done_ = false;
+    shared_code_ = nullptr;
+    return std::move(code_);
+  }
   // Has code() been computed already (so that asking it costs nothing)?
   bool codeComputed() const { return code_done_; }
   // blankStringsAndComments(text()); null when the lexing is unclear (then use text()).
   const std::string* code() const {
     if (!code_done_) {
-      code_ = blankStringsAndComments(text_);
+      if (file_ != nullptr) {
+        shared_code_ = &codeOf(*file_);
+      } else {
+        code_ = blankStringsAndComments(text_);
+        shared_code_ = &code_;
+      }
       code_done_ = true;
     }
-    return code_ ? &*code_ : nullptr;
+    return *shared_code_ ? &**shared_code_ : nullptr;
   }
   // Does one of `words` occur in the code as a whole identifier? True when there is no code view
   // (unclear lexing): a prefilter built on this errs towards running the rule. The pre-parse
@@ -55,8 +84,10 @@ class PrefilterText {
 
  private:
   std::string_view text_;
+  const ParsedFile* file_ = nullptr;
   mutable bool code_done_ = false;
-  mutable std::optional<std::string> code_;
+  mutable std::optional<std::string> code_;  // without a file
+  mutable const std::optional<std::string>* shared_code_ = nullptr;
 };
 
 }  // namespace ptlint::analysis

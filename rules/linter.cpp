@@ -140,9 +140,18 @@ bool wordsMayMatch(const Prefilter::RuleWords& r, const analysis::WordSet::Found
 }  // namespace
 
 std::vector<const Rule*> rulesThatMayMatch(std::string_view text, const Settings& settings) {
-  std::shared_ptr<const Prefilter> plan = prefilterFor(settings);
-  analysis::WordSet::Found found = plan->words->scan(text);
   analysis::PrefilterText source(text);
+  return rulesThatMayMatch(source, settings);
+}
+
+std::vector<const Rule*> rulesThatMayMatch(const analysis::ParsedFile& file, const Settings& settings) {
+  analysis::PrefilterText source(file);
+  return rulesThatMayMatch(source, settings);
+}
+
+std::vector<const Rule*> rulesThatMayMatch(const analysis::PrefilterText& source, const Settings& settings) {
+  std::shared_ptr<const Prefilter> plan = prefilterFor(settings);
+  analysis::WordSet::Found found = plan->words->scan(source.text());
   std::vector<const Rule*> rules;
   for (const auto& r : plan->rules)
     if (wordsMayMatch(r, found) && r.rule->mayMatchSource(source, settings)) rules.push_back(r.rule);
@@ -284,7 +293,7 @@ LintResult lint(const analysis::ParsedFile& file, const Settings& settings,
   result.has_syntax_errors = file.hasSyntaxErrors();
   std::future<std::unique_ptr<analysis::SemanticModel>> early_model;
   if (concurrent) early_model = onAnotherThread([&file] { return std::make_unique<analysis::SemanticModel>(file); });
-  std::vector<const Rule*> rules = candidates ? std::move(*candidates) : rulesThatMayMatch(file.text(), settings);
+  std::vector<const Rule*> rules = candidates ? std::move(*candidates) : rulesThatMayMatch(file, settings);
   std::erase_if(rules, [&](const Rule* rule) { return !rule->mayReportIn(file, settings); });
   // With rules left, the noqa index is built meanwhile; without, this thread builds it while the
   // unneeded model finishes (its future joins when this returns).

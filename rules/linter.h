@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/code_text.h"
 #include "analysis/parse.h"
 #include "rules/rule.h"
 #include "rules/settings.h"
@@ -28,6 +29,11 @@ LintResult lintFileConcurrently(const analysis::ParsedFile& file, const Settings
 // The selected rules whose byte-level tests (`Rule::triggers()`, `requiredWords()`,
 // `mayMatchText()`) pass on `text`: the only ones that can report there.
 std::vector<const Rule*> rulesThatMayMatch(std::string_view text, const Settings& settings);
+// The same on `source`'s text, keeping what the tests computed in `source` (its code view, which
+// adoptCode can hand to the file parsed from that text).
+std::vector<const Rule*> rulesThatMayMatch(const analysis::PrefilterText& source, const Settings& settings);
+// The same on a parsed file's text; the code view is kept with the file (analysis::codeOf).
+std::vector<const Rule*> rulesThatMayMatch(const analysis::ParsedFile& file, const Settings& settings);
 
 // The same as lintFile(file, settings) when `candidates` is rulesThatMayMatch(file.text(),
 // settings): the byte-level tests are not run a second time.

@@ -61,7 +61,8 @@ LintOutcome lintText(std::string text, const rules::Settings& settings, const Re
     return outcome;
   }
   // A file in which no enabled rule could match is neither parsed nor fixed.
-  std::vector<const rules::Rule*> candidates = rules::rulesThatMayMatch(text, settings);
+  analysis::PrefilterText screened(text);
+  std::vector<const rules::Rule*> candidates = rules::rulesThatMayMatch(screened, settings);
   if (rules::cannotMatch(text, settings, candidates)) {
     outcome.text = std::move(text);
     return outcome;
@@ -88,8 +89,11 @@ LintOutcome lintText(std::string text, const rules::Settings& settings, const Re
     text = std::move(fixed.text);
     outcome.changed = text != original;
   }
+  // The byte-level tests already ran on this text unless fixes changed it (then their code view
+  // goes with the parsed file too).
+  std::optional<std::optional<std::string>> code = outcome.changed ? std::nullopt : screened.takeCode();
   auto parsed = analysis::ParsedFile::parse(text);
-  // The byte-level tests already ran on this text unless fixes changed it.
+  if (code) analysis::adoptCode(parsed, std::move(*code));
   auto result = outcome.changed ? rules::lintFile(parsed, settings)
                                 : rules::lintFile(parsed, settings, std::move(candidates));
   outcome.diagnostics = std::move(result.diagnostics);

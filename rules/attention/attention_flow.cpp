@@ -217,7 +217,7 @@ bool codeMayHoldCandidates(std::string_view code) {
   return mayCallProduct(code) || mayHoldMatmulOperator(code);
 }
 
-AttentionIndex::AttentionIndex(TSNode root, std::string_view source) : source_(source) {
+AttentionIndex::AttentionIndex(TSNode root, std::string_view source, std::string_view code) : source_(source) {
   owners_.reserve(64);
   std::vector<int> stack;  // owner index per open def; -1 for a class body or a lambda
   owners_.push_back({root, false, false, -1});
@@ -230,12 +230,13 @@ AttentionIndex::AttentionIndex(TSNode root, std::string_view source) : source_(s
   std::vector<bool> scope_is_class;  // per open def / lambda / class: whether it is a class
   // Every fact the pass records sits on one of these words. A subtree without any records
   // nothing: its products are not in the text, and the defs inside have no products and set no
-  // flag. Skipping it is exact, and leaves a few ancestors of each word to walk.
+  // flag. Skipping it is exact, and leaves a few ancestors of each word to walk. Names, calls and
+  // operators are code: the words are looked for outside strings and comments.
   static constexpr std::string_view kWords[] = {"@", "matmul", "bmm", "einsum", "softmax", "Softmax",
                                                 "scaled_dot_product_attention"};
   static const analysis::WordSet word_set(kWords);
   analysis::WordPositions words;
-  words.addAll(source, word_set);
+  words.addAll(code.size() == source.size() ? code : source, word_set);
   TSNode skipped{};
   analysis::walkTree(
       root,

@@ -77,7 +77,9 @@ class AttentionIndex {
     int cls = -1;          // the class whose method this is (index into the class flags), or -1
   };
 
-  AttentionIndex(TSNode root, std::string_view source);
+  // `code`: the source with its strings and comments blanked (analysis::codeOf), where the words
+  // that every recorded fact sits on are looked for; the source itself when there is none.
+  AttentionIndex(TSNode root, std::string_view source, std::string_view code);
 
   // The owner of a product node recorded by the pass; nullptr for products in a class body or
   // a lambda, and for nodes that are no candidate product.

@@ -1936,7 +1936,7 @@ class HandRolledAttention final : public Rule {
   static const attention::AttentionIndex& index(const analysis::ParsedFile& file) {
     static const char kIndexKey = 0;
     return file.treeAnalysis<attention::AttentionIndex>(&kIndexKey, [&] {
-      return std::make_shared<const attention::AttentionIndex>(file.root(), file.text());
+      return std::make_shared<const attention::AttentionIndex>(file.root(), file.text(), analysis::codeOrText(file));
     });
   }
 

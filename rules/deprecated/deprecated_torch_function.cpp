@@ -807,7 +807,8 @@ class DeprecatedTorchFunction final : public Rule {
         if (!word.empty()) words.push_back(word);
       return analysis::WordSet(words);
     }();
-    std::string_view text = model.file().text();
+    // Attributes are code: strings and comments need no look.
+    std::string_view text = analysis::codeOrText(model.file());
     std::vector<std::pair<uint32_t, uint32_t>> ranges;
     members.forEachMatchUnordered(text, [&](size_t id, size_t at) {
       size_t end = at + members.word(id).size();

@@ -449,7 +449,8 @@ class UnstableNumerics final : public Rule {
   bool checksWithinRanges() const override { return true; }
   std::vector<std::pair<uint32_t, uint32_t>> checkRanges(const analysis::SemanticModel& model,
                                                          const Settings&) const override {
-    std::string_view text = model.file().text();
+    // Calls and operators are code: strings and comments need no look.
+    std::string_view text = analysis::codeOrText(model.file());
     auto ranges = wordRanges(text, {"log"});
     for (size_t at = text.find('-'); at != std::string_view::npos; at = text.find('-', at + 1)) {
       size_t i = at + 1;

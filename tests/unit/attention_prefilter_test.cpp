@@ -17,9 +17,14 @@ using namespace ptlint;
 
 namespace {
 
+// The index as the rule builds it (its words looked for in the code view), which must agree with
+// one that looks for them in the whole text.
 bool indexHasCandidates(const std::string& text) {
   auto file = analysis::ParsedFile::parse(text);
-  return rules::attention::AttentionIndex(file.root(), file.text()).hasCandidates();
+  bool in_code = rules::attention::AttentionIndex(file.root(), file.text(), analysis::codeOrText(file)).hasCandidates();
+  bool in_text = rules::attention::AttentionIndex(file.root(), file.text(), file.text()).hasCandidates();
+  EXPECT_EQ(in_code, in_text) << text;
+  return in_code;
 }
 
 bool prefilterPasses(const std::string& text) {
