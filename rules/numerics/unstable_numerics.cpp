@@ -450,9 +450,19 @@ class UnstableNumerics final : public Rule {
   std::vector<std::pair<uint32_t, uint32_t>> checkRanges(const analysis::SemanticModel& model,
                                                          const Settings&) const override {
     // Calls and operators are code: strings and comments need no look.
-    std::string_view text = analysis::codeOrText(model.file());
+    const std::optional<std::string>& code = analysis::codeOf(model.file());
+    std::string_view text = code ? std::string_view(*code) : model.file().text();
     auto ranges = wordRanges(text, {"log"});
     for (size_t at = text.find('-'); at != std::string_view::npos; at = text.find('-', at + 1)) {
+      // After `=`, `(`, `[`, `,`, `:` or `{` a minus is unary (`dim=-1`, `x[:-1]`), no
+      // subtraction. Only where comments are blanked can the byte before be trusted.
+      if (code) {
+        size_t before = at;
+        while (before > 0 && (text[before - 1] == ' ' || text[before - 1] == '\t' || text[before - 1] == '\n' ||
+                              text[before - 1] == '\r' || text[before - 1] == '\f' || text[before - 1] == '\\'))
+          --before;
+        if (before > 0 && std::string_view("=([,:{").find(text[before - 1]) != std::string_view::npos) continue;
+      }
       size_t i = at + 1;
       while (i < text.size()) {
         char c = text[i];

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analysis/code_text.h"
+#include "analysis/parse.h"
 #include "analysis/text_search.h"
 #include "rules/linter.h"
 #include "rules/registry.h"
@@ -55,6 +56,28 @@ TEST(CodeText, Ptl704LooksAtEachLogAndMinusOne) {
   for (const char* site : {"y = torch.log(1 + x)\n", "y = (x + 1).log()\n", "y = x.exp().sum(-1).log()\n",
                            "y = torch.log(F.softmax(x, -1))\n", "y = torch.exp(x) - 1\n", "y = (x.exp()) - 1.0\n"})
     EXPECT_FALSE(ptlint::rules::cannotMatch(std::string("import torch\n") + site, ptl704)) << site;
+}
+
+// PTL704 looks at a `- 1` only where it can be a subtraction: a minus right after `=`, `(`, `[`,
+// `,`, `:` or `{` is unary, past blanks, line breaks and comments alike; every other layout of
+// `exp(x) - 1` is still found.
+TEST(CodeText, Ptl704SkipsUnaryMinusButNoSubtraction) {
+  ptlint::rules::Settings ptl704;
+  ptl704.select = {"PTL704"};
+  auto findings = [&](const std::string& body) {
+    // The first subtraction is one the file's prefilter knows; the one under test follows.
+    auto file = ptlint::analysis::ParsedFile::parse("import torch\n\ndef f(x):\n    z = torch.exp(x) - 1\n" + body +
+                                                   "    return y, z\n");
+    return ptlint::rules::lintFile(file, ptl704).diagnostics.size() - 1;
+  };
+  for (const char* site : {"    y = torch.exp(x) - 1\n", "    y = torch.exp(x)-1\n", "    y = torch.exp(x) - (1)\n",
+                           "    y = (torch.exp(x)\n         - 1)\n", "    y = g(torch.exp(x)  # the exp, then\n          - 1)\n",
+                           "    y = [torch.exp(x) - 1.0]\n", "    y = {'k': torch.exp(x) - 1}\n",
+                           "    y = g(torch.exp(x) - 1, dim=-1)\n"})
+    EXPECT_EQ(findings(site), 1u) << site;
+  for (const char* site : {"    y = torch.exp(x).sum(dim=-1)\n", "    y = torch.exp(x)[:-1]\n",
+                           "    y = torch.exp(x), -1\n", "    y = {'k': -1, 'e': torch.exp(x)}\n"})
+    EXPECT_EQ(findings(site), 0u) << site;
 }
 
 TEST(CodeText, Ptl106NamesAreWholeIdentifiersInCode) {
