@@ -64,22 +64,19 @@ struct Prefilter {
   std::unique_ptr<analysis::WordSet> project_words;
 };
 
-// The cache key: the rules with their words, as they are now.
+// The cache key: the selected rules, with the words of those whose words depend on the settings
+// (the others' words are fixed; every file asks, so the key stays short).
 std::string prefilterKey(const std::vector<const Rule*>& rules, const Settings& settings) {
   std::string key;
   for (const Rule* rule : rules) {
     key += rule->meta().code;
-    key += rule->triggersAreWholeWords() ? '\x01' : '\x02';
-    for (std::string_view word : rule->requiredWords()) {
-      key += word;
-      key += '\0';
-    }
-    key += '\x03';
+    key += '\x01';
+    if (!rule->triggersDependOnSettings()) continue;
     for (std::string_view word : rule->triggersFor(settings)) {
       key += word;
       key += '\0';
     }
-    key += '\x04';
+    key += '\x02';
   }
   return key;
 }

@@ -86,6 +86,9 @@ class Rule {
     (void)settings;
     return triggers();
   }
+  // True for the rules that override triggersFor: only their words are read again for each
+  // file's settings when the linter looks up the prefilter of a selection.
+  virtual bool triggersDependOnSettings() const { return false; }
   // A finer test on the bytes, asked before parsing once a trigger word matched: false when the
   // text shows the rule cannot report (PTL106: every `norm` in the file is the method of some
   // object other than torch). Exact, like triggers(), and cheap: it runs on every such file.

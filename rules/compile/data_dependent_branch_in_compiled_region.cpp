@@ -168,6 +168,7 @@ class DataDependentBranchInCompiledRegion final : public Rule {
     return {"if_statement", "elif_clause", "while_statement", "conditional_expression"};
   }
   std::vector<std::string_view> triggers() const override { return {"compile"}; }
+  bool triggersDependOnSettings() const override { return true; }
   std::vector<std::string_view> triggersFor(const Settings& settings) const override {
     // Compiled from another file: every finding reads a value through one of these calls.
     if (settings.project != nullptr && !settings.project->empty()) return {kReads.begin(), kReads.end()};

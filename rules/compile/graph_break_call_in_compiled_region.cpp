@@ -102,6 +102,7 @@ class GraphBreakCallInCompiledRegion final : public Rule {
   const RuleMeta& meta() const override { return kGraphBreakCall; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
   std::vector<std::string_view> triggers() const override { return {"compile"}; }
+  bool triggersDependOnSettings() const override { return true; }
   std::vector<std::string_view> triggersFor(const Settings& settings) const override {
     // Compiled from another file: every finding is a call of one of these names.
     if (settings.project != nullptr && !settings.project->empty()) return {kCalls.begin(), kCalls.end()};

@@ -135,6 +135,7 @@ class ItemInCompiledRegion final : public Rule {
   const RuleMeta& meta() const override { return kItemInCompiledRegion; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
   std::vector<std::string_view> triggers() const override { return {"compile"}; }
+  bool triggersDependOnSettings() const override { return true; }
   std::vector<std::string_view> triggersFor(const Settings& settings) const override {
     // Compiled from another file: every finding is an `.item()` / `.tolist()` call.
     if (settings.project != nullptr && !settings.project->empty()) return {"item", "tolist"};

@@ -103,6 +103,7 @@ class TorchLoadWithoutWeightsOnly final : public Rule {
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
   std::vector<std::string_view> triggers() const override { return {"load"}; }
   // From 2.6 on only `weights_only=False` is reported, so the file must spell `weights_only`.
+  bool triggersDependOnSettings() const override { return true; }
   std::vector<std::string_view> triggersFor(const Settings& settings) const override {
     if (settings.torch_version.atLeast(2, 6)) return {"weights_only"};
     return triggers();

@@ -1,7 +1,13 @@
 // The byte-level prefilter: exact (never hides a finding) and whole-word where a rule says so.
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "analysis/module_summary.h"
 #include "rules/linter.h"
+#include "rules/registry.h"
 
 using namespace ptlint;
 
@@ -37,6 +43,34 @@ TEST(Prefilter, SkippedFilesReallyHaveNoFindings) {
 
 TEST(Prefilter, SyntaxErrorRuleNeedsEveryFile) {
   EXPECT_FALSE(rules::cannotMatch("x = 1\n", only("PTL000")));
+}
+
+// The prefilter of a selection is looked up by the rules' codes plus the words of the rules that
+// say their words depend on the settings: a rule whose words change with some setting must say
+// so, or a file would be screened with another file's words.
+TEST(Prefilter, RulesWhoseWordsFollowTheSettingsSaySo) {
+  std::vector<rules::Settings> variants(5);
+  variants[1].compile_decorators = {"my_lib.compiled"};
+  variants[2].torch_version = {1, 13};
+  variants[3].torch_version = {2, 9};
+  auto facts = std::make_shared<analysis::ProjectFacts>();
+  facts->compiled.emplace_back();
+  variants[4].project = facts;
+  for (const rules::Rule* rule : rules::allRules()) {
+    std::vector<std::string_view> fixed = rule->triggers();
+    bool varies = false;
+    for (const auto& settings : variants) varies = varies || rule->triggersFor(settings) != fixed;
+    if (varies) {
+      EXPECT_TRUE(rule->triggersDependOnSettings()) << rule->meta().code;
+    }
+  }
+  // And the screening follows them: PTL501 under a configured decorator passes a file that only
+  // spells the decorator.
+  auto ptl501 = only("PTL501");
+  const char* source = "from my_lib import compiled\n\n@compiled\ndef f(x):\n    return x.item()\n";
+  EXPECT_TRUE(rules::rulesThatMayMatch(source, ptl501).empty());
+  ptl501.compile_decorators = {"my_lib.compiled"};
+  EXPECT_FALSE(rules::rulesThatMayMatch(source, ptl501).empty());
 }
 
 }  // namespace
