@@ -447,7 +447,16 @@ std::shared_ptr<const FileConfig> ConfigResolver::nearestConfig(const fs::path& 
 ResolvedConfig ConfigResolver::forPath(const fs::path& path) {
   std::error_code ec;
   fs::path absolute = fs::absolute(path, ec).lexically_normal();
-  fs::path dir = fs::is_directory(absolute, ec) ? absolute : absolute.parent_path();
+  return forFolder(fs::is_directory(absolute, ec) ? absolute : absolute.parent_path());
+}
+
+ResolvedConfig ConfigResolver::forFile(const fs::path& path) {
+  std::error_code ec;
+  return forFolder(fs::absolute(path, ec).lexically_normal().parent_path());
+}
+
+ResolvedConfig ConfigResolver::forFolder(const fs::path& dir) {
+  std::error_code ec;
   std::shared_ptr<const FileConfig> config;
   if (explicit_config_) {
     std::lock_guard lock(mutex_);

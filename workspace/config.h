@@ -122,12 +122,16 @@ class ConfigResolver {
   // The configuration for a file (or folder), discovering the nearest config file above it.
   // Throws ConfigError when that config file is invalid.
   ResolvedConfig forPath(const std::filesystem::path& path);
+  // The same for a path known to name a file (or a file to be), without asking the file system
+  // whether it is a folder: the engine asks once per file checked.
+  ResolvedConfig forFile(const std::filesystem::path& path);
 
   // Forget cached config files (one changed on disk).
   void invalidate();
 
  private:
   std::shared_ptr<const FileConfig> nearestConfig(const std::filesystem::path& dir);
+  ResolvedConfig forFolder(const std::filesystem::path& dir);  // `dir`: absolute, normal
   ResolvedConfig resolve(std::shared_ptr<const FileConfig> config, const std::filesystem::path& fallback_root) const;
 
   Overrides overrides_;

@@ -72,7 +72,7 @@ std::optional<std::string> Engine::cacheProblem() const {
 }
 
 ResolvedConfig Engine::configFor(const fs::path& path) {
-  return options_.resolve ? options_.resolve(path) : resolver_.forPath(path);
+  return options_.resolve ? options_.resolve(path) : resolver_.forFile(path);
 }
 
 FileResult Engine::check(const FileInput& input, const CancellationToken& cancel) {
