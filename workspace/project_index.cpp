@@ -10,6 +10,8 @@
 #include <xxhash.h>
 
 #include <atomic>
+#include <system_error>
+#include <thread>
 #include <deque>
 #include <map>
 #include <unordered_set>
@@ -826,6 +828,7 @@ ProjectIndex::ScanVerdict ProjectIndex::scanFile(const fs::path& file, std::stri
   std::string key = file.string();
   struct stat st {};
   if (::stat(file.c_str(), &st) != 0) return {};
+  awaitScanCache();
   {
     std::lock_guard lock(mutex_);
     auto it = scan_cache_.find(key);
@@ -850,7 +853,20 @@ ProjectIndex::ScanVerdict ProjectIndex::scanFile(const fs::path& file, std::stri
 }
 
 void ProjectIndex::useScanCache(fs::path folder) {
+  if (!scan_cache_dir_.empty() || folder.empty()) return;  // one cache folder per index
   scan_cache_dir_ = std::move(folder);
+  try {
+    scan_cache_loader_ = std::thread([this] { awaitScanCache(); });
+  } catch (const std::system_error&) {
+    awaitScanCache();  // no thread to be had: read it now
+  }
+}
+
+void ProjectIndex::awaitScanCache() {
+  if (!scan_cache_dir_.empty()) std::call_once(scan_cache_loaded_, [this] { loadScanCache(); });
+}
+
+void ProjectIndex::loadScanCache() {
   // As the results cache: never through a symlink, never a FIFO or device, never unbounded.
   int fd = ::open((scan_cache_dir_ / "project-scan.json").c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return;
@@ -881,6 +897,7 @@ void ProjectIndex::useScanCache(fs::path folder) {
 }
 
 bool ProjectIndex::saveScanCache() {
+  awaitScanCache();
   nlohmann::json files = nlohmann::json::object();
   nlohmann::json summaries = nlohmann::json::object();
   {
@@ -909,7 +926,9 @@ bool ProjectIndex::saveScanCache() {
 }
 
 ProjectIndex::ProjectIndex(Reader reader, size_t max_bytes) : reader_(std::move(reader)), max_bytes_(max_bytes) {}
-ProjectIndex::~ProjectIndex() = default;
+ProjectIndex::~ProjectIndex() {
+  if (scan_cache_loader_.joinable()) scan_cache_loader_.join();
+}
 
 fs::path ProjectIndex::projectRoot(const fs::path& file) {
   for (fs::path dir = file.parent_path(); !dir.empty(); dir = dir.parent_path()) {
@@ -993,6 +1012,7 @@ ProjectIndex::ProjectPlace ProjectIndex::placeOf(const fs::path& absolute) {
 
 std::shared_ptr<const ModuleSummary> ProjectIndex::summaryOf(const std::string& text) {
   uint64_t hash = XXH3_64bits(text.data(), text.size());
+  awaitScanCache();
   {
     std::lock_guard lock(mutex_);
     if (auto it = summaries_.find(hash); it != summaries_.end()) return it->second;

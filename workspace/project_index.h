@@ -28,6 +28,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -72,7 +73,8 @@ class ProjectIndex {
   // Remembers across runs which files hold no compile call, by size, mtime and inode, and the
   // summaries used, by content hash, in `<folder>/project-scan.json` (the results cache's
   // folder): a warm run then reads only the files that changed and parses none it summarised. Call before the first question; `saveScanCache` writes it back
-  // atomically (false when it could not; never an error).
+  // atomically (false when it could not; never an error). The file is read on a thread of its
+  // own (while the caller walks the paths to check); the first question waits for it.
   void useScanCache(std::filesystem::path folder);
   bool saveScanCache();
 
@@ -103,6 +105,10 @@ class ProjectIndex {
   // Summaries read from the scan cache, by content hash (guarded by mutex_).
   std::unordered_map<uint64_t, std::shared_ptr<const analysis::ModuleSummary>> stored_summaries_;
   bool scan_cache_dirty_ = false;
+  void loadScanCache();
+  void awaitScanCache();  // every reader of the two tables above calls this first
+  std::once_flag scan_cache_loaded_;
+  std::thread scan_cache_loader_;  // joined by the destructor
 
   // Where the project of a folder's files is: its root, the folder scanned, and whether the scan
   // goes down into subfolders. Remembered per folder until the next relink.
