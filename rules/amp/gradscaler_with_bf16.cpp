@@ -259,7 +259,8 @@ Term classify(const analysis::SemanticModel& model, TSNode node, int depth) {
 Tri equalsUnderBf16(const Term& a, const Term& b) {
   if (a.kind == Term::Variable && (b.kind == Term::Bf16 || b.kind == Term::OtherPrecision))
     return b.kind == Term::Bf16 ? Tri::True : Tri::False;
-  if (b.kind == Term::Variable) return equalsUnderBf16(b, a);
+  // (Two variables compare as unknown: swapping them would only swap them back.)
+  if (b.kind == Term::Variable && a.kind != Term::Variable) return equalsUnderBf16(b, a);
   // Both fixed: compare them as they are.
   if (!a.concrete.empty() && !b.concrete.empty() && a.kind != Term::Variable && b.kind != Term::Variable)
     return a.concrete == b.concrete ? Tri::True : Tri::False;
