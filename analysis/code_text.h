@@ -48,25 +48,19 @@ class PrefilterText {
   std::string_view text() const { return text_; }
   // The code view made so far (moved out), for adoptCode; nothing when none was made.
   std::optional<std::optional<std::string>> takeCode() {
-    if (!code_done_ || file_ != nullptr) return std::nullopt;
-    code_done_ = false;
-    shared_code_ = nullptr;
-    return std::move(code_);
+    if (view_ == nullptr || file_ != nullptr) return std::nullopt;
+    view_ = nullptr;
+    return std::move(own_code_);
   }
   // Has code() been computed already (so that asking it costs nothing)?
-  bool codeComputed() const { return code_done_; }
+  bool codeComputed() const { return view_ != nullptr; }
   // blankStringsAndComments(text()); null when the lexing is unclear (then use text()).
   const std::string* code() const {
-    if (!code_done_) {
-      if (file_ != nullptr) {
-        shared_code_ = &codeOf(*file_);
-      } else {
-        code_ = blankStringsAndComments(text_);
-        shared_code_ = &code_;
-      }
-      code_done_ = true;
+    if (view_ == nullptr) {
+      if (file_ == nullptr) own_code_ = blankStringsAndComments(text_);
+      view_ = file_ != nullptr ? &codeOf(*file_) : &own_code_;
     }
-    return *shared_code_ ? &**shared_code_ : nullptr;
+    return *view_ ? &**view_ : nullptr;
   }
   // Does one of `words` occur in the code as a whole identifier? True when there is no code view
   // (unclear lexing): a prefilter built on this errs towards running the rule. The pre-parse
@@ -85,9 +79,8 @@ class PrefilterText {
  private:
   std::string_view text_;
   const ParsedFile* file_ = nullptr;
-  mutable bool code_done_ = false;
-  mutable std::optional<std::string> code_;  // without a file
-  mutable const std::optional<std::string>* shared_code_ = nullptr;
+  mutable std::optional<std::string> own_code_;              // the view, without a file
+  mutable const std::optional<std::string>* view_ = nullptr;  // own_code_ or codeOf(*file_), once made
 };
 
 }  // namespace ptlint::analysis

@@ -386,10 +386,7 @@ class ModelBuilder {
     static const WordSet words(kWords);
     std::string_view text = source_;
     words.forEachMatchUnordered(text, [&](size_t id, size_t at) {
-      if (id != kWalrus) {
-        size_t end = at + kWords[id].size();
-        if ((at > 0 && isIdentifierByte(text[at - 1])) || (end < text.size() && isIdentifierByte(text[end]))) return;
-      }
+      if (id != kWalrus && !isWholeWordAt(text, at, kWords[id].size())) return;
       auto offset = static_cast<uint32_t>(at);
       switch (id) {
         case kLambda:

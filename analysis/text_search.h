@@ -38,13 +38,18 @@ inline bool isIdentifierByte(char c) {
   return u >= 0x80 || u == '_' || (u >= '0' && u <= '9') || ((u | 0x20) >= 'a' && (u | 0x20) <= 'z');
 }
 
+// Is the `size` bytes at `at` of `text` a whole word: no identifier byte right before or after?
+inline bool isWholeWordAt(std::string_view text, size_t at, size_t size) {
+  size_t end = at + size;
+  return !(at > 0 && isIdentifierByte(text[at - 1])) && !(end < text.size() && isIdentifierByte(text[end]));
+}
+
 // Calls `visit(offset)` for every occurrence of `word` in `text` that is not part of a longer
 // identifier; `visit` returns true to stop. True when some call stopped the search.
 template <typename Visit>
 bool forEachWholeWord(std::string_view text, std::string_view word, Visit&& visit) {
   for (size_t at = findBytes(text, word); at != std::string_view::npos; at = findBytes(text, word, at + 1)) {
-    size_t end = at + word.size();
-    if ((at > 0 && isIdentifierByte(text[at - 1])) || (end < text.size() && isIdentifierByte(text[end]))) continue;
+    if (!isWholeWordAt(text, at, word.size())) continue;
     if (visit(at)) return true;
   }
   return false;
@@ -224,16 +229,15 @@ class WordSet {
     // longest_ - 1 bytes earlier, from the root: no state is deeper than the longest word, so by
     // begin[k] it is in the state a scan from the start of the text would be in.
     const size_t length = text.size() / kParts;
-    std::array<size_t, kParts> begin;
-    std::array<uint32_t, kParts> step{};
-    for (size_t k = 0; k < kParts; ++k) {
-      begin[k] = k * length;
-      for (size_t i = begin[k] >= longest_ - 1 ? begin[k] - (longest_ - 1) : 0; i < begin[k]; ++i)
-        step[k] = steps[(step[k] >> 1) + classes[bytes[i]]];
-    }
+    const size_t begin[kParts] = {0, length, 2 * length, 3 * length};
+    auto stateAt = [&](size_t at) {  // the automaton's state before byte `at`
+      uint32_t step = 0;
+      for (size_t i = at >= longest_ - 1 ? at - (longest_ - 1) : 0; i < at; ++i) step = steps[(step >> 1) + classes[bytes[i]]];
+      return step;
+    };
     // Four scalars and four pointers, not arrays: the states stay in registers.
     static_assert(kParts == 4);
-    uint32_t s0 = step[0], s1 = step[1], s2 = step[2], s3 = step[3];
+    uint32_t s0 = 0, s1 = stateAt(begin[1]), s2 = stateAt(begin[2]), s3 = stateAt(begin[3]);
     const unsigned char *b0 = bytes + begin[0], *b1 = bytes + begin[1], *b2 = bytes + begin[2], *b3 = bytes + begin[3];
     for (size_t j = 0; j < length; ++j) {
       s0 = steps[(s0 >> 1) + classes[b0[j]]];
@@ -261,11 +265,7 @@ class WordSet {
     forEachMatchUnordered(text, [&](size_t id, size_t at) {
       uint8_t& f = found.flags[id];
       f |= kSubstring;
-      if ((f & kWholeWord) == 0) {
-        size_t end = at + words_[id].size();
-        if (!(at > 0 && isIdentifierByte(text[at - 1])) && !(end < text.size() && isIdentifierByte(text[end])))
-          f |= kWholeWord;
-      }
+      if ((f & kWholeWord) == 0 && isWholeWordAt(text, at, words_[id].size())) f |= kWholeWord;
     });
     return found;
   }

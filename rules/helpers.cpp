@@ -292,12 +292,10 @@ std::vector<std::pair<uint32_t, uint32_t>> wordRangesWithin(std::string_view tex
     std::string_view part = text.substr(from, span.second - from);
     for (std::string_view word : words)
       analysis::forEachOccurrence(part, word, [&](size_t at) {
-        size_t start = from + at, end = start + word.size();
+        size_t start = from + at;
         // Whole words as in the whole text, not only within the span.
-        if ((start > 0 && analysis::isIdentifierByte(text[start - 1])) ||
-            (end < text.size() && analysis::isIdentifierByte(text[end])))
-          return;
-        found.emplace_back(static_cast<uint32_t>(start), static_cast<uint32_t>(end));
+        if (analysis::isWholeWordAt(text, start, word.size()))
+          found.emplace_back(static_cast<uint32_t>(start), static_cast<uint32_t>(start + word.size()));
       });
   }
   return rangesWithin(std::move(found), std::move(outer));

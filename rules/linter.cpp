@@ -269,12 +269,7 @@ bool asksProject(std::string_view text, const Settings& settings) {
   const analysis::WordSet* set = plan->project_words.get();
   if (set == nullptr) return false;
   bool found = false;
-  set->forEachMatch(text, [&](size_t id, size_t at) {
-    size_t end = at + set->word(id).size();
-    found = !(at > 0 && analysis::isIdentifierByte(text[at - 1])) &&
-            !(end < text.size() && analysis::isIdentifierByte(text[end]));
-    return found;
-  });
+  set->forEachMatch(text, [&](size_t id, size_t at) { return found = analysis::isWholeWordAt(text, at, set->word(id).size()); });
   return found;
 }
 

@@ -236,7 +236,7 @@ AttentionIndex::AttentionIndex(TSNode root, std::string_view source, std::string
                                                 "scaled_dot_product_attention"};
   static const analysis::WordSet word_set(kWords);
   analysis::WordPositions words;
-  words.addAll(code.size() == source.size() ? code : source, word_set);
+  words.addAll(code, word_set);
   TSNode skipped{};
   analysis::walkTree(
       root,

@@ -313,9 +313,7 @@ bool mayUseSymbols(std::string_view text, bool whole_words) {
     }
     if (found) return;
     std::string_view word = sw.words.word(id);
-    size_t end = at + word.size();
-    bool whole = !(at > 0 && analysis::isIdentifierByte(text[at - 1])) &&
-                 !(end < text.size() && analysis::isIdentifierByte(text[end]));
+    bool whole = analysis::isWholeWordAt(text, at, word.size());
     if (sw.common[id]) {
       if (whole) common.emplace_back(id, at);
       return;

@@ -811,10 +811,8 @@ class DeprecatedTorchFunction final : public Rule {
     std::string_view text = analysis::codeOrText(model.file());
     std::vector<std::pair<uint32_t, uint32_t>> ranges;
     members.forEachMatchUnordered(text, [&](size_t id, size_t at) {
-      size_t end = at + members.word(id).size();
-      if ((at > 0 && analysis::isIdentifierByte(text[at - 1])) || (end < text.size() && analysis::isIdentifierByte(text[end])))
-        return;
-      ranges.emplace_back(static_cast<uint32_t>(at), static_cast<uint32_t>(end));
+      size_t size = members.word(id).size();
+      if (analysis::isWholeWordAt(text, at, size)) ranges.emplace_back(static_cast<uint32_t>(at), static_cast<uint32_t>(at + size));
     });
     return ranges;
   }

@@ -453,20 +453,19 @@ class UnstableNumerics final : public Rule {
     const std::optional<std::string>& code = analysis::codeOf(model.file());
     std::string_view text = code ? std::string_view(*code) : model.file().text();
     auto ranges = wordRanges(text, {"log"});
+    auto isBlank = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\\'; };
     for (size_t at = text.find('-'); at != std::string_view::npos; at = text.find('-', at + 1)) {
       // After `=`, `(`, `[`, `,`, `:` or `{` a minus is unary (`dim=-1`, `x[:-1]`), no
       // subtraction. Only where comments are blanked can the byte before be trusted.
       if (code) {
         size_t before = at;
-        while (before > 0 && (text[before - 1] == ' ' || text[before - 1] == '\t' || text[before - 1] == '\n' ||
-                              text[before - 1] == '\r' || text[before - 1] == '\f' || text[before - 1] == '\\'))
-          --before;
+        while (before > 0 && isBlank(text[before - 1])) --before;
         if (before > 0 && std::string_view("=([,:{").find(text[before - 1]) != std::string_view::npos) continue;
       }
       size_t i = at + 1;
       while (i < text.size()) {
         char c = text[i];
-        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\\' || c == '(') {
+        if (isBlank(c) || c == '(') {
           ++i;
         } else if (c == '#') {
           while (i < text.size() && text[i] != '\n' && text[i] != '\r') ++i;
