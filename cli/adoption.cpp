@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <ostream>
 #include <set>
@@ -10,6 +11,8 @@
 #include "analysis/noqa.h"
 #include "analysis/syntax.h"
 #include "cli/file_io.h"
+#include "quickfix/edit_guard.h"
+#include "workspace/notebook_edits.h"
 #include "workspace/notebook.h"
 #include "rules/linter.h"
 #include "rules/noqa/unused_noqa.h"
@@ -39,18 +42,6 @@ std::vector<fs::path> rootsOf(const CheckOptions& options) {
   return options.paths.empty() ? std::vector<fs::path>{"."} : options.paths;
 }
 
-// Does the end of `row` lie inside a string (a multi-line one), where a comment cannot go?
-bool lineEndInsideString(const analysis::ParsedFile& file, uint32_t row, uint32_t line_end) {
-  uint32_t line_start = file.lines().lineStart(row);
-  if (line_end == line_start) return false;
-  TSNode node = ts_node_descendant_for_byte_range(file.root(), line_end - 1, line_end);
-  for (; !ts_node_is_null(node); node = ts_node_parent(node)) {
-    std::string_view kind = analysis::kindOf(node);
-    if ((kind == "string" || kind == "string_content") && analysis::endOf(node) > line_end) return true;
-  }
-  return false;
-}
-
 std::string joinList(const std::vector<std::string>& items) {
   std::string out = "[";
   for (size_t i = 0; i < items.size(); ++i) out += (i ? ", \"" : "\"") + items[i] + "\"";
@@ -60,7 +51,8 @@ std::string joinList(const std::vector<std::string>& items) {
 }  // namespace
 
 std::string addNoqaDirectives(const analysis::ParsedFile& file, const std::vector<rules::Diagnostic>& diagnostics,
-                              int& added, int& skipped) {
+                              int& added, int& skipped, std::vector<quickfix::Edit>* edits,
+                              const std::function<bool(const quickfix::Edit&)>& allow) {
   std::string_view text = file.text();
   analysis::NoqaIndex noqa = analysis::NoqaIndex::build(file);
   std::map<uint32_t, std::set<std::string>> by_row;
@@ -73,15 +65,8 @@ std::string addNoqaDirectives(const analysis::ParsedFile& file, const std::vecto
     std::string content;
   };
   std::vector<Insert> inserts;
+  quickfix::LexicalMap lexical(text);
   for (const auto& [row, codes] : by_row) {
-    uint32_t end = row + 1 < file.lines().lineCount() ? file.lines().lineStart(row + 1) : static_cast<uint32_t>(text.size());
-    while (end > file.lines().lineStart(row) && (text[end - 1] == '\n' || text[end - 1] == '\r')) --end;
-    uint32_t last = end;
-    while (last > file.lines().lineStart(row) && (text[last - 1] == ' ' || text[last - 1] == '\t')) --last;
-    if ((last > 0 && text[last - 1] == '\\') || lineEndInsideString(file, row, end)) {
-      skipped += static_cast<int>(codes.size());
-      continue;
-    }
     const analysis::NoqaDirective* directive = noqa.directiveOnRow(row);
     if (directive && directive->all) continue;
     std::vector<std::string> missing;
@@ -93,13 +78,23 @@ std::string addNoqaDirectives(const analysis::ParsedFile& file, const std::vecto
     if (missing.empty()) continue;
     std::string list;
     for (const auto& code : missing) list += (list.empty() ? "" : ", ") + code;
-    if (directive) inserts.push_back({directive->codes_end, ", " + list});
-    else inserts.push_back({last, "  # noqa: " + list});
+    // One placement for --add-noqa and the editor's "Disable for this line": never inside a
+    // string, never after a `\` continuation, never on a line an editor shows differently.
+    std::optional<uint32_t> codes_end;
+    if (directive && !directive->codes.empty()) codes_end = directive->codes_end;
+    auto edit = quickfix::noqaInsertion(text, lexical, file.lines().lineStart(row), list, codes_end);
+    if (!edit || !lexical.allows(*edit) || (allow && !allow(*edit))) {
+      skipped += static_cast<int>(missing.size());
+      continue;
+    }
+    inserts.push_back({edit->start, edit->content});
     added += static_cast<int>(missing.size());
   }
   std::string out(text);
   std::sort(inserts.begin(), inserts.end(), [](const Insert& a, const Insert& b) { return a.at > b.at; });
   for (const auto& insert : inserts) out.insert(insert.at, insert.content);
+  if (edits)
+    for (auto it = inserts.rbegin(); it != inserts.rend(); ++it) edits->push_back({it->at, it->at, it->content});
   return out;
 }
 
@@ -151,7 +146,14 @@ int runAddNoqa(const CheckOptions& options, std::ostream& out, std::ostream& err
         continue;
       }
       int added = 0, skipped = 0;
-      std::string text = addNoqaDirectives(parsed, lint.diagnostics, added, skipped);
+      std::optional<workspace::JoinedTracker> tracker;
+      std::function<bool(const quickfix::Edit&)> allow;
+      if (notebook) {
+        tracker.emplace(*notebook);
+        allow = [&tracker](const quickfix::Edit& e) { return tracker->allows(e); };
+      }
+      std::vector<quickfix::Edit> edits;
+      std::string text = addNoqaDirectives(parsed, lint.diagnostics, added, skipped, &edits, allow);
       if (skipped > 0)
         err << fmt::format("warning: {}: {} finding{} on lines that cannot take a comment (inside a string, or "
                            "continued with `\\`) were left as they are\n",
@@ -166,7 +168,7 @@ int runAddNoqa(const CheckOptions& options, std::ostream& out, std::ostream& err
       std::string bytes = bom + text;
       if (endings == LoneCr::Only) restoreLoneCr(bytes);
       if (notebook) {
-        auto rendered = workspace::renderNotebook(notebook_bytes, *notebook, text, error);
+        auto rendered = workspace::renderNotebook(notebook_bytes, *notebook, text, {edits}, error);
         if (!rendered) {
           err << fmt::format("warning: {}: {}\n", shownPath(path), error);
           continue;

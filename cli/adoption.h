@@ -2,6 +2,7 @@
 // --add-noqa, --show-settings, --show-files, --fixable/--unfixable, and `ptlint clean`.
 #pragma once
 
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <string_view>
@@ -9,6 +10,7 @@
 
 #include "analysis/parse.h"
 #include "cli/check.h"
+#include "quickfix/fix.h"
 #include "rules/rule.h"
 #include "workspace/check_run.h"
 
@@ -18,10 +20,13 @@ namespace ptlint::cli {
 using workspace::dropUnfixable;
 
 // `text` with a `# noqa: CODE` for every diagnostic on the line where it starts (merged into an
-// existing `# noqa: ...` there). Lines whose end lies inside a string, or that continue with a
-// backslash, cannot carry a comment: their diagnostics are counted in `skipped`.
+// existing `# noqa: ...` there), placed by quickfix::noqaInsertion (as the editor's "Disable for
+// this line"). Lines whose end lies inside a string, or that continue with a backslash, cannot
+// carry a comment, nor may one `allow` refuses: their diagnostics are counted in `skipped`.
+// `edits` receives the insertions, in text order.
 std::string addNoqaDirectives(const analysis::ParsedFile& file, const std::vector<rules::Diagnostic>& diagnostics,
-                              int& added, int& skipped);
+                              int& added, int& skipped, std::vector<quickfix::Edit>* edits = nullptr,
+                              const std::function<bool(const quickfix::Edit&)>& allow = {});
 
 int runAddNoqa(const CheckOptions& options, std::ostream& out, std::ostream& err);
 int runShowFiles(const CheckOptions& options, std::ostream& out, std::ostream& err);

@@ -89,13 +89,13 @@ void finishReport(FileReport& report, workspace::FileResult& result, const Check
   if (notebook) {
     std::string map_error;
     if (options.diff && result.changed &&
-        !notebookDiff(*notebook, report.text, report.display_path, report.diff, map_error)) {
+        !notebookDiff(*notebook, report.text, result.history, report.display_path, report.diff, map_error)) {
       report.diff.clear();
       report.findings_fixed = 0;
       report.notice = map_error;
     }
     if (write) {
-      auto fixed = workspace::renderNotebook(result.notebook_bytes, *notebook, report.text, map_error);
+      auto fixed = workspace::renderNotebook(result.notebook_bytes, *notebook, report.text, result.history, map_error);
       std::string write_error;
       if (!fixed) write_error = map_error;
       if (fixed && !writeFileAtomically(report.path, bom + *fixed, bom + result.notebook_bytes, result.identity, roots,
@@ -196,11 +196,11 @@ std::optional<int> checkStdin(const CheckOptions& options, std::istream& in, std
   if (const workspace::Notebook* notebook = result.notebook.get()) {
     std::string map_error;
     if (options.diff && result.changed &&
-        !notebookDiff(*notebook, report.text, report.display_path, report.diff, map_error))
+        !notebookDiff(*notebook, report.text, result.history, report.display_path, report.diff, map_error))
       report.diff.clear();
     std::optional<std::string> rendered;
     if (print_fixed && result.changed)
-      rendered = workspace::renderNotebook(result.notebook_bytes, *notebook, report.text, map_error);
+      rendered = workspace::renderNotebook(result.notebook_bytes, *notebook, report.text, result.history, map_error);
     if (!map_error.empty()) report.notice = map_error;
     report.lines = analysis::LineIndex(report.text);
     mapCells(report, *notebook);

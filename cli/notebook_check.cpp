@@ -6,10 +6,6 @@
 
 namespace ptlint::cli {
 
-void dropCrossCellFixes(FileReport& report, const workspace::Notebook& notebook) {
-  workspace::dropCrossCellFixes(report.diagnostics, report.text, notebook);
-}
-
 void mapCells(FileReport& report, const workspace::Notebook& notebook) {
   report.cells.clear();
   auto spans = workspace::splitJoined(notebook, report.text);
@@ -24,9 +20,10 @@ void mapCells(FileReport& report, const workspace::Notebook& notebook) {
   }
 }
 
-bool notebookDiff(const workspace::Notebook& notebook, std::string_view fixed_joined, std::string_view display_path,
-                  std::string& diff, std::string& error) {
-  auto sources = workspace::cellSources(notebook, fixed_joined, error);
+bool notebookDiff(const workspace::Notebook& notebook, std::string_view fixed_joined,
+                  const workspace::EditHistory& history, std::string_view display_path, std::string& diff,
+                  std::string& error) {
+  auto sources = workspace::cellSources(notebook, fixed_joined, history, error);
   if (!sources) return false;
   diff.clear();
   for (size_t k = 0; k < sources->size(); ++k) {

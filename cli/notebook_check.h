@@ -13,20 +13,14 @@
 
 namespace ptlint::cli {
 
-// Fixes whose edits stay within one cell of a joined text (none touches a separator line).
-using workspace::FixFilter;
-using workspace::notebookFixFilter;
-
-// Removes from `report.diagnostics` (on the joined text in `report.text`) the fixes that would
-// edit more than one cell: they are never applied, so they are not offered.
-void dropCrossCellFixes(FileReport& report, const workspace::Notebook& notebook);
-
 // Sets `report.cells` from the joined text in `report.text` (after fixes).
 void mapCells(FileReport& report, const workspace::Notebook& notebook);
 
 // `--diff` of a notebook: one unified diff per changed cell, headed `path:cell N`.
 // Returns false with `error` set when the fixed text cannot be mapped back onto the cells.
-bool notebookDiff(const workspace::Notebook& notebook, std::string_view fixed_joined, std::string_view display_path,
-                  std::string& diff, std::string& error);
+// `history`: the edits from the notebook's joined text to `fixed_joined`.
+bool notebookDiff(const workspace::Notebook& notebook, std::string_view fixed_joined,
+                  const workspace::EditHistory& history, std::string_view display_path, std::string& diff,
+                  std::string& error);
 
 }  // namespace ptlint::cli

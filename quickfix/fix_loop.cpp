@@ -41,7 +41,18 @@ std::vector<Edit> selectNonOverlapping(const std::vector<Fix>& fixes, Applicabil
   return accepted;
 }
 
-FixLoopResult fixToFixpoint(std::string text, Applicability minimum, const FixProvider& provider) {
+uint32_t shiftOffset(uint32_t offset, const std::vector<Edit>& edits) {
+  int64_t delta = 0;
+  for (const Edit& e : edits) {
+    if (e.start > offset || (e.start == offset && e.end > offset)) break;
+    if (e.end > offset) return e.start + static_cast<uint32_t>(delta);  // inside an edit: its start
+    delta += static_cast<int64_t>(e.content.size()) - static_cast<int64_t>(e.end - e.start);
+  }
+  return static_cast<uint32_t>(static_cast<int64_t>(offset) + delta);
+}
+
+FixLoopResult fixToFixpoint(std::string text, Applicability minimum, const FixProvider& provider,
+                            const std::function<void(const std::vector<Edit>&)>& on_pass) {
   FixLoopResult result;
   analysis::ParsedFile current = analysis::ParsedFile::parse(std::move(text));
   if (current.hasSyntaxErrors()) {
@@ -55,6 +66,10 @@ FixLoopResult fixToFixpoint(std::string text, Applicability minimum, const FixPr
       break;
     }
     std::vector<Fix> fixes = provider(current);
+    {
+      LexicalMap lexical(current.text());
+      std::erase_if(fixes, [&](const Fix& fix) { return !lexical.allows(fix); });
+    }
     int picked = 0;
     std::vector<Edit> edits = selectNonOverlapping(fixes, minimum, &picked);
     if (edits.empty()) break;
@@ -68,6 +83,18 @@ FixLoopResult fixToFixpoint(std::string text, Applicability minimum, const FixPr
     }
     result.fixes_applied += picked;
     current = std::move(next);
+    // As applied: inserted line breaks in the file's own ending.
+    if (line_ending != "\n")
+      for (Edit& e : edits) {
+        std::string written;
+        for (char c : e.content) {
+          if (c == '\n') written.append(line_ending);
+          else written.push_back(c);
+        }
+        e.content = std::move(written);
+      }
+    if (on_pass) on_pass(edits);
+    result.history.push_back(std::move(edits));
   }
   result.text = std::string(current.text());
   return result;

@@ -12,15 +12,16 @@ bool kindRequested(const std::optional<std::vector<std::string>>& only, std::str
 }
 
 std::optional<quickfix::Edit> noqaEdit(const analysis::ParsedFile& file, const analysis::NoqaIndex& noqa,
-                                      const rules::Diagnostic& d) {
+                                      const quickfix::LexicalMap& lexical, const rules::Diagnostic& d) {
   uint32_t row = file.lines().lineOf(d.start);
+  std::optional<uint32_t> codes_end;
   if (const analysis::NoqaDirective* directive = noqa.directiveOnRow(row)) {
     if (directive->all) return std::nullopt;
-    if (!directive->codes.empty())
-      return quickfix::Edit{directive->codes_end, directive->codes_end, ", " + std::string(d.code)};
+    if (!directive->codes.empty()) codes_end = directive->codes_end;
   }
-  uint32_t end = file.lines().lineContentEnd(row, file.text());
-  return quickfix::Edit{end, end, "  # noqa: " + std::string(d.code)};
+  auto edit = quickfix::noqaInsertion(file.text(), lexical, file.lines().lineStart(row), d.code, codes_end);
+  if (edit && !lexical.allows(*edit)) return std::nullopt;
+  return edit;
 }
 
 WorkspaceEdit CodeActionProvider::workspaceEdit(const DocumentSnapshot& snap, std::vector<TextEdit> edits) const {
@@ -33,11 +34,17 @@ WorkspaceEdit CodeActionProvider::workspaceEdit(const DocumentSnapshot& snap, st
 }
 
 CodeActionProvider::Quickfixes CodeActionProvider::quickfixes(const AnalysisResult& result, uint32_t from,
-                                                              uint32_t to, const Verdict& verdict) const {
+                                                              uint32_t to, const Verdict& verdict,
+                                                              const workspace::JoinedTracker* notebook) const {
   Quickfixes out;
   const DocumentSnapshot& snap = *result.snapshot;
   std::string_view text = snap.text();
   std::optional<analysis::NoqaIndex> noqa;
+  std::optional<quickfix::LexicalMap> lexical;  // once per request, when needed
+  auto guarded = [&](const quickfix::Fix& fix) {
+    if (!lexical) lexical.emplace(text);
+    return lexical->allows(fix) && (!notebook || notebook->allows(fix));
+  };
   for (size_t i = 0; i < result.lint.diagnostics.size(); ++i) {
     const rules::Diagnostic& d = result.lint.diagnostics[i];
     if (d.fix && d.fix->applicability == quickfix::Applicability::Safe) out.any_safe_fix = true;
@@ -48,6 +55,7 @@ CodeActionProvider::Quickfixes CodeActionProvider::quickfixes(const AnalysisResu
       bool offered = applicability == quickfix::Applicability::Safe ||
                      (applicability == quickfix::Applicability::Unsafe && result.settings.unsafe_fixes);
       std::string note;
+      if (offered) offered = guarded(*d.fix);
       if (offered && verdict) offered = verdict(d, note);  // a rewrite found not equivalent is withdrawn
       if (offered) {
         CodeAction action;
@@ -62,7 +70,10 @@ CodeActionProvider::Quickfixes CodeActionProvider::quickfixes(const AnalysisResu
       }
     }
     if (!noqa) noqa = analysis::NoqaIndex::build(*snap.file);  // once per request, when needed
-    if (auto edit = noqaEdit(*snap.file, *noqa, d)) {
+    if (!lexical) lexical.emplace(text);
+    auto edit = noqaEdit(*snap.file, *noqa, *lexical, d);
+    if (edit && notebook && !notebook->allows(*edit)) edit.reset();
+    if (edit) {
       CodeAction action;
       action.title = std::string(d.code) + ": Disable for this line";
       action.kind = "quickfix";

@@ -10,8 +10,10 @@
 #include <vector>
 
 #include "analysis/noqa.h"
+#include "quickfix/edit_guard.h"
 #include "server/document_analysis.h"
 #include "server/protocol.h"
+#include "workspace/notebook_edits.h"
 
 namespace ptlint::server {
 
@@ -20,10 +22,11 @@ inline constexpr std::string_view kFixAllKind = "source.fixAll.ptlint";
 // Is `kind` among the kinds the client asked for (`context.only`; all when absent)?
 bool kindRequested(const std::optional<std::vector<std::string>>& only, std::string_view kind);
 
-// `# noqa: CODE` on the diagnostic's first line, appended to an existing `# noqa:` list;
-// nullopt when a bare `# noqa` already covers it.
+// `# noqa: CODE` on the diagnostic's first line, appended to an existing `# noqa:` list, placed
+// as `--add-noqa` places it (quickfix::noqaInsertion); nullopt when a bare `# noqa` already
+// covers it or the line cannot take a comment (it ends inside a string or continues with `\`).
 std::optional<quickfix::Edit> noqaEdit(const analysis::ParsedFile& file, const analysis::NoqaIndex& noqa,
-                                      const rules::Diagnostic& d);
+                                      const quickfix::LexicalMap& lexical, const rules::Diagnostic& d);
 
 class CodeActionProvider {
  public:
@@ -41,7 +44,10 @@ class CodeActionProvider {
     bool any_safe_fix = false;  // anywhere in the document (fix-all would do something)
   };
   // The quickfixes of the diagnostics touching [from, to] (bytes). `verdict` may be empty.
-  Quickfixes quickfixes(const AnalysisResult& result, uint32_t from, uint32_t to, const Verdict& verdict) const;
+  // Every edit offered passes the lexical guard and, in a notebook's joined text, `notebook`
+  // (kept in one cell, off masked IPython lines).
+  Quickfixes quickfixes(const AnalysisResult& result, uint32_t from, uint32_t to, const Verdict& verdict,
+                        const workspace::JoinedTracker* notebook = nullptr) const;
 
   WorkspaceEdit workspaceEdit(const DocumentSnapshot& snap, std::vector<TextEdit> edits) const;
 

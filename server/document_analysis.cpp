@@ -23,7 +23,7 @@ ResultPtr DocumentAnalyzer::analyze(const std::shared_ptr<const DocumentSnapshot
   auto result = std::make_shared<AnalysisResult>();
   result->snapshot = snap;
   result->generation = settings_.generation();  // read first: a later settings change makes this stale
-  result->settings = settings_.settingsFor(snap->uri);
+  result->settings = settings_.settingsFor(snap->uri, &result->fixes);
   if (!snap->in_sync) return result;  // the text is not the editor's: nothing to say about it
   // The project index only when a rule asks (a file without a cross-file question costs nothing).
   if (facts_ && rules::asksProject(snap->text(), result->settings))
@@ -32,6 +32,7 @@ ResultPtr DocumentAnalyzer::analyze(const std::shared_ptr<const DocumentSnapshot
       sameFacts(previous->settings.project, result->settings.project))
     return previous;
   result->lint = lintDocument(*snap, result->settings);
+  workspace::dropUnfixable(result->lint.diagnostics, result->fixes);
   for (const auto& d : result->lint.diagnostics)
     result->diagnostics.push_back(toLspDiagnostic(d, *snap, encoding_, related_));
   return result;

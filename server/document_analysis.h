@@ -14,12 +14,14 @@
 #include "server/document_store.h"
 #include "server/protocol.h"
 #include "server/server_settings.h"
+#include "workspace/check_run.h"
 
 namespace ptlint::server {
 
 struct AnalysisResult {
   std::shared_ptr<const DocumentSnapshot> snapshot;
   rules::Settings settings;  // settings.project: what the project said (null: not asked)
+  workspace::FixSelection fixes;  // the configuration's `fixable` / `unfixable`
   rules::LintResult lint;
   std::vector<Diagnostic> diagnostics;  // LSP form, parallel to lint.diagnostics
   uint64_t generation = 0;              // settings generation it was computed under

@@ -4,6 +4,8 @@
 
 #include "quickfix/fix_loop.h"
 #include "server/diagnostics.h"
+#include "workspace/check_run.h"
+#include "workspace/notebook_edits.h"
 
 namespace ptlint::server {
 
@@ -24,21 +26,75 @@ quickfix::Edit minimalEdit(std::string_view before, std::string_view after) {
 }
 
 std::optional<TextEdit> FixAll::edit(const AnalysisResult& result, const std::function<bool()>& cancelled) const {
+  auto list = edits(result, cancelled, nullptr);
+  if (list.empty()) return std::nullopt;
+  return list.front();
+}
+
+std::vector<TextEdit> FixAll::edits(const AnalysisResult& result, const std::function<bool()>& cancelled,
+                                    const workspace::Notebook* notebook) const {
   const rules::Settings& settings = result.settings;
-  if (!result.snapshot->in_sync) return std::nullopt;
-  quickfix::FixProvider provider = [&settings, &cancelled](const analysis::ParsedFile& file) {
+  if (!result.snapshot->in_sync) return {};
+  std::string_view before = result.snapshot->text();
+  if (notebook && notebook->joined != before) return {};  // cells and analysis disagree: wait
+  std::optional<workspace::JoinedTracker> tracker;
+  if (notebook) tracker.emplace(*notebook);
+  quickfix::FixProvider provider = [&](const analysis::ParsedFile& file) {
     if (cancelled()) throw LspError(ErrorCode::RequestCancelled, "the request was cancelled");
     std::vector<quickfix::Fix> fixes;
-    for (auto& d : rules::lintFile(file, settings).diagnostics)
-      if (d.fix) fixes.push_back(std::move(*d.fix));
+    auto lint = rules::lintFile(file, settings);
+    workspace::dropUnfixable(lint.diagnostics, result.fixes);
+    for (auto& d : lint.diagnostics)
+      if (d.fix && (!tracker || tracker->allows(*d.fix))) fixes.push_back(std::move(*d.fix));
     return fixes;
   };
-  std::string_view before = result.snapshot->text();
-  auto fixed = quickfix::fixToFixpoint(std::string(before), quickfix::Applicability::Safe, provider);
-  if (fixed.text == before) return std::nullopt;
-  quickfix::Edit edit = minimalEdit(before, fixed.text);
+  auto on_pass = [&](const std::vector<quickfix::Edit>& applied) {
+    if (tracker) tracker->apply(applied);
+  };
+  auto fixed = quickfix::fixToFixpoint(std::string(before), quickfix::Applicability::Safe, provider, on_pass);
+  if (fixed.text == before) return {};
   const auto& snap = *result.snapshot;
-  return TextEdit{toRange(before, snap.lines, edit.start, edit.end, encoding_), edit.content};
+  std::vector<TextEdit> out;
+  auto emit = [&](uint32_t b0, uint32_t b1, uint32_t a0, uint32_t a1) {
+    std::string_view b = before.substr(b0, b1 - b0), a = std::string_view(fixed.text).substr(a0, a1 - a0);
+    if (a == b) return;
+    quickfix::Edit edit = minimalEdit(b, a);
+    out.push_back(TextEdit{toRange(before, snap.lines, b0 + edit.start, b0 + edit.end, encoding_), edit.content});
+  };
+  if (!tracker) {
+    emit(0, static_cast<uint32_t>(before.size()), 0, static_cast<uint32_t>(fixed.text.size()));
+    return out;
+  }
+  // Stretches between fixed points (masked lines, cell boundaries), each diffed on its own.
+  workspace::JoinedTracker start(*notebook);
+  std::vector<std::pair<uint32_t, uint32_t>> anchors_before, anchors_after;  // [begin, end) kept as is
+  auto cells_before = start.cellRanges(before.size()), cells_after = tracker->cellRanges(fixed.text.size());
+  for (size_t k = 0; k < cells_before.size(); ++k) {
+    if (k > 0) {
+      anchors_before.emplace_back(cells_before[k - 1].second, cells_before[k].first);
+      anchors_after.emplace_back(cells_after[k - 1].second, cells_after[k].first);
+    }
+    for (size_t m = 0; m < start.masked().size(); ++m)
+      if (start.masked()[m].cell == k) {
+        const auto& mb = start.masked()[m];
+        const auto& ma = tracker->masked()[m];
+        anchors_before.emplace_back(mb.offset, mb.offset + static_cast<uint32_t>(mb.masked.size()));
+        anchors_after.emplace_back(ma.offset, ma.offset + static_cast<uint32_t>(ma.masked.size()));
+      }
+  }
+  uint32_t b = 0, a = 0;
+  for (size_t k = 0; k < anchors_before.size(); ++k) {
+    auto [b0, b1] = anchors_before[k];
+    auto [a0, a1] = anchors_after[k];
+    // A fixed point not where it was followed to: refuse rather than rewrite a magic.
+    if (b0 < b || a0 < a || a1 > fixed.text.size() || before.substr(b0, b1 - b0) != std::string_view(fixed.text).substr(a0, a1 - a0))
+      return {};
+    emit(b, anchors_before[k].first, a, anchors_after[k].first);
+    b = anchors_before[k].second;
+    a = anchors_after[k].second;
+  }
+  emit(b, static_cast<uint32_t>(before.size()), a, static_cast<uint32_t>(fixed.text.size()));
+  return out;
 }
 
 }  // namespace ptlint::server

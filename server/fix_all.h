@@ -5,10 +5,12 @@
 #include <functional>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "quickfix/fix.h"
 #include "server/document_analysis.h"
 #include "server/protocol.h"
+#include "workspace/notebook.h"
 
 namespace ptlint::server {
 
@@ -23,6 +25,13 @@ class FixAll {
   // nullopt when nothing changes (or the document is out of sync). Throws LspError
   // RequestCancelled, before the next lint pass, once `cancelled()` returns true.
   std::optional<TextEdit> edit(const AnalysisResult& result, const std::function<bool()>& cancelled) const;
+
+  // The same as edits; for a notebook's joined text (`notebook`: its cells, whose joined text
+  // must be the snapshot's), fixes stay in one cell and off masked IPython lines, and the
+  // result is one minimal edit per stretch between masked lines and cell boundaries (never
+  // one spanning a magic). Empty when nothing changes.
+  std::vector<TextEdit> edits(const AnalysisResult& result, const std::function<bool()>& cancelled,
+                              const workspace::Notebook* notebook) const;
 
   static constexpr std::string_view kTitle = "ptlint: Fix all auto-fixable problems";
 

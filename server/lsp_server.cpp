@@ -301,6 +301,12 @@ class LspServer {
       uint32_t to = toOffset(snap.text(), snap.lines, params.range.end, encoding_);
       if (to < from) std::swap(from, to);
       CodeActionProvider::Quickfixes fixes;
+      // A notebook's joined text: every edit is checked against its cells (masked magics,
+      // boundaries); when the cells moved on since this analysis, nothing is offered.
+      auto notebook = notebooks_.joinedNotebook(params.textDocument.uri);
+      if (notebook && notebook->joined != snap.text()) return reply({});
+      std::optional<workspace::JoinedTracker> tracker;
+      if (notebook) tracker.emplace(*notebook);
       if (kindRequested(params.context.only, "quickfix")) {
         // With gpuCheck, the first quickfix request that meets a PTL601 fix queues every pattern
         // of the document for one background validation (one ptlint-gpu start for all of them).
@@ -309,19 +315,20 @@ class LspServer {
           device_.request(*result, from, to);
           verdict = [this](const rules::Diagnostic& d, std::string& note) { return device_.verdict(d, note); };
         }
-        fixes = codeActions().quickfixes(*result, from, to, verdict);
+        fixes = codeActions().quickfixes(*result, from, to, verdict, tracker ? &*tracker : nullptr);
       }
       // Fix-all: always when asked for by kind (on save), otherwise only when it would do something.
       bool fix_all_asked = params.context.only && kindRequested(params.context.only, kFixAllKind);
       if (!fix_all_asked && (params.context.only || !fixes.any_safe_fix)) return reply(fixes.actions);
-      scheduler_.post(Pool::Heavy, [this, result, reply, actions = std::move(fixes.actions)]() mutable {
+      scheduler_.post(Pool::Heavy, [this, result, reply, notebook, actions = std::move(fixes.actions)]() mutable {
         if (reply.cancelled()) return;
         answerErrors(reply, [&] {
-          if (auto edit = FixAll(encoding_).edit(*result, cancelledFn(reply))) {
+          auto edits = FixAll(encoding_).edits(*result, cancelledFn(reply), notebook.get());
+          if (!edits.empty()) {
             CodeAction action;
             action.title = std::string(FixAll::kTitle);
             action.kind = std::string(kFixAllKind);
-            action.edit = codeActions().workspaceEdit(*result->snapshot, {*edit});
+            action.edit = codeActions().workspaceEdit(*result->snapshot, std::move(edits));
             actions.push_back(std::move(action));
           }
           reply(actions);
@@ -344,11 +351,13 @@ class LspServer {
     if (!docs_.isOpen(uri)) throw LspError(ErrorCode::InvalidParams, "document is not open: " + uri);
     scheduler_.whenAnalyzed(uri, Pool::Heavy, Scheduler::guarded(reply, [this, reply](ResultPtr result) {
       if (!result) throw LspError(ErrorCode::ContentModified, "the document was closed");
-      if (auto edit = FixAll(encoding_).edit(*result, cancelledFn(reply))) {
+      auto notebook = notebooks_.joinedNotebook(result->snapshot->uri);
+      auto edits = FixAll(encoding_).edits(*result, cancelledFn(reply), notebook.get());
+      if (!edits.empty()) {
         // Versioned, so that the client refuses it if the user typed meanwhile.
         WorkspaceEdit workspace_edit;
         workspace_edit.documentChanges =
-            std::vector<TextDocumentEdit>{{{result->snapshot->uri, result->snapshot->version}, {*edit}}};
+            std::vector<TextDocumentEdit>{TextDocumentEdit{{result->snapshot->uri, result->snapshot->version}, std::move(edits)}};
         dispatcher_.request("workspace/applyEdit", ApplyWorkspaceEditParams{std::string(FixAll::kTitle), workspace_edit});
       }
       reply(nullptr);

@@ -1,6 +1,10 @@
 #include "server/notebook_documents.h"
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
+
+#include "server/protocol.h"
 
 #include "workspace/notebook.h"
 
@@ -14,9 +18,23 @@ std::string str(const json& j, const char* key) {
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
+// An integer member, clamped into int (a version or a kind); 0 when absent or not an integer.
 int num(const json& j, const char* key) {
   auto it = j.find(key);
-  return it != j.end() && it->is_number_integer() ? it->get<int>() : 0;
+  if (it == j.end() || !it->is_number_integer()) return 0;
+  if (it->is_number_unsigned()) return static_cast<int>(std::min<uint64_t>(it->get<uint64_t>(), INT32_MAX));
+  return static_cast<int>(std::clamp<int64_t>(it->get<int64_t>(), INT32_MIN, INT32_MAX));
+}
+
+// A structure index (`start`, `deleteCount`) never narrowed: one past `limit` or not a
+// non-negative integer is refused (applying it elsewhere would delete the wrong cells).
+size_t index(const json& array, const char* key, size_t limit, const char* what) {
+  auto it = array.find(key);
+  if (it == array.end()) return 0;
+  if (!it->is_number_unsigned() || it->get<uint64_t>() > limit)
+    throw LspError(ErrorCode::InvalidParams, std::string("notebookDocument/didChange: ") + what + " " + it->dump() +
+                                                 " is outside the notebook's " + std::to_string(limit) + " cells");
+  return static_cast<size_t>(it->get<uint64_t>());
 }
 
 // Shifts a range object's lines by -first; false when it is not one.
@@ -74,17 +92,23 @@ std::optional<NotebookDocuments::Joined> NotebookDocuments::change(const json& p
   auto it = notebooks_.find(uri);
   if (it == notebooks_.end()) return std::nullopt;
   Notebook& notebook = it->second;
-  notebook.version = num(doc, "version");
+  int version = num(doc, "version");
+  if (version < notebook.version)
+    throw LspError(ErrorCode::InvalidParams, "notebookDocument/didChange: version " + std::to_string(version) +
+                                                 " is older than the notebook's " + std::to_string(notebook.version) +
+                                                 "; the change was not applied");
   const json& change = params.value("change", json::object());
   const json cells = change.value("cells", json::object());
   std::vector<std::string> closed_cells;
-  if (cells.contains("structure")) {
+  if (cells.contains("structure") && cells["structure"].is_object()) {
     const json& structure = cells["structure"];
+    const json& array = structure.value("array", json::object());
+    // Checked before anything changes: a refused change leaves the notebook as it was.
+    size_t start = array.is_object() ? index(array, "start", notebook.cells.size(), "start") : 0;
+    size_t count = array.is_object() ? index(array, "deleteCount", notebook.cells.size() - start, "deleteCount") : 0;
+    notebook.version = version;
     if (structure.contains("didOpen"))
       for (const auto& item : structure["didOpen"]) texts_.open(str(item, "uri"), num(item, "version"), str(item, "text"));
-    const json& array = structure.value("array", json::object());
-    size_t start = std::min<size_t>(static_cast<size_t>(std::max(0, num(array, "start"))), notebook.cells.size());
-    size_t count = std::min<size_t>(static_cast<size_t>(std::max(0, num(array, "deleteCount"))), notebook.cells.size() - start);
     std::vector<Cell> inserted;
     if (array.contains("cells") && array["cells"].is_array())
       for (const auto& c : array["cells"]) {
@@ -110,20 +134,25 @@ std::optional<NotebookDocuments::Joined> NotebookDocuments::change(const json& p
         cell_to_notebook_[cell.uri] = uri;
         inserted.push_back(std::move(cell));
       }
+    std::vector<std::string> gone;
+    for (size_t k = start; k < start + count; ++k) gone.push_back(notebook.cells[k].uri);
     notebook.cells.erase(notebook.cells.begin() + static_cast<long>(start),
                          notebook.cells.begin() + static_cast<long>(start + count));
     notebook.cells.insert(notebook.cells.begin() + static_cast<long>(start), inserted.begin(), inserted.end());
     if (structure.contains("didClose"))
-      for (const auto& item : structure["didClose"]) {
-        std::string cell_uri = str(item, "uri");
-        bool still_there = std::any_of(notebook.cells.begin(), notebook.cells.end(),
-                                       [&](const Cell& c) { return c.uri == cell_uri; });
-        if (still_there) continue;
-        texts_.close(cell_uri);
-        cell_to_notebook_.erase(cell_uri);
-        closed_cells.push_back(cell_uri);
-      }
+      for (const auto& item : structure["didClose"]) gone.push_back(str(item, "uri"));
+    // A cell removed from the notebook is forgotten and cleared, closed or not.
+    for (const auto& cell_uri : gone) {
+      bool still_there = std::any_of(notebook.cells.begin(), notebook.cells.end(),
+                                     [&](const Cell& c) { return c.uri == cell_uri; });
+      auto owner = cell_to_notebook_.find(cell_uri);
+      if (still_there || owner == cell_to_notebook_.end() || owner->second != uri) continue;
+      texts_.close(cell_uri);
+      cell_to_notebook_.erase(owner);
+      closed_cells.push_back(cell_uri);
+    }
   }
+  notebook.version = version;
   if (cells.contains("data"))
     for (const auto& c : cells["data"])
       for (auto& cell : notebook.cells)
@@ -132,6 +161,8 @@ std::optional<NotebookDocuments::Joined> NotebookDocuments::change(const json& p
     for (const auto& content : cells["textContent"]) {
       const json& document = content.value("document", json::object());
       std::string cell_uri = str(document, "uri");
+      auto cell = std::find_if(notebook.cells.begin(), notebook.cells.end(), [&](const Cell& c) { return c.uri == cell_uri; });
+      if (cell != notebook.cells.end() && num(document, "version") < cell->version) continue;  // stale: not applied
       std::vector<TextDocumentContentChangeEvent> events;
       for (const auto& e : content.value("changes", json::array())) events.push_back(e.get<TextDocumentContentChangeEvent>());
       texts_.change(cell_uri, num(document, "version"), events, encoding);
@@ -157,6 +188,12 @@ std::vector<std::string> NotebookDocuments::close(const std::string& notebook_ur
   return uris;
 }
 
+std::shared_ptr<const workspace::Notebook> NotebookDocuments::joinedNotebook(const std::string& notebook_uri) const {
+  std::lock_guard lock(mutex_);
+  auto it = notebooks_.find(notebook_uri);
+  return it == notebooks_.end() ? nullptr : it->second.joined;
+}
+
 bool NotebookDocuments::isNotebook(const std::string& uri) const {
   std::lock_guard lock(mutex_);
   return notebooks_.count(uri) > 0;
@@ -178,7 +215,9 @@ NotebookDocuments::Joined NotebookDocuments::joinLocked(const std::string& uri, 
     sources.emplace_back(snap ? std::string(snap->text()) : std::string());
     uris.push_back(cell.uri);
   }
-  workspace::Notebook joined = workspace::notebookFromCells(sources);
+  auto shared = std::make_shared<workspace::Notebook>(workspace::notebookFromCells(sources));
+  const workspace::Notebook& joined = *shared;
+  notebook.joined = shared;
   notebook.layout.clear();
   auto spans = workspace::splitJoined(joined, joined.joined);
   uint32_t line = 0;
@@ -193,7 +232,7 @@ NotebookDocuments::Joined NotebookDocuments::joinLocked(const std::string& uri, 
     // A cell without a final newline still owns its last line.
     notebook.layout.emplace_back(uris[k], line, std::max(last, line + 1));
   }
-  return Joined{uri, notebook.version, std::move(joined.joined)};
+  return Joined{uri, notebook.version, joined.joined};
 }
 
 std::optional<std::pair<std::string, uint32_t>> NotebookDocuments::cellForLines(const Notebook& notebook, uint32_t line,
@@ -246,9 +285,6 @@ std::optional<NotebookDocuments::CellRequest> NotebookDocuments::forCell(const s
       end = e;
       found = true;
     }
-  int cell_version = 0;
-  for (const auto& cell : it->second.cells)
-    if (cell.uri == cell_uri) cell_version = cell.version;
   std::string notebook_uri = owner->second;
   CellRequest request;
   request.params = params;
@@ -285,7 +321,15 @@ std::optional<NotebookDocuments::CellRequest> NotebookDocuments::forCell(const s
       return false;
     }
   };
-  request.map_result = [method, first, inCell, cell_uri, notebook_uri, cell_version](json result) -> json {
+  // Where an edit's lines lie: a fix-all may change other cells of the notebook too.
+  std::vector<std::tuple<std::string, uint32_t, uint32_t, int>> cells;
+  for (const auto& [uri, f, e] : it->second.layout) {
+    int version = 0;
+    for (const auto& cell : it->second.cells)
+      if (cell.uri == uri) version = cell.version;
+    cells.emplace_back(uri, f, e, version);
+  }
+  request.map_result = [method, first, inCell, cell_uri, notebook_uri, cells](json result) -> json {
     if (method == "textDocument/hover") {
       if (result.is_object() && result.contains("range")) {
         if (inCell(result["range"])) shiftRange(result["range"], first);
@@ -306,7 +350,7 @@ std::optional<NotebookDocuments::CellRequest> NotebookDocuments::forCell(const s
       }
       return result;
     }
-    // Code actions: kept when every edit lies in this cell, mapped onto the cell's URI.
+    // Code actions: kept when every edit lies in a code cell, mapped onto that cell's URI.
     json actions = json::array();
     if (!result.is_array()) return actions;
     for (json action : result) {
@@ -328,11 +372,38 @@ std::optional<NotebookDocuments::CellRequest> NotebookDocuments::forCell(const s
             if (str(change.value("textDocument", json::object()), "uri") != notebook_uri) ok = false;
             for (auto& e : change.value("edits", json::array())) edits.push_back(e);
           }
-        for (auto& e : edits) ok = ok && e.contains("range") && inCell(e["range"]) && shiftRange(e["range"], first);
-        if (edit.contains("documentChanges"))
-          edit = {{"documentChanges", {{{"textDocument", {{"uri", cell_uri}, {"version", cell_version}}}, {"edits", edits}}}}};
-        else
-          edit = {{"changes", {{cell_uri, edits}}}};
+        // Each edit onto the cell holding its lines, in the order of the notebook's cells.
+        std::vector<json> per_cell(cells.size(), json::array());
+        for (auto& e : edits) {
+          bool placed = false;
+          for (size_t k = 0; ok && !placed && k < cells.size(); ++k) {
+            const auto& [uri, f, end, version] = cells[k];
+            (void)uri;
+            (void)version;
+            try {
+              uint32_t a = lineOf(e["range"], "start"), b = lineOf(e["range"], "end");
+              if (a >= f && a < end && b <= end) {
+                shiftRange(e["range"], f);
+                per_cell[k].push_back(e);
+                placed = true;
+              }
+            } catch (const std::exception&) {
+              ok = false;
+            }
+          }
+          ok = ok && placed;
+        }
+        json document_changes = json::array(), changes = json::object();
+        for (size_t k = 0; k < cells.size(); ++k) {
+          if (per_cell[k].empty()) continue;
+          const auto& [uri, f, end, version] = cells[k];
+          (void)f;
+          (void)end;
+          document_changes.push_back({{"textDocument", {{"uri", uri}, {"version", version}}}, {"edits", per_cell[k]}});
+          changes[uri] = per_cell[k];
+        }
+        if (edit.contains("documentChanges")) edit = {{"documentChanges", document_changes}};
+        else edit = {{"changes", changes}};
       }
       if (ok) actions.push_back(std::move(action));
     }

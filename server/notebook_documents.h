@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -17,6 +18,7 @@
 
 #include "server/document_store.h"
 #include "server/position_encoding.h"
+#include "workspace/notebook.h"
 
 namespace ptlint::server {
 
@@ -38,6 +40,9 @@ class NotebookDocuments {
   std::vector<std::string> close(const std::string& notebook_uri);
 
   bool isNotebook(const std::string& uri) const;
+  // The cells behind the notebook's joined text as last joined (masked lines, boundaries); null
+  // when not open. Edits on the joined text are checked and mapped through it.
+  std::shared_ptr<const workspace::Notebook> joinedNotebook(const std::string& notebook_uri) const;
   // The notebook a cell belongs to; nullopt when `uri` is not an open notebook's cell.
   std::optional<std::string> notebookOf(const std::string& cell_uri) const;
 
@@ -64,6 +69,7 @@ class NotebookDocuments {
   struct Notebook {
     int version = 0;
     std::vector<Cell> cells;
+    std::shared_ptr<const workspace::Notebook> joined;
     // Per code cell in the joined text: its URI and first line, and one past its last line.
     std::vector<std::tuple<std::string, uint32_t, uint32_t>> layout;
   };

@@ -197,7 +197,7 @@ std::string ServerSettings::keyForLocked(const std::string& uri) const {
   return path ? folderKeyLocked(*path) : (folders_.empty() ? "" : folders_.front().path.string());
 }
 
-rules::Settings ServerSettings::settingsFor(const std::string& uri) {
+rules::Settings ServerSettings::settingsFor(const std::string& uri, workspace::FixSelection* fixes) {
   std::optional<fs::path> path = uriToPath(uri);
   std::shared_ptr<workspace::ConfigResolver> resolver;
   ClientSettings client;
@@ -214,6 +214,7 @@ rules::Settings ServerSettings::settingsFor(const std::string& uri) {
   if (!resolver) resolver = std::make_shared<workspace::ConfigResolver>(overridesFor(client), std::nullopt);
   try {
     workspace::ResolvedConfig config = resolver->forPath(target);
+    if (fixes) *fixes = workspace::FixSelection{config.fixable, config.unfixable};
     return workspace::settingsForFile(config, target);
   } catch (const workspace::ConfigError& e) {
     reportOnce(std::string("ptlint: ") + e.what());

@@ -22,6 +22,7 @@
 
 #include "rules/settings.h"
 #include "server/protocol.h"
+#include "workspace/check_run.h"
 #include "workspace/config.h"
 
 namespace ptlint::server {
@@ -49,7 +50,8 @@ class ServerSettings {
 
   // Settings for one document: its config file (nearest above it) merged with editor settings.
   // A broken config file is shown (once) and the editor settings alone apply.
-  rules::Settings settingsFor(const std::string& uri);
+  // `fixes` (when given) receives its `fixable` / `unfixable`.
+  rules::Settings settingsFor(const std::string& uri, workspace::FixSelection* fixes = nullptr);
   // The configuration of a file as the engine resolves it: its folder's resolver (editor
   // settings, nearest config file). Throws workspace::ConfigError for a broken config file.
   workspace::ResolvedConfig resolvedConfigFor(const std::filesystem::path& path);

@@ -7,39 +7,26 @@
 namespace ptlint::workspace {
 
 void dropUnfixable(std::vector<rules::Diagnostic>& diagnostics, const ResolvedConfig& config) {
-  if (!config.fixable && config.unfixable.empty()) return;
+  dropUnfixable(diagnostics, FixSelection{config.fixable, config.unfixable});
+}
+
+void dropUnfixable(std::vector<rules::Diagnostic>& diagnostics, const FixSelection& selection) {
+  if (!selection.fixable && selection.unfixable.empty()) return;
   // The same specificity rules as select/ignore: the longest matching selector wins.
   rules::Settings fixable;
-  fixable.select = config.fixable.value_or(std::vector<std::string>{"ALL"});
-  fixable.ignore = config.unfixable;
+  fixable.select = selection.fixable.value_or(std::vector<std::string>{"ALL"});
+  fixable.ignore = selection.unfixable;
   for (auto& d : diagnostics)
     if (d.fix && !fixable.isEnabled(d.code, true)) d.fix.reset();
 }
 
-FixFilter notebookFixFilter(const Notebook& notebook) {
-  return [&notebook](std::string_view text, const quickfix::Fix& fix) {
-    auto spans = splitJoined(notebook, text);
-    if (!spans) return false;
-    auto cellOf = [&](uint32_t offset) -> long {
-      for (size_t k = 0; k < spans->size(); ++k)
-        if (offset >= (*spans)[k].begin && offset <= (*spans)[k].end) return static_cast<long>(k);
-      return -1;
-    };
-    long cell = -1;
-    for (const auto& edit : fix.edits) {
-      if (edit.content.find(kCellSeparator) != std::string::npos) return false;
-      long a = cellOf(edit.start), b = cellOf(edit.end);
-      if (a < 0 || a != b || (cell >= 0 && a != cell)) return false;
-      cell = a;
-    }
-    return true;
-  };
-}
-
-void dropCrossCellFixes(std::vector<rules::Diagnostic>& diagnostics, std::string_view text, const Notebook& notebook) {
-  FixFilter keep = notebookFixFilter(notebook);
+void dropCrossCellFixes(std::vector<rules::Diagnostic>& diagnostics, std::string_view text, const Notebook& notebook,
+                        const EditHistory& history) {
+  (void)text;
+  JoinedTracker tracker(notebook);
+  tracker.apply(history);
   for (auto& d : diagnostics)
-    if (d.fix && !keep(text, *d.fix)) d.fix.reset();
+    if (d.fix && !tracker.allows(*d.fix)) d.fix.reset();
 }
 
 namespace {
@@ -67,7 +54,9 @@ LintOutcome lintText(std::string text, const rules::Settings& settings, const Re
     outcome.text = std::move(text);
     return outcome;
   }
-  FixFilter keep_fix = notebook ? notebookFixFilter(*notebook) : FixFilter{};
+  // A notebook's fixes stay in one cell and off its masked lines, followed through the passes.
+  std::optional<JoinedTracker> tracker;
+  if (notebook) tracker.emplace(*notebook);
   size_t initial_findings = 0;
   if (fix) {
     bool first_pass = true;
@@ -78,11 +67,15 @@ LintOutcome lintText(std::string text, const rules::Settings& settings, const Re
       if (first_pass) initial_findings = lint.diagnostics.size();
       first_pass = false;
       for (auto& d : lint.diagnostics)
-        if (d.fix && (!keep_fix || keep_fix(file.text(), *d.fix))) fixes.push_back(std::move(*d.fix));
+        if (d.fix && (!tracker || tracker->allows(*d.fix))) fixes.push_back(std::move(*d.fix));
       return fixes;
     };
     std::string original = text;
-    auto fixed = quickfix::fixToFixpoint(std::move(text), minimumApplicability(settings), provider);
+    auto on_pass = [&](const std::vector<quickfix::Edit>& edits) {
+      if (tracker) tracker->apply(edits);
+    };
+    auto fixed = quickfix::fixToFixpoint(std::move(text), minimumApplicability(settings), provider, on_pass);
+    outcome.history = std::move(fixed.history);
     if (fixed.reverted) outcome.notice = "a fix would have introduced a syntax error; it was not applied";
     if (fixed.hit_pass_cap)
       outcome.notice = "fixes did not converge after " + std::to_string(quickfix::kMaxFixPasses) + " passes";
@@ -98,7 +91,9 @@ LintOutcome lintText(std::string text, const rules::Settings& settings, const Re
                                 : rules::lintFile(parsed, settings, std::move(candidates));
   outcome.diagnostics = std::move(result.diagnostics);
   dropUnfixable(outcome.diagnostics, config);
-  if (notebook) dropCrossCellFixes(outcome.diagnostics, text, *notebook);
+  if (tracker)
+    for (auto& d : outcome.diagnostics)
+      if (d.fix && !tracker->allows(*d.fix)) d.fix.reset();
   if (outcome.changed)
     outcome.findings_fixed = static_cast<int>(
         initial_findings > outcome.diagnostics.size() ? initial_findings - outcome.diagnostics.size() : 0);

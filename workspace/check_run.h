@@ -14,6 +14,7 @@
 #include "rules/settings.h"
 #include "workspace/config.h"
 #include "workspace/notebook.h"
+#include "workspace/notebook_edits.h"
 #include "workspace/source_reader.h"
 
 namespace ptlint::workspace {
@@ -21,12 +22,17 @@ namespace ptlint::workspace {
 // Drops the fixes of codes that `fixable` / `unfixable` exclude (the CLI's --fixable /
 // --unfixable replace the configuration's, as in Ruff).
 void dropUnfixable(std::vector<rules::Diagnostic>& diagnostics, const ResolvedConfig& config);
+// The same from the two settings alone (what the server keeps of a file's configuration).
+struct FixSelection {
+  std::optional<std::vector<std::string>> fixable;
+  std::vector<std::string> unfixable;
+};
+void dropUnfixable(std::vector<rules::Diagnostic>& diagnostics, const FixSelection& selection);
 
-// Which fixes may apply to `text` (a notebook keeps them inside one cell).
-using FixFilter = std::function<bool(std::string_view text, const quickfix::Fix& fix)>;
-FixFilter notebookFixFilter(const Notebook& notebook);
-// Removes the fixes of `diagnostics` (on the joined `text`) that would edit more than one cell.
-void dropCrossCellFixes(std::vector<rules::Diagnostic>& diagnostics, std::string_view text, const Notebook& notebook);
+// Removes the fixes of `diagnostics` (on the joined `text`, reached from the notebook's own joined
+// text through `history`) that would edit more than one cell or a masked IPython line.
+void dropCrossCellFixes(std::vector<rules::Diagnostic>& diagnostics, std::string_view text, const Notebook& notebook,
+                        const EditHistory& history = {});
 
 struct LintOutcome {
   std::vector<rules::Diagnostic> diagnostics;  // on `text`
@@ -34,6 +40,7 @@ struct LintOutcome {
   bool changed = false;                        // fixes changed the text
   int findings_fixed = 0;                      // findings the fixes resolved (as Ruff counts them)
   std::optional<std::string> notice;           // "a fix would have introduced a syntax error", ...
+  EditHistory history;                         // the passes of edits from the input to `text`
 };
 
 // Lints `text` under `settings`; with `fix`, applies the fixes at or above the settings'

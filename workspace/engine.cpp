@@ -129,6 +129,7 @@ FileResult Engine::check(const FileInput& input, const CancellationToken& cancel
   result.diagnostics = std::move(outcome.diagnostics);
   result.text = std::move(outcome.text);
   result.changed = outcome.changed;
+  result.history = std::move(outcome.history);
   result.findings_fixed = outcome.findings_fixed;
   result.notice = std::move(outcome.notice);
   if (use_cache) cache_->store(input.path, key, result.diagnostics, result.dependencies);

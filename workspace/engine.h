@@ -44,6 +44,7 @@
 #include "rules/rule.h"
 #include "rules/settings.h"
 #include "workspace/config.h"
+#include "workspace/notebook_edits.h"
 #include "workspace/source_reader.h"
 
 namespace ptlint::workspace {
@@ -94,6 +95,7 @@ struct FileResult {
   std::string text;                             // the text the diagnostics are on (fixed, when fixing)
   std::string original;                         // with `fix`: the text before fixes (as `text` is)
   bool changed = false;                         // fixes changed the text
+  EditHistory history;                          // the fixes' edits, pass by pass, from `original`
   int findings_fixed = 0;
   bool unsafe_fixes = false;                    // the file's settings allow unsafe fixes
   // The other files whose facts this result depends on (where its functions are compiled):

@@ -1,5 +1,7 @@
 #include "workspace/notebook.h"
 
+#include "workspace/notebook_edits.h"
+
 #include <nlohmann/json.hpp>
 
 #include "analysis/line_index.h"
@@ -562,46 +564,10 @@ std::optional<std::vector<CellSpan>> splitJoined(const Notebook& notebook, std::
 }
 
 std::optional<std::vector<std::string>> cellSources(const Notebook& notebook, std::string_view joined,
-                                                    std::string& error) {
-  auto spans = splitJoined(notebook, joined);
-  if (!spans) {
-    error = "a fix changed the boundaries between cells; the notebook was not changed";
-    return std::nullopt;
-  }
-  std::vector<std::string> sources;
-  for (size_t k = 0; k < spans->size(); ++k) {
-    const NotebookCell& cell = notebook.code_cells[k];
-    std::string text(joined.substr((*spans)[k].begin, (*spans)[k].end - (*spans)[k].begin));
-    if (cell.added_newline && !text.empty() && text.back() == '\n') text.pop_back();
-    if (text == cell.masked) {
-      sources.push_back(cell.source);
-      continue;
-    }
-    // Give masked lines their original text back, in order.
-    std::vector<std::pair<std::string_view, std::string_view>> masked_lines;
-    auto before = splitLines(cell.masked), original = splitLines(cell.source);
-    for (size_t l = 0; l < before.size() && l < original.size(); ++l)
-      if (before[l] != original[l]) masked_lines.emplace_back(withoutEnding(before[l]), withoutEnding(original[l]));
-    std::string restored;
-    size_t next = 0;
-    for (std::string_view line : splitLines(text)) {
-      std::string_view body = withoutEnding(line);
-      if (next < masked_lines.size() && body == masked_lines[next].first) {
-        restored += masked_lines[next].second;
-        restored += line.substr(body.size());
-        ++next;
-      } else {
-        restored += line;
-      }
-    }
-    if (next != masked_lines.size()) {
-      error = "a fix changed a line holding an IPython magic in cell " + std::to_string(cell.index + 1) +
-              "; the notebook was not changed";
-      return std::nullopt;
-    }
-    sources.push_back(std::move(restored));
-  }
-  return sources;
+                                                    const EditHistory& history, std::string& error) {
+  JoinedTracker tracker(notebook);
+  tracker.apply(history);
+  return tracker.cellSources(joined, error);
 }
 
 namespace {
@@ -681,8 +647,8 @@ std::string renderSource(std::string_view bytes, const NotebookCell& cell, const
 }  // namespace
 
 std::optional<std::string> renderNotebook(std::string_view original_bytes, const Notebook& notebook,
-                                          std::string_view joined, std::string& error) {
-  auto sources = cellSources(notebook, joined, error);
+                                          std::string_view joined, const EditHistory& history, std::string& error) {
+  auto sources = cellSources(notebook, joined, history, error);
   if (!sources) return std::nullopt;
   std::string out;
   out.reserve(original_bytes.size() + 256);

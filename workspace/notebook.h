@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "quickfix/fix.h"
+
 namespace ptlint::workspace {
 
 // A line that separates two cells in the joined source: a comment, so it neither changes the
@@ -54,14 +56,17 @@ struct CellSpan {
 // when it does not hold one cell per code cell of `notebook`.
 std::optional<std::vector<CellSpan>> splitJoined(const Notebook& notebook, std::string_view joined);
 
-// The notebook's bytes with each code cell's source taken from `joined` (a fixed joined text).
-// Cells whose text is unchanged keep their bytes; masked lines get their original text back.
-// Returns nullopt with `error` set when the fixed text cannot be mapped back onto the cells.
+// The notebook's bytes with each code cell's source taken from `joined`: the joined text after
+// the passes of edits in `history` (workspace/notebook_edits.h). Cells whose text is unchanged
+// keep their bytes; masked lines get their original text back at the positions the edits moved
+// them to. Returns nullopt with `error` set when the text cannot be mapped back onto the cells.
 std::optional<std::string> renderNotebook(std::string_view original_bytes, const Notebook& notebook,
-                                          std::string_view joined, std::string& error);
+                                          std::string_view joined, const std::vector<std::vector<quickfix::Edit>>& history,
+                                          std::string& error);
 
 // The per-cell source texts of a fixed joined text, unmasked; nullopt as renderNotebook.
 std::optional<std::vector<std::string>> cellSources(const Notebook& notebook, std::string_view joined,
+                                                    const std::vector<std::vector<quickfix::Edit>>& history,
                                                     std::string& error);
 
 // A notebook made of the given code cell sources (as an editor holds them): `index` is the
