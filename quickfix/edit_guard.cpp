@@ -19,6 +19,8 @@ struct Scanner {
   std::vector<std::pair<uint32_t, uint32_t>>& strings;
   std::vector<std::pair<uint32_t, uint32_t>>& comments;
   std::vector<bool>& terminated;
+  int depth = 0;             // brackets open outside strings
+  bool continued = false;    // the last line ends with a `\` continuation
 
   size_t lineEnd(size_t i) const {
     while (i < n && t[i] != '\n' && t[i] != '\r') ++i;
@@ -118,6 +120,9 @@ struct Scanner {
     size_t i = 0;
     while (i < n) {
       char c = t[i];
+      if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\f') continued = false;
+      if (c == '(' || c == '[' || c == '{') ++depth;
+      if ((c == ')' || c == ']' || c == '}') && depth > 0) --depth;
       if (c == '#') {
         size_t e = lineEnd(i);
         comments.emplace_back(static_cast<uint32_t>(i), static_cast<uint32_t>(e));
@@ -129,7 +134,10 @@ struct Scanner {
         terminated.push_back(closed);
         i = e;
       } else if (c == '\\') {
+        continued = i + 1 >= n || t[i + 1] == '\n' || t[i + 1] == '\r';
         i += 2;  // a continuation (or a stray backslash): the next byte is not a token start
+        if (continued && i < n && t[i - 1] == '\r' && t[i] == '\n') ++i;
+        continue;
       } else {
         ++i;
       }
@@ -151,6 +159,8 @@ long regionAt(const std::vector<std::pair<uint32_t, uint32_t>>& regions, uint32_
 LexicalMap::LexicalMap(std::string_view text) : text_(text) {
   Scanner scanner{text, text.size(), strings_, comments_, terminated_};
   scanner.run();
+  ends_open_ = scanner.depth > 0 || scanner.continued ||
+               std::find(terminated_.begin(), terminated_.end(), false) != terminated_.end();
 }
 
 std::optional<std::pair<uint32_t, uint32_t>> LexicalMap::stringAround(uint32_t offset) const {

@@ -37,11 +37,16 @@ class LexicalMap {
   bool allows(const Edit& edit) const;
   bool allows(const Fix& fix) const;
 
+  // True when the text ends inside a string, inside brackets or after a `\` continuation: code
+  // placed after it would be read as part of its last statement (a half-typed notebook cell).
+  bool endsOpen() const { return ends_open_; }
+
  private:
   std::string_view text_;
   std::vector<std::pair<uint32_t, uint32_t>> strings_;   // sorted, disjoint [begin, end)
   std::vector<std::pair<uint32_t, uint32_t>> comments_;  // sorted, disjoint [begin, end)
   std::vector<bool> terminated_;                         // per string: a closing quote ends it
+  bool ends_open_ = false;
 };
 
 // The insertion that puts `# noqa: CODE` on the line holding `offset` (or adds CODE to the noqa

@@ -2,6 +2,8 @@
 
 #include "workspace/notebook_edits.h"
 
+#include "quickfix/edit_guard.h"
+
 #include <nlohmann/json.hpp>
 
 #include "analysis/line_index.h"
@@ -521,6 +523,12 @@ Notebook notebookFromCells(const std::vector<std::string>& sources) {
 void joinCells(Notebook& notebook) {
   for (size_t k = 0; k < notebook.code_cells.size(); ++k) {
     NotebookCell& cell = notebook.code_cells[k];
+    // A half-typed cell (an open bracket, string or `\` at its end) would swallow the cells
+    // after it, which Jupyter compiles on their own: it is blanked (lines kept), so the others
+    // are read as they run and fixed; it gets no findings and no fix until it is complete.
+    if (quickfix::LexicalMap(cell.masked).endsOpen())
+      for (char& c : cell.masked)
+        if (c != '\n' && c != '\r') c = ' ';
     if (k > 0) {
       notebook.joined += kCellSeparator;
       notebook.joined += '\n';

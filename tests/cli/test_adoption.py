@@ -361,6 +361,33 @@ class RuffFlags(Workdir):
         self.assertIn("cannot take a comment", err)
         self.assertEqual(self.read("a.py"), source)
 
+    def test_add_noqa_never_inside_an_unterminated_string(self):
+        # The file has a syntax error already: a parser's recovery must not be trusted to say
+        # where strings end; the lines after an unclosed opening quote are string text.
+        for opening in ("'''", '"""', "r'''", 'b"""', "f'''{x}", "rb'''"):
+            source = "import torch\ns = " + opening + "\ntorch.cuda.amp.autocast()\nx = torch.cuda.amp.autocast()\n"
+            self.write("a.py", source)
+            self.check("--add-noqa", "--select", "PTL101", ".")
+            self.assertEqual(self.read("a.py"), source, opening)
+
+    def test_add_noqa_never_after_a_continuation_or_in_a_string(self):
+        import ast
+        cases = [
+            "x = torch.cuda.amp.autocast() if True \\\n    else None\n",
+            "x = (torch.cuda.amp.autocast() if True \\\n    else None)\n",
+            "x = torch.cuda.amp.autocast(enabled='''\n''')\n",
+            'x = torch.cuda.amp.autocast(enabled=rb"""\n""")\n',
+            "x = f'''{f\"{torch.cuda.amp.autocast()!r:>{10}}\"} {{\n'''\n",
+            "x = f'''{f\"{torch.cuda.amp.autocast()}\"}\n'''\n",
+        ]
+        for body in cases:
+            source = "import torch\n" + body
+            ast.parse(source)
+            self.write("a.py", source)
+            self.check("--add-noqa", "--select", "PTL101", ".")
+            after = self.read("a.py")
+            self.assertEqual(ast.dump(ast.parse(after)), ast.dump(ast.parse(source)), after)
+
     def test_clean(self):
         self.write("a.py", AMP_SOURCE)
         self.check("a.py")

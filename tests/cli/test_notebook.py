@@ -384,5 +384,80 @@ class NotebookFix(Workdir):
         self.assertIn(b'torch.amp.autocast(\\"cuda\\")', data)
 
 
+def notebook(*cells):
+    return json.dumps({"cells": [{"cell_type": "code", "execution_count": None, "id": "c%d" % k, "metadata": {},
+                                  "outputs": [], "source": source} for k, source in enumerate(cells)],
+                       "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n"
+
+
+def sources(text):
+    return ["".join(c["source"]) for c in json.loads(text)["cells"]]
+
+
+class NotebookEdits(Workdir):
+    """Fixes and noqa comments give every magic back at its own line, whatever the code around it."""
+
+    def test_magic_stays_at_its_line_when_a_real_line_equals_its_mask(self):
+        # A 4-character magic is masked as `pass`: a real `pass` before it at the same indent
+        # must not take its place, under --fix and --add-noqa.
+        for magic in ("%pdb", "%env", "!pwd", "len?", "%who"):
+            cell = ("import torch\ntry:\n    import apex\nexcept ImportError:\n    pass\nif DEBUG:\n    " + magic +
+                    "\nwith torch.cuda.amp.autocast():\n    y = 1\n")
+            for flag, line in (("--fix", 'with torch.amp.autocast("cuda"):'),
+                               ("--add-noqa", "with torch.cuda.amp.autocast():  # noqa: PTL101")):
+                self.write("m.ipynb", notebook(cell))
+                code, out, err = self.check("--no-cache", flag, "m.ipynb")
+                expected = cell.replace("with torch.cuda.amp.autocast():", line)
+                self.assertEqual(sources(self.read("m.ipynb")), [expected], (magic, flag, err))
+
+    def test_lines_added_before_a_magic_move_it_with_them(self):
+        # The PTL101 fix adds `import torch` at the top: the masked lines below follow it down,
+        # a real `pass` equal to a mask included.
+        cell = "from torch import cuda\npass\n%pdb\nwith cuda.amp.autocast():\n    pass\n!ls\n"
+        self.write("a.ipynb", notebook(cell))
+        code, out, err = self.check("--no-cache", "--fix", "a.ipynb")
+        self.assertEqual(sources(self.read("a.ipynb")), [
+            'import torch\nfrom torch import cuda\npass\n%pdb\nwith torch.amp.autocast("cuda"):\n    pass\n!ls\n'], err)
+
+    def test_other_magics_never_rewritten(self):
+        cell = ("%%time\nimport torch\nfiles = !ls\nwith torch.cuda.amp.autocast():\n    pass\n"
+                "torch.cuda.amp.GradScaler?\nscaler = torch.cuda.amp.GradScaler()\n!pip install apex\n")
+        self.write("o.ipynb", notebook(cell))
+        self.check("--no-cache", "--fix", "o.ipynb")
+        after = sources(self.read("o.ipynb"))[0]
+        for magic in ("%%time\n", "files = !ls\n", "torch.cuda.amp.GradScaler?\n", "!pip install apex\n"):
+            self.assertIn(magic, after)
+        self.assertIn('scaler = torch.amp.GradScaler("cuda")\n', after)
+        self.assertIn('with torch.amp.autocast("cuda"):\n', after)
+
+    def test_half_typed_cell_hides_nothing_after_it(self):
+        # Jupyter compiles each cell on its own: an open bracket, string or `\` at the end of one
+        # cell must neither swallow the next cells' code nor block their fixes.
+        for broken in ("x = foo(\n", "x = 1 + \\\n", 's = """abc\n', "d = {1:\n", "x = 'abc"):
+            cells = ["y = 2\n", broken, "import torch\nwith torch.cuda.amp.autocast():\n    pass\n"]
+            self.write("h.ipynb", notebook(*cells))
+            code, out, err = self.check("--no-cache", "--output-format", "concise", "h.ipynb")
+            self.assertIn("h.ipynb:cell 3:2:6: PTL101 [*]", out, (broken, out, err))
+            self.check("--no-cache", "--fix", "h.ipynb")
+            self.assertEqual(sources(self.read("h.ipynb")), [
+                cells[0], cells[1], 'import torch\nwith torch.amp.autocast("cuda"):\n    pass\n'], broken)
+
+    def test_many_fixable_cells_checked_in_linear_time(self):
+        # One split of the joined text, then a binary search per fix: 40,000 one-line cells take
+        # about what the same lines take in a .py file (quadratic before: tens of seconds).
+        cells = ["import torch\n"] + ["torch.cuda.amp.autocast()\n"] * 40000
+        self.write("big.ipynb", notebook(*cells))
+        self.write("big.py", "".join(cells))
+        import time
+        start = time.monotonic()
+        code, out, err = self.check("--no-cache", "--statistics", "big.ipynb")
+        notebook_time = time.monotonic() - start
+        self.assertIn("40000", out)
+        start = time.monotonic()
+        self.check("--no-cache", "--statistics", "big.py")
+        file_time = time.monotonic() - start
+        self.assertLess(notebook_time, 4 * file_time + 3.0, (notebook_time, file_time))
+
+
 if __name__ == "__main__":
     unittest.main()
