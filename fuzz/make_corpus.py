@@ -91,7 +91,45 @@ def jsonrpc_seeds():
         msg(5, "shutdown", None),
         msg(0, "exit", None, True),
     ]
-    seeds = [b"\xff".join(session), b"\xff".join(session[:3]), b"{}", b"[]", b"\xff".join([b"{", b"null", b'{"id":1}'])]
+    # A notebook session: magics, cell edits, structure changes with indices past the end,
+    # negative or as strings, a stale version, fix-all and quick fixes on cells.
+    nb = "file:///tmp/ptlint-fuzz-nonexistent/n.ipynb"
+    cells = ["vscode-notebook-cell:///tmp/ptlint-fuzz-nonexistent/n.ipynb#c%d" % k for k in range(4)]
+    texts = ["import torch\n%matplotlib inline\n", "with torch.cuda.amp.autocast():\n    pass\n!pip install x\n",
+             "x = foo(\n", "files = !ls\ntorch.cuda.amp.GradScaler?\ns = torch.cuda.amp.GradScaler()\n"]
+    cell_range = {"start": {"line": 0, "character": 0}, "end": {"line": 2, "character": 0}}
+    notebook = session[:2] + [
+        msg(0, "notebookDocument/didOpen", {
+            "notebookDocument": {"uri": nb, "notebookType": "jupyter-notebook", "version": 1,
+                                 "cells": [{"kind": 2, "document": c} for c in cells[:3]]},
+            "cellTextDocuments": [{"uri": c, "languageId": "python", "version": 1, "text": t}
+                                  for c, t in zip(cells, texts)]}, True),
+        msg(0, "notebookDocument/didChange", {"notebookDocument": {"uri": nb, "version": 2}, "change": {"cells": {
+            "structure": {"array": {"start": 3, "deleteCount": 0, "cells": [{"kind": 2, "document": cells[3]}]},
+                          "didOpen": [{"uri": cells[3], "languageId": "python", "version": 1, "text": texts[3]}]}}}}, True),
+        msg(6, "textDocument/codeAction", {"textDocument": {"uri": cells[1]}, "range": cell_range,
+                                           "context": {"diagnostics": [], "only": ["source.fixAll"]}}),
+        msg(7, "textDocument/codeAction", {"textDocument": {"uri": cells[3]}, "range": cell_range, "context": {"diagnostics": []}}),
+        msg(0, "notebookDocument/didChange", {"notebookDocument": {"uri": nb, "version": 3}, "change": {"cells": {
+            "structure": {"array": {"start": 4294967296, "deleteCount": 1}}}}}, True),
+        msg(0, "notebookDocument/didChange", {"notebookDocument": {"uri": nb, "version": 3}, "change": {"cells": {
+            "structure": {"array": {"start": -1, "deleteCount": 18446744073709551615}}}}}, True),
+        msg(0, "notebookDocument/didChange", {"notebookDocument": {"uri": nb, "version": 3}, "change": {"cells": {
+            "structure": {"array": {"start": "0", "deleteCount": 1.5}}}}}, True),
+        msg(0, "notebookDocument/didChange", {"notebookDocument": {"uri": nb, "version": 9}, "change": {"cells": {
+            "textContent": [{"document": {"uri": cells[2], "version": 9},
+                             "changes": [{"range": {"start": {"line": 0, "character": 8}, "end": {"line": 0, "character": 8}},
+                                          "text": ")"}]}]}}}, True),
+        msg(0, "notebookDocument/didChange", {"notebookDocument": {"uri": nb, "version": 4}, "change": {"cells": {
+            "textContent": [{"document": {"uri": cells[2], "version": 4}, "changes": [{"text": "y = 1 + \\\n"}]}]}}}, True),
+        msg(0, "notebookDocument/didChange", {"notebookDocument": {"uri": nb, "version": 10}, "change": {"cells": {
+            "structure": {"array": {"start": 1, "deleteCount": 2}, "didClose": [{"uri": cells[1]}]}}}}, True),
+        msg(8, "textDocument/codeAction", {"textDocument": {"uri": cells[3]}, "range": cell_range,
+                                           "context": {"diagnostics": [], "only": ["source.fixAll"]}}),
+        msg(0, "notebookDocument/didClose", {"notebookDocument": {"uri": nb}, "cellTextDocuments": [{"uri": cells[0]}]}, True),
+    ] + session[-2:]
+    seeds = [b"\xff".join(session), b"\xff".join(session[:3]), b"\xff".join(notebook), b"\xff".join(notebook[:5]),
+             b"{}", b"[]", b"\xff".join([b"{", b"null", b'{"id":1}'])]
     seeds.append(b"Content-Length: 10\r\n\r\n{\"a\":1}\r\nContent-Length: x\r\n\r\n")
     return seeds
 

@@ -205,6 +205,10 @@ bool LexicalMap::allows(const Edit& edit) const {
   size_t lead = content.find_first_not_of(" \t");
   bool comment = edit.start == edit.end && lead != std::string_view::npos && content[lead] == '#';
   if (comment) {
+    // Whole comment lines inserted at the start of a line outside strings.
+    bool at_line_start = edit.start == 0 || text_[edit.start - 1] == '\n' || text_[edit.start - 1] == '\r';
+    if (at_line_start && content.back() == '\n' && !stringAround(edit.start) && regionAt(comments_, edit.start) < 0)
+      return true;
     if (content.find_first_of("\r\n") != std::string_view::npos) return false;
     if (insideComment(edit.start)) return true;  // text added to a comment stays in it
     auto point = commentPointOfLine(edit.start);

@@ -31,7 +31,7 @@ for target in "${TARGETS[@]}"; do
   cp -r "fuzz/corpus/$target/." "$scratch/" 2>/dev/null || true
   cp -r "fuzz/regressions/$target/." "$scratch/" 2>/dev/null || true
   dict=()
-  case $target in analysis|fix) dict=(-dict=fuzz/python.dict) ;; esac
+  case $target in analysis|fix) dict=(-dict=fuzz/python.dict) ;; jsonrpc) dict=(-dict=fuzz/jsonrpc.dict) ;; esac
   log="$BUILD/crashes/$target.log"
   if "$BUILD/fuzz/fuzz_$target" "${dict[@]}" -max_total_time="$SECONDS_PER_TARGET" -timeout=20 -rss_limit_mb=3072 \
       -max_len=16384 -artifact_prefix="$BUILD/crashes/$target-" -print_final_stats=1 "$scratch" >"$log" 2>&1; then

@@ -1,6 +1,9 @@
 #include "workspace/check_run.h"
 
+#include <algorithm>
+
 #include "analysis/parse.h"
+#include "quickfix/edit_guard.h"
 #include "quickfix/fix_loop.h"
 #include "rules/linter.h"
 
@@ -30,6 +33,15 @@ void dropCrossCellFixes(std::vector<rules::Diagnostic>& diagnostics, std::string
 }
 
 namespace {
+
+// The fixes the lexical guard refuses are neither applied nor offered.
+void dropUnguardedFixes(std::vector<rules::Diagnostic>& diagnostics, std::string_view text) {
+  if (std::none_of(diagnostics.begin(), diagnostics.end(), [](const rules::Diagnostic& d) { return d.fix.has_value(); }))
+    return;
+  quickfix::LexicalMap lexical(text);
+  for (auto& d : diagnostics)
+    if (d.fix && !lexical.allows(*d.fix)) d.fix.reset();
+}
 
 quickfix::Applicability minimumApplicability(const rules::Settings& settings) {
   return settings.unsafe_fixes ? quickfix::Applicability::Unsafe : quickfix::Applicability::Safe;
@@ -91,6 +103,7 @@ LintOutcome lintText(std::string text, const rules::Settings& settings, const Re
                                 : rules::lintFile(parsed, settings, std::move(candidates));
   outcome.diagnostics = std::move(result.diagnostics);
   dropUnfixable(outcome.diagnostics, config);
+  dropUnguardedFixes(outcome.diagnostics, text);
   if (tracker)
     for (auto& d : outcome.diagnostics)
       if (d.fix && !tracker->allows(*d.fix)) d.fix.reset();
@@ -106,6 +119,7 @@ std::vector<rules::Diagnostic> lintAsIs(const std::string& text, const rules::Se
   auto parsed = analysis::ParsedFile::parse(text);
   auto diagnostics = rules::lintFile(parsed, settings).diagnostics;
   dropUnfixable(diagnostics, config);
+  dropUnguardedFixes(diagnostics, text);
   if (notebook) dropCrossCellFixes(diagnostics, text, *notebook);
   return diagnostics;
 }
