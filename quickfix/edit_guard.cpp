@@ -216,8 +216,18 @@ bool LexicalMap::allows(const Edit& edit) const {
   }
   auto s1 = stringAround(edit.start), s2 = stringAround(edit.end);
   if (s1 || s2) return s1 && s2 && *s1 == *s2;  // within one literal
+  // Within a comment: the edit stays in it (whole comments, with the code's trailing blanks
+  // before them, may go), and what remains of it still starts with `#`.
   long c1 = regionAt(comments_, edit.start), c2 = regionAt(comments_, edit.end);
-  if (c1 >= 0 || c2 >= 0) return c1 == c2 && content.find_first_of("\r\n") == std::string_view::npos;
+  if (c1 >= 0 || c2 >= 0) {
+    if (content.find_first_of("\r\n") != std::string_view::npos) return false;
+    if (c1 >= 0) return c2 == c1 || comments_[static_cast<size_t>(c1)].second == edit.end;
+    auto [begin, end] = comments_[static_cast<size_t>(c2)];
+    (void)end;
+    if (edit.start == begin) return lead != std::string_view::npos && content[lead] == '#';
+    if (edit.start > begin) return false;
+    return lead != std::string_view::npos && content[lead] == '#';
+  }
   // Text right after a `\` continuation, before its line break, would break it.
   if (edit.start > 0 && text_[edit.start - 1] == '\\' && !content.empty() && content[0] != '\n' &&
       content[0] != '\r' && edit.start < text_.size() && (text_[edit.start] == '\n' || text_[edit.start] == '\r'))
