@@ -581,9 +581,9 @@ std::optional<std::vector<std::string>> cellSources(const Notebook& notebook, st
 namespace {
 
 // The JSON text of a source value in the notebook's own style.
-std::string renderSource(std::string_view bytes, const NotebookCell& cell, const std::string& text, int indent_width) {
-  bool ascii_only = std::none_of(bytes.begin(), bytes.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x80; }) &&
-                    bytes.find("\\u") != std::string_view::npos;
+// `ascii_only`: the file escapes every non-ASCII character (decided once per notebook).
+std::string renderSource(std::string_view bytes, const NotebookCell& cell, const std::string& text, int indent_width,
+                         bool ascii_only) {
   auto escape = [&](const std::string& s) { return json(s).dump(-1, ' ', ascii_only, json::error_handler_t::replace); };
   if (!cell.source_is_list) return escape(text);
   std::vector<std::string_view> lines = splitLines(text);
@@ -658,6 +658,9 @@ std::optional<std::string> renderNotebook(std::string_view original_bytes, const
                                           std::string_view joined, const EditHistory& history, std::string& error) {
   auto sources = cellSources(notebook, joined, history, error);
   if (!sources) return std::nullopt;
+  bool ascii_only = std::none_of(original_bytes.begin(), original_bytes.end(),
+                                 [](char c) { return static_cast<unsigned char>(c) >= 0x80; }) &&
+                    original_bytes.find("\\u") != std::string_view::npos;
   std::string out;
   out.reserve(original_bytes.size() + 256);
   size_t pos = 0;
@@ -665,7 +668,7 @@ std::optional<std::string> renderNotebook(std::string_view original_bytes, const
     const NotebookCell& cell = notebook.code_cells[k];
     if ((*sources)[k] == cell.source) continue;
     out.append(original_bytes.substr(pos, cell.source_begin - pos));
-    out += renderSource(original_bytes, cell, (*sources)[k], notebook.indent_width);
+    out += renderSource(original_bytes, cell, (*sources)[k], notebook.indent_width, ascii_only);
     pos = cell.source_end;
   }
   out.append(original_bytes.substr(pos));

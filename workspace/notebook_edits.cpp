@@ -39,10 +39,33 @@ JoinedTracker::JoinedTracker(const Notebook& notebook) : notebook_(&notebook) {
   }
 }
 
+namespace {
+
+// Shifts sorted offsets through sorted edits in one sweep (as quickfix::shiftOffset does one).
+template <typename Offsets, typename Get>
+void shiftAll(Offsets& offsets, const std::vector<quickfix::Edit>& edits, Get get) {
+  size_t e = 0;
+  int64_t delta = 0;
+  for (auto& item : offsets) {
+    uint32_t& offset = get(item);
+    while (e < edits.size() && !(edits[e].start > offset || (edits[e].start == offset && edits[e].end > offset)) &&
+           edits[e].end <= offset) {
+      delta += static_cast<int64_t>(edits[e].content.size()) - static_cast<int64_t>(edits[e].end - edits[e].start);
+      ++e;
+    }
+    if (e < edits.size() && edits[e].start < offset && edits[e].end > offset)
+      offset = static_cast<uint32_t>(static_cast<int64_t>(edits[e].start) + delta);  // inside an edit: its start
+    else
+      offset = static_cast<uint32_t>(static_cast<int64_t>(offset) + delta);
+  }
+}
+
+}  // namespace
+
 void JoinedTracker::apply(const std::vector<quickfix::Edit>& edits) {
   if (edits.empty()) return;
-  for (uint32_t& s : separators_) s = quickfix::shiftOffset(s, edits);
-  for (Masked& m : masked_) m.offset = quickfix::shiftOffset(m.offset, edits);
+  shiftAll(separators_, edits, [](uint32_t& s) -> uint32_t& { return s; });
+  shiftAll(masked_, edits, [](Masked& m) -> uint32_t& { return m.offset; });
 }
 
 long JoinedTracker::cellOf(uint32_t offset) const {

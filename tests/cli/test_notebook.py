@@ -457,6 +457,18 @@ class NotebookEdits(Workdir):
         self.check("--no-cache", "--statistics", "big.py")
         file_time = time.monotonic() - start
         self.assertLess(notebook_time, 4 * file_time + 3.0, (notebook_time, file_time))
+        # --fix writes 10,000 changed cells back in one pass over the file's bytes.
+        cells = cells[:10001]
+        self.write("fix.ipynb", notebook(*cells))
+        self.write("fix.py", "".join(cells))
+        start = time.monotonic()
+        self.check("--no-cache", "--fix", "fix.ipynb")
+        notebook_time = time.monotonic() - start
+        start = time.monotonic()
+        self.check("--no-cache", "--fix", "fix.py")
+        file_time = time.monotonic() - start
+        self.assertEqual(sources(self.read("fix.ipynb"))[1:3], ['torch.amp.autocast("cuda")\n'] * 2)
+        self.assertLess(notebook_time, 4 * file_time + 3.0, (notebook_time, file_time))
 
 
 if __name__ == "__main__":
