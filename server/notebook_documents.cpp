@@ -92,7 +92,9 @@ std::optional<NotebookDocuments::Joined> NotebookDocuments::change(const json& p
   auto it = notebooks_.find(uri);
   if (it == notebooks_.end()) return std::nullopt;
   Notebook& notebook = it->second;
-  int version = num(doc, "version");
+  // A change without a version (not as LSP sends it) keeps the notebook's; an older one is refused.
+  bool versioned = doc.contains("version") && doc["version"].is_number_integer();
+  int version = versioned ? num(doc, "version") : notebook.version;
   if (version < notebook.version)
     throw LspError(ErrorCode::InvalidParams, "notebookDocument/didChange: version " + std::to_string(version) +
                                                  " is older than the notebook's " + std::to_string(notebook.version) +
@@ -161,8 +163,10 @@ std::optional<NotebookDocuments::Joined> NotebookDocuments::change(const json& p
     for (const auto& content : cells["textContent"]) {
       const json& document = content.value("document", json::object());
       std::string cell_uri = str(document, "uri");
-      auto cell = std::find_if(notebook.cells.begin(), notebook.cells.end(), [&](const Cell& c) { return c.uri == cell_uri; });
-      if (cell != notebook.cells.end() && num(document, "version") < cell->version) continue;  // stale: not applied
+      auto known = std::find_if(notebook.cells.begin(), notebook.cells.end(), [&](const Cell& c) { return c.uri == cell_uri; });
+      bool cell_versioned = document.contains("version") && document["version"].is_number_integer();
+      if (known != notebook.cells.end() && cell_versioned && num(document, "version") < known->version)
+        continue;  // stale: not applied
       std::vector<TextDocumentContentChangeEvent> events;
       for (const auto& e : content.value("changes", json::array())) events.push_back(e.get<TextDocumentContentChangeEvent>());
       texts_.change(cell_uri, num(document, "version"), events, encoding);
