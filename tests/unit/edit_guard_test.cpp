@@ -72,6 +72,14 @@ TEST(EditGuard, EndsOpen) {
     EXPECT_FALSE(LexicalMap(closed).endsOpen()) << closed;
 }
 
+TEST(EditGuard, DeeplyNestedFieldsAreBounded) {
+  std::string nested = "x = ";
+  for (int k = 0; k < 100000; ++k) nested += "f'{";
+  LexicalMap map(nested);  // no unbounded recursion
+  EXPECT_TRUE(map.endsOpen());
+  EXPECT_FALSE(map.commentPointOfLine(0));
+}
+
 TEST(JoinedTracker, MagicsFollowedByPositionAndNeverEdited) {
   // `%pdb` is masked as `    pass`, which the real line under `except` already is.
   workspace::Notebook nb = workspace::notebookFromCells(
