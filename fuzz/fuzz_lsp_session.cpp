@@ -7,6 +7,9 @@
 //    and its incrementally re-parsed tree equals a fresh parse (`ptlint/debugDocument`);
 //  - the final pulled diagnostics equal a fresh `lintFile` of the reference text;
 //  - the exit code is 0 after shutdown + exit.
+// Input left after the document's operations drives a notebook beside it (magics, structure
+// changes with out-of-range indices, stale versions, code actions on cells): only the first
+// two checks apply to it.
 
 #include <algorithm>
 #include <cstdint>
@@ -205,6 +208,60 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       s.notify("textDocument/didClose", {{"textDocument", {{"uri", uri}}}});
       s.notify("textDocument/didOpen", {{"textDocument", {{"uri", uri}, {"languageId", "python"}, {"version", ++version}, {"text", text}}}});
     }
+  }
+  // What the input has left drives a notebook beside the document: cells with IPython magics,
+  // structure changes whose indices may lie outside the notebook (or wrap as 32-bit numbers),
+  // versions out of order, cell edits, and fix-all and quick fixes on cells.
+  if (!in.empty()) {
+    const std::string nb = root + "/n.ipynb";
+    std::vector<std::string> cells;
+    for (int k = 0; k < 6; ++k) cells.push_back("vscode-notebook-cell" + nb.substr(4) + "#c" + std::to_string(k));
+    const char* const kCells[] = {"import torch\n%matplotlib inline\n", "with torch.cuda.amp.autocast():\n    pass\n!ls\n",
+                                  "files = !ls\nx = torch.cuda.amp.GradScaler()\n", "%%time\ny = foo(\n",
+                                  "if 1:\n    pass\nif 2:\n    %pdb\ntorch.cuda.amp.autocast()\n", "s = '''\n"};
+    const json kIndices[] = {0, 1, 2, 3, 7, 4294967296ULL, -1, 18446744073709551615ULL, "1", 1.5};
+    json open_cells = json::array(), documents = json::array();
+    for (int k = 0; k < 3; ++k) {
+      open_cells.push_back({{"kind", 2}, {"document", cells[k]}});
+      documents.push_back({{"uri", cells[k]}, {"languageId", "python"}, {"version", 1}, {"text", kCells[k]}});
+    }
+    s.notify("notebookDocument/didOpen",
+             {{"notebookDocument", {{"uri", nb}, {"notebookType", "jupyter-notebook"}, {"version", 1}, {"cells", open_cells}}},
+              {"cellTextDocuments", documents}});
+    int nb_version = 1;
+    for (int op = 0; op < 16 && !in.empty(); ++op) {
+      uint8_t kind = in.byte() % 4;
+      int version = in.byte() % 5 == 0 ? nb_version - 1 : ++nb_version;  // now and then a stale one
+      const std::string& cell = cells[in.byte() % cells.size()];
+      json change;
+      if (kind == 0) {
+        json array = {{"start", kIndices[in.byte() % std::size(kIndices)]},
+                      {"deleteCount", kIndices[in.byte() % std::size(kIndices)]}};
+        json structure = json::object();
+        if (in.byte() % 2) {
+          array["cells"] = json::array({{{"kind", 2}, {"document", cell}}});
+          structure["didOpen"] = json::array(
+              {{{"uri", cell}, {"languageId", "python"}, {"version", 1}, {"text", kCells[in.byte() % std::size(kCells)]}}});
+        }
+        structure["array"] = array;
+        if (in.byte() % 2) structure["didClose"] = json::array({{{"uri", cells[in.byte() % cells.size()]}}});
+        change = {{"structure", structure}};
+      } else if (kind == 1) {
+        RefPos a{in.upTo(5), in.upTo(20)}, b{in.upTo(5), in.upTo(20)};
+        json edit = {{"range", {{"start", position(a)}, {"end", position(b)}}}, {"text", piece(in)}};
+        change = {{"textContent", json::array({{{"document", {{"uri", cell}, {"version", version}}}, {"changes", json::array({edit})}}})}};
+      }
+      if (kind <= 1) {
+        s.notify("notebookDocument/didChange", {{"notebookDocument", {{"uri", nb}, {"version", version}}}, {"change", {{"cells", change}}}});
+      } else {
+        json context = {{"diagnostics", json::array()}};
+        if (kind == 3) context["only"] = json::array({"source.fixAll"});
+        s.request("textDocument/codeAction", {{"textDocument", {{"uri", cell}}},
+                                              {"range", {{"start", position({0, 0})}, {"end", position({in.upTo(6), 0})}}},
+                                              {"context", context}});
+      }
+    }
+    s.notify("notebookDocument/didClose", {{"notebookDocument", {{"uri", nb}}}});
   }
   int debug_id = s.request("ptlint/debugDocument", {{"textDocument", {{"uri", uri}}}});
   int pull_id = s.request("textDocument/diagnostic", {{"textDocument", {{"uri", uri}}}});

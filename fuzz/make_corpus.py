@@ -143,7 +143,7 @@ def main():
     for s in jsonrpc_seeds():
         put("jsonrpc", s)
     rng = random.Random(8)
-    for n in (0, 8, 64, 256, 1024):
+    for n in (0, 8, 64, 256, 1024, 4096):
         put("lsp_session", bytes(rng.randrange(256) for _ in range(n)))
 
 

@@ -33,7 +33,8 @@ size_t index(const json& array, const char* key, size_t limit, const char* what)
   if (it == array.end()) return 0;
   if (!it->is_number_unsigned() || it->get<uint64_t>() > limit)
     throw LspError(ErrorCode::InvalidParams, std::string("notebookDocument/didChange: ") + what + " " + it->dump() +
-                                                 " is outside the notebook's " + std::to_string(limit) + " cells");
+                                                 " is out of range (at most " + std::to_string(limit) +
+                                                 " here); the change was not applied");
   return static_cast<size_t>(it->get<uint64_t>());
 }
 
