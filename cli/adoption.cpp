@@ -155,9 +155,9 @@ int runAddNoqa(const CheckOptions& options, std::ostream& out, std::ostream& err
       std::vector<quickfix::Edit> edits;
       std::string text = addNoqaDirectives(parsed, lint.diagnostics, added, skipped, &edits, allow);
       if (skipped > 0)
-        err << fmt::format("warning: {}: {} finding{} on lines that cannot take a comment (inside a string, or "
-                           "continued with `\\`) were left as they are\n",
-                           shownPath(path), skipped, skipped == 1 ? "" : "s");
+        err << fmt::format("warning: {}: {} finding{} on lines that cannot take a comment (inside a string, "
+                           "continued with `\\`{}) were left as they are\n",
+                           shownPath(path), skipped, skipped == 1 ? "" : "s", notebook ? ", or an IPython magic" : "");
       if (added == 0) continue;
       // Never write a file the comments would break.
       if (analysis::ParsedFile::parse(text).hasSyntaxErrors() && !parsed.hasSyntaxErrors()) {
