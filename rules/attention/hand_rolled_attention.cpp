@@ -11,6 +11,7 @@
 #include "analysis/syntax.h"
 #include "rules/all_rules.h"
 #include "rules/attention/attention_flow.h"
+#include "quickfix/imports.h"
 #include "rules/helpers.h"
 #include "rules/rule.h"
 
@@ -1910,10 +1911,11 @@ std::optional<quickfix::Fix> buildFix(const Pattern& p, const ScaleInfo& scale, 
   }
   fix.edits.push_back({startOf(p.final_node), endOf(p.final_node), call});
   if (needs_import) {
-    auto edit = moduleLevelInsertion(ctx.file(), "import torch");
+    auto edit = quickfix::addImport(ctx.model(), "import torch");
+    if (!edit) return refuse("`torch` is imported only inside a block here, so no import is added at module level");
     for (const auto& e : fix.edits)
-      if (e.start <= edit.start && edit.start < e.end) return refuse("`import torch` cannot be inserted here");
-    fix.edits.push_back(edit);
+      if (e.start <= edit->start && edit->start < e.end) return refuse("`import torch` cannot be inserted here");
+    fix.edits.push_back(*edit);
   }
   fix.sortEdits();
   return fix;
