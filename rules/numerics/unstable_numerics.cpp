@@ -546,7 +546,12 @@ class UnstableNumerics final : public Rule {
     if (!f || insideDefinitionOf(node, f->stable, ctx)) return;
     Diagnostic& d = ctx.report(node, f->message);
     if (!f->replacement) return;
-    std::vector<quickfix::Edit> edits{{startOf(node), endOf(node), *f->replacement}};
+    // The replacement is a call: parentheses that only grouped the old expression
+    // (`(torch.exp(x) - 1) * c`) go with it.
+    TSNode replaced = node;
+    TSNode parent = ts_node_parent(node);
+    if (isKind(parent, "parenthesized_expression") && ts_node_named_child_count(parent) == 1) replaced = parent;
+    std::vector<quickfix::Edit> edits{{startOf(replaced), endOf(replaced), *f->replacement}};
     if (f->needs_import) {
       auto edit = quickfix::addImport(ctx.model(), "import torch");
       if (!edit) return;
