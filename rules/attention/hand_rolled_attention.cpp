@@ -105,7 +105,9 @@ The fix is unsafe, and offered only when every step of the pattern maps onto an 
 - A causal `tril(ones(...))` buffer or local becomes `is_causal=True` (top-left aligned, as the
   sliced buffer is).
 - Dropout becomes `dropout_p=<p> if self.training else 0.0` (for `F.dropout`, its own `training=`
-  argument); a dropout module's rate is read from its `.p`. Random numbers differ.
+  argument); a dropout module's rate is read from its `.p`. Random numbers differ. In a method,
+  `F.dropout(x, p)` without `training=` (which defaults to True, so it drops in evaluation too)
+  gets no fix: the message asks for `training=self.training` first.
 - The default scale of SDPA is `1/sqrt(q.size(-1))`. A scale that is not provably that one is
   passed as `scale=` (PyTorch 2.1+; with an older `torch-version` no fix is offered unless the
   scale is the conventional one); no scaling at all becomes `scale=1.0`, and so does a scale
@@ -194,6 +196,7 @@ struct Pattern {
   std::string dropout_p;  // argument text; empty when none
   TSNode dropout_p_node{};
   std::optional<double> dropout_rate = 0.0;  // nullopt: an nn.Dropout of unknown rate
+  TSNode dropout_without_training{};  // `F.dropout(x, p)`: `training` defaults to True
 
   std::vector<const Definition*> consumed;  // assignments the pattern runs through
   bool conditional = false;                 // followed a definition made in another block
@@ -874,6 +877,7 @@ class Matcher {
     if (!ts_node_is_null(training) && isFalseLiteral(training)) return input;  // never applied
     p.dropout_p_node = rate;
     p.dropout_rate = literal;
+    if (ts_node_is_null(training) && name == "torch.nn.functional.dropout") p.dropout_without_training = call;
     if (ts_node_is_null(training) || isTrueLiteral(training))
       p.dropout_p = rate_text;
     else
@@ -1789,6 +1793,16 @@ std::optional<quickfix::Fix> buildFix(const Pattern& p, const ScaleInfo& scale, 
   if (p.scale_after_additive)
     return refuse("the scale also multiplies the added mask or bias, while SDPA scales Q·Kᵀ before adding `attn_mask`");
   std::string_view source = ctx.source();
+  // In a method, `F.dropout(x, p)` (`training` defaults to True) drops in evaluation too: that
+  // is almost always an oversight, and `dropout_p=p` would carry it into the new call.
+  if (!ts_node_is_null(p.dropout_without_training)) {
+    TSNode function = attention::enclosingFunctionOrModule(p.dropout_without_training);
+    TSNode params = isKind(function, "function_definition") ? fieldOf(function, "parameters") : TSNode{};
+    TSNode first = ts_node_is_null(params) ? TSNode{} : ts_node_named_child(params, 0);
+    if (!ts_node_is_null(first) && isKind(first, "identifier") && m.text(first) == "self")
+      return refuse("`F.dropout` without `training=` also drops in evaluation mode; pass "
+                    "`training=self.training` first (the rewrite then follows it)");
+  }
 
   // The ranks SDPA's operands visibly have.
   {
