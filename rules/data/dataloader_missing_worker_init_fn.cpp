@@ -612,14 +612,15 @@ std::optional<quickfix::Fix> seedWorkerFix(TSNode call, const DatasetFacts& fact
   }
   definition += "\n\n";
 
-  uint32_t top = moduleLevelInsertion(file, "").start;
+  bool top_at_end = false;
+  uint32_t top = quickfix::moduleInsertionPoint(file, &top_at_end);
   uint32_t def_at = std::max(definitionInsertionPoint(file, placement.statement), top);
   std::vector<quickfix::Edit> edits;
   if (!imports.empty()) {
     std::string joined;
     for (const auto& line : imports) joined += line + "\n";
     // Below the file's own module-level imports that precede the def, else at the top.
-    quickfix::Edit edit = moduleLevelInsertion(file, "");
+    quickfix::Edit edit{top, top, top_at_end ? "\n" : ""};
     TSNode root = file.root();
     for (uint32_t i = 0, n = ts_node_named_child_count(root); i < n; ++i) {
       TSNode child = ts_node_named_child(root, i);
