@@ -70,57 +70,6 @@ std::optional<long long> integerLiteral(TSNode node, std::string_view source) {
   return value;
 }
 
-quickfix::Edit moduleLevelInsertion(const analysis::ParsedFile& file, std::string_view statement) {
-  TSNode root = file.root();
-  std::string_view source = file.text();
-  uint32_t insert_at = 0;
-  bool after_statement = false;
-  uint32_t count = ts_node_named_child_count(root);
-  for (uint32_t i = 0; i < count; ++i) {
-    TSNode child = ts_node_named_child(root, i);
-    if (isKind(child, "comment")) continue;
-    bool docstring = i == 0 || !after_statement
-                         ? isKind(child, "expression_statement") && isKind(ts_node_named_child(child, 0), "string")
-                         : false;
-    bool future = isKind(child, "future_import_statement");
-    if ((docstring && !after_statement) || future) {
-      insert_at = analysis::endOf(child);
-      after_statement = true;
-      continue;
-    }
-    break;
-  }
-  std::string content;
-  if (after_statement) {
-    // After a docstring / __future__ line: move to the start of the next line.
-    uint32_t row = file.lines().lineOf(insert_at);
-    if (row + 1 < file.lines().lineCount()) {
-      insert_at = file.lines().lineStart(row + 1);
-      content = std::string(statement) + "\n";
-    } else {
-      insert_at = static_cast<uint32_t>(source.size());
-      content = "\n" + std::string(statement) + "\n";
-    }
-  } else {
-    // Top of the file, below a shebang / encoding comment block.
-    insert_at = 0;
-    uint32_t row = 0;
-    while (row < file.lines().lineCount()) {
-      std::string_view line = file.lines().lineText(row, source);
-      if (line.starts_with("#!") || (line.starts_with("#") && line.find("coding") != std::string_view::npos)) {
-        ++row;
-        continue;
-      }
-      break;
-    }
-    insert_at = file.lines().lineStart(row);
-    if (row >= file.lines().lineCount() || insert_at > source.size()) insert_at = static_cast<uint32_t>(source.size());
-    content = std::string(statement) + "\n";
-    if (insert_at == source.size() && !source.empty() && source.back() != '\n') content = "\n" + content;
-  }
-  return {insert_at, insert_at, content};
-}
-
 std::string torchModuleName(const analysis::SemanticModel& model, TSNode at, bool& needs_import) {
   needs_import = false;
   if (auto name = model.visibleNameFor("torch", at)) return *name;

@@ -48,9 +48,6 @@ std::string_view selfAttribute(const analysis::SemanticModel& model, TSNode node
 // (`amp_dtype = torch.bfloat16`, a class-level default); null otherwise.
 TSNode selfAttributeValue(const analysis::SemanticModel& model, TSNode attribute);
 
-// An edit that inserts `statement` (one line, no trailing newline) at module level: after the
-// module docstring and `from __future__` imports, before other code.
-quickfix::Edit moduleLevelInsertion(const analysis::ParsedFile& file, std::string_view statement);
 
 // The text to use for the `torch` module at `at`: an existing binding (`torch`, `T`) if one is
 // visible and unshadowed, else "torch" plus `needs_import` set (the caller adds `import torch`).

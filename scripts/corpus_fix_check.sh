@@ -7,7 +7,12 @@
 #  - an undefined name a fix introduced (pyflakes, when a Python with it is found: `PYFLAKES_PYTHON`,
 #    default /usr/bin/python3),
 #  - a changed line that no reported fix edit covers (pure insertions excepted), a changed
-#    line ending or BOM.
+#    line ending or BOM,
+#  - an import a fix added above the file's first statement or leading comment block (shebang,
+#    encoding, licence), its docstring or its `from __future__` imports,
+#  - an import a fix added at module level of a package the file imported only inside a
+#    function, a `try` or another block (it may be optional there),
+#  - a `--diff` that shows more changed lines than the fix changed (a real line diff).
 # Usage: scripts/corpus_fix_check.sh [PTLINT] [PACKAGE...]   (env SAMPLE=N: every Nth file only)
 set -euo pipefail
 PTLINT=$(realpath "${1:-build/ptlint}")
@@ -64,6 +69,74 @@ def undefined_names(data):
             if "undefined name" in line}
 
 
+def import_roots(tree):
+    """Packages imported at module level outside any block, and those imported anywhere else."""
+    top, nested = set(), set()
+    top_nodes = {id(n) for n in tree.body}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [a.name.split(".")[0] for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names = [node.module.split(".")[0]]
+        else:
+            continue
+        (top if id(node) in top_nodes else nested).update(names)
+    return top, nested
+
+
+def header_end(tree, lines):
+    """The last line (1-based) of the leading comment block, the docstring and __future__ imports."""
+    end = 0
+    while end < len(lines) and lines[end].lstrip().startswith(b"#"):
+        end += 1
+    for i, node in enumerate(tree.body):
+        if i == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            end = max(end, node.end_lineno)
+        elif isinstance(node, ast.ImportFrom) and node.module == "__future__":
+            end = max(end, node.end_lineno)
+        else:
+            break
+    return end
+
+
+def check_added_imports(f, old, new):
+    try:
+        old_tree, new_tree = ast.parse(old), ast.parse(new)
+    except (SyntaxError, ValueError):
+        return
+    old_lines, new_lines = old.splitlines(True), new.splitlines(True)
+    added = set()
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False).get_opcodes():
+        if tag in ("insert", "replace"):
+            added.update(range(j1 + 1, j2 + 1))
+    top, nested = import_roots(old_tree)
+    limit = header_end(new_tree, new_lines)
+    for node in new_tree.body:
+        if not isinstance(node, (ast.Import, ast.ImportFrom)) or node.lineno not in added:
+            continue
+        if node.lineno <= limit:
+            fail(f"lf: an import added above the first statement or comment block at line {node.lineno} of {f}")
+        roots = [a.name.split(".")[0] for a in node.names] if isinstance(node, ast.Import) else \
+            [(node.module or "").split(".")[0]]
+        for root in roots:
+            if root in nested and root not in top:
+                fail(f"lf: a module-level import of {root}, imported only in a block, added at line {node.lineno} of {f}")
+
+
+def diff_changed_lines(text):
+    """Per file of a `--diff` output: the number of '-' and '+' lines of its hunks."""
+    out, current = {}, None
+    for line in text.splitlines():
+        if line.startswith("--- "):
+            current = os.path.realpath(line[4:].strip())
+            out.setdefault(current, 0)
+        elif line.startswith("+++ ") or line.startswith("@@"):
+            continue
+        elif current is not None and line[:1] in ("-", "+"):
+            out[current] += 1
+    return out
+
+
 def syntax_errors(root):
     p = ptlint_run(["check", "--no-cache", "--exit-zero", "--select=PTL000", "--output-format", "json", root])
     return {d["filename"] for d in json.loads(p.stdout or b"[]")}
@@ -108,6 +181,11 @@ for pkg in packages:
                 fix_rows.setdefault(os.path.realpath(d["filename"]), set()).update(
                     range(e["location"]["row"], e["end_location"]["row"] + 1))
                 total["edits"] += 1
+        shown = {}
+        if variant == "lf":
+            p = ptlint_run(["check", "--no-cache", "--exit-zero", "--select=ALL", "--unsafe-fixes", "--diff", root], cwd=root)
+            shown = {os.path.realpath(os.path.join(root, k)) if not os.path.isabs(k) else k: v
+                     for k, v in diff_changed_lines(p.stdout.decode(errors="replace")).items()}
         t0 = time.monotonic()
         p = ptlint_run(["check", "--no-cache", "--exit-zero", "--select=ALL", "--fix", "--unsafe-fixes", root])
         total["seconds"] += time.monotonic() - t0
@@ -134,6 +212,12 @@ for pkg in packages:
                 fail(f"{variant}: a bare LF in a CRLF file: {f}")
             if variant != "crlf" and b"\r" in new and b"\r" not in old:
                 fail(f"{variant}: a CR in an LF file: {f}")
+            if variant == "lf":
+                check_added_imports(f, old, new)
+                minimal = sum(max(i2 - i1, 0) + max(j2 - j1, 0) for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(
+                    None, old.splitlines(True), new.splitlines(True), autojunk=False).get_opcodes() if tag != "equal")
+                if shown.get(os.path.realpath(f), 0) > minimal:
+                    fail(f"lf: --diff shows {shown[os.path.realpath(f)]} changed lines where the fix changed {minimal}: {f}")
             rows = fix_rows.get(os.path.realpath(f), set())
             old_lines, new_lines = old.splitlines(True), new.splitlines(True)
             for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False).get_opcodes():

@@ -15,6 +15,7 @@
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
 #include "rules/all_rules.h"
+#include "quickfix/imports.h"
 #include "rules/helpers.h"
 
 namespace ptlint::rules {
@@ -112,7 +113,10 @@ device fixed, so the rewrite calls the same code.
 - Old positional arguments become keywords, because the new signatures start with the device:
   `autocast(enabled, dtype, cache_enabled)` and
   `GradScaler(init_scale, growth_factor, backoff_factor, growth_interval, enabled)`.
-  A call with `*args` (whose positions cannot be known) gets no fix.
+  A call with `*args` (whose positions cannot be known) gets no fix. Nor does
+  `torch.cuda.amp.autocast(torch.bfloat16)` (a dtype, or a string, as the first positional
+  argument): that argument is `enabled`, so the region already runs in float16, and
+  `enabled=torch.bfloat16` would keep the bug under a new name; the finding says so.
 - `@custom_fwd` / `@custom_bwd` become `@torch.amp.custom_fwd(device_type="cuda")`, keeping
   `cast_inputs=`.
 - The file's own spelling of `torch` is kept (`T.amp.autocast`); where no name for `torch` is
@@ -251,6 +255,22 @@ Site classify(Path path) {
 }
 
 // --- Edits ----------------------------------------------------------------------------------
+
+// `torch.cuda.amp.autocast(torch.bfloat16)`: the old constructor's first parameter is `enabled`,
+// so a dtype (or a device string) there was taken as a truthy flag and the region ran in the
+// default float16. Such a call is already wrong; rewriting it keeps the bug, so it is not fixed.
+bool misplacedAutocastArgument(const Site& site, const Target& t, const SemanticModel& model) {
+  if (t.api != Api::Autocast || site.form != Form::Call) return false;
+  std::vector<TSNode> positional = positionalArguments(site.call);
+  if (positional.empty()) return false;
+  TSNode first = analysis::unparenthesize(positional[0]);
+  if (isKind(first, "string") || isKind(first, "concatenated_string") || isKind(first, "float")) return true;
+  static constexpr std::array<std::string_view, 9> kDtypes{"torch.float16", "torch.half",    "torch.bfloat16",
+                                                           "torch.float32", "torch.float",   "torch.float64",
+                                                           "torch.double",  "torch.float8_e4m3fn", "torch.float8_e5m2"};
+  auto q = model.qualifiedName(first);
+  return q && std::find(kDtypes.begin(), kDtypes.end(), *q) != kDtypes.end();
+}
 
 // Edits that turn an old argument list into the new one: the device first and old positional
 // arguments as keywords (autocast, GradScaler), or `device_type=` appended (custom_fwd/bwd).
@@ -499,7 +519,11 @@ std::string describe(const Target& t, const Site& site, const SemanticModel& mod
     old = "`" + std::string(written) + "` (" + old + ")";
   std::string use = replacementSpelling(t);
   if (site.form == Form::Decorator) use = "@" + use;
-  return old + " is deprecated since PyTorch 2.4; use `" + use + "`";
+  std::string text = old + " is deprecated since PyTorch 2.4; use `" + use + "`";
+  if (misplacedAutocastArgument(site, t, model))
+    text += "; this call is already wrong: its first positional parameter is `enabled`, not the dtype or "
+            "device, so the region runs in float16 — pass `dtype=` by keyword";
+  return text;
 }
 
 // Where the walk below must look: every occurrence of `amp` and of each name that can stand for
@@ -657,12 +681,17 @@ class DeprecatedCudaAmp final : public Rule {
   static std::optional<Fix> directFix(const Use& use, const Context& ctx) {
     const Target& t = *use.target;
     if (!ctx.torchAtLeast(t.major, t.minor) || use.site.form == Form::Value) return std::nullopt;
+    if (misplacedAutocastArgument(use.site, t, ctx.model())) return std::nullopt;
     bool needs_import = false;
     std::string prefix = torchPrefix(use.site.ref, ctx.model(), needs_import);
     if (prefix.empty()) return std::nullopt;
     auto edits = siteEdits(use.site, t, prefix + ".amp." + std::string(t.member), ctx.source());
     if (!edits) return std::nullopt;
-    if (needs_import) edits->push_back(moduleLevelInsertion(ctx.file(), "import torch"));
+    if (needs_import) {
+      auto edit = quickfix::addImport(ctx.model(), "import torch");
+      if (!edit) return std::nullopt;
+      edits->push_back(std::move(*edit));
+    }
     if (!quickfix::normalizeEdits(*edits)) return std::nullopt;
     std::string spelling = use.site.form == Form::Annotation ? "torch.amp." + std::string(t.member) : replacementSpelling(t);
     return Fix{quickfix::Applicability::Safe, "Use `" + spelling + "`", std::move(*edits)};
@@ -708,6 +737,7 @@ class DeprecatedCudaAmp final : public Rule {
     }
     for (const Use& use : group.uses) {
       if (!ctx.torchAtLeast(use.target->major, use.target->minor)) return std::nullopt;
+      if (misplacedAutocastArgument(use.site, *use.target, model)) return std::nullopt;
       auto use_edits = siteEdits(use.site, *use.target, "", source);
       if (!use_edits) return std::nullopt;
       edits.insert(edits.end(), use_edits->begin(), use_edits->end());

@@ -11,6 +11,7 @@
 #include "analysis/syntax.h"
 #include "rules/all_rules.h"
 #include "rules/attention/attention_flow.h"
+#include "quickfix/imports.h"
 #include "rules/helpers.h"
 #include "rules/rule.h"
 
@@ -104,7 +105,9 @@ The fix is unsafe, and offered only when every step of the pattern maps onto an 
 - A causal `tril(ones(...))` buffer or local becomes `is_causal=True` (top-left aligned, as the
   sliced buffer is).
 - Dropout becomes `dropout_p=<p> if self.training else 0.0` (for `F.dropout`, its own `training=`
-  argument); a dropout module's rate is read from its `.p`. Random numbers differ.
+  argument); a dropout module's rate is read from its `.p`. Random numbers differ. In a method,
+  `F.dropout(x, p)` without `training=` (which defaults to True, so it drops in evaluation too)
+  gets no fix: the message asks for `training=self.training` first.
 - The default scale of SDPA is `1/sqrt(q.size(-1))`. A scale that is not provably that one is
   passed as `scale=` (PyTorch 2.1+; with an older `torch-version` no fix is offered unless the
   scale is the conventional one); no scaling at all becomes `scale=1.0`, and so does a scale
@@ -119,8 +122,18 @@ The fix is unsafe, and offered only when every step of the pattern maps onto an 
   (`q * self.temperature`, `scale=1.0`), which is exact; otherwise no fix is offered.
 - Operands stored transposed are passed as `x.transpose(-2, -1)`, and a result laid out
   `(..., Ev, L)` is transposed back.
-- No fix is offered when the ranks of q, k and v visibly differ (`view`/`reshape` sizes,
-  `permute`, `rearrange` outputs). Every finding without a fix says why in its message.
+- The fix is offered only when q, k and v are provably 4-D (batch, heads, length, head dim):
+  `view`/`reshape` sizes, `permute`, `rearrange` outputs, `transpose(2, 3)`. Every fused kernel
+  requires 4-D operands ("All fused kernels requires query, key and value to be 4 dimensional",
+  `check_tensor_shapes` in `ATen/native/transformers/sdp_utils_cpp.h`); with 3-D (`bmm`) or 5-D
+  ones SDPA runs its math path, which is no faster. No fix is offered either when their ranks
+  visibly differ. Every finding without a fix says why in its message.
+- An additive mask is passed as `attn_mask=<mask>.to(<q>.dtype)`: in the hand-written form the
+  scores take the mask's dtype by promotion, while SDPA's memory-efficient kernel refuses a
+  float32 mask with bfloat16 queries.
+- Only `1/sqrt(q.size(-1))` (or `q.shape[-1]`, the key's) is taken for SDPA's default scale:
+  `self.scale = dim ** -0.5` over a model width whose heads have `dim // heads` channels is a
+  different number, and is passed as `scale=`.
 - The intermediate assignments are removed only when nothing else reads them: code that also
   returns the attention weights (`return out, attn`) gets no fix, since SDPA does not return them.
 - Fused kernels round differently from the hand-written form (FlashAttention keeps its softmax
@@ -183,6 +196,7 @@ struct Pattern {
   std::string dropout_p;  // argument text; empty when none
   TSNode dropout_p_node{};
   std::optional<double> dropout_rate = 0.0;  // nullopt: an nn.Dropout of unknown rate
+  TSNode dropout_without_training{};  // `F.dropout(x, p)`: `training` defaults to True
 
   std::vector<const Definition*> consumed;  // assignments the pattern runs through
   bool conditional = false;                 // followed a definition made in another block
@@ -863,6 +877,7 @@ class Matcher {
     if (!ts_node_is_null(training) && isFalseLiteral(training)) return input;  // never applied
     p.dropout_p_node = rate;
     p.dropout_rate = literal;
+    if (ts_node_is_null(training) && name == "torch.nn.functional.dropout") p.dropout_without_training = call;
     if (ts_node_is_null(training) || isTrueLiteral(training))
       p.dropout_p = rate_text;
     else
@@ -1656,14 +1671,17 @@ ScaleInfo classifyScale(const Pattern& p, Matcher& m, std::string_view source, i
     if (!ts_node_is_null(built)) {
       ScaleInfo inner = classifyScale(p, m, source, depth + 1, built, false, true);
       inner.provably_default = false;
+      inner.conventional = false;
       return inner;
     }
     return info;
   }
   if (ts_node_is_null(dim)) return info;
   info.kind = AttentionFacts::Scale::Default;
-  info.conventional = true;
+  // Only the query's own last size is SDPA's default: `dim ** -0.5` over a model width whose
+  // heads have `dim // heads` channels each is a different number.
   info.provably_default = isHeadDimOf(dim, p, source);
+  info.conventional = info.provably_default;
   return info;
 }
 
@@ -1775,6 +1793,16 @@ std::optional<quickfix::Fix> buildFix(const Pattern& p, const ScaleInfo& scale, 
   if (p.scale_after_additive)
     return refuse("the scale also multiplies the added mask or bias, while SDPA scales Q·Kᵀ before adding `attn_mask`");
   std::string_view source = ctx.source();
+  // In a method, `F.dropout(x, p)` (`training` defaults to True) drops in evaluation too: that
+  // is almost always an oversight, and `dropout_p=p` would carry it into the new call.
+  if (!ts_node_is_null(p.dropout_without_training)) {
+    TSNode function = attention::enclosingFunctionOrModule(p.dropout_without_training);
+    TSNode params = isKind(function, "function_definition") ? fieldOf(function, "parameters") : TSNode{};
+    TSNode first = ts_node_is_null(params) ? TSNode{} : ts_node_named_child(params, 0);
+    if (!ts_node_is_null(first) && isKind(first, "identifier") && m.text(first) == "self")
+      return refuse("`F.dropout` without `training=` also drops in evaluation mode; pass "
+                    "`training=self.training` first (the rewrite then follows it)");
+  }
 
   // The ranks SDPA's operands visibly have.
   {
@@ -1791,6 +1819,16 @@ std::optional<quickfix::Fix> buildFix(const Pattern& p, const ScaleInfo& scale, 
       return refuse("q, k and v visibly have different ranks (" + (rq ? std::to_string(rq) : std::string("?")) + ", " +
                     (rk ? std::to_string(rk) : std::string("?")) + ", " + (rv ? std::to_string(rv) : std::string("?")) +
                     "), which the rewrite would have to reconcile by hand");
+    // Every fused kernel takes 4-D (batch, heads, length, head dim) operands; with any other
+    // rank SDPA runs its math path, no faster than the code as written
+    // (`ATen/native/transformers/sdp_utils_cpp.h`, `check_tensor_shapes`).
+    int rank = known != 0 ? known : p.rank;
+    if (rank != 4)
+      return refuse(rank == 0 ? std::string("q, k and v are not provably 4-D (batch, heads, length, head dim); every fused "
+                                            "SDPA kernel needs 4-D operands, and with others SDPA runs its math path")
+                              : "q, k and v are " + std::to_string(rank) +
+                                    "-D; every fused SDPA kernel needs 4-D (batch, heads, length, head dim) operands, "
+                                    "and with others SDPA runs its math path");
   }
 
   // scale=, or the scale folded into the query.
@@ -1893,7 +1931,17 @@ std::optional<quickfix::Fix> buildFix(const Pattern& p, const ScaleInfo& scale, 
   std::string key = p.k_transposed ? transposedText(p.k, source) : std::string(m.text(p.k));
   std::string value = p.v_transposed ? transposedText(p.v, source) : argumentText(p.v, source);
   std::string call = function + "(" + query + ", " + key + ", " + value;
-  if (p.mask == MaskKind::Boolean || p.mask == MaskKind::Additive) call += ", attn_mask=" + p.attn_mask;
+  if (p.mask == MaskKind::Boolean) {
+    call += ", attn_mask=" + p.attn_mask;
+  } else if (p.mask == MaskKind::Additive) {
+    // The scores took the mask's dtype by promotion; SDPA wants it in the query's (the
+    // memory-efficient kernel raises on an fp32 mask with bf16 queries).
+    bool atomic = !ts_node_is_null(p.mask_node) && isAtomic(unparenthesize(p.mask_node)) &&
+                  p.attn_mask == m.text(unparenthesize(p.mask_node));
+    std::string q_text(m.text(p.q));
+    call += ", attn_mask=" + (atomic ? p.attn_mask : "(" + p.attn_mask + ")") + ".to(" +
+            (isAtomic(unparenthesize(p.q)) ? q_text : "(" + q_text + ")") + ".dtype)";
+  }
   if (!p.dropout_p.empty()) call += ", dropout_p=" + p.dropout_p;
   if (p.mask == MaskKind::Causal) call += ", is_causal=True";
   if (!scale_arg.empty()) call += ", scale=" + scale_arg;
@@ -1910,10 +1958,11 @@ std::optional<quickfix::Fix> buildFix(const Pattern& p, const ScaleInfo& scale, 
   }
   fix.edits.push_back({startOf(p.final_node), endOf(p.final_node), call});
   if (needs_import) {
-    auto edit = moduleLevelInsertion(ctx.file(), "import torch");
+    auto edit = quickfix::addImport(ctx.model(), "import torch");
+    if (!edit) return refuse("`torch` is imported only inside a block here, so no import is added at module level");
     for (const auto& e : fix.edits)
-      if (e.start <= edit.start && edit.start < e.end) return refuse("`import torch` cannot be inserted here");
-    fix.edits.push_back(edit);
+      if (e.start <= edit->start && edit->start < e.end) return refuse("`import torch` cannot be inserted here");
+    fix.edits.push_back(*edit);
   }
   fix.sortEdits();
   return fix;

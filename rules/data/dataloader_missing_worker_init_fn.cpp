@@ -1,6 +1,7 @@
 // PTL401 dataloader-missing-worker-init-fn: a multi-worker DataLoader whose dataset draws from a
 // random generator object created before the workers start, which every worker then copies.
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <memory>
 #include <set>
@@ -10,6 +11,7 @@
 #include "analysis/syntax.h"
 #include "analysis/value_resolution.h"
 #include "rules/all_rules.h"
+#include "quickfix/imports.h"
 #include "rules/helpers.h"
 
 namespace ptlint::rules {
@@ -111,7 +113,8 @@ re-creates (numpy `Generator`s) or reseeds in place (`RandomState.seed`, `Random
 `torch.Generator.manual_seed`) exactly the generators the dataset draws from, from
 `get_worker_info().seed`; each generator gets a seed of its own, distinct from the worker's
 global streams. It uses the file's names for `torch` and `numpy` and imports what is missing.
-A file that already has a different `seed_worker` gets no fix. It is unsafe: the random streams
+A second dataset of the file whose generators differ gets its own `seed_<dataset>_worker`; a
+file whose names for both are taken by other functions gets no fix. It is unsafe: the random streams
 a run sees change, and the dataset's own seed argument no longer decides them in workers (the
 main process's `torch.manual_seed` does).
 
@@ -522,7 +525,26 @@ bool needsNumpy(GeneratorKind kind) {
   return kind == GeneratorKind::NumpyDefaultRng || kind == GeneratorKind::NumpyGenerator;
 }
 
-std::optional<quickfix::Fix> seedWorkerFix(TSNode call, const DatasetFacts& facts, bool global_numpy, Context& ctx) {
+// `Crops` -> "crops", `RandomCropDataset` -> "random_crop_dataset".
+std::string snakeCase(std::string_view name) {
+  std::string out;
+  for (size_t i = 0; i < name.size(); ++i) {
+    char c = name[i];
+    if (std::isupper(static_cast<unsigned char>(c))) {
+      if (i > 0 && (std::islower(static_cast<unsigned char>(name[i - 1])) ||
+                    (i + 1 < name.size() && std::islower(static_cast<unsigned char>(name[i + 1])) &&
+                     std::isupper(static_cast<unsigned char>(name[i - 1])))))
+        out += '_';
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::optional<quickfix::Fix> seedWorkerFix(TSNode call, const DatasetFacts& facts, bool global_numpy,
+                                           std::string_view dataset_class, Context& ctx) {
   const auto& model = ctx.model();
   const auto& file = ctx.file();
   std::string_view source = ctx.source();
@@ -535,6 +557,11 @@ std::optional<quickfix::Fix> seedWorkerFix(TSNode call, const DatasetFacts& fact
   std::string numpy = numpy_needed ? nameForModule(model, "numpy", {"np", "numpy"}, imports) : std::string("np");
   std::string torch = nameForModule(model, "torch", {"torch"}, imports);
   if (torch.empty() || numpy.empty()) return std::nullopt;
+  // Never a module-level import of a package the file imports only in a function or `try`.
+  for (const std::string& line : imports) {
+    std::string_view package = std::string_view(line).substr(7);  // "import numpy as np"
+    if (quickfix::importedOnlyInBlocks(model, package.substr(0, package.find_first_of(". ")))) return std::nullopt;
+  }
 
   std::string body = "    # Each worker reseeds the generators it inherited from the main process.\n";
   std::vector<std::string> globals;
@@ -549,36 +576,51 @@ std::optional<quickfix::Fix> seedWorkerFix(TSNode call, const DatasetFacts& fact
   size_t count = facts.generators.size();
   for (size_t i = 0; i < count; ++i) body += "    " + reseedStatement(facts.generators[i], i, count, numpy) + "\n";
   if (global_numpy) body += fmt::format("    {}.random.seed([info.seed % 2**32, info.seed >> 32])\n", numpy);
-  std::string definition = "def seed_worker(worker_id):\n" + body;
+  // `seed_worker`, or for a second dataset of the file whose generators differ,
+  // `seed_<dataset>_worker`: a name that is free, or bound to exactly the definition this fix
+  // writes (another DataLoader of the same dataset, fixed earlier) and then reused. Any other
+  // definition under that name may reseed something else.
+  std::string name, definition;
+  bool reuse = false;
+  std::vector<std::string> candidates{"seed_worker"};
+  if (!dataset_class.empty()) candidates.push_back("seed_" + snakeCase(dataset_class) + "_worker");
+  for (const std::string& candidate : candidates) {
+    std::string text = "def " + candidate + "(worker_id):\n" + body;
+    if (model.resolve(candidate, call) == nullptr && !boundAtModuleLevel(model, candidate)) {
+      name = candidate;
+      definition = std::move(text);
+      break;
+    }
+    const analysis::Binding* existing = model.resolve(candidate, call);
+    const auto* all = model.bindingsOf(model.moduleScope(), candidate);
+    if (existing != nullptr && existing->kind == analysis::BindingKind::Function &&
+        existing->scope == &model.moduleScope() && all != nullptr && all->size() == 1 &&
+        std::string(ctx.text(existing->statement)) + "\n" == text) {
+      name = candidate;
+      reuse = true;
+      break;
+    }
+  }
+  if (name.empty()) return std::nullopt;
 
   quickfix::Fix fix;
   fix.applicability = quickfix::Applicability::Unsafe;
-  fix.message = "Add `worker_init_fn=seed_worker` that reseeds the dataset's generators in each worker";
-
-  if (model.resolve("seed_worker", call) != nullptr || boundAtModuleLevel(model, "seed_worker")) {
-    // Reuse a `seed_worker` only when it is exactly the one this fix writes (another DataLoader
-    // of the same dataset, fixed earlier); any other may reseed something else.
-    const analysis::Binding* existing = model.resolve("seed_worker", call);
-    if (existing == nullptr || existing->kind != analysis::BindingKind::Function ||
-        existing->scope != &model.moduleScope())
-      return std::nullopt;
-    const auto* all = model.bindingsOf(model.moduleScope(), "seed_worker");
-    if (all == nullptr || all->size() != 1) return std::nullopt;
-    std::string text(ctx.text(existing->statement));
-    if (text + "\n" != definition) return std::nullopt;
-    fix.edits.push_back(appendArgument(call, "worker_init_fn=seed_worker", source));
+  fix.message = "Add `worker_init_fn=" + name + "` that reseeds the dataset's generators in each worker";
+  if (reuse) {
+    fix.edits.push_back(appendArgument(call, "worker_init_fn=" + name, source));
     return fix;
   }
   definition += "\n\n";
 
-  uint32_t top = moduleLevelInsertion(file, "").start;
+  bool top_at_end = false;
+  uint32_t top = quickfix::moduleInsertionPoint(file, &top_at_end);
   uint32_t def_at = std::max(definitionInsertionPoint(file, placement.statement), top);
   std::vector<quickfix::Edit> edits;
   if (!imports.empty()) {
     std::string joined;
     for (const auto& line : imports) joined += line + "\n";
     // Below the file's own module-level imports that precede the def, else at the top.
-    quickfix::Edit edit = moduleLevelInsertion(file, "");
+    quickfix::Edit edit{top, top, top_at_end ? "\n" : ""};
     TSNode root = file.root();
     for (uint32_t i = 0, n = ts_node_named_child_count(root); i < n; ++i) {
       TSNode child = ts_node_named_child(root, i);
@@ -603,7 +645,7 @@ std::optional<quickfix::Fix> seedWorkerFix(TSNode call, const DatasetFacts& fact
     if (row > 0) definition.insert(0, std::string(2 - blank_above, '\n'));
     edits.push_back({def_at, def_at, definition});
   }
-  edits.push_back(appendArgument(call, "worker_init_fn=seed_worker", source));
+  edits.push_back(appendArgument(call, "worker_init_fn=" + name, source));
   fix.edits = std::move(edits);
   return fix;
 }
@@ -665,7 +707,7 @@ class DataLoaderWorkerInitFn final : public Rule {
     if (global_numpy)
       d.related.push_back({startOf(facts.global_numpy_draw), endOf(facts.global_numpy_draw),
                            "the global `numpy.random` stream, not reseeded per worker before PyTorch 1.9"});
-    d.fix = seedWorkerFix(call, facts, global_numpy, ctx);
+    d.fix = seedWorkerFix(call, facts, global_numpy, ctx.text(fieldOf(cls, "name")), ctx);
   }
 };
 

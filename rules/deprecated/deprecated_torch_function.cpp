@@ -17,6 +17,7 @@
 #include "rules/all_rules.h"
 #include "rules/deprecated/call_rewrite.h"
 #include "rules/deprecated/deprecated_symbols.h"
+#include "quickfix/imports.h"
 #include "rules/helpers.h"
 
 namespace ptlint::rules {
@@ -131,7 +132,10 @@ where the replacement needs it.
   `Upsample(..., mode="bilinear", align_corners=True)` (the deprecated classes are exactly these
   subclasses); `sdp_kernel(flags)` → `sdpa_kernel([...])` with the backends the flags enable,
   in the order PyTorch's own `sdp_kernel` passes them (flash, efficient, math, cuDNN).
-- Unsafe: `torch.range(start, end, step)` → `torch.arange(start, end + step, step)`. `range`
+- Unsafe: `torch.range(start, end, step)` → `torch.arange(start, end + step, step,
+  dtype=torch.get_default_dtype())`. `range` returns the default floating dtype (float32) even for
+  integer bounds, where `arange` infers int64, so the dtype is passed unless the call gives one
+  (`dtype=`, `out=`) or a bound is a float literal. `range`
   includes `end`, `arange` excludes it; with a floating-point `step`, rounding of
   `(end - start) / step` can make the two differ by one element (`range` has
   ⌊(end − start)/step⌋ + 1 elements, the rewrite ⌈(end + step − start)/step⌉).
@@ -308,6 +312,12 @@ std::optional<std::string> rewrittenCall(const Symbol& s, const std::string& cal
       out.push_back(rewrite::asOperand(p[1], source) + " + " + step);
       if (p.size() == 3) out.push_back(text(p[2]));
       if (!keepKeywords({"dtype", "layout", "device", "requires_grad", "out"})) return std::nullopt;
+      // `range` makes the default floating dtype whatever its bounds are; `arange` infers it from
+      // them (int64 for integers). Floating-point bounds give the default dtype either way.
+      bool floating = false;
+      for (TSNode n : p) floating = floating || isKind(analysis::unparenthesize(n), "float");
+      if (!args->hasKeyword("dtype") && !args->hasKeyword("out") && !floating)
+        out.push_back("dtype=" + callee.substr(0, callee.rfind('.')) + ".get_default_dtype()");
       return callee + "(" + joinArgs(out) + ")";
     }
     case Rewrite::UpsampleNearest:
@@ -378,8 +388,11 @@ std::optional<Fix> useFix(const Symbol& s, const Use& use, const Context& ctx) {
   } else {
     return std::nullopt;
   }
-  for (std::string_view module : imports)
-    edits.push_back(moduleLevelInsertion(ctx.file(), "import " + std::string(module)));
+  for (std::string_view module : imports) {
+    auto edit = quickfix::addImport(ctx.model(), "import " + std::string(module));
+    if (!edit) return std::nullopt;
+    edits.push_back(std::move(*edit));
+  }
   if (!quickfix::normalizeEdits(edits)) return std::nullopt;
   return Fix{s.applicability, "Use `" + std::string(s.replacement) + "`", std::move(edits)};
 }

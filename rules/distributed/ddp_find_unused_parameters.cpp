@@ -7,6 +7,7 @@
 #include <string>
 
 #include "analysis/syntax.h"
+#include "analysis/text_search.h"
 #include "analysis/value_resolution.h"
 #include "rules/all_rules.h"
 #include "rules/helpers.h"
@@ -87,7 +88,11 @@ Only `DistributedDataParallel(...)` gets a fix: it replaces `find_unused_paramet
 graph's structure) to be the same in every iteration; a model that takes data-dependent branches
 needs `find_unused_parameters=True` and fails with `static_graph=True`. No fix is offered when
 the call already has a `static_graph=` argument, passes `**kwargs`, or passes the flag
-positionally, nor for accelerate's and Lightning's spellings, whose own options differ.
+positionally, nor for accelerate's and Lightning's spellings, whose own options differ. Nor is
+one offered in a file that changes `requires_grad` (`p.requires_grad = False`,
+`module.requires_grad_(False)`): freezing and unfreezing during training changes the used set by
+design; nor in a test file (one that imports `unittest`, `pytest` or `torch.testing._internal`),
+which may exist to exercise the flag. The finding says why.
 
 ## References
 - [`DistributedDataParallel.forward` in `torch/nn/parallel/distributed.py`](https://github.com/pytorch/pytorch/blob/v1.13.0/torch/nn/parallel/distributed.py)
@@ -179,6 +184,36 @@ std::optional<std::string> unusedStrategy(const analysis::SemanticModel& model, 
   return std::nullopt;
 }
 
+// Why `static_graph=True` cannot stand in for the flag in this file, or empty: a file that changes
+// `requires_grad` (`p.requires_grad = False`, `module.requires_grad_(False)`) may change the set
+// of used parameters between iterations by design, which a static graph forbids; a test file
+// (it imports `unittest`, `pytest` or `torch.testing._internal`) may exist to exercise the flag.
+std::string_view staticGraphRefusal(const analysis::SemanticModel& model) {
+  for (std::string_view module : {"unittest", "pytest", "torch.testing._internal"})
+    if (model.importsModule(module)) return "a test file";
+  const analysis::ParsedFile& file = model.file();
+  if (analysis::findBytes(file.text(), "requires_grad") == std::string_view::npos) return {};
+  bool changes = false;
+  analysis::walkTree(
+      file.root(),
+      [&](TSNode node) {
+        if (changes) return false;
+        if (!isKind(node, "attribute")) return true;
+        std::string_view name = model.text(fieldOf(node, "attribute"));
+        if (name != "requires_grad_" && name != "requires_grad") return true;
+        TSNode parent = ts_node_parent(node);
+        if (name == "requires_grad_" && isKind(parent, "call")) changes = true;
+        if (name == "requires_grad" && (isKind(parent, "assignment") || isKind(parent, "augmented_assignment")) &&
+            analysis::sameNode(fieldOf(parent, "left"), node))
+          changes = true;
+        return !changes;
+      },
+      [](TSNode) {});
+  return changes ? "`requires_grad` changes in this file, so the set of used parameters may change between "
+                   "iterations"
+                 : std::string_view{};
+}
+
 class DdpFindUnusedParameters final : public Rule {
  public:
   const RuleMeta& meta() const override { return kDdpFindUnusedParameters; }
@@ -230,6 +265,10 @@ class DdpFindUnusedParameters final : public Rule {
     if (ts_node_is_null(keyword) || !ts_node_is_null(static_graph) || hasDoubleStarArguments(call) ||
         !ctx.torchAtLeast(1, 11))
       return;
+    if (std::string_view why = staticGraphRefusal(model); !why.empty()) {
+      d.message += fmt::format(" (no `static_graph=True` fix: {})", why);
+      return;
+    }
     quickfix::Fix fix;
     fix.applicability = quickfix::Applicability::Unsafe;
     fix.message = "Replace with `static_graph=True`";

@@ -3,6 +3,7 @@
 #include "rules/all_rules.h"
 #include "rules/common/blocks.h"
 #include "rules/amp/autocast_dtype.h"
+#include "quickfix/imports.h"
 #include "rules/helpers.h"
 
 namespace ptlint::rules {
@@ -102,7 +103,11 @@ class LowPrecisionGradientReduce final : public Rule {
     quickfix::Fix fix;
     fix.applicability = quickfix::Applicability::Unsafe;
     fix.message = "Reduce gradients in `torch.float32`";
-    if (needs_import) fix.edits.push_back(moduleLevelInsertion(ctx.file(), "import torch"));
+    if (needs_import) {
+      auto edit = quickfix::addImport(ctx.model(), "import torch");
+      if (!edit) return;
+      fix.edits.push_back(std::move(*edit));
+    }
     fix.edits.push_back({analysis::startOf(value), analysis::endOf(value), torch_name + ".float32"});
     d.fix = std::move(fix);
   }

@@ -5,6 +5,7 @@
 #include "analysis/text_search.h"
 #include "rules/all_rules.h"
 #include "rules/common/blocks.h"
+#include "quickfix/imports.h"
 #include "rules/helpers.h"
 
 namespace ptlint::rules {
@@ -63,11 +64,15 @@ Setting it in the environment of the process (`CUBLAS_WORKSPACE_CONFIG=:4096:8 p
 is better still: cuBLAS reads it when CUDA creates its first handle.
 
 ## Fix safety
-The fix inserts `os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")` on the line before
-the call (and `import os` when the file has none). It is unsafe: the setting only reaches cuBLAS
-if no CUDA work has run yet in the process, and `:4096:8` reserves more workspace memory per
-stream than the default. No fix is offered when the call is not a statement of its own, or
-when `os` names something else there.
+The fix inserts `os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")` at module level,
+right after the file's imports (and `import os` with them when the file has none), once for
+every call of the file. It is unsafe: PyTorch reads the variable once per process, at the
+first cuBLAS matrix product (`Context::alertCuBLASConfigNotDeterministic` keeps it in a
+function-local `static`, `aten/src/ATen/Context.cpp`, 1.8 to 2.x), so the setting only works
+when the module is imported before any matrix product ran — set it in the environment of the
+process to be sure; and `:4096:8` reserves more workspace memory per stream than the default.
+No fix is offered when `os` names something else at module level, is imported below the
+insertion point, or is imported only inside a function or `try`.
 
 ## References
 - [`torch.use_deterministic_algorithms`](https://pytorch.org/docs/stable/generated/torch.use_deterministic_algorithms.html)
@@ -113,37 +118,41 @@ class DeterministicWithoutCublasConfig final : public Rule {
         call, warn_only
                   ? std::string("deterministic algorithms are requested but `CUBLAS_WORKSPACE_CONFIG` is not set: on "
                                 "CUDA 10.2+ cuBLAS matrix products stay nondeterministic and only warn; set "
-                                "`CUBLAS_WORKSPACE_CONFIG=:4096:8` before CUDA starts")
+                                "`CUBLAS_WORKSPACE_CONFIG=:4096:8` before the process's first cuBLAS matrix product "
+                                "(PyTorch reads it once, at the first)")
                   : std::string("deterministic algorithms are requested but `CUBLAS_WORKSPACE_CONFIG` is not set: on "
                                 "CUDA 10.2+ the first cuBLAS matrix product (`torch.mm`, `nn.Linear`, ...) raises "
-                                "`RuntimeError`; set `CUBLAS_WORKSPACE_CONFIG=:4096:8` before CUDA starts"));
+                                "`RuntimeError`; set `CUBLAS_WORKSPACE_CONFIG=:4096:8` before the process's first cuBLAS matrix "
+                                "product (PyTorch reads it once, at the first)"));
 
-    // The fix: a line of its own before the statement, with the statement's indentation.
-    TSNode statement = ts_node_parent(call);
-    if (!isKind(statement, "expression_statement") || !analysis::sameNode(ts_node_named_child(statement, 0), call))
-      return;
-    uint32_t start = analysis::startOf(statement);
-    uint32_t line_start = start;
-    while (line_start > 0 && source[line_start - 1] != '\n') --line_start;
-    std::string_view indent = source.substr(line_start, start - line_start);
-    if (indent.find_first_not_of(" \t") != std::string_view::npos) return;
-    std::string os_name = "os";
-    bool needs_import = false;
-    if (auto visible = model.visibleNameFor("os", call)) {
-      os_name = *visible;
-    } else if (model.resolve("os", call) != nullptr) {
-      return;
-    } else {
-      needs_import = true;
+    // The fix: the setting at module level, right after the imports, where it runs before any
+    // code of the module can reach cuBLAS. The same edit for every call of the file, so one
+    // application covers them all.
+    // `os` as the module level names it (`import os as operating_system`), imported above the new
+    // line; a module-level `os` bound to anything else gets no fix.
+    std::string os_name;
+    const uint32_t insert_at = quickfix::moduleInsertionPoint(ctx.file());
+    for (const analysis::Binding* b : model.imports())
+      if (b->qualified_name == "os" && b->scope == &model.moduleScope() && isKind(ts_node_parent(b->statement), "module") &&
+          analysis::startOf(b->statement) < insert_at) {
+        const auto* same = model.bindingsOf(model.moduleScope(), b->name);
+        if (same != nullptr && same->size() == 1) os_name = b->name;
+      }
+    std::optional<quickfix::Edit> import_os;
+    if (os_name.empty()) {
+      if (const auto* bound = model.bindingsOf(model.moduleScope(), "os"); bound && !bound->empty()) return;
+      import_os = quickfix::addImport(model, "import os");  // none when `os` is imported only in a block
+      if (!import_os) return;
+      os_name = "os";
     }
     quickfix::Fix fix;
     fix.applicability = quickfix::Applicability::Unsafe;
-    fix.message = "Set `CUBLAS_WORKSPACE_CONFIG=:4096:8` before the call";
-    if (needs_import) fix.edits.push_back(moduleLevelInsertion(ctx.file(), "import os"));
-    fix.edits.push_back({line_start, line_start,
-                         fmt::format("{}{}.environ.setdefault(\"CUBLAS_WORKSPACE_CONFIG\", \":4096:8\")\n", indent,
-                                     os_name)});
-    if (fix.edits.size() == 2 && fix.edits[0].start >= fix.edits[1].start) return;
+    fix.message = "Set `CUBLAS_WORKSPACE_CONFIG=:4096:8` at the top of the module (it only takes effect before the "
+                  "process's first cuBLAS matrix product)";
+    if (import_os) fix.edits.push_back(std::move(*import_os));
+    fix.edits.push_back(quickfix::addModuleStatement(
+        ctx.file(), os_name + ".environ.setdefault(\"CUBLAS_WORKSPACE_CONFIG\", \":4096:8\")"));
+    if (!quickfix::normalizeEdits(fix.edits)) return;
     d.fix = std::move(fix);
   }
 };

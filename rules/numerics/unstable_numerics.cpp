@@ -8,8 +8,10 @@
 #include "analysis/code_text.h"
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
+#include "analysis/value_resolution.h"
 #include "rules/all_rules.h"
 #include "rules/deprecated/call_rewrite.h"
+#include "quickfix/imports.h"
 #include "rules/helpers.h"
 
 namespace ptlint::rules {
@@ -122,14 +124,35 @@ bool callsTorch(TSNode call, std::string_view qualified, const Context& ctx) {
   return ctx.model().refersTo(callee, qualified);
 }
 
+// Can `node` hold a tensor? Not when it evidently holds a number of another library:
+// `Decimal(x)`, `sympy.Symbol("x")`, `mpmath.mpf(1)`, a literal, or a name bound once to one of
+// those (`d = Decimal(x)`). `Decimal.exp()` has no `expm1`, `log1p`, ... method.
+bool mayBeTensor(TSNode node, const Context& ctx) {
+  node = analysis::resolveValue(ctx.model(), node);
+  std::string_view kind = kindOf(node);
+  if (kind == "integer" || kind == "float" || kind == "string" || kind == "true" || kind == "false" ||
+      kind == "none" || kind == "list" || kind == "tuple" || kind == "dictionary" || kind == "set")
+    return false;
+  if (kind != "call") return true;
+  auto q = ctx.model().qualifiedName(fieldOf(node, "function"));
+  if (!q) return true;
+  static constexpr std::array<std::string_view, 9> kOtherNumbers{"decimal.", "fractions.", "sympy.", "mpmath.",
+                                                                 "gmpy2.", "cmath.", "math.", "numpy.", "jax."};
+  for (std::string_view prefix : kOtherNumbers)
+    if (q->starts_with(prefix)) return false;
+  return *q != "float" && *q != "int" && *q != "complex";
+}
+
 // `recv.name(...)` method call: the receiver, else null. Receivers that resolve to a module
-// (`torch.exp`, `np.exp`) are function calls, not methods.
+// (`torch.exp`, `np.exp`) are function calls, not methods; a receiver that cannot be a tensor
+// (`Decimal(x).exp()`) is some other library's method.
 TSNode methodReceiver(TSNode call, std::string_view name, const Context& ctx) {
   if (!isKind(call, "call")) return {};
   TSNode callee = fieldOf(call, "function");
   if (!isKind(callee, "attribute") || ctx.text(fieldOf(callee, "attribute")) != name) return {};
   TSNode object = fieldOf(callee, "object");
   if (ctx.model().qualifiedName(object)) return {};  // `torch.exp`, `math.exp`, `np.exp`
+  if (!mayBeTensor(object, ctx)) return {};
   return object;
 }
 
@@ -523,8 +546,17 @@ class UnstableNumerics final : public Rule {
     if (!f || insideDefinitionOf(node, f->stable, ctx)) return;
     Diagnostic& d = ctx.report(node, f->message);
     if (!f->replacement) return;
-    std::vector<quickfix::Edit> edits{{startOf(node), endOf(node), *f->replacement}};
-    if (f->needs_import) edits.push_back(moduleLevelInsertion(ctx.file(), "import torch"));
+    // The replacement is a call: parentheses that only grouped the old expression
+    // (`(torch.exp(x) - 1) * c`) go with it.
+    TSNode replaced = node;
+    TSNode parent = ts_node_parent(node);
+    if (isKind(parent, "parenthesized_expression") && ts_node_named_child_count(parent) == 1) replaced = parent;
+    std::vector<quickfix::Edit> edits{{startOf(replaced), endOf(replaced), *f->replacement}};
+    if (f->needs_import) {
+      auto edit = quickfix::addImport(ctx.model(), "import torch");
+      if (!edit) return;
+      edits.push_back(std::move(*edit));
+    }
     if (!quickfix::normalizeEdits(edits)) return;
     d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use the stable function", std::move(edits)};
   }

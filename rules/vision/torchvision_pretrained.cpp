@@ -6,6 +6,7 @@
 #include "analysis/syntax.h"
 #include "rules/all_rules.h"
 #include "rules/deprecated/call_rewrite.h"
+#include "quickfix/imports.h"
 #include "rules/helpers.h"
 #include "rules/vision/torchvision_weights.h"
 
@@ -176,14 +177,18 @@ class TorchvisionPretrained final : public Rule {
       EnumValue e = split(weights);
       std::string qualified = std::string(e.module) + "." + std::string(e.cls);
       suggestion += std::string(e.cls) + "." + std::string(e.member);
-      auto visible = ctx.model().visibleNameFor(qualified, call);
-      if (visible && !boundInTime(ctx.model().resolve(visible->substr(0, visible->find('.')), call), call)) visible.reset();
+      // The name the code has at this spot (`models.VGG16_Weights` where the function imported
+      // `models`), else an import with the file's others — never hoisted out of the function,
+      // `try` or `if` that imports torchvision when it may be missing.
+      auto visible = quickfix::visibleSpelling(ctx.model(), qualified, call);
       const Binding* cls_binding = ctx.model().resolve(e.cls, call);
       if (visible) {
         enum_text = *visible + "." + std::string(e.member);
       } else if (cls_binding == nullptr || (isImportOf(cls_binding, qualified) && !boundInTime(cls_binding, call))) {
-        enum_text = std::string(e.cls) + "." + std::string(e.member);
-        edits.push_back(moduleLevelInsertion(ctx.file(), "from " + std::string(e.module) + " import " + std::string(e.cls)));
+        if (auto edit = quickfix::addImport(ctx.model(), "from " + std::string(e.module) + " import " + std::string(e.cls))) {
+          enum_text = std::string(e.cls) + "." + std::string(e.member);
+          edits.push_back(std::move(*edit));
+        }
       }
     } else {
       suggestion += "<weights enum>";

@@ -5,6 +5,7 @@
 #include "analysis/syntax.h"
 #include "rules/all_rules.h"
 #include "rules/deprecated/call_rewrite.h"
+#include "quickfix/imports.h"
 #include "rules/helpers.h"
 
 namespace ptlint::rules {
@@ -133,14 +134,20 @@ class TorchvisionToTensorV2 final : public Rule {
       v2 = *visible;
     } else if (model.resolve("v2", call) == nullptr) {
       v2 = "v2";
-      edits.push_back(moduleLevelInsertion(ctx.file(), "from torchvision.transforms import v2"));
+      auto edit = quickfix::addImport(model, "from torchvision.transforms import v2");
+      if (!edit) return;
+      edits.push_back(std::move(*edit));
     } else {
       return;
     }
     bool needs_torch = false;
     std::string torch = torchModuleName(model, call, needs_torch);
     if (torch.empty()) return;
-    if (needs_torch) edits.push_back(moduleLevelInsertion(ctx.file(), "import torch"));
+    if (needs_torch) {
+      auto edit = quickfix::addImport(model, "import torch");
+      if (!edit) return;
+      edits.push_back(std::move(*edit));
+    }
     edits.push_back({startOf(call), endOf(call),
                      v2 + ".Compose([" + v2 + ".ToImage(), " + v2 + ".ToDtype(" + torch + ".float32, scale=True)])"});
     if (!quickfix::normalizeEdits(edits)) return;

@@ -293,6 +293,26 @@ class Fixes(Workdir):
         self.write("a.py", AMP_FIXED)
         self.assertEqual(self.check("--diff", ".")[0], 0)
 
+    def test_diff_of_a_large_file_has_one_hunk_per_fix(self):
+        # Three one-line fixes in a 4,500-line module: three hunks of the changed lines with 3 lines
+        # of context each, the same as `diff -u` prints, not one hunk replacing the file.
+        body = "".join(f"x{i} = {i}\n" for i in range(1500))
+        amp = "with torch.cuda.amp.autocast():\n    pass\n"
+        source = "import torch\n" + body + amp + body + amp + body + amp
+        self.write("big.py", source)
+        fixed = source.replace("torch.cuda.amp.autocast()", 'torch.amp.autocast("cuda")')
+        self.write("expected.py", fixed)
+        code, out, _ = self.check("--diff", "big.py")
+        self.assertEqual(code, 1)
+        hunks = [line for line in out.splitlines() if line.startswith("@@")]
+        self.assertEqual(len(hunks), 3, out)
+        changed = [line for line in out.splitlines() if line[:1] in "+-" and line[:3] not in ("+++", "---")]
+        self.assertEqual(len(changed), 6, out)
+        reference = subprocess.run(["diff", "-u", "big.py", "expected.py"], cwd=self.dir, capture_output=True, text=True)
+        body_of = lambda text: text[text.index("@@"):]
+        self.assertEqual(body_of(out).rstrip("\n").split("\n")[:len(body_of(reference.stdout).rstrip("\n").split("\n"))],
+                         body_of(reference.stdout).rstrip("\n").split("\n"))
+
     def test_crlf_and_bom_preserved(self):
         source = ("\ufeff" + AMP_SOURCE.replace("\n", "\r\n")).encode("utf-8")
         self.write("a.py", source, mode="wb")

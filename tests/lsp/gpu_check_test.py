@@ -13,7 +13,7 @@ import torch.nn.functional as F
 
 
 def attention(q, k, v):
-    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
+    scores = q @ k.transpose(2, 3) / math.sqrt(q.size(-1))
     return F.softmax(scores, dim=-1) @ v
 """
 

@@ -296,7 +296,7 @@ def test_gpu_check_starts(ptlint, tmp):
     os.environ["FAKE_GPU_LOG"] = log
     source = "import torch\nimport torch.nn.functional as F\n\n"
     for i in range(6):  # six different patterns (the scale differs)
-        source += f"\ndef attention{i}(q, k, v):\n    scores = q @ k.transpose(-2, -1) * {0.1 * (i + 1):.1f}\n" \
+        source += f"\ndef attention{i}(q, k, v):\n    scores = q @ k.transpose(2, 3) * {0.1 * (i + 1):.1f}\n" \
                   f"    return F.softmax(scores, dim=-1) @ v\n\n"
     client = start(ptlint, tmp, "gpu", initializationOptions={"gpuCheck": True, "unsafeFixes": True})
     uri = "file://" + os.path.join(tmp, "attn.py")

@@ -49,7 +49,7 @@ TEST(Ptl601Facts, PlainDefaultScale) {
   auto f = factsOf(
       "import math\nimport torch.nn.functional as F\n"
       "def f(q, k, v):\n"
-      "    s = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))\n"
+      "    s = q @ k.transpose(2, 3) / math.sqrt(q.size(-1))\n"
       "    return F.softmax(s, dim=-1) @ v\n",
       &fix);
   EXPECT_TRUE(fix);

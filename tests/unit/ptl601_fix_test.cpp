@@ -37,7 +37,7 @@ std::string member(const std::string& init_params, const std::string& init_body)
   return std::string(kHeader) + "class A(nn.Module):\n    def __init__(self, " + init_params + "):\n        super().__init__()\n" +
          init_body +
          "    def forward(self, q, k, v):\n"
-         "        attn = q @ k.transpose(-2, -1) * self.scale\n"
+         "        attn = q @ k.transpose(2, 3) * self.scale\n"
          "        return attn.softmax(dim=-1) @ v\n";
 }
 
@@ -81,7 +81,7 @@ TEST(Ptl601Fix, LocalReshapedToEndInOneIsFolded) {
                 "        self.heads = heads\n"
                 "        self.logit_scale = nn.Parameter(torch.empty(heads))\n"
                 "    def forward(self, q, k, v):\n"
-                "        attn = F.normalize(q, dim=-1) @ F.normalize(k, dim=-1).transpose(-2, -1)\n"
+                "        attn = F.normalize(q, dim=-1) @ F.normalize(k, dim=-1).transpose(2, 3)\n"
                 "        logit_scale = torch.clamp(self.logit_scale.reshape(1, self.heads, 1, 1), max=4.6).exp()\n"
                 "        attn = attn * logit_scale\n"
                 "        return attn.softmax(dim=-1) @ v\n");
@@ -100,13 +100,49 @@ TEST(Ptl601Fix, TensorVaryingAlongKeysIsNotFolded) {
 TEST(Ptl601Fix, ParameterScaleNeverBecomesTheScaleKeyword) {
   auto o = lint(std::string(kHeader) +
                 "def f(q, k, v, t):\n"
-                "    return F.softmax(q @ k.mT * t, dim=-1) @ v\n");
+                "    return F.softmax(q @ k.transpose(2, 3) * t, dim=-1) @ v\n");
   EXPECT_TRUE(o.fixed.empty());
   auto local = lint(std::string(kHeader) +
                     "def f(q, k, v):\n"
                     "    scale = 1 / math.sqrt(64)\n"
-                    "    return F.softmax(q @ k.mT * scale, dim=-1) @ v\n");
+                    "    return F.softmax(q @ k.transpose(2, 3) * scale, dim=-1) @ v\n");
   EXPECT_NE(local.fixed.find("scale=scale)"), std::string::npos) << local.message;
+}
+
+TEST(Ptl601Fix, OnlyProvably4DOperandsGetAFix) {
+  // Every fused kernel needs 4-D operands; with 3-D ones (bmm) or ranks the code does not show,
+  // SDPA runs its math path.
+  auto three = lint(std::string(kHeader) +
+                    "def f(q, k, v):\n"
+                    "    s = torch.bmm(q, k.transpose(1, 2)) / math.sqrt(q.size(-1))\n"
+                    "    return torch.bmm(s.softmax(dim=-1), v)\n");
+  EXPECT_TRUE(three.fixed.empty());
+  EXPECT_NE(three.message.find("q, k and v are 3-D"), std::string::npos) << three.message;
+  auto unknown = lint(std::string(kHeader) +
+                      "def f(q, k, v):\n"
+                      "    s = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))\n"
+                      "    return s.softmax(dim=-1) @ v\n");
+  EXPECT_TRUE(unknown.fixed.empty());
+  EXPECT_NE(unknown.message.find("not provably 4-D"), std::string::npos) << unknown.message;
+}
+
+TEST(Ptl601Fix, AdditiveMaskTakesTheQueryDtype) {
+  auto o = lint(std::string(kHeader) +
+                "def f(q, k, v, bias):\n"
+                "    s = q @ k.transpose(2, 3) / math.sqrt(q.size(-1)) + bias\n"
+                "    return s.softmax(dim=-1) @ v\n");
+  EXPECT_NE(o.fixed.find("F.scaled_dot_product_attention(q, k, v, attn_mask=bias.to(q.dtype))"), std::string::npos)
+      << o.message << o.fixed;
+}
+
+TEST(Ptl601Fix, ModelWidthScaleIsNotTheDefault) {
+  // `dim ** -0.5` with `dim // heads` channels per head is not 1/sqrt(q.size(-1)): before 2.1
+  // (no `scale=`) there is no fix, from 2.1 the scale is passed.
+  std::string code = member("dim: int, heads: int = 8", "        self.scale = dim ** -0.5\n");
+  auto old = lint(code, "2.0");
+  EXPECT_TRUE(old.fixed.empty()) << old.fixed;
+  auto recent = lint(code);
+  EXPECT_NE(recent.fixed.find("scale=self.scale)"), std::string::npos) << recent.message;
 }
 
 TEST(Ptl601Fix, SoftCappingPointsToFlexAttention) {
