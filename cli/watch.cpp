@@ -247,12 +247,24 @@ class Watcher {
   std::map<fs::path, std::pair<dev_t, ino_t>> identities_;  // each root folder's device and inode
 };
 
+// The watch limit as the kernel states it; in a user namespace its own limit may be lower.
+std::string watchLimit() {
+  std::string global = kernelSetting("fs.inotify.max_user_watches", "/proc/sys/fs/inotify/max_user_watches");
+  std::string local = kernelSetting("user.max_inotify_watches", "/proc/sys/user/max_inotify_watches");
+  auto value = [](const std::string& setting) {
+    auto at = setting.find('=');
+    return at == std::string::npos ? std::string() : setting.substr(at);
+  };
+  if (value(local).empty() || value(local) == value(global)) return global;
+  return global + ", " + local + " in this user namespace";
+}
+
 void warnUnwatched(const Watcher& watcher, std::ostream& err) {
   if (size_t n = watcher.unwatchedByLimit())
     err << fmt::format(
         "warning: --watch: {} folder{} not watched: the inotify watch limit ({}) is reached, so changes there "
         "go unnoticed; raise it (sysctl fs.inotify.max_user_watches=524288) or watch fewer paths\n",
-        n, n == 1 ? " is" : "s are", kernelSetting("fs.inotify.max_user_watches", "/proc/sys/fs/inotify/max_user_watches"));
+        n, n == 1 ? " is" : "s are", watchLimit());
   if (size_t n = watcher.unwatchedByPermission())
     err << fmt::format("warning: --watch: {} folder{} not watched: permission denied\n", n, n == 1 ? " is" : "s are");
 }
