@@ -84,6 +84,7 @@ void ProjectTracker::takeDiskChanges(std::unique_lock<std::mutex>& lock) {
   lock.unlock();
   std::vector<fs::path> stale;
   for (const auto& [path, type] : changes) {
+    if (index_.projectsAffectedBy(path, std::nullopt).empty()) continue;  // in no linked project: not read
     std::optional<std::string> text;
     if (type == 2) {
       auto ext = path.extension();
