@@ -104,12 +104,25 @@ class Watcher {
     return std::nullopt;
   }
 
+  // Folders the kernel would not watch (at its limit) are polled instead: the stat data of each
+  // folder and of the sources, notebooks and config files in it, as one digest. Taken before a
+  // check, so that a change made while it runs is seen.
+  void notePolledState() { polled_ = pollDigest(); }
+
   // Waits for a change that matters, then for the debounce (cli/watch_events.h). Wakes every
-  // second meanwhile to see that the roots are still there.
+  // second meanwhile to see that the roots are still there (and, every two, to poll).
   Outcome waitForChange() {
     Outcome outcome;
     Debounce debounce;
+    auto next_poll = Debounce::Clock::now() + kPollEvery;
     for (;;) {
+      if (!over_limit_.empty() && Debounce::Clock::now() >= next_poll) {
+        if (uint64_t now = pollDigest(); now != polled_) {
+          polled_ = now;
+          debounce.relevant(Debounce::Clock::now());
+        }
+        next_poll = Debounce::Clock::now() + kPollEvery;
+      }
       int timeout = 1000;
       if (auto due = debounce.deadline()) {
         auto left = std::chrono::ceil<std::chrono::milliseconds>(*due - Debounce::Clock::now()).count();
@@ -245,6 +258,34 @@ class Watcher {
   std::set<int> root_wds_;
   std::set<fs::path> over_limit_, no_permission_;
   std::map<fs::path, std::pair<dev_t, ino_t>> identities_;  // each root folder's device and inode
+  static constexpr std::chrono::seconds kPollEvery{2};
+  uint64_t polled_ = 0;
+
+  uint64_t pollDigest() const {
+    uint64_t digest = 1469598103934665603ull;  // FNV-1a over the stat fields
+    auto mix = [&](uint64_t v) { digest = (digest ^ v) * 1099511628211ull; };
+    auto mixStat = [&](const struct stat& st) {
+      for (uint64_t v : {uint64_t(st.st_ino), uint64_t(st.st_size), uint64_t(st.st_mode), uint64_t(st.st_mtim.tv_sec),
+                         uint64_t(st.st_mtim.tv_nsec), uint64_t(st.st_ctim.tv_sec), uint64_t(st.st_ctim.tv_nsec)})
+        mix(v);
+    };
+    for (const auto& dir : over_limit_) {
+      struct stat st {};
+      if (::stat(dir.c_str(), &st) != 0) {
+        mix(0);
+        continue;
+      }
+      mixStat(st);
+      std::error_code ec;
+      for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        std::string name = it->path().filename().native();
+        if (!watch::isRelevantName(name) || ::stat(it->path().c_str(), &st) != 0) continue;
+        mix(std::hash<std::string>{}(name));
+        mixStat(st);
+      }
+    }
+    return digest;
+  }
 };
 
 // The watch limit as the kernel states it; in a user namespace its own limit may be lower.
@@ -263,7 +304,8 @@ void warnUnwatched(const Watcher& watcher, std::ostream& err) {
   if (size_t n = watcher.unwatchedByLimit())
     err << fmt::format(
         "warning: --watch: {} folder{} not watched: the inotify watch limit ({}) is reached, so changes there "
-        "go unnoticed; raise it (sysctl fs.inotify.max_user_watches=524288) or watch fewer paths\n",
+        "are only seen by polling every 2 s; raise it (sysctl fs.inotify.max_user_watches=524288) or watch fewer "
+        "paths\n",
         n, n == 1 ? " is" : "s are", watchLimit());
   if (size_t n = watcher.unwatchedByPermission())
     err << fmt::format("warning: --watch: {} folder{} not watched: permission denied\n", n, n == 1 ? " is" : "s are");
@@ -295,6 +337,7 @@ int runWatch(const CheckOptions& options, std::istream& in, std::ostream& out, s
   }
   out << fmt::format("[{}] Starting linter in watch mode...\n", timestamp());
   for (;;) {
+    watcher.notePolledState();
     runCheck(options, in, out, err);
     warnUnwatched(watcher, err);
     out << fmt::format("[{}] Watching for file changes.\n", timestamp());

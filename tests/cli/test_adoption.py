@@ -566,6 +566,9 @@ class Watch(Workdir):
         out = self.read_until(lines, "Watching for file changes.")
         self.assertIn("16 folders are not watched", out)
         self.assertIn("fs.inotify.max_user_watches", out)
+        # Those folders are polled instead: an edit there is seen, later.
+        self.write("d19/m.py", AMP_SOURCE)
+        self.assertIn("m.py:3:6: PTL101", self.read_until(lines, "Watching for file changes.", timeout=10))
 
     def test_removed_root_ends_the_watch(self):
         import time
