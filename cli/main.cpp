@@ -161,7 +161,9 @@ int main(int argc, char** argv) {
   check_cmd->add_flag("--show-settings", check.show_settings, "Print the settings that apply to the first file, then exit");
   check_cmd->add_flag("--show-files", check.show_files, "Print the files that would be checked, then exit");
   bool watch = false;
-  check_cmd->add_flag("-w,--watch", watch, "Check again whenever a Python or configuration file changes (until interrupted)");
+  check_cmd->add_flag("-w,--watch", watch,
+                      "Check again whenever a Python file, notebook or configuration file changes (until interrupted; "
+                      "exit 2 if a watched folder is removed)");
   check_cmd->add_option("--output-format", format, "full, concise, json, json-lines, sarif or github")
       ->check(CLI::IsMember({"full", "concise", "json", "json-lines", "sarif", "github"}));
   check_cmd->add_flag("--statistics", check.statistics, "Show counts per rule instead of each finding");

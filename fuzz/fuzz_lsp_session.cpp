@@ -1,7 +1,9 @@
 // Target: a whole LSP session built from the fuzz input and run in-process. The input drives an
 // initialize (random position encoding and settings), an open, then random edits (ranges past
 // the line or file end, inside surrogate pairs, splitting "\r\n"), full replacements, code
-// actions, hovers, pulls, cancels, saves and reopenings, then shutdown and exit. Checked:
+// actions, hovers, pulls, cancels, saves, reopenings and file-watcher events (files and folders
+// created, changed and deleted on disk, config files among them; the server may register its
+// watcher), then shutdown and exit. Checked:
 //  - the output is clean frames of valid JSON, and each request gets exactly one response;
 //  - the server's text equals a reference kept here (LSP's own rules, written independently),
 //    and its incrementally re-parsed tree equals a fresh parse (`ptlint/debugDocument`);
@@ -157,6 +159,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   json encodings[] = {json::array({"utf-8", "utf-16"}), json::array({"utf-16"}), json::array({"utf-32"}), nullptr};
   json capabilities = {{"textDocument", {{"diagnostic", json::object()}}}};
   if (!encodings[mode % 4].is_null()) capabilities["general"] = {{"positionEncodings", encodings[mode % 4]}};
+  if (mode & 8) capabilities["workspace"] = {{"didChangeWatchedFiles", {{"dynamicRegistration", true}}}};
   const bool utf8 = mode % 4 == 0;
   const bool select_all = (mode & 4) != 0;
   json options = json::object();
@@ -170,7 +173,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   s.notify("textDocument/didOpen", {{"textDocument", {{"uri", uri}, {"languageId", "python"}, {"version", version}, {"text", text}}}});
 
   for (int op = 0; op < 48 && !in.empty(); ++op) {
-    uint8_t kind = in.byte() % 12;
+    uint8_t kind = in.byte() % 13;
     auto lines = lineStarts(text);
     auto randomPosition = [&] {
       return RefPos{in.upTo(static_cast<uint32_t>(lines.size()) + 1), in.upTo(in.byte() < 200 ? 12 : 400)};
@@ -204,6 +207,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       s.notify("$/cancelRequest", {{"id", id}});
     } else if (kind == 10) {
       s.notify("textDocument/didSave", {{"textDocument", {{"uri", uri}}}});
+    } else if (kind == 12) {  // what a file watcher saw (nothing here changes the disk)
+      static const char* const kPaths[] = {"/train.py", "/model.py", "/pkg", "/pkg/__init__.py", "/n.ipynb",
+                                           "/pyproject.toml", "/ptlint.toml", "/stubs.pyi", "", "/a b%20.py"};
+      json changes = json::array();
+      for (uint32_t n = 1 + in.upTo(2); n > 0; --n)
+        changes.push_back({{"uri", root + kPaths[in.byte() % std::size(kPaths)]}, {"type", static_cast<int>(in.upTo(4))}});
+      s.notify("workspace/didChangeWatchedFiles", {{"changes", changes}});
     } else {
       s.notify("textDocument/didClose", {{"textDocument", {{"uri", uri}}}});
       s.notify("textDocument/didOpen", {{"textDocument", {{"uri", uri}, {"languageId", "python"}, {"version", ++version}, {"text", text}}}});

@@ -88,6 +88,9 @@ def jsonrpc_seeds():
         msg(3, "textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 1, "character": 3}}),
         msg(0, "$/cancelRequest", {"id": 3}, True),
         msg(4, "textDocument/diagnostic", {"textDocument": {"uri": uri}}),
+        msg(0, "workspace/didChangeWatchedFiles", {"changes": [{"uri": uri, "type": 2},
+                                                               {"uri": uri.replace("a.py", "b.py"), "type": 1},
+                                                               {"uri": uri.replace("/a.py", ""), "type": 3}]}, True),
         msg(5, "shutdown", None),
         msg(0, "exit", None, True),
     ]
@@ -134,6 +137,49 @@ def jsonrpc_seeds():
     return seeds
 
 
+# The file watcher's events in a session: mode 8 (utf-8, the server may register its watcher),
+# seed 3, then operations; 12 is a didChangeWatchedFiles (count, then path and type for each).
+LSP_WATCH_SESSIONS = [
+    [8, 3, 12, 2, 0, 2, 1, 1, 7, 12, 1, 2, 3, 7, 12, 0, 5, 2, 12, 2, 6, 1, 9, 3, 7],
+    [12, 1, 12, 0, 2, 1, 0, 0, 3, 12, 1, 8, 4, 6, 0, 0, 0, 12, 2, 4, 0, 3, 4, 7, 7],
+]
+
+KBITS = ["ACCESS", "MODIFY", "ATTRIB", "CLOSE_WRITE", "CLOSE_NOWRITE", "OPEN", "MOVED_FROM", "MOVED_TO", "CREATE",
+         "DELETE", "DELETE_SELF", "MOVE_SELF", "UNMOUNT", "Q_OVERFLOW", "IGNORED"]
+WATCH_NAMES = ["", "a.py", "b.pyi", "n.ipynb", "pyproject.toml", "ptlint.toml", ".ptlint.toml", ".gitignore",
+               "train.log", "pkg", ".git", "__pycache__", ".venv", "node_modules", "a.py.swp", "4913", "x.py~",
+               "setup.cfg", ".ptlint_cache", "sub.py"]
+
+
+def watch_event(of, name, masks, ms):
+    """One event of fuzz_watch_events.cpp: five bytes."""
+    which = WATCH_NAMES.index(name) * 3 + ["Unknown", "Folder", "Root"].index(of)
+    isdir = "ISDIR" in masks
+    masks = [m for m in masks if m != "ISDIR"]
+    offset = KBITS.index(masks[0]) if masks else 0
+    bits = 0
+    for m in masks:
+        bits |= 1 << ((KBITS.index(m) - offset) % len(KBITS))
+    scale = next(k for k in range(1, 16) if ms % k == 0 and ms // k < 256)
+    return bytes([which, bits, offset, (scale << 1) | isdir, ms // scale])
+
+
+def watch_seeds():
+    e = watch_event
+    busy_log = b"".join(e("Folder", "train.log", ["MODIFY"], 100) for _ in range(30))
+    seeds = [
+        b"".join(e("Folder", "a.py", ["MODIFY"], 100) for _ in range(30)),  # a module rewritten every 100 ms
+        busy_log + e("Folder", "a.py", ["CLOSE_WRITE"], 100) + busy_log,   # a busy log around an edit
+        e("Unknown", "", ["Q_OVERFLOW"], 0) + e("Folder", "pkg", ["CREATE", "ISDIR"], 5)
+        + e("Folder", "n.ipynb", ["CLOSE_WRITE"], 2000),
+        e("Root", "", ["DELETE_SELF"], 0) + e("Root", "", ["IGNORED"], 0) + e("Unknown", "a.py", ["DELETE"], 3),
+        e("Folder", "pkg", ["MOVED_FROM", "ISDIR"], 0) + e("Folder", "pkg", ["MOVED_TO", "ISDIR"], 0)
+        + e("Folder", ".venv", ["CREATE", "ISDIR"], 1) + e("Folder", "a.py", ["ATTRIB"], 140) + e("Root", "", ["ATTRIB"], 149),
+    ]
+    rng = random.Random(30)
+    return seeds + [bytes(rng.randrange(256) for _ in range(400))]
+
+
 def main():
     for target in ("analysis", "fix"):
         for s in python_seeds():
@@ -145,6 +191,10 @@ def main():
     rng = random.Random(8)
     for n in (0, 8, 64, 256, 1024, 4096):
         put("lsp_session", bytes(rng.randrange(256) for _ in range(n)))
+    for session in LSP_WATCH_SESSIONS:
+        put("lsp_session", bytes(session))
+    for s in watch_seeds():
+        put("watch_events", s)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,27 @@ void Dispatcher::sendError(const json& id, ErrorCode code, const std::string& me
   send({{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", static_cast<int>(code)}, {"message", message}}}});
 }
 
+void Dispatcher::notify(const std::string& method, const json& params) {
+  if (method == "window/logMessage" || method == "window/showMessage") {
+    outbox_.postDroppable(serializeMessage(notificationMessage(method, params)));
+  } else if (method == "$/progress" && params.is_object() && params.contains("token") &&
+             params.contains("value") && params["value"].is_object() && params["value"].value("kind", "") == "report") {
+    outbox_.postLatest("$/progress " + params["token"].dump(), serializeMessage(notificationMessage(method, params)));
+  } else {
+    send(notificationMessage(method, params));
+  }
+}
+
 void Dispatcher::request(const std::string& method, const json& params, std::function<void(const json&)> on_result) {
+  if (method == "workspace/diagnostic/refresh") {  // no answer is awaited: none can pile up
+    int id;
+    {
+      std::lock_guard lock(outgoing_mutex_);
+      id = next_outgoing_id_++;
+    }
+    outbox_.postLatest(method, serializeMessage({{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}}));
+    return;
+  }
   int id;
   {
     std::lock_guard lock(outgoing_mutex_);

@@ -78,9 +78,13 @@ class Dispatcher {
 
   // Sending (any thread).
   void send(const json& message) { outbox_.post(serializeMessage(message)); }
-  void notify(const std::string& method, const json& params) { send(notificationMessage(method, params)); }
+  // Progress reports and log messages may be superseded or dropped while the client does not
+  // read (see Outbox); everything else is sent.
+  void notify(const std::string& method, const json& params);
   void sendError(const json& id, ErrorCode code, const std::string& message);
   // Server -> client request; `on_result` runs on the I/O thread with the result (null on error).
+  // `workspace/diagnostic/refresh` is idempotent: one waiting to be written stands for later ones
+  // (their `on_result` is not called).
   void request(const std::string& method, const json& params, std::function<void(const json&)> on_result = {});
   void showMessage(MessageType type, const std::string& message) {
     notify("window/showMessage", LogMessageParams{type, message});

@@ -26,7 +26,13 @@ struct AnalysisResult {
   std::vector<Diagnostic> diagnostics;  // LSP form, parallel to lint.diagnostics
   uint64_t generation = 0;              // settings generation it was computed under
 
-  std::string resultId() const { return std::to_string(snapshot->revision) + "." + std::to_string(generation); }
+  // Changes with the text, the settings and what the project says about the file (another file
+  // changed on disk): a pulling client that sends the previous id gets the new findings.
+  std::string resultId() const {
+    std::string id = std::to_string(snapshot->revision) + "." + std::to_string(generation);
+    if (settings.project) id += "." + std::to_string(std::hash<std::string>{}(settings.project->digest));
+    return id;
+  }
 };
 using ResultPtr = std::shared_ptr<const AnalysisResult>;
 

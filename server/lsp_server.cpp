@@ -45,6 +45,11 @@ bool isConfigFile(const fs::path& path) {
   return name == "ptlint.toml" || name == ".ptlint.toml" || name == "pyproject.toml";
 }
 
+bool isSourceFile(const fs::path& path) {
+  auto ext = path.extension();
+  return ext == ".py" || ext == ".pyi" || ext == ".ipynb";
+}
+
 class LspServer {
  public:
   explicit LspServer(Transport& transport)
@@ -158,13 +163,16 @@ class LspServer {
   }
 
   void onInitialized(const json&) {
+    // Config files change every file's settings; sources and notebooks change what the project
+    // index says about the open documents (cross-file findings) when they change on disk.
     if (capabilities_.watchedFilesDynamicRegistration) {
       json watchers = json::array();
-      for (const char* glob : {"**/ptlint.toml", "**/.ptlint.toml", "**/pyproject.toml"})
+      for (const char* glob :
+           {"**/ptlint.toml", "**/.ptlint.toml", "**/pyproject.toml", "**/*.py", "**/*.pyi", "**/*.ipynb"})
         watchers.push_back({{"globPattern", glob}});
       dispatcher_.request("client/registerCapability",
                           {{"registrations",
-                            {{{"id", "ptlint-config-files"},
+                            {{{"id", "ptlint-watched-files"},
                               {"method", "workspace/didChangeWatchedFiles"},
                               {"registerOptions", {{"watchers", watchers}}}}}}});
     }
@@ -205,8 +213,14 @@ class LspServer {
 
   void onDidChangeWatchedFiles(const DidChangeWatchedFilesParams& params) {
     bool config_changed = false;
-    for (const auto& change : params.changes)
-      if (auto path = uriToPath(change.uri); path && isConfigFile(*path)) config_changed = true;
+    for (const auto& change : params.changes) {
+      auto path = uriToPath(change.uri);
+      if (!path) continue;
+      if (isConfigFile(*path)) config_changed = true;
+      // A source or notebook, or (created or deleted) a folder that may hold some.
+      else if (isSourceFile(*path) || (change.type != 2 && !path->has_extension()))
+        projects_.diskChanged(change.uri, change.type);
+    }
     if (!config_changed) return;
     settings_.configFilesChanged();
     scheduler_.scheduleAll();

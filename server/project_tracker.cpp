@@ -51,11 +51,50 @@ std::shared_ptr<const analysis::ProjectFacts> ProjectTracker::factsFor(const fs:
 }
 
 void ProjectTracker::opened(const std::string& uri) {
-  if (auto path = pathOf(uri)) {
+  auto path = pathOf(uri);
+  if (!path) return;
+  {
     std::lock_guard lock(mutex_);
     open_[path->string()] = uri;
   }
-  // Linked projects learn the buffer's text when it is first analysed (textAnalysed).
+  // Linked projects learn the buffer's text when it is first analysed (textAnalysed). A new file
+  // that is not on disk yet is a module no import could find until now.
+  std::error_code ec;
+  if (!fs::exists(*path, ec)) markStale(index_.projectsAffectedBy(*path, std::nullopt));
+}
+
+void ProjectTracker::diskChanged(const std::string& uri, int type) {
+  auto path = pathOf(uri);
+  if (!path) return;
+  {
+    std::lock_guard lock(mutex_);
+    if (open_.count(path->string())) return;  // the buffer counts, not the disk
+    auto [it, inserted] = disk_changes_.try_emplace(*path, type);
+    // Created or deleted, then changed: still a path that came or went.
+    if (!inserted && !(type == 2 && it->second != 2)) it->second = type;
+    last_change_ = std::chrono::steady_clock::now();
+  }
+  wake_.notify_all();
+}
+
+// Turns the disk changes seen so far into stale projects (reads files: the lock is released).
+void ProjectTracker::takeDiskChanges(std::unique_lock<std::mutex>& lock) {
+  std::map<fs::path, int> changes;
+  changes.swap(disk_changes_);
+  lock.unlock();
+  std::vector<fs::path> stale;
+  for (const auto& [path, type] : changes) {
+    if (index_.projectsAffectedBy(path, std::nullopt).empty()) continue;  // in no linked project: not read
+    std::optional<std::string> text;
+    if (type == 2) {
+      auto ext = path.extension();
+      if (ext == ".py" || ext == ".pyi") text = readDiskText(path);
+    }
+    auto folders = index_.projectsAffectedBy(path, text ? std::optional<std::string_view>(*text) : std::nullopt);
+    stale.insert(stale.end(), folders.begin(), folders.end());
+  }
+  lock.lock();
+  stale_.insert(stale.begin(), stale.end());
 }
 
 void ProjectTracker::closed(const std::string& uri) {
@@ -104,6 +143,10 @@ void ProjectTracker::refreshAll() {
 void ProjectTracker::loop() {
   std::unique_lock lock(mutex_);
   while (!stopped_) {
+    if (!disk_changes_.empty()) {
+      takeDiskChanges(lock);
+      continue;
+    }
     if (stale_.empty()) {
       wake_.wait(lock);
       continue;

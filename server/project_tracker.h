@@ -3,8 +3,9 @@
 // current as documents change.
 //
 // An analysed text that may change what a linked project says (the file is one of the modules
-// its link read, or the text may hold a compile site), or a closed document, marks that project
-// stale. Once no such change came for `quiet`, the project is linked again on the tracker's
+// its link read, or the text may hold a compile site), a closed document, a new document that is
+// not on disk yet, or a file that is not open and changed, came or went on disk (the client's
+// file watcher: `workspace/didChangeWatchedFiles`) marks that project stale. Once no such change came for `quiet`, the project is linked again on the tracker's
 // thread and `Relinked` gets the files whose facts changed, so that the open ones are analysed
 // again and published (push), and clients that pull are asked to refresh. Questions asked
 // meanwhile are answered from the previous link: an edit never waits for a link, and a file
@@ -51,6 +52,13 @@ class ProjectTracker {
   void opened(const std::string& uri);
   void closed(const std::string& uri);
 
+  // What the client's file watcher saw, on disk: `type` 1 created, 2 changed, 3 deleted (a file
+  // or a folder). Open documents are left out (their buffers win over the disk). A created or
+  // deleted path marks every linked project holding it stale (an import may resolve otherwise
+  // now); a changed file when its new text may change the facts, as for an analysed text. The
+  // file is read on the tracker's thread, never on the caller's.
+  void diskChanged(const std::string& uri, int type);
+
   // Links every linked project again now, on the caller's thread (before a workspace pass:
   // files on disk may have changed without the editor). Calls `Relinked` as the thread does.
   void refreshAll();
@@ -67,6 +75,7 @@ class ProjectTracker {
 
  private:
   void markStale(const std::vector<std::filesystem::path>& folders);
+  void takeDiskChanges(std::unique_lock<std::mutex>& lock);
   void relink(const std::vector<std::filesystem::path>& folders);
   void loop();
   std::optional<std::string> overlay(const std::filesystem::path& path) const;
@@ -81,6 +90,7 @@ class ProjectTracker {
   std::condition_variable wake_;
   std::map<std::string, std::string> open_;  // path (normal form) -> URI
   std::set<std::filesystem::path> stale_;
+  std::map<std::filesystem::path, int> disk_changes_;  // path (normal form) -> the last event's type
   std::chrono::steady_clock::time_point last_change_;
   bool stopped_ = false;
   std::thread thread_;

@@ -180,6 +180,8 @@ class ProjectIndex::Project {
     std::string key = dir.string() + "|" + (count ? parts[count - 1] : "");
     if (auto it = module_files_.find(key); it != module_files_.end()) return it->second;
     std::optional<fs::path> found;
+    // A module open in the editor counts before it is saved.
+    auto isFile = [this](const fs::path& p) { return ptlint::workspace::isFile(p) || index_.inOverlay(p); };
     if (count == 0) {
       if (isFile(dir / "__init__.py")) found = dir / "__init__.py";
     } else if (isFile(dir / (parts[count - 1] + ".py"))) {
@@ -764,6 +766,8 @@ class ProjectIndex::Project {
     return facts;
   }();
 };
+
+bool ProjectIndex::inOverlay(const fs::path& file) const { return overlay_ && overlay_(file).has_value(); }
 
 std::optional<std::string> ProjectIndex::read(const fs::path& file) const {
   if (overlay_)

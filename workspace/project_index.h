@@ -124,6 +124,7 @@ class ProjectIndex {
   friend class Project;
   // The overlay's text of `file`, else the reader's.
   std::optional<std::string> read(const std::filesystem::path& file) const;
+  bool inOverlay(const std::filesystem::path& file) const;
   struct ScanVerdict {
     bool may_compile = false;          // a call or decorator spelled `compile`
     bool may_set_environment = false;  // an indexed environment variable's name

@@ -423,50 +423,199 @@ class RuffFlags(Workdir):
         self.assertNotIn(" = help:", piped)
 
 
+def notebook(*sources):
+    return json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": src}
+        for src in sources]})
+
+
 class Watch(Workdir):
-    def test_rechecks_on_change(self):
+    """`check --watch`: a re-check per change that matters, never held off by a busy file,
+    notebooks included; lost events (the watch limit, a queue overflow) said and answered with a
+    full re-check; a removed root ends the watch with exit 2."""
+
+    def watch(self, *args, cwd=None, preexec=None):
         import queue
         import threading
-        import time
-        self.write("pkg/ok.py", CLEAN_SOURCE)
-        proc = subprocess.Popen([PTLINT, "check", "--watch", "--no-cache", "--output-format", "concise", "."],
-                                cwd=self.dir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        proc = subprocess.Popen([PTLINT, "check", "--watch", "--no-cache", "--output-format", "concise", *args],
+                                cwd=cwd or self.dir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                preexec_fn=preexec)
         lines = queue.Queue()
         threading.Thread(target=lambda: [lines.put(l) for l in proc.stdout], daemon=True).start()
+        self.addCleanup(self.stop, proc)
+        return proc, lines
 
-        def read_until(marker, timeout=30):
-            seen, deadline = [], time.time() + timeout
-            while time.time() < deadline:
-                try:
-                    line = lines.get(timeout=0.2)
-                except queue.Empty:
-                    continue
-                seen.append(line)
-                if marker in line:
-                    return "".join(seen)
-            self.fail(f"no `{marker}` within {timeout}s; got {''.join(seen)!r}")
-
-        try:
-            first = read_until("Watching for file changes.")
-            self.assertIn("Starting linter in watch mode", first)
-            self.assertIn("All checks passed!", first)
-            time.sleep(0.3)
-            self.write("pkg/new/train.py", AMP_SOURCE)  # a new folder, then a file in it
-            second = read_until("Watching for file changes.")
-            self.assertIn("File change detected", second)
-            if "PTL101" not in second:  # the folder was seen before its file was written
-                second = read_until("Watching for file changes.")
-            self.assertIn("train.py:3:6: PTL101", second)
-            self.write("pkg/new/train.py", AMP_FIXED)
-            third = read_until("Watching for file changes.")
-            self.assertIn("All checks passed!", third)
-            self.write("notes.txt", "not python\n")  # irrelevant: no re-check
-            time.sleep(1.0)
-            self.assertTrue(lines.empty())
-        finally:
+    @staticmethod
+    def stop(proc):
+        if proc.poll() is None:
             proc.terminate()
+        try:
             proc.wait(timeout=10)
-            proc.stdout.close()
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()
+
+    def read_until(self, lines, marker, timeout=30):
+        import queue
+        import time
+        seen, deadline = [], time.time() + timeout
+        while time.time() < deadline:
+            try:
+                line = lines.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            seen.append(line)
+            if marker in line:
+                return "".join(seen)
+        self.fail(f"no `{marker}` within {timeout}s; got {''.join(seen)!r}")
+
+    def test_rechecks_on_change(self):
+        import time
+        self.write("pkg/ok.py", CLEAN_SOURCE)
+        proc, lines = self.watch(".")
+        first = self.read_until(lines, "Watching for file changes.")
+        self.assertIn("Starting linter in watch mode", first)
+        self.assertIn("All checks passed!", first)
+        time.sleep(0.3)
+        self.write("pkg/new/train.py", AMP_SOURCE)  # a new folder, then a file in it
+        second = self.read_until(lines, "Watching for file changes.")
+        self.assertIn("File change detected", second)
+        if "PTL101" not in second:  # the folder was seen before its file was written
+            second = self.read_until(lines, "Watching for file changes.")
+        self.assertIn("train.py:3:6: PTL101", second)
+        self.write("pkg/new/train.py", AMP_FIXED)
+        third = self.read_until(lines, "Watching for file changes.")
+        self.assertIn("All checks passed!", third)
+        self.write("notes.txt", "not python\n")  # irrelevant: no re-check
+        time.sleep(1.0)
+        self.assertTrue(lines.empty())
+
+    def test_a_busy_log_file_does_not_hold_rechecks_off(self):
+        import threading
+        import time
+        self.write("a.py", CLEAN_SOURCE)
+        proc, lines = self.watch(".")
+        self.read_until(lines, "Watching for file changes.")
+        stop = threading.Event()
+
+        def log():  # a training run's log, written every 100 ms
+            with open(os.path.join(self.dir, "train.log"), "a") as f:
+                while not stop.is_set():
+                    f.write("step\n")
+                    f.flush()
+                    time.sleep(0.1)
+        writer = threading.Thread(target=log)
+        writer.start()
+        try:
+            time.sleep(0.5)
+            self.assertTrue(lines.empty(), "a .log file is not a reason to check again")
+            self.write("a.py", AMP_SOURCE)
+            self.assertIn("a.py:3:6: PTL101", self.read_until(lines, "Watching for file changes.", timeout=5))
+        finally:
+            stop.set()
+            writer.join()
+
+    def test_a_python_file_written_continuously_is_checked_within_the_bounded_wait(self):
+        import threading
+        import time
+        self.write("a.py", CLEAN_SOURCE)
+        proc, lines = self.watch(".")
+        self.read_until(lines, "Watching for file changes.")
+        stop = threading.Event()
+
+        def generate():  # a generated module rewritten every 100 ms
+            while not stop.is_set():
+                self.write("generated.py", CLEAN_SOURCE)
+                time.sleep(0.1)
+        writer = threading.Thread(target=generate)
+        writer.start()
+        try:
+            self.write("a.py", AMP_SOURCE)
+            self.assertIn("a.py:3:6: PTL101", self.read_until(lines, "Watching for file changes.", timeout=5))
+        finally:
+            stop.set()
+            writer.join()
+
+    def test_notebook_edits_are_rechecked(self):
+        self.write("n.ipynb", notebook("import torch\n", "x = 1\n"))
+        proc, lines = self.watch(".")
+        self.assertIn("All checks passed!", self.read_until(lines, "Watching for file changes."))
+        self.write("n.ipynb", notebook("import torch\n", "with torch.cuda.amp.autocast():\n    pass\n"))
+        self.assertIn("n.ipynb:cell 2:1:6: PTL101", self.read_until(lines, "Watching for file changes.", timeout=5))
+
+    def test_permission_changes_are_rechecked(self):
+        self.write("a.py", AMP_SOURCE)
+        proc, lines = self.watch(".")
+        self.read_until(lines, "Watching for file changes.")
+        os.chmod(os.path.join(self.dir, "a.py"), 0o000)
+        self.assertIn("File change detected", self.read_until(lines, "Watching for file changes.", timeout=5))
+
+    def test_queue_overflow_is_said_and_everything_checked_again(self):
+        import signal
+        self.write("a.py", CLEAN_SOURCE)
+        proc, lines = self.watch(".")
+        self.read_until(lines, "Watching for file changes.")
+        proc.send_signal(signal.SIGSTOP)  # not reading while more events land than the queue holds
+        try:
+            with open("/proc/sys/fs/inotify/max_queued_events") as f:
+                limit = int(f.read())
+            self.assertLess(limit, 200000, "the queue limit is too large to overflow in a test")
+            for i in range(limit + 2000):
+                with open(os.path.join(self.dir, "n%d.txt" % (i % 50)), "w") as f:
+                    f.write("x")
+            self.write("sub/b.py", AMP_SOURCE)  # a folder and a file whose events may be lost
+        finally:
+            proc.send_signal(signal.SIGCONT)
+        out = self.read_until(lines, "Watching for file changes.", timeout=10)
+        self.assertIn("overflowed", out)
+        self.assertIn("fs.inotify.max_queued_events", out)
+        self.assertIn("b.py:3:6: PTL101", out)
+        self.write("sub/b.py", AMP_FIXED)  # sub/ is watched: it came while events were lost
+        self.assertIn("All checks passed!", self.read_until(lines, "Watching for file changes.", timeout=5))
+
+    def test_the_watch_limit_is_named(self):
+        import shutil as sh
+        if not sh.which("unshare") or subprocess.run(["unshare", "-Ur", "true"], capture_output=True).returncode != 0:
+            self.skipTest("needs a user namespace to lower the inotify watch limit")
+        for i in range(20):
+            self.write("d%02d/m.py" % i, CLEAN_SOURCE)
+        # The limit is lowered to 5 inside a user namespace: the host's setting is not touched.
+        proc = subprocess.Popen(
+            ["unshare", "-Ur", "sh", "-c", "echo 5 > /proc/sys/user/max_inotify_watches && exec \"$0\" \"$@\"",
+             PTLINT, "check", "--watch", "--no-cache", "--output-format", "concise", "."],
+            cwd=self.dir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        import queue
+        import threading
+        lines = queue.Queue()
+        threading.Thread(target=lambda: [lines.put(l) for l in proc.stdout], daemon=True).start()
+        self.addCleanup(self.stop, proc)
+        out = self.read_until(lines, "Watching for file changes.")
+        self.assertIn("16 folders are not watched", out)
+        self.assertIn("fs.inotify.max_user_watches", out)
+        # Those folders are polled instead: an edit there is seen, later.
+        self.write("d19/m.py", AMP_SOURCE)
+        self.assertIn("m.py:3:6: PTL101", self.read_until(lines, "Watching for file changes.", timeout=10))
+
+    def test_removed_root_ends_the_watch(self):
+        import time
+        root = os.path.join(self.dir, "proj")
+        self.write("proj/a.py", AMP_SOURCE)
+        for cwd, arg in ((root, "."), (self.dir, "proj")):
+            with self.subTest(cwd=cwd, arg=arg):
+                self.write("proj/a.py", AMP_SOURCE)
+                proc, lines = self.watch(arg, cwd=cwd)
+                self.read_until(lines, "Watching for file changes.")
+                shutil.rmtree(root)
+                try:
+                    code = proc.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    self.fail("the watcher kept running with its folder removed")
+                out = self.read_until(lines, "was removed")
+                self.assertEqual(code, 2)
+                self.assertIn(root, out)
+                self.assertNotIn("All checks passed!", out.split("Watching for file changes.")[-1])
+                time.sleep(0.1)
 
     def test_refuses_incompatible_modes(self):
         code, _, err = self.check("--watch", "--diff", ".")

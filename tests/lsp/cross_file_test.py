@@ -3,7 +3,9 @@ model is compiled in another file (tests/projects/nanogpt: `train.py` compiles `
 `model.py`, whose `forward` reaches `layers.py`). Editing one open file re-publishes the others
 that depend on it, unsaved buffers count instead of the files on disk, a closed buffer gives way
 to the file on disk, and `workspace/diagnostic` reports files that are not open as the open
-buffers make them.
+buffers make them. Files changed, created or deleted on disk (reported through the file watcher
+the server registers, `workspace/didChangeWatchedFiles`) update the open documents, pushed and
+pulled; a module that exists only as an unsaved buffer is found by the imports that name it.
 
 usage: cross_file_test.py PTLINT
 """
@@ -189,11 +191,130 @@ def pull_session(ptlint, root):
         s.client.kill()
 
 
+WATCHING = {"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": True}}}
+
+
+def write(root, name, text):
+    with open(os.path.join(root, name), "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def watched(s, *changes):
+    """Tells the server what its file watcher saw: (name, 1 created | 2 changed | 3 deleted)."""
+    s.client.notify("workspace/didChangeWatchedFiles",
+                    {"changes": [{"uri": s.uri(name), "type": kind} for name, kind in changes]})
+
+
+def disk_session(ptlint, root):
+    """train.py is not open: it changes, goes and comes back on disk; model.py follows (push)."""
+    s = Session(ptlint, root, dict(WATCHING, textDocument={"publishDiagnostics": {}}))
+    try:
+        registration = s.client.wait(lambda m: m.get("method") == "client/registerCapability", 10)
+        globs = [w["globPattern"] for r in registration["params"]["registrations"]
+                 for w in r["registerOptions"]["watchers"]]
+        for glob in ("**/*.py", "**/*.pyi", "**/*.ipynb", "**/pyproject.toml"):
+            expect(glob in globs, "no watcher for %s: %s" % (glob, globs))
+        train = s.disk("train.py")
+        model_item = line_of(s.disk("model.py"), "targets.float().mean().item()")
+        s.open("model.py")
+        s.settle({"model.py": [model_item]})
+        write(root, "train.py", train.replace("model = torch.compile(model)", "model = model"))
+        watched(s, ("train.py", 2))
+        s.settle({"model.py": []})
+        write(root, "train.py", train)
+        watched(s, ("train.py", 2))
+        s.settle({"model.py": [model_item]})
+        os.rename(os.path.join(root, "train.py"), os.path.join(root, "train.py.bak"))
+        watched(s, ("train.py", 3))
+        s.settle({"model.py": []})
+        os.rename(os.path.join(root, "train.py.bak"), os.path.join(root, "train.py"))
+        watched(s, ("train.py", 1))
+        s.settle({"model.py": [model_item]})
+        # A change the editor's buffer hides: an open train.py wins over the disk.
+        s.open("train.py")
+        s.settle({"model.py": [model_item]})
+        write(root, "train.py", train.replace("model = torch.compile(model)", "model = model"))
+        watched(s, ("train.py", 2))
+        s.pump(1.0)
+        s.settle({"model.py": [model_item]})
+        s.finish()
+    finally:
+        s.client.kill()
+
+
+HELPER = "def helper(x):\n    return x.item()\n"
+COMPILES_UTILS = "import torch\nfrom utils import helper\nf = torch.compile(helper)\n"
+
+
+def created_module_session(ptlint, root):
+    """A module the compile site imports comes into being: on disk (through a re-export), and as
+    an unsaved buffer the editor opened."""
+    write(root, "pyproject.toml", "")
+    write(root, "model.py", HELPER)
+    write(root, "train.py", COMPILES_UTILS)
+    s = Session(ptlint, root, dict(WATCHING, textDocument={"publishDiagnostics": {}}))
+    try:
+        s.open("model.py")
+        s.settle({"model.py": []})  # `utils` does not resolve: nothing is known to be compiled
+        write(root, "utils.py", "from model import helper\n")
+        watched(s, ("utils.py", 1))
+        s.settle({"model.py": [1]})
+        os.remove(os.path.join(root, "utils.py"))
+        watched(s, ("utils.py", 3))
+        s.settle({"model.py": []})
+        # Now an unsaved utils.py holding the function itself.
+        s.open("utils.py", HELPER)
+        s.settle({"utils.py": [1], "model.py": []})
+        s.change("utils.py", HELPER + "# more\n")
+        s.settle({"utils.py": [1], "model.py": []})
+        s.finish()
+    finally:
+        s.client.kill()
+
+
+def disk_pull_session(ptlint, root):
+    """Pulled diagnostics of an open model.py follow train.py changing on disk: the result id
+    changes, the client is asked to refresh."""
+    s = Session(ptlint, root, {"textDocument": {"diagnostic": {}},
+                               "workspace": {"diagnostics": {"refreshSupport": True},
+                                             "didChangeWatchedFiles": {"dynamicRegistration": True}}})
+    try:
+        train = s.disk("train.py")
+        model_item = line_of(s.disk("model.py"), "targets.float().mean().item()")
+        s.open("model.py")
+
+        def pull(previous=None):
+            params = {"textDocument": {"uri": s.uri("model.py")}}
+            if previous:
+                params["previousResultId"] = previous
+            report = s.client.call("textDocument/diagnostic", params, timeout=30)["result"]
+            lines = None if report["kind"] == "unchanged" else sorted(
+                d["range"]["start"]["line"] for d in report["items"] if d["code"] == "PTL501")
+            return lines, report.get("resultId")
+
+        lines, first_id = pull()
+        expect(lines == [model_item], lines)
+        expect(pull(first_id)[0] is None, "the same result is reported unchanged")
+        write(root, "train.py", train.replace("model = torch.compile(model)", "model = model"))
+        watched(s, ("train.py", 2))
+        s.client.wait(lambda m: m.get("method") == "workspace/diagnostic/refresh", 10)
+        lines, second_id = pull(first_id)
+        expect(lines == [], "model.py still reports %s after train.py stopped compiling on disk" % lines)
+        expect(second_id != first_id, "the result id did not change")
+        s.finish()
+    finally:
+        s.client.kill()
+
+
 def main():
     ptlint = os.path.abspath(sys.argv[1])
     base = tempfile.mkdtemp(prefix="ptlint-crossfile-")
     try:
-        for name, session in (("push", push_session), ("pull", pull_session)):
+        os.makedirs(os.path.join(base, "created"))
+        created_module_session(ptlint, os.path.join(base, "created"))
+        print("created module session: ok")
+        for name, session in (("push", push_session), ("pull", pull_session), ("disk", disk_session),
+                              ("disk_pull", disk_pull_session)):
             root = os.path.join(base, name)
             shutil.copytree(PROJECT, root)
             session(ptlint, root)

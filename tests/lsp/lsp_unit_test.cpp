@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <memory>
+#include <thread>
 #include <random>
 
 #include <fcntl.h>
@@ -216,26 +218,79 @@ TEST(DocumentStore, OutOfSyncRefusesIncrementalEditsUntilTheWholeText) {
   EXPECT_EQ(snap->text(), "b = 2\n");  // the edit after the whole text applies; the one before does not
 }
 
-TEST(Outbox, WritesInOrderAndDropsOlderPublications) {
-  int fds[2];
-  ASSERT_EQ(::pipe(fds), 0);
-  {
-    Transport transport(-1, fds[1]);
-    Outbox outbox(transport);
-    outbox.post("one");
-    EXPECT_TRUE(outbox.publish("u", 5, "u5"));
-    EXPECT_FALSE(outbox.publish("u", 4, "u4"));  // an older result after a newer one
-    EXPECT_TRUE(outbox.publish("v", 1, "v1"));
-    EXPECT_TRUE(outbox.publish("u", 6, "u6"));
-    outbox.close();
-    outbox.post("late");  // after close: dropped
+// An outbox on a pipe whose writer is held up: the first message is larger than the pipe holds
+// and nobody reads until `drain`, so what is posted meanwhile waits in the queue.
+class StalledOutbox {
+ public:
+  StalledOutbox() {
+    EXPECT_EQ(::pipe(fds_), 0);
+    transport_ = std::make_unique<Transport>(-1, fds_[1]);
+    outbox_ = std::make_unique<Outbox>(*transport_);
+    outbox_->post(big_);
+    for (int i = 0; i < 500 && outbox_->queued() > 0; ++i) usleep(2000);  // the writer took it and blocks
+    EXPECT_EQ(outbox_->queued(), 0u);
   }
-  ::close(fds[1]);
-  std::string out;
-  char buffer[256];
-  for (ssize_t n; (n = ::read(fds[0], buffer, sizeof buffer)) > 0;) out.append(buffer, static_cast<size_t>(n));
-  ::close(fds[0]);
-  EXPECT_EQ(out, frame("one") + frame("u5") + frame("v1") + frame("u6"));
+  Outbox& operator*() { return *outbox_; }
+  Outbox* operator->() { return outbox_.get(); }
+  // Reads everything while the outbox writes what it holds and stops; the stream after the first.
+  std::string drain() {
+    std::string out;
+    std::thread reader([&] {
+      char buffer[65536];
+      for (ssize_t n; (n = ::read(fds_[0], buffer, sizeof buffer)) > 0;) out.append(buffer, static_cast<size_t>(n));
+    });
+    outbox_->close();
+    outbox_.reset();
+    transport_.reset();
+    ::close(fds_[1]);
+    reader.join();
+    ::close(fds_[0]);
+    EXPECT_EQ(out.substr(0, frame(big_).size()), frame(big_));
+    return out.substr(std::min(out.size(), frame(big_).size()));
+  }
+
+ private:
+  int fds_[2] = {-1, -1};
+  std::string big_ = std::string(256 * 1024, 'x');
+  std::unique_ptr<Transport> transport_;
+  std::unique_ptr<Outbox> outbox_;
+};
+
+TEST(Outbox, WritesInOrderAndDropsOlderPublications) {
+  StalledOutbox outbox;
+  outbox->post("one");
+  EXPECT_TRUE(outbox->publish("u", 5, "u5"));
+  EXPECT_FALSE(outbox->publish("u", 4, "u4"));  // an older result after a newer one
+  EXPECT_TRUE(outbox->publish("v", 1, "v1"));
+  outbox->post("two");
+  EXPECT_EQ(outbox.drain(), frame("one") + frame("u5") + frame("v1") + frame("two"));
+}
+
+TEST(Outbox, KeepsOnlyTheNewestOfWhatSupersedesWhileTheClientDoesNotRead) {
+  StalledOutbox outbox;
+  EXPECT_TRUE(outbox->publish("u", 1, "u1"));
+  outbox->post("response 1");
+  outbox->postLatest("$/progress 7", "report 10%");
+  for (uint64_t seq = 2; seq <= 1000; ++seq) EXPECT_TRUE(outbox->publish("u", seq, "u" + std::to_string(seq)));
+  EXPECT_TRUE(outbox->publish("v", 1001, "v1001"));
+  outbox->postLatest("$/progress 7", "report 90%");
+  outbox->postLatest("workspace/diagnostic/refresh", "refresh 1");
+  outbox->postLatest("workspace/diagnostic/refresh", "refresh 2");
+  outbox->post("response 2");
+  EXPECT_EQ(outbox->queued(), 6u);  // one publication per document, one report, one refresh, both responses
+  EXPECT_EQ(outbox.drain(), frame("u1000") + frame("response 1") + frame("report 90%") + frame("v1001") +
+                                frame("refresh 2") + frame("response 2"));
+}
+
+TEST(Outbox, DropsLogMessagesPastItsBudgetButNeverResponses) {
+  StalledOutbox outbox;
+  std::string log(Outbox::kDroppableBudget / 4, 'l');
+  for (int i = 0; i < 10; ++i) outbox->postDroppable(log);
+  for (int i = 0; i < 10; ++i) outbox->post(std::string(Outbox::kDroppableBudget / 4, 'r'));
+  EXPECT_EQ(outbox->dropped(), 6u);
+  std::string out = outbox.drain();
+  EXPECT_EQ(out.size(), 14 * frame(log).size());
+  EXPECT_EQ(out.substr(out.size() - frame(log).size()), frame(std::string(log.size(), 'r')));
 }
 
 }  // namespace

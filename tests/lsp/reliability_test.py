@@ -15,14 +15,21 @@
                     and a message says so; a whole-text change brings it back.
   gpu_check_starts  with gpuCheck, ptlint-gpu (a fake one, through $PTLINT_GPU) is started once for
                     a document with six different attention patterns, not once per pattern.
+  stalled_client    a client that stops reading while it keeps editing a document with 600
+                    findings: only the newest diagnostics wait to be written (not one publication
+                    per change), and once it reads again every request is answered and the last
+                    text's diagnostics arrive.
 
 Usage: reliability_test.py PTLINT CASE
 """
 
 import json
 import os
+import queue
 import stat
+import subprocess
 import sys
+import threading
 import tempfile
 import time
 
@@ -319,6 +326,97 @@ def test_gpu_check_starts(ptlint, tmp):
     starts = open(log).read().count("start")
     check(starts == 1, f"ptlint-gpu was started {starts} times for six patterns (once is enough)")
     finish(client, "gpu_check_starts")
+
+
+def rss_kb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def read_frames(stream, out):
+    """Every message `stream` carries, into the queue `out` (None at its end)."""
+    while True:
+        header = b""
+        while not header.endswith(b"\r\n\r\n"):
+            byte = stream.read(1)
+            if not byte:
+                out.put(None)
+                return
+            header += byte
+        length = int([l for l in header.split(b"\r\n") if l.lower().startswith(b"content-length:")][0].split(b":")[1])
+        body = b""
+        while len(body) < length:
+            chunk = stream.read(length - len(body))
+            if not chunk:
+                out.put(None)
+                return
+            body += chunk
+        out.put(json.loads(body))
+
+
+def test_stalled_client(ptlint, tmp):
+    with open(os.path.join(tmp, "stalled.stderr"), "wb") as stderr:
+        proc = subprocess.Popen([ptlint, "--lsp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, cwd=tmp)
+    try:
+        def send(message):
+            body = json.dumps(message).encode()
+            proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+            proc.stdin.flush()
+
+        uri = "file://" + os.path.join(tmp, "a.py")
+        text = "import torch\n" + "".join(f"with torch.cuda.amp.autocast():  # {i}\n    pass\n" for i in range(600))
+        send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"processId": None, "rootUri": "file://" + tmp, "capabilities": {}}})
+        send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+        send({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+              "params": {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}}})
+        # Nobody reads the server's output from here on. Each text is analysed (about 0.1 s) and
+        # its diagnostics (about 400 KB, more than a pipe holds) published before the next comes.
+        requests, last = [1], 40
+        rss_before = rss_kb(proc.pid)
+        for version in range(2, last + 1):
+            send({"jsonrpc": "2.0", "method": "textDocument/didChange",
+                  "params": {"textDocument": {"uri": uri, "version": version},
+                             "contentChanges": [{"text": text + f"# {version}\n"}]}})
+            if version % 10 == 0:
+                requests.append(100 + version)
+                send({"jsonrpc": "2.0", "id": 100 + version, "method": "textDocument/hover",
+                      "params": {"textDocument": {"uri": uri}, "position": {"line": 1, "character": 12}}})
+            time.sleep(0.5)
+        rss_growth = (rss_kb(proc.pid) - rss_before) // 1024
+        # The client reads again: every request is answered, the last text's diagnostics come.
+        messages = queue.Queue()
+        threading.Thread(target=read_frames, args=(proc.stdout, messages), daemon=True).start()
+        answered_ids, published = [], []
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                message = messages.get(timeout=1)
+            except queue.Empty:
+                if published and published[-1] == last and sorted(answered_ids) == requests:
+                    break
+                continue
+            if message is None:
+                break
+            if "id" in message and "method" not in message:
+                answered_ids.append(message["id"])
+            if message.get("method") == "textDocument/publishDiagnostics" and message["params"]["uri"] == uri:
+                published.append(message["params"]["version"])
+        check(sorted(answered_ids) == requests, f"requests answered: {sorted(answered_ids)}, sent: {requests}")
+        check(published and published[-1] == last, f"the last publication is not version {last}: {published[-5:]}")
+        check(published == sorted(published), f"publications went backwards: {published}")
+        check(len(published) <= 4, f"{len(published)} publications were queued for one document, superseded ones "
+                                   f"were not dropped (the server grew by {rss_growth} MB meanwhile)")
+        send({"jsonrpc": "2.0", "id": 2, "method": "shutdown", "params": None})
+        send({"jsonrpc": "2.0", "method": "exit", "params": {}})
+        check(proc.wait(timeout=PROMPT) == 0, "exit code")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 def main():

@@ -576,4 +576,70 @@ TEST(ProjectTracker, UnsavedBuffersCountAndAStaleProjectIsLinkedAgainAfterAQuiet
   fs::remove_all(dir);
 }
 
+TEST(ProjectTracker, FilesThatComeGoOrChangeOnDiskRelinkUnlessTheirBufferIsOpen) {
+  fs::path dir = tempDir("tracker_disk");
+  writeFile(dir / "pyproject.toml", "");
+  writeFile(dir / "model.py", "def helper(x):\n    return x.item()\n");
+  writeFile(dir / "train.py", "import torch\nfrom utils import helper\nf = torch.compile(helper)\n");
+  DocumentStore docs;
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::vector<fs::path> changed;
+  ProjectTracker tracker(
+      docs,
+      [&](const std::vector<fs::path>& files) {
+        std::lock_guard lock(mutex);
+        changed.insert(changed.end(), files.begin(), files.end());
+        cv.notify_all();
+      },
+      std::chrono::milliseconds(50));
+  auto relinked = [&] {
+    std::unique_lock lock(mutex);
+    bool any = cv.wait_for(lock, std::chrono::seconds(20), [&] { return !changed.empty(); });
+    auto files = std::move(changed);
+    changed.clear();
+    return any ? files : std::vector<fs::path>{};
+  };
+  auto compiled = [&] { return tracker.factsFor(dir / "model.py")->compiled.size(); };
+  auto uri = [&](const char* name) { return "file://" + (dir / name).string(); };
+  EXPECT_EQ(compiled(), 0u);  // `utils` does not exist: nothing known to be compiled
+
+  writeFile(dir / "utils.py", "from model import helper\n");  // a module no import found before
+  tracker.diskChanged(uri("utils.py"), 1);
+  EXPECT_EQ(relinked(), std::vector<fs::path>{dir / "model.py"});
+  EXPECT_EQ(compiled(), 1u);
+
+  fs::remove(dir / "utils.py");
+  tracker.diskChanged(uri("utils.py"), 3);
+  EXPECT_EQ(relinked(), std::vector<fs::path>{dir / "model.py"});
+  EXPECT_EQ(compiled(), 0u);
+
+  // A changed file whose new text cannot change the facts is not worth a link.
+  uint64_t epoch = tracker.epoch();
+  writeFile(dir / "notes.py", "x = 1\n");
+  tracker.diskChanged(uri("notes.py"), 2);
+  // An open buffer wins over the disk: its file changing there changes nothing.
+  writeFile(dir / "utils.py", "from model import helper\n");
+  docs.open(uri("utils.py"), 1, "x = 1\n");
+  tracker.opened(uri("utils.py"));
+  tracker.diskChanged(uri("utils.py"), 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  EXPECT_EQ(tracker.epoch(), epoch);
+  EXPECT_EQ(compiled(), 0u);
+
+  // An unsaved new module (not on disk) is found by the import that names it.
+  docs.close(uri("utils.py"));
+  tracker.closed(uri("utils.py"));
+  EXPECT_EQ(relinked(), std::vector<fs::path>{dir / "model.py"});  // the file on disk counts again
+  fs::remove(dir / "utils.py");
+  tracker.diskChanged(uri("utils.py"), 3);
+  EXPECT_EQ(relinked(), std::vector<fs::path>{dir / "model.py"});
+  docs.open(uri("utils.py"), 1, "def helper(x):\n    return x.tolist()\n");
+  tracker.opened(uri("utils.py"));
+  EXPECT_EQ(relinked(), std::vector<fs::path>{dir / "utils.py"});
+  EXPECT_EQ(tracker.factsFor(dir / "utils.py")->compiled.size(), 1u);
+  tracker.stop();
+  fs::remove_all(dir);
+}
+
 }  // namespace
