@@ -25,12 +25,31 @@ constexpr std::array kFacts{
     ReleaseFact{"torch.amp.autocast", {1, 10}, {}, {},
                 "torch/amp/autocast_mode.py: `class autocast` with `device_type` in 1.13, 2.6 and 2.14 "
                 "(torch.autocast, v1.10.0)"},
+    ReleaseFact{"torch.autograd.profiler.profile(use_cuda=)", {0, 0}, TorchVersion{2, 6}, TorchVersion{2, 14},
+                "torch/autograd/profiler.py: 1.13 takes `use_cuda=` without a warning; 2.6 warns \"The attribute "
+                "`use_cuda` will be deprecated soon\" (FutureWarning); 2.14 has no such parameter (TypeError); "
+                "the releases between were not read, so 2.6 and 2.14 are the dates"},
+    ReleaseFact{"torch.autograd.profiler.profile(use_device=)", {2, 6}, {}, {},
+                "torch/autograd/profiler.py: `use_device=None` in 2.6 and 2.14, absent from 1.13 (TypeError); "
+                "2.6 is the oldest release read that has it"},
+    ReleaseFact{"torch.backends.cuda.matmul.fp32_precision", {2, 9}, {}, {},
+                "torch/backends/cuda/__init__.py and torch/backends/cudnn/__init__.py: `fp32_precision` in 2.14, "
+                "absent from 2.6 (v2.9.0 introduced the settings, with cudnn.conv / cudnn.rnn)"},
     ReleaseFact{"torch.cuda.amp.GradScaler", {1, 6}, TorchVersion{2, 4}, {},
                 "torch/cuda/amp/grad_scaler.py: 1.13 defines it; 2.6 and 2.14 warn "
                 "\"torch.cuda.amp.GradScaler(args...) is deprecated\" (deprecated in v2.4.0)"},
     ReleaseFact{"torch.cuda.amp.autocast", {1, 6}, TorchVersion{2, 4}, {},
                 "torch/cuda/amp/autocast_mode.py: 2.6 and 2.14 warn \"torch.cuda.amp.autocast(args...) is "
                 "deprecated\"; 1.13 does not (deprecated in v2.4.0)"},
+    ReleaseFact{"torch.distributed.launch:passes-dashed-local-rank", {2, 0}, {}, {},
+                "torch/distributed/run.py: 2.6 and 2.14 append `--local-rank={local_rank}` when use_env is off "
+                "(torch.distributed.launch); 1.13's launcher passes `--local_rank`; the docs of both say \"From "
+                "PyTorch 2.0.0 onwards, the dashed --local-rank\""},
+    ReleaseFact{"torch.jit.script", {0, 0}, TorchVersion{2, 14}, {},
+                "torch/jit/_script.py, _trace.py, _serialization.py, _freeze.py, _fuser.py, _async.py: 2.14 warns "
+                "\"`torch.jit.script` is deprecated. Please switch to `torch.compile` or `torch.export`\" "
+                "(FutureWarning), as for trace, trace_module, script_method, interface, freeze, fork, wait, "
+                "set_fusion_strategy, save, load; 2.6 does not; the releases between were not read"},
     ReleaseFact{"torch.load(weights_only=)", {1, 13}, {}, {},
                 "torch/serialization.py: `load(..., weights_only=False)` in 1.13; earlier releases take no "
                 "such argument"},
@@ -57,6 +76,10 @@ constexpr std::array kFacts{
     ReleaseFact{"torch.nn.functional.scaled_dot_product_attention(scale=)", {2, 1}, {}, {},
                 "torch/nn/functional.py: `scale=None` in 2.6 and 2.14; v2.0.0's signature ends at "
                 "`is_causal` (v2.1.0)"},
+    ReleaseFact{"torch.profiler.profile(use_cuda=)", {0, 0}, TorchVersion{1, 13}, TorchVersion{2, 14},
+                "torch/profiler/profiler.py: 1.13 and 2.6 warn \"use_cuda is deprecated, use activities argument "
+                "instead\"; 2.14 has no such parameter (TypeError); the releases between 2.6 and 2.14 were not "
+                "read, so 2.14 is the removal's date"},
     ReleaseFact{"torch.utils.checkpoint.checkpoint(use_reentrant=)", {1, 11}, {}, {},
                 "torch/utils/checkpoint.py: `checkpoint(function, *args, use_reentrant: bool = True, ...)` "
                 "in 1.13 (v1.11.0)"},

@@ -70,14 +70,16 @@ probs = F.softmax(logits, dim=-1)
 ```
 
 ## Fix safety
-Safe, and offered only where the values are literals and the replacement exists at the oldest
-release of the range:
+Offered only where the values are literals and the replacement exists at the oldest release of
+the range; safe unless said otherwise:
 - `size_average=`/`reduce=` (literal `True`, `False` or `None`, no `reduction=` beside them)
   become `reduction=` by PyTorch's own mapping (`legacy_get_string`): `reduce=False` gives
   `"none"`, else `size_average=False` gives `"sum"`, else `"mean"`.
 - `torch.profiler.profile(use_cuda=True)` without `activities=` becomes
-  `activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]` (what it selects on a CUDA
-  machine), `use_cuda=False` becomes `activities=[ProfilerActivity.CPU]`;
+  `activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]`, `use_cuda=False` becomes
+  `activities=[ProfilerActivity.CPU]`: unsafe, because without `activities=` the profiler takes
+  every activity the machine supports (`supported_activities()`, which adds XPU, MTIA or HPU on
+  such builds) and the literal list does not;
   `torch.autograd.profiler.profile(use_cuda=True)` becomes `use_device="cuda"` (from 2.6, the
   oldest release checked that has it) and `use_cuda=False` is removed (the default).
 - `torch.meshgrid(...)` gains `indexing="ij"`, the behaviour it has without the argument.
@@ -209,12 +211,13 @@ class DeprecatedArgument final : public Rule {
     TSNode keyword = keywordArgumentNode(call, "use_cuda", source);
     if (ts_node_is_null(keyword)) return;
     bool autograd = q.starts_with("torch.autograd.");
-    bool removed = versions::rangeIncludesFrom(ctx.settings(), versions::kProfilerUseCudaRemoved);
+    std::string_view key = autograd ? versions::kAutogradProfilerUseCuda : versions::kProfilerUseCuda;
+    bool removed = versions::rangeIncludesFrom(ctx.settings(), versions::removedIn(key));
     std::string name = autograd ? "torch.autograd.profiler.profile" : "torch.profiler.profile";
     std::string instead = autograd ? "`use_device=\"cuda\"`" : "`activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]`";
     std::string text = "`use_cuda=` to `" + name + "` is deprecated";
     if (removed)
-      text += " and removed in PyTorch " + versions::kProfilerUseCudaRemoved.str() + " (a `TypeError` there; judged for `torch-version` " +
+      text += " and removed in PyTorch " + versions::removedIn(key).str() + " (a `TypeError` there; judged for `torch-version` " +
               versions::rangeText(ctx.settings()) + ")";
     Diagnostic& d = ctx.report(keyword, text + "; use " + instead);
     if (removed) d.severity = Severity::Error;
@@ -227,7 +230,7 @@ class DeprecatedArgument final : public Rule {
           d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Remove `use_cuda=False` (the default)", {*deletion}};
         return;
       }
-      if (!versions::floorAtLeast(ctx.settings(), versions::kProfilerUseDevice)) return;
+      if (!versions::floorAtLeast(ctx.settings(), versions::addedIn(versions::kAutogradProfilerUseDevice))) return;
       if (!ts_node_is_null(keywordArgumentNode(call, "use_device", source))) return;
       d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use `use_device=\"cuda\"`",
                             {{startOf(keyword), endOf(keyword), "use_device=\"cuda\""}}};
@@ -239,7 +242,9 @@ class DeprecatedArgument final : public Rule {
     if (needs_import || torch.empty()) return;
     std::string activity = torch + ".profiler.ProfilerActivity.";
     std::string list = "[" + activity + "CPU" + (on ? ", " + activity + "CUDA" : std::string()) + "]";
-    d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use `activities=`",
+    // Unsafe: without `activities=` the profiler takes every activity the machine supports (an
+    // XPU or MTIA build adds its own), which a literal list does not.
+    d.fix = quickfix::Fix{quickfix::Applicability::Unsafe, "Use `activities=`",
                           {{startOf(keyword), endOf(keyword), "activities=" + list}}};
   }
 

@@ -109,11 +109,11 @@ class LegacyTf32Api final : public Rule {
   std::vector<std::string_view> triggers() const override { return {"allow_tf32", "set_float32_matmul_precision"}; }
   bool triggersAreWholeWords() const override { return true; }
   bool mayReportIn(const analysis::ParsedFile&, const Settings& settings) const override {
-    return versions::floorAtLeast(settings, versions::kFp32PrecisionApi);
+    return versions::floorAtLeast(settings, versions::addedIn(versions::kFp32Precision));
   }
 
   void check(TSNode node, Context& ctx) const override {
-    if (!versions::floorAtLeast(ctx.settings(), versions::kFp32PrecisionApi)) return;
+    if (!versions::floorAtLeast(ctx.settings(), versions::addedIn(versions::kFp32Precision))) return;
     if (isKind(node, "attribute")) return checkAttribute(node, ctx);
     checkCall(node, ctx);
   }
@@ -137,7 +137,7 @@ class LegacyTf32Api final : public Rule {
     bool assigned = isKind(assignment, "assignment") && analysis::sameNode(fieldOf(assignment, "left"), attribute);
     TSNode range = assigned ? assignment : attribute;
     Diagnostic& d = ctx.report(range, "`" + name + "` is the legacy TF32 switch; PyTorch " +
-                                          versions::kFp32PrecisionApi.str() + " replaced it with " + instead +
+                                          versions::addedIn(versions::kFp32Precision).str() + " replaced it with " + instead +
                                           suffix(ctx));
     if (!assigned || !isKind(ts_node_parent(assignment), "expression_statement")) return;
     TSNode value = fieldOf(assignment, "right");
@@ -162,7 +162,7 @@ class LegacyTf32Api final : public Rule {
     auto q = ctx.model().qualifiedName(callee);
     if (!q || *q != "torch.set_float32_matmul_precision") return;
     Diagnostic& d = ctx.report(call, "`torch.set_float32_matmul_precision` is the legacy TF32 switch; PyTorch " +
-                                         versions::kFp32PrecisionApi.str() +
+                                         versions::addedIn(versions::kFp32Precision).str() +
                                          " replaced it with `torch.backends.cuda.matmul.fp32_precision`" + suffix(ctx));
     if (!isKind(ts_node_parent(call), "expression_statement") || hasStarArguments(call) || hasDoubleStarArguments(call))
       return;

@@ -111,11 +111,11 @@ class TorchscriptDeprecated final : public Rule {
     return source.codeNamesAny({"jit"});
   }
   bool mayReportIn(const analysis::ParsedFile&, const Settings& settings) const override {
-    return versions::rangeIncludesFrom(settings, versions::kTorchscriptDeprecated);
+    return versions::rangeIncludesFrom(settings, versions::deprecatedIn(versions::kTorchscript));
   }
 
   void check(TSNode node, Context& ctx) const override {
-    if (!versions::rangeIncludesFrom(ctx.settings(), versions::kTorchscriptDeprecated)) return;
+    if (!versions::rangeIncludesFrom(ctx.settings(), versions::deprecatedIn(versions::kTorchscript))) return;
     TSNode target{};
     if (isKind(node, "decorator")) {
       // `@torch.jit.script` (bare); `@torch.jit.script(...)` is the call, seen as such.
@@ -133,7 +133,7 @@ class TorchscriptDeprecated final : public Rule {
     const Entry* e = findEntry(*q);
     if (e == nullptr) return;
     ctx.report(node, "`torch.jit." + std::string(lastOf(e->name)) + "` is deprecated (TorchScript; a `FutureWarning` in PyTorch " +
-                         versions::kTorchscriptDeprecated.str() + ", judged for `torch-version` " +
+                         versions::deprecatedIn(versions::kTorchscript).str() + ", judged for `torch-version` " +
                          versions::rangeText(ctx.settings()) + "); use " + std::string(e->replacement));
   }
 

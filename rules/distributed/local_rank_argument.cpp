@@ -79,14 +79,14 @@ class LocalRankArgument final : public Rule {
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
   std::vector<std::string_view> triggers() const override { return {"--local_rank"}; }
   bool mayMatchText(std::string_view text, const Settings& settings) const override {
-    return versions::rangeIncludesFrom(settings, versions::kLocalRankDashed) &&
+    return versions::rangeIncludesFrom(settings, versions::addedIn(versions::kLaunchDashedLocalRank)) &&
            analysis::findBytes(text, "add_argument") != std::string_view::npos;
   }
 
   void check(TSNode call, Context& ctx) const override {
     TSNode callee = fieldOf(call, "function");
     if (!isKind(callee, "attribute") || ctx.text(fieldOf(callee, "attribute")) != "add_argument") return;
-    if (!versions::rangeIncludesFrom(ctx.settings(), versions::kLocalRankDashed)) return;
+    if (!versions::rangeIncludesFrom(ctx.settings(), versions::addedIn(versions::kLaunchDashedLocalRank))) return;
     TSNode underscored{};
     bool dashed = false;
     for (TSNode arg : positionalArguments(call)) {
