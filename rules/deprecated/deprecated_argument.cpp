@@ -3,6 +3,7 @@
 #include <array>
 
 #include "analysis/syntax.h"
+#include "analysis/text_search.h"
 #include "rules/all_rules.h"
 #include "rules/helpers.h"
 #include "rules/version_facts.h"
@@ -36,7 +37,9 @@ Reports, through any import or alias:
 - `F.softmax`, `F.log_softmax`, `F.softmin`, `nn.Softmax`, `nn.LogSoftmax` and `nn.Softmin`
   without `dim`.
 
-A call that passes `*args` or `**kwargs` is not reported (the argument may be in them).
+A call that passes `*args` or `**kwargs` is not reported (the argument may be in them), nor a
+call of `meshgrid`, a softmax or a profiler under another name (`from torch import meshgrid as
+mg`); a loss under another name is followed (`from torch.nn import MSELoss as L`).
 
 ## Why is this bad?
 - `size_average` and `reduce` warn "size_average and reduce args will be deprecated, please use
@@ -150,12 +153,46 @@ class DeprecatedArgument final : public Rule {
     return {"size_average", "reduce", "use_cuda", "meshgrid", "softmax", "Softmax", "softmin", "Softmin"};
   }
 
+  // Every finding names one of these words in code (a keyword, or the callee of an attribute call).
+  // `reduce` counts only as a keyword (`reduce=`): `functools.reduce` is everywhere.
+  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
+    if (source.codeNamesAny({"size_average", "use_cuda", "meshgrid", "softmax", "log_softmax", "softmin", "Softmax",
+                             "LogSoftmax", "Softmin"}))
+      return true;
+    if (!source.codeNamesAny({"reduce"})) return false;
+    const std::string* code = source.code();
+    std::string_view text = code != nullptr ? std::string_view(*code) : source.text();
+    return analysis::forEachWholeWord(text, "reduce", [&](size_t at) {
+      size_t i = at + 6;
+      while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
+      return i < text.size() && text[i] == '=' && (i + 1 == text.size() || text[i + 1] != '=');
+    });
+  }
+
+  // Every call that can report spells one of the words (the keyword, or the callee's own name).
+  bool checksWithinRanges() const override { return true; }
+  std::vector<std::pair<uint32_t, uint32_t>> checkRanges(const analysis::SemanticModel& model,
+                                                         const Settings&) const override {
+    return wordRanges(analysis::codeOrText(model.file()),
+                      {"size_average", "reduce", "use_cuda", "meshgrid", "softmax", "log_softmax", "softmin", "Softmax",
+                       "LogSoftmax", "Softmin"});
+  }
+
   void check(TSNode call, Context& ctx) const override {
-    if (hasStarArguments(call) || hasDoubleStarArguments(call)) return;
+    TSNode callee = fieldOf(call, "function");
+    bool attribute = isKind(callee, "attribute");
+    if (!attribute && !isKind(callee, "identifier")) return;
     TSNode args = argumentList(call);
     if (ts_node_is_null(args)) return;
-    TSNode callee = fieldOf(call, "function");
-    if (!isKind(callee, "attribute") && !isKind(callee, "identifier")) return;
+    // Cheap tests before resolving the callee: a chain must end in a name this rule knows, and a
+    // loss must be given one of the legacy keywords (a bare name may be an alias, `MSELoss as L`).
+    std::string_view source = ctx.source();
+    bool legacy_keywords = !ts_node_is_null(keywordArgumentNode(call, "size_average", source)) ||
+                           !ts_node_is_null(keywordArgumentNode(call, "reduce", source));
+    // (The same for a bare name: `from torch import meshgrid as mg` is not followed, so that every
+    // call that can report spells a word of checkRanges.)
+    if (!legacy_keywords && !isKnownName(ctx.text(attribute ? fieldOf(callee, "attribute") : callee))) return;
+    if (hasStarArguments(call) || hasDoubleStarArguments(call)) return;
     auto q = ctx.model().qualifiedName(callee);
     if (!q || !q->starts_with("torch.")) return;
     if (isLoss(*q)) return checkLoss(call, *q, ctx);
@@ -168,6 +205,13 @@ class DeprecatedArgument final : public Rule {
   }
 
  private:
+  static bool isKnownName(std::string_view last) {
+    if (last == "profile" || last == "meshgrid") return true;
+    for (const SoftmaxEntry& e : kSoftmax)
+      if (e.name.substr(e.name.rfind('.') + 1) == last) return true;
+    return false;
+  }
+
   static std::string shortName(std::string_view q) {
     if (q.starts_with("torch.nn.functional.")) return "F." + std::string(q.substr(20));
     if (q.starts_with("torch.nn.modules.loss.")) return "nn." + std::string(q.substr(22));

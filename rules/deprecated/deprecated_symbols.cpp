@@ -205,9 +205,10 @@ namespace {
 
 // Last segments that are also everyday names (`x.norm()`, `range(3)`, a parameter `lu`): a file
 // that holds one of them only counts when the text around it can name the torch symbol.
-constexpr std::array<std::string_view, 13> kCommonMembers{"solve", "eig",    "qr",      "ger",      "lu",
-                                                         "svd",   "norm",   "range",   "normal",   "uniform",
-                                                         "constant", "eye", "sparse"};
+constexpr std::array<std::string_view, 17> kCommonMembers{
+    "solve",  "eig",     "qr",       "ger", "lu",     "svd",             "norm",            "range",
+    "normal", "uniform", "constant", "eye", "sparse", "load_state_dict", "save_state_dict", "all_gather_into_tensor",
+    "reduce_scatter_tensor"};
 
 bool isCommon(std::string_view member) {
   return std::find(kCommonMembers.begin(), kCommonMembers.end(), member) != kCommonMembers.end();
@@ -266,6 +267,8 @@ struct SymbolWords {
   // the only objects that can stand before `.member` in a chain that reaches a symbol, besides
   // a name bound by an alias.
   std::unordered_set<std::string_view> segments;
+  // "parent.member" for the last two segments of every name (`torch.norm`, `init.normal`).
+  std::unordered_set<std::string> parents;
 
   static std::vector<std::string_view> all() {
     std::vector<std::string_view> all(index().words.begin(), index().words.end());
@@ -275,6 +278,10 @@ struct SymbolWords {
   SymbolWords() : words(all()), aliases_begin(index().words.size()) {
     for (std::string_view word : index().words) common.push_back(isCommon(word) ? 1 : 0);
     for (const auto& [name, symbol] : index().by_name) {
+      size_t last = name.rfind('.');
+      size_t before = last == std::string_view::npos ? std::string_view::npos : name.rfind('.', last - 1);
+      if (last != std::string_view::npos)
+        parents.insert(std::string(name.substr(before == std::string_view::npos ? 0 : before + 1)));
       std::string_view rest = name;
       for (size_t dot = rest.find('.'); dot != std::string_view::npos; dot = rest.find('.')) {
         segments.insert(rest.substr(0, dot));
@@ -287,6 +294,16 @@ struct SymbolWords {
 const SymbolWords& symbolWords() {
   static const SymbolWords instance;
   return instance;
+}
+
+// Is `name` bound by an import alias in `text` (`import torch.distributed.checkpoint as dcp`)?
+bool importedAs(std::string_view text, std::string_view name) {
+  if (name.empty()) return false;
+  return analysis::forEachWholeWord(text, name, [&](size_t at) {
+    size_t i = at;
+    while (i > 0 && (text[i - 1] == ' ' || text[i - 1] == '\t')) --i;
+    return i >= 3 && text.substr(i - 2, 2) == "as" && (text[i - 3] == ' ' || text[i - 3] == '\t') && i != at;
+  });
 }
 
 bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\n' || c == '\r' || c == '\\'; }
@@ -391,8 +408,11 @@ bool mayUseSymbols(std::string_view text, bool whole_words) {
       size_t end = at - 1, begin = end;
       while (begin > 0 && analysis::isIdentifierByte(text[begin - 1])) --begin;
       std::string_view object = text.substr(begin, end - begin);
-      // `torch.norm`, `functional.norm`, `init.normal` (any object that leads to a symbol).
-      if (aliased || sw.segments.contains(object)) return true;
+      // `torch.norm`, `functional.norm`, `init.normal`: the object is the segment before the
+      // member in some symbol's name, or a name an import binds (`import torch.nn.init as I`).
+      if (aliased || sw.parents.contains(std::string(object) + "." + std::string(sw.words.word(id))) ||
+          importedAs(text, object))
+        return true;
     } else if (inTorchFromImport(text, at)) {
       return true;
     }

@@ -99,6 +99,10 @@ const Entry* findEntry(std::string_view qualified) {
   return nullptr;
 }
 
+constexpr std::array<std::string_view, 11> kMembers{"script", "trace",  "trace_module", "script_method",
+                                                   "interface", "freeze", "fork", "wait", "set_fusion_strategy",
+                                                   "save",   "load"};
+
 std::string_view lastOf(std::string_view qualified) { return qualified.substr(qualified.rfind('.') + 1); }
 
 class TorchscriptDeprecated final : public Rule {
@@ -107,8 +111,20 @@ class TorchscriptDeprecated final : public Rule {
   std::vector<std::string_view> nodeKinds() const override { return {"call", "decorator"}; }
   std::vector<std::string_view> triggers() const override { return {"jit"}; }
   bool triggersAreWholeWords() const override { return true; }
+  // A use names `jit` (in the chain or the import) and the entry point itself, in code.
   bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
-    return source.codeNamesAny({"jit"});
+    return source.codeNamesAny({"jit"}) && source.codeNamesAny(kMembers);
+  }
+  bool checksWithinRanges() const override { return true; }
+  // Every reported call or decorator spells the entry point's name or the alias bound to it; an
+  // alias is a name an import binds, so the ranges take every name imported from `torch.jit`.
+  std::vector<std::pair<uint32_t, uint32_t>> checkRanges(const analysis::SemanticModel& model,
+                                                         const Settings&) const override {
+    std::vector<std::string_view> words(kMembers.begin(), kMembers.end());
+    for (const analysis::Binding* b : model.imports())
+      if (b->qualified_name.starts_with("torch.jit.")) words.push_back(b->name);
+    return wordRangesWithin(analysis::codeOrText(model.file()), words,
+                            {{0u, static_cast<uint32_t>(model.file().text().size())}});
   }
   bool mayReportIn(const analysis::ParsedFile&, const Settings& settings) const override {
     return versions::rangeIncludesFrom(settings, versions::deprecatedIn(versions::kTorchscript));
