@@ -29,8 +29,8 @@ constexpr RuleMeta kLegacyTf32Api{
 When every release of the configured `torch-version` range has the `fp32_precision` settings
 (2.9 and later), reports the legacy TF32 switches, read or assigned, through any import or
 alias: `torch.backends.cuda.matmul.allow_tf32`, `torch.backends.cudnn.allow_tf32` and
-`torch.set_float32_matmul_precision(...)`. When the same file also sets an `fp32_precision`,
-the message says that the two interfaces are mixed.
+`torch.set_float32_matmul_precision(...)`. When the same file also assigns an `fp32_precision`,
+the finding is an `error`: the two interfaces are mixed, which raises (below).
 
 ## Why is this bad?
 PyTorch 2.9 introduced per-backend, per-operation precision settings
@@ -38,9 +38,14 @@ PyTorch 2.9 introduced per-backend, per-operation precision settings
 `torch.backends.cudnn.rnn.fp32_precision`, `torch.backends.fp32_precision`, with the values
 `"ieee"`, `"tf32"`, `"bf16"` and `"none"`) and documents the `allow_tf32` switches and
 `set_float32_matmul_precision` as the legacy interface to be deprecated. Both interfaces write
-the same state, so mixing them is confusing: a read of the legacy switch after an
-`fp32_precision` assignment reports a translation of the new state, and PyTorch's own checks
-(`at::Context::allowTF32CuBLAS`) refuse some combinations the old interface cannot express.
+the same state, and the old one cannot express every state of the new: in PyTorch 2.14, after
+`torch.backends.cuda.matmul.fp32_precision = "tf32"`, reading
+`torch.backends.cuda.matmul.allow_tf32` or calling `torch.get_float32_matmul_precision()` raises
+`RuntimeError` ("you have used mix of the legacy and new APIs"), and after
+`torch.backends.cudnn.conv.fp32_precision = "ieee"` reading `torch.backends.cudnn.allow_tf32`
+raises too (`at::Context::allowTF32CuBLAS` / `allowTF32CuDNN`). PyTorch's own code reads the
+legacy switches (Inductor's `torch/_inductor/kernel/conv.py` reads
+`torch.backends.cudnn.allow_tf32`), so a program that mixes the two can fail far from either line.
 
 ## Example
 ```python
@@ -60,8 +65,9 @@ Offered when the whole range has the new settings, for assignments of a literal 
 and calls with a literal precision, as statements; safe, with the mapping PyTorch itself applies
 (read back from the new settings after each legacy call in PyTorch 2.14):
 - `matmul.allow_tf32 = True` / `False` → `matmul.fp32_precision = "tf32"` / `"ieee"`;
-- `cudnn.allow_tf32 = X` → both `cudnn.conv.fp32_precision` and `cudnn.rnn.fp32_precision`
-  (the legacy switch sets both);
+- `cudnn.allow_tf32 = True` / `False` → both `cudnn.conv.fp32_precision` and
+  `cudnn.rnn.fp32_precision` set to `"tf32"` / `"none"` (the legacy switch sets both, and
+  `False` leaves them `"none"`, not `"ieee"`);
 - `set_float32_matmul_precision("high")` / `("highest")` → `matmul.fp32_precision = "tf32"` /
   `"ieee"`. `"medium"` also selects bfloat16 for oneDNN (`torch.backends.mkldnn.matmul`) and
   has no fix.
@@ -70,8 +76,10 @@ Reads have no fix.
 ## PyTorch versions
 `fp32_precision` exists from PyTorch 2.9 (absent from 2.6's `torch/backends/cuda/__init__.py`,
 present in 2.14's); the rule is silent when the range's oldest release is older, since the
-migration cannot be made there. PyTorch 2.14 accepts both interfaces without a warning; the
-deprecation is announced in its documentation, not yet enforced.
+migration cannot be made there (in 2.6, `torch.backends.cuda.matmul.fp32_precision = "tf32"`
+raises `AttributeError: Unknown attribute fp32_precision`). PyTorch 2.14 accepts the legacy
+interface alone without a warning; the deprecation is announced in its documentation. The
+mapping of the fix and the errors of mixing were read back from PyTorch 2.14 (CPU build).
 
 ## References
 - [CUDA semantics: TensorFloat-32](https://pytorch.org/docs/stable/notes/cuda.html#tensorfloat-32-tf32-on-ampere-and-later-devices)
@@ -122,9 +130,12 @@ class LegacyTf32Api final : public Rule {
   std::string suffix(const Context& ctx) const {
     std::string s = " (judged for `torch-version` " + versions::rangeText(ctx.settings()) + ")";
     if (setsFp32Precision(ctx))
-      s += "; this file also sets `fp32_precision`: the two interfaces write the same state and mixing them "
-           "is error-prone";
+      s += "; this file also sets `fp32_precision`: after that, reading the legacy switch (as PyTorch's own "
+           "code does) raises \"mix of the legacy and new APIs\"";
     return s;
+  }
+  static void markMixed(Diagnostic& d, const Context& ctx) {
+    if (setsFp32Precision(ctx)) d.severity = Severity::Error;
   }
 
   void checkAttribute(TSNode attribute, Context& ctx) const {
@@ -139,12 +150,14 @@ class LegacyTf32Api final : public Rule {
     Diagnostic& d = ctx.report(range, "`" + name + "` is the legacy TF32 switch; PyTorch " +
                                           versions::addedIn(versions::kFp32Precision).str() + " replaced it with " + instead +
                                           suffix(ctx));
+    markMixed(d, ctx);
     if (!assigned || !isKind(ts_node_parent(assignment), "expression_statement")) return;
     TSNode value = fieldOf(assignment, "right");
     bool on = isTrueLiteral(value);
     if (!on && !isFalseLiteral(value)) return;
     std::string prefix = std::string(ctx.text(fieldOf(attribute, "object")));  // `torch.backends.cuda.matmul`
-    std::string precision = on ? "\"tf32\"" : "\"ieee\"";
+    // What PyTorch 2.14 reads back after the legacy assignment: matmul False is "ieee", cuDNN's "none".
+    std::string precision = on ? "\"tf32\"" : (kind == Legacy::Matmul ? "\"ieee\"" : "\"none\"");
     std::string text;
     if (kind == Legacy::Matmul) {
       text = prefix + ".fp32_precision = " + precision;
@@ -164,6 +177,7 @@ class LegacyTf32Api final : public Rule {
     Diagnostic& d = ctx.report(call, "`torch.set_float32_matmul_precision` is the legacy TF32 switch; PyTorch " +
                                          versions::addedIn(versions::kFp32Precision).str() +
                                          " replaced it with `torch.backends.cuda.matmul.fp32_precision`" + suffix(ctx));
+    markMixed(d, ctx);
     if (!isKind(ts_node_parent(call), "expression_statement") || hasStarArguments(call) || hasDoubleStarArguments(call))
       return;
     auto args = positionalArguments(call);

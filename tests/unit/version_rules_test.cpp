@@ -86,4 +86,18 @@ TEST(VersionRules, LocalRankIsSilentWhenEveryReleasePassesTheUnderscoredSpelling
   EXPECT_EQ(lint(source, "PTL303").size(), 1u);
 }
 
+TEST(VersionRules, LegacyTf32MixedWithFp32PrecisionIsAnError) {
+  auto alone = lint("import torch\ntorch.backends.cuda.matmul.allow_tf32 = True\n", "PTL111", "2.9");
+  ASSERT_EQ(alone.size(), 1u);
+  EXPECT_EQ(alone[0].severity, rules::Severity::Warning);
+  auto mixed = lint("import torch\ntorch.backends.cudnn.conv.fp32_precision = \"tf32\"\n"
+                    "if torch.backends.cudnn.allow_tf32:\n    pass\n",
+                    "PTL111", "2.9");
+  ASSERT_EQ(mixed.size(), 1u);
+  EXPECT_EQ(mixed[0].severity, rules::Severity::Error);
+  EXPECT_TRUE(has(mixed[0].message, "mix of the legacy and new APIs")) << mixed[0].message;
+  // Below 2.9 the new settings do not exist (AttributeError): nothing to migrate to.
+  EXPECT_TRUE(lint("import torch\ntorch.backends.cuda.matmul.allow_tf32 = True\n", "PTL111", "2.8").empty());
+}
+
 }  // namespace
