@@ -146,8 +146,10 @@ where the replacement needs it.
   (each use of `vmap` / `grad` is reported too, with that same fix: the names stay).
   A reference that is not called (`f = torch.ger`) is renamed only where it is assigned to a
   name. A dict key or an argument (`{torch.ger: ...}`, `add_docstr(torch.ger, ...)`) stands for
-  the function object itself, which the replacement is not: it is reported only once the symbol
-  is removed at the configured `torch-version` (the lookup then fails), and never fixed.
+  the function object itself, which the replacement is not: it is not reported, even once the
+  function is removed (PyTorch keeps `solve`, `lstsq`, `eig`, `matrix_rank` and `symeig` as stubs
+  that raise only when called: `torch/__init__.py` imports them from `torch/_linalg_utils.py` in
+  2.6 and 2.14, so the attribute lookup works).
   An import that mixes such names with functorch's module API (`from functorch import
   make_functional, vmap`; `torch.func` replaces `make_functional` with `functional_call`, a
   different interface) is split: `make_functional` stays imported from functorch and `vmap` is
@@ -834,9 +836,10 @@ class DeprecatedTorchFunction final : public Rule {
     TSNode call = callOf(node);
     // A reference that is neither called nor bound to a name stands for the function object
     // itself (`{torch.ger: ...}`, `add_docstr(torch.ger, ...)`, `op=torch.qr` in a table of
-    // operators): nothing runs the deprecated function there. Once it is removed, though, the
-    // attribute lookup itself fails.
-    if (ts_node_is_null(call) && !isAssignedValue(node) && !isRemoved(*s, ctx)) return;
+    // operators): nothing runs the deprecated function there. The removed ones too: PyTorch keeps
+    // them as stubs that raise when called (2.6 and 2.14 `torch/__init__.py` imports `solve`,
+    // `lstsq`, `eig`, `matrix_rank`, `symeig` from `torch/_linalg_utils.py`), so the lookup works.
+    if (ts_node_is_null(call) && !isAssignedValue(node)) return;
     reportUse(*s, {node, call}, ctx);
   }
 };

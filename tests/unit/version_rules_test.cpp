@@ -33,6 +33,13 @@ TEST(VersionRules, SymeigIsRemovedFromTwoZero) {
   EXPECT_TRUE(has(at113[0].message, "deprecated since PyTorch 1.9")) << at113[0].message;
 }
 
+TEST(VersionRules, ReferenceToARemovedStubIsNotAFinding) {
+  // `torch.symeig` is still an attribute in 2.x (a stub that raises when called).
+  EXPECT_TRUE(lint("import torch\nadd_docstr(torch.symeig, \"doc\")\n", "PTL106").empty());
+  EXPECT_TRUE(lint("import torch\ntable = {torch.solve: 1}\n", "PTL106", "2.14").empty());
+  EXPECT_EQ(lint("import torch\nx = torch.solve(b, a)\n", "PTL106").size(), 1u);
+}
+
 TEST(VersionRules, DeprecationsDatedByTheOldestReleaseReadSaySo) {
   auto ger = lint("import torch\ny = torch.ger(a, b)\n", "PTL106");
   ASSERT_EQ(ger.size(), 1u);
