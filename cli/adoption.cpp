@@ -235,7 +235,11 @@ int runShowSettings(const CheckOptions& options, std::ostream& out, std::ostream
     out << fmt::format("fixable = {}\n", config.fixable ? joinList(*config.fixable) : "[\"ALL\"]");
     out << fmt::format("unfixable = {}\n", joinList(config.unfixable));
     out << "\n# Analysis\n";
-    out << fmt::format("torch-version = \"{}\"\n", settings.torch_version.str());
+    {
+      rules::TorchRange range = settings.torchRange();
+      out << fmt::format("torch-version = \"{}\"  # {} to {}, from {}\n", range.str(), range.floor().str(),
+                         range.newestKnown().str(), range.source.empty() ? "the default" : range.source);
+    }
     out << fmt::format("compile-decorators = {}\n", joinList(settings.compile_decorators));
     out << "\n# Files\n";
     out << fmt::format("exclude = {}\n", joinList(config.exclude));

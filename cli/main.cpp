@@ -174,7 +174,7 @@ int main(int argc, char** argv) {
                         "A configuration file to use instead of discovering one, or an inline TOML `KEY = VALUE` "
                         "setting that overrides the configuration files (repeatable)")
       ->allow_extra_args(false);
-  check_cmd->add_option("--torch-version", torch_version, "Oldest PyTorch the project supports (gates rules and fixes)");
+  check_cmd->add_option("--torch-version", torch_version, "PyTorch releases the project runs on, a PEP 440 range (\">=2.1\", \">=2.4,<2.9\"; 2.1 means >=2.1); default: the project's torch requirement");
   check_cmd->add_option("-j,--threads", check.threads, "Threads to lint with (default: the machine's cores)");
   check_cmd->add_flag("--force-exclude", check.force_exclude, "Apply `exclude` to files named explicitly too");
   check_cmd->add_flag("--gpu-check", check.gpu_check, "Validate attention fixes on the device (needs ptlint-gpu)");
@@ -246,11 +246,14 @@ int main(int argc, char** argv) {
     if (!extend_select.empty()) check.overrides.extend_select = extend_select;
     if (!ignore.empty()) check.overrides.ignore = ignore;
     if (!torch_version.empty()) {
-      auto v = ptlint::rules::TorchVersion::parse(torch_version);
+      auto v = ptlint::rules::TorchRange::parse(torch_version);
       if (!v) {
-        std::cerr << fmt::format("error: invalid value `{}` for --torch-version: expected e.g. 2.6\n", torch_version);
+        std::cerr << fmt::format("error: invalid value `{}` for --torch-version: expected a range such as \">=2.1\" "
+                                 "or \">=2.4,<2.9\" (a bare 2.1 means >=2.1)\n",
+                                 torch_version);
         return 2;
       }
+      v->source = "--torch-version";
       check.overrides.torch_version = v;
     }
     if (!applyConfigOptions(configs, check)) return 2;

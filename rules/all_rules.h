@@ -41,5 +41,10 @@ const Rule& fsdp1InNewCodeRule();  // PTL302  rules/distributed/fsdp1_in_new_cod
 const Rule& synchronousDataLoaderRule();  // PTL405  rules/data/synchronous_dataloader.cpp
 const Rule& dataLoaderPersistentWorkersRule();  // PTL403  rules/data/dataloader_persistent_workers.cpp
 const Rule& invalidAllocConfRule();  // PTL705  rules/numerics/invalid_alloc_conf.cpp
+const Rule& legacyTf32ApiRule();  // PTL111  rules/deprecated/legacy_tf32_api.cpp
+const Rule& torchscriptDeprecatedRule();  // PTL112  rules/deprecated/torchscript_deprecated.cpp
+const Rule& deprecatedArgumentRule();  // PTL113  rules/deprecated/deprecated_argument.cpp
+const Rule& torchVersionAsNumberRule();  // PTL114  rules/deprecated/torch_version_as_number.cpp
+const Rule& localRankArgumentRule();  // PTL303  rules/distributed/local_rank_argument.cpp
 
 }  // namespace ptlint::rules

@@ -100,6 +100,11 @@ const std::vector<const Rule*>& table() {
         &synchronousDataLoaderRule(),
         &dataLoaderPersistentWorkersRule(),
         &invalidAllocConfRule(),
+        &legacyTf32ApiRule(),
+        &torchscriptDeprecatedRule(),
+        &deprecatedArgumentRule(),
+        &torchVersionAsNumberRule(),
+        &localRankArgumentRule(),
     };
     std::sort(all.begin(), all.end(), [](const Rule* a, const Rule* b) { return a->meta().code < b->meta().code; });
     return all;

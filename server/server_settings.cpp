@@ -40,10 +40,11 @@ workspace::Overrides ServerSettings::overridesFor(const ClientSettings& s, std::
   o.extend_select = validSelectors(s.extendSelect, "extendSelect", problems);
   o.unsafe_fixes = s.unsafeFixes;
   if (s.torchVersion) {
-    o.torch_version = rules::TorchVersion::parse(*s.torchVersion);
+    o.torch_version = rules::TorchRange::parse(*s.torchVersion);
+    if (o.torch_version) o.torch_version->source = "the torchVersion setting";
     if (!o.torch_version && problems)
       problems->push_back("setting `torchVersion`: `" + s.torchVersion->substr(0, 80) +
-                          "` is not a version like \"2.6\"; it was ignored");
+                          "` is not a version range like \">=2.1\" or \">=2.4,<2.9\"; it was ignored");
   }
   o.config_wins = true;       // a config file wins over editor settings (docs/lsp.md)
   o.recheck_modified = true;  // clients that cannot watch files still see config edits
@@ -227,7 +228,7 @@ rules::Settings ServerSettings::settingsFor(const std::string& uri, workspace::F
   if (o.select) fallback.select = *o.select;
   if (o.ignore) fallback.ignore = *o.ignore;
   if (o.extend_select) fallback.extend_select = *o.extend_select;
-  if (o.torch_version) fallback.torch_version = *o.torch_version;
+  if (o.torch_version) fallback.setTorchRange(*o.torch_version);
   if (o.unsafe_fixes) fallback.unsafe_fixes = *o.unsafe_fixes;
   return fallback;
 }

@@ -36,7 +36,7 @@ std::string settingsFingerprint(const rules::Settings& s) {
   list("extend", s.extend_select);
   list("ignore", s.ignore);
   list("compile", s.compile_decorators);
-  out += "torch=" + s.torch_version.str() + ";unsafe=" + (s.unsafe_fixes ? "1" : "0");
+  out += "torch=" + s.torchRange().str() + ";unsafe=" + (s.unsafe_fixes ? "1" : "0");
   // What other files said about this one: a result depends on them too.
   if (s.project != nullptr) out += ";project=" + s.project->digest;
   return out;

@@ -10,6 +10,7 @@
 
 #include "rules/selectors.h"
 #include "workspace/read_fd.h"
+#include "workspace/torch_requirement.h"
 
 #include <cctype>
 #include <cerrno>
@@ -104,10 +105,11 @@ FileConfig parseTable(const fs::path& path, const toml::table& table, const std:
     else if (key == "unsafe-fixes") config.unsafe_fixes = boolean(path, node, shown);
     else if (key == "torch-version") {
       auto text = node.value<std::string>();
-      auto version = text ? rules::TorchVersion::parse(*text) : std::nullopt;
-      if (!node.is_string() || !version)
-        fail(path, node, shown, "expected a version string such as \"2.6\"");
-      config.torch_version = version;
+      auto range = text ? rules::TorchRange::parse(*text) : std::nullopt;
+      if (!node.is_string() || !range)
+        fail(path, node, shown, "expected a version range such as \">=2.1\" or \">=2.4,<2.9\" (a bare \"2.1\" means \">=2.1\")");
+      range->source = path.string();
+      config.torch_version = range;
     } else if (key == "per-file-ignores") {
       const toml::table* globs = node.as_table();
       if (globs == nullptr) fail(path, node, shown, "expected a table of glob = [codes]");
@@ -403,11 +405,14 @@ const std::vector<std::string>& defaultExcludes() {
 }
 
 ConfigResolver::ConfigResolver(Overrides overrides, std::optional<fs::path> explicit_config)
-    : overrides_(std::move(overrides)), explicit_config_(std::move(explicit_config)) {}
+    : overrides_(std::move(overrides)),
+      explicit_config_(std::move(explicit_config)),
+      torch_finder_(std::make_shared<TorchRangeFinder>()) {}
 
 void ConfigResolver::invalidate() {
   std::lock_guard lock(mutex_);
   by_dir_.clear();
+  torch_finder_->invalidate();
 }
 
 std::shared_ptr<const FileConfig> ConfigResolver::nearestConfig(const fs::path& start_dir) {
@@ -504,7 +509,10 @@ ResolvedConfig ConfigResolver::resolve(std::shared_ptr<const FileConfig> config,
   };
   pick(s.select, overrides_.select, config ? &config->select : nullptr);
   pick(s.ignore, overrides_.ignore, config ? &config->ignore : nullptr);
-  pick(s.torch_version, overrides_.torch_version, config ? &config->torch_version : nullptr);
+  std::optional<rules::TorchRange> torch;
+  pick(torch, overrides_.torch_version, config ? &config->torch_version : nullptr);
+  if (!torch && overrides_.discover_torch && torch_finder_) torch = torch_finder_->forFolder(fallback_root);
+  s.setTorchRange(torch ? *torch : rules::TorchRange::atLeast(rules::kDefaultTorchFloor));
   pick(s.unsafe_fixes, overrides_.unsafe_fixes, config ? &config->unsafe_fixes : nullptr);
   pick(out.fixable, overrides_.fixable, config ? &config->fixable : nullptr);
   pick(out.unfixable, overrides_.unfixable, config ? &config->unfixable : nullptr);

@@ -18,6 +18,8 @@
 
 namespace ptlint::workspace {
 
+class TorchRangeFinder;
+
 class ConfigError : public std::runtime_error {
  public:
   ConfigError(std::string file, int line, std::string key, const std::string& message);
@@ -45,7 +47,7 @@ struct FileConfig {
   std::vector<PerFileIgnore> per_file_ignores;
   std::optional<std::vector<std::string>> exclude, extend_exclude;
   std::optional<bool> respect_gitignore;
-  std::optional<rules::TorchVersion> torch_version;
+  std::optional<rules::TorchRange> torch_version;  // `torch-version`, its source the file
   std::optional<bool> unsafe_fixes;
   std::optional<std::vector<std::string>> compile_decorators;
   std::optional<std::vector<std::string>> fixable, unfixable;  // whose fixes are offered
@@ -84,9 +86,12 @@ FileConfig mergeConfig(const FileConfig& base, const FileConfig& over);
 // Settings given from outside the files: CLI flags or LSP settings.
 struct Overrides {
   std::optional<std::vector<std::string>> select, extend_select, ignore;
-  std::optional<rules::TorchVersion> torch_version;
+  std::optional<rules::TorchRange> torch_version;
   std::optional<bool> unsafe_fixes;
   std::vector<std::string> extend_exclude;
+  // When neither the flags nor a config file set `torch-version`: find the project's torch
+  // range from its requirement files and environment (false: the default range).
+  bool discover_torch = true;
   bool config_wins = false;  // CLI: flags win (as in Ruff); LSP: a config file wins (docs/lsp.md)
   // `--config KEY=VALUE` settings: above every config file, below the other flags.
   std::shared_ptr<const FileConfig> inline_config;
@@ -136,6 +141,7 @@ class ConfigResolver {
 
   Overrides overrides_;
   std::optional<std::filesystem::path> explicit_config_;
+  std::shared_ptr<TorchRangeFinder> torch_finder_;  // the project's torch range, per project root
   std::mutex mutex_;
   std::map<std::filesystem::path, std::shared_ptr<const FileConfig>> by_dir_;  // nullptr: none here or above
 };

@@ -33,8 +33,11 @@ When the configured `torch-version` is 2.7 or later, reports
 ## Why is this bad?
 PyTorch 2.7 renamed the settings `recompile_limit` and `accumulated_recompile_limit`: what they
 limit is the number of recompilations of one frame, not a cache size. The old names remain as
-deprecated aliases. With a `torch-version` of 2.6 or older the new names do not exist (setting
-them there only creates an unused module attribute), so the rule is silent.
+deprecated aliases. With a `torch-version` of 2.6 or older the new names do not exist, and
+using them fails: Dynamo's config module rejects unknown names, so
+`torch._dynamo.config.recompile_limit = 16` raises
+`AttributeError: torch._dynamo.config.recompile_limit does not exist` there (PyTorch 2.6,
+`torch/utils/_config_module.py`, `ConfigModule.__setattr__`); the rule is silent.
 
 ## Example
 ```python
@@ -55,6 +58,7 @@ The fix renames the setting and is safe: both names refer to the same configurat
 
 ## References
 - [torch/_dynamo/config.py](https://github.com/pytorch/pytorch/blob/main/torch/_dynamo/config.py)
+- [torch/utils/_config_module.py (2.6)](https://github.com/pytorch/pytorch/blob/v2.6.0/torch/utils/_config_module.py): unknown names raise `AttributeError`
 - [torch.compile troubleshooting: recompilations](https://pytorch.org/docs/stable/torch.compiler_troubleshooting.html)
 )md"};
 

@@ -25,7 +25,17 @@ using quickfix::Applicability;
 //   oldest release whose source shows the deprecation (1.13): the rule may stay silent for older
 //   `torch-version` settings, never report too early.
 // - torch.func appeared in 2.0 (absent from 1.13): the functorch names it replaces.
-constexpr std::array<Symbol, 29> kSymbols{{
+// - v1.13.0, v2.6.0 and v2.14 sources alike: `torch/nn/init.py` `_make_deprecate` ("nn.init.normal is
+//   now deprecated in favor of nn.init.normal_"), `torch/nn/utils/clip_grad.py` `clip_grad_norm`,
+//   `torch/cuda/memory.py` `memory_cached` / `max_memory_cached` ("renamed to memory_reserved"),
+//   `torch/nn/modules/loss.py` `NLLLoss2d`: all present in 1.13, the oldest checked.
+// - v2.6.0: `torch/__init__.py` `set_default_tensor_type` "deprecated as of PyTorch 2.1";
+//   `torch/distributed/distributed_c10d.py` `_all_gather_base` / `_reduce_scatter_base` (no warning
+//   in 1.13); `torch/distributed/checkpoint` `save_state_dict` / `load_state_dict` (no
+//   `torch.distributed.checkpoint` in 1.13).
+// - v2.14: `all_gather_into_tensor` / `reduce_scatter_tensor` deprecated for `*_single` (absent
+//   from 2.6; the releases between were not read).
+constexpr std::array<Symbol, 51> kSymbols{{
     {"torch.solve", "torch.linalg.solve", {1, 9}, {1, 13}, {1, 9}, Rewrite::None, Applicability::Safe,
      "https://github.com/pytorch/pytorch/blob/v1.13.0/torch/_linalg_utils.py"},
     {"torch.lstsq", "torch.linalg.lstsq", {1, 9}, {1, 13}, {1, 9}, Rewrite::None, Applicability::Safe,
@@ -34,31 +44,31 @@ constexpr std::array<Symbol, 29> kSymbols{{
      "https://github.com/pytorch/pytorch/blob/v1.13.0/torch/_linalg_utils.py"},
     {"torch.matrix_rank", "torch.linalg.matrix_rank", {1, 9}, {1, 13}, {1, 9}, Rewrite::None, Applicability::Safe,
      "https://github.com/pytorch/pytorch/blob/v1.13.0/torch/_linalg_utils.py"},
-    {"torch.symeig", "torch.linalg.eigh", {1, 9}, {}, {1, 9}, Rewrite::None, Applicability::Safe,
-     "https://github.com/pytorch/pytorch/pull/57732"},
+    {"torch.symeig", "torch.linalg.eigh", {1, 9}, {2, 0}, {1, 9}, Rewrite::None, Applicability::Safe,
+     "https://github.com/pytorch/pytorch/blob/v2.0.0/torch/_linalg_utils.py"},
     {"torch.qr", "torch.linalg.qr", {1, 9}, {}, {1, 9}, Rewrite::Qr, Applicability::Safe,
      "https://github.com/pytorch/pytorch/pull/57745"},
     {"torch.cholesky", "torch.linalg.cholesky", {1, 9}, {}, {1, 11}, Rewrite::Cholesky, Applicability::Safe,
      "https://github.com/pytorch/pytorch/pull/57725"},
     {"torch.chain_matmul", "torch.linalg.multi_dot", {1, 9}, {}, {1, 9}, Rewrite::ChainMatmul, Applicability::Safe,
      "https://github.com/pytorch/pytorch/pull/57735"},
-    {"torch.ger", "torch.outer", {1, 13}, {}, {1, 13}, Rewrite::Rename, Applicability::Safe,
+    {"torch.ger", "torch.outer", {1, 13, true}, {}, {1, 13}, Rewrite::Rename, Applicability::Safe,
      "https://pytorch.org/docs/stable/generated/torch.ger.html"},
-    {"torch.lu", "torch.linalg.lu_factor", {1, 13}, {}, {1, 13}, Rewrite::None, Applicability::Safe,
+    {"torch.lu", "torch.linalg.lu_factor", {1, 13, true}, {}, {1, 13}, Rewrite::None, Applicability::Safe,
      "https://pytorch.org/docs/stable/generated/torch.lu.html"},
-    {"torch.lu_solve", "torch.linalg.lu_solve", {1, 13}, {}, {1, 13}, Rewrite::LuSolve, Applicability::Safe,
+    {"torch.lu_solve", "torch.linalg.lu_solve", {1, 13, true}, {}, {1, 13}, Rewrite::LuSolve, Applicability::Safe,
      "https://pytorch.org/docs/stable/generated/torch.lu_solve.html"},
-    {"torch.triangular_solve", "torch.linalg.solve_triangular", {1, 13}, {}, {1, 13}, Rewrite::None,
+    {"torch.triangular_solve", "torch.linalg.solve_triangular", {1, 13, true}, {}, {1, 13}, Rewrite::None,
      Applicability::Safe, "https://pytorch.org/docs/stable/generated/torch.triangular_solve.html"},
-    {"torch.svd", "torch.linalg.svd", {1, 13}, {}, {1, 13}, Rewrite::None, Applicability::Safe,
+    {"torch.svd", "torch.linalg.svd", {1, 13, true}, {}, {1, 13}, Rewrite::None, Applicability::Safe,
      "https://pytorch.org/docs/stable/generated/torch.svd.html"},
-    {"torch.norm", "torch.linalg.norm", {1, 13}, {}, {1, 13}, Rewrite::None, Applicability::Safe,
+    {"torch.norm", "torch.linalg.norm", {1, 13, true}, {}, {1, 13}, Rewrite::None, Applicability::Safe,
      "https://pytorch.org/docs/stable/generated/torch.norm.html"},
-    {"torch.range", "torch.arange", {1, 13}, {}, {1, 13}, Rewrite::Range, Applicability::Unsafe,
+    {"torch.range", "torch.arange", {1, 13, true}, {}, {1, 13}, Rewrite::Range, Applicability::Unsafe,
      "https://pytorch.org/docs/stable/generated/torch.range.html"},
-    {"torch.nn.UpsamplingNearest2d", "torch.nn.Upsample", {1, 13}, {}, {1, 13}, Rewrite::UpsampleNearest,
+    {"torch.nn.UpsamplingNearest2d", "torch.nn.Upsample", {1, 13, true}, {}, {1, 13}, Rewrite::UpsampleNearest,
      Applicability::Safe, "https://pytorch.org/docs/stable/generated/torch.nn.UpsamplingNearest2d.html"},
-    {"torch.nn.UpsamplingBilinear2d", "torch.nn.Upsample", {1, 13}, {}, {1, 13}, Rewrite::UpsampleBilinear,
+    {"torch.nn.UpsamplingBilinear2d", "torch.nn.Upsample", {1, 13, true}, {}, {1, 13}, Rewrite::UpsampleBilinear,
      Applicability::Safe, "https://pytorch.org/docs/stable/generated/torch.nn.UpsamplingBilinear2d.html"},
     {"torch.testing.assert_allclose", "torch.testing.assert_close", {1, 12}, {}, {1, 12}, Rewrite::Rename,
      Applicability::Unsafe, "https://github.com/pytorch/pytorch/blob/v1.13.0/torch/testing/_deprecated.py"},
@@ -84,11 +94,61 @@ constexpr std::array<Symbol, 29> kSymbols{{
     {"functorch.hessian", "torch.func.hessian", {2, 0}, {}, {2, 0}, Rewrite::Rename, Applicability::Safe,
      "https://pytorch.org/docs/stable/func.migrating.html"},
     {"functorch.functionalize", "torch.func.functionalize", {2, 0}, {}, {2, 0}, Rewrite::Rename, Applicability::Safe,
-     "https://pytorch.org/docs/stable/func.migrating.html"},
+     "https://pytorch.org/docs/stable/func.migrating.html"},    {"torch.nn.init.uniform", "torch.nn.init.uniform_", {1, 13, true}, {}, {1, 13}, Rewrite::Rename, Applicability::Safe,
+     "https://github.com/pytorch/pytorch/blob/v1.13.0/torch/nn/init.py"},
+    {"torch.nn.init.normal", "torch.nn.init.normal_", {1, 13, true}, {}, {1, 13}, Rewrite::Rename, Applicability::Safe,
+     "https://github.com/pytorch/pytorch/blob/v1.13.0/torch/nn/init.py"},
+    {"torch.nn.init.constant", "torch.nn.init.constant_", {1, 13, true}, {}, {1, 13}, Rewrite::Rename, Applicability::Safe,
+     "https://github.com/pytorch/pytorch/blob/v1.13.0/torch/nn/init.py"},
+    {"torch.nn.init.eye", "torch.nn.init.eye_", {1, 13, true}, {}, {1, 13}, Rewrite::Rename, Applicability::Safe,
+     "https://github.com/pytorch/pytorch/blob/v1.13.0/torch/nn/init.py"},
+    {"torch.nn.init.dirac", "torch.nn.init.dirac_", {1, 13, true}, {}, {1, 13}, Rewrite::Rename, Applicability::Safe,
+     "https://github.com/pytorch/pytorch/blob/v1.13.0/torch/nn/init.py"},
+    {"torch.nn.init.xavier_uniform", "torch.nn.init.xavier_uniform_", {1, 13, true}, {}, {1, 13}, Rewrite::Rename, Applicability::Safe,
+     "https://github.com/pytorch/pytorch/blob/v1.13.0/torch/nn/init.py"},
+    {"torch.nn.init.xavier_normal", "torch.nn.init.xavier_normal_", {1, 13, true}, {}, {1, 13}, Rewrite::Rename, Applicability::Safe,
+     "https://github.com/pytorch/pytorch/blob/v1.13.0/torch/nn/init.py"},
+    {"torch.nn.init.kaiming_uniform", "torch.nn.init.kaiming_uniform_", {1, 13, true}, {}, {1, 13}, Rewrite::Rename, Applicability::Safe,
+     "https://github.com/pytorch/pytorch/blob/v1.13.0/torch/nn/init.py"},
+    {"torch.nn.init.kaiming_normal", "torch.nn.init.kaiming_normal_", {1, 13, true}, {}, {1, 13}, Rewrite::Rename, Applicability::Safe,
+     "https://github.com/pytorch/pytorch/blob/v1.13.0/torch/nn/init.py"},
+    {"torch.nn.init.orthogonal", "torch.nn.init.orthogonal_", {1, 13, true}, {}, {1, 13}, Rewrite::Rename, Applicability::Safe,
+     "https://github.com/pytorch/pytorch/blob/v1.13.0/torch/nn/init.py"},
+    {"torch.nn.init.sparse", "torch.nn.init.sparse_", {1, 13, true}, {}, {1, 13}, Rewrite::Rename, Applicability::Safe,
+     "https://github.com/pytorch/pytorch/blob/v1.13.0/torch/nn/init.py"},
+    {"torch.nn.utils.clip_grad_norm", "torch.nn.utils.clip_grad_norm_", {1, 13, true}, {}, {1, 13}, Rewrite::Rename, Applicability::Safe,
+     "https://github.com/pytorch/pytorch/blob/v1.13.0/torch/nn/utils/clip_grad.py"},
+    {"torch.cuda.memory_cached", "torch.cuda.memory_reserved", {1, 13, true}, {}, {1, 13}, Rewrite::Rename, Applicability::Safe,
+     "https://github.com/pytorch/pytorch/blob/v1.13.0/torch/cuda/memory.py"},
+    {"torch.cuda.max_memory_cached", "torch.cuda.max_memory_reserved", {1, 13, true}, {}, {1, 13}, Rewrite::Rename, Applicability::Safe,
+     "https://github.com/pytorch/pytorch/blob/v1.13.0/torch/cuda/memory.py"},
+    {"torch.nn.NLLLoss2d", "torch.nn.NLLLoss", {1, 13, true}, {}, {1, 13}, Rewrite::Rename, Applicability::Safe,
+     "https://github.com/pytorch/pytorch/blob/v1.13.0/torch/nn/modules/loss.py"},
+    {"torch.set_default_tensor_type", "torch.set_default_dtype", {2, 1}, {}, {2, 1}, Rewrite::None, Applicability::Safe,
+     "https://github.com/pytorch/pytorch/blob/v2.6.0/torch/__init__.py"},
+    {"torch.distributed._all_gather_base", "torch.distributed.all_gather_into_tensor", {2, 6, true}, {}, {1, 13}, Rewrite::Rename, Applicability::Safe,
+     "https://github.com/pytorch/pytorch/blob/v2.6.0/torch/distributed/distributed_c10d.py"},
+    {"torch.distributed._reduce_scatter_base", "torch.distributed.reduce_scatter_tensor", {2, 6, true}, {}, {1, 13}, Rewrite::Rename, Applicability::Safe,
+     "https://github.com/pytorch/pytorch/blob/v2.6.0/torch/distributed/distributed_c10d.py"},
+    {"torch.distributed.all_gather_into_tensor", "torch.distributed.all_gather_single", {2, 14, true}, {}, {2, 14}, Rewrite::Rename, Applicability::Safe,
+     "https://github.com/pytorch/pytorch/blob/main/torch/distributed/distributed_c10d.py"},
+    {"torch.distributed.reduce_scatter_tensor", "torch.distributed.reduce_scatter_single", {2, 14, true}, {}, {2, 14}, Rewrite::Rename, Applicability::Safe,
+     "https://github.com/pytorch/pytorch/blob/main/torch/distributed/distributed_c10d.py"},
+    {"torch.distributed.checkpoint.save_state_dict", "torch.distributed.checkpoint.save", {2, 6, true}, {}, {2, 6}, Rewrite::None, Applicability::Safe,
+     "https://github.com/pytorch/pytorch/blob/v2.6.0/torch/distributed/checkpoint/state_dict_saver.py"},
+    {"torch.distributed.checkpoint.load_state_dict", "torch.distributed.checkpoint.load", {2, 6, true}, {}, {2, 6}, Rewrite::None, Applicability::Safe,
+     "https://github.com/pytorch/pytorch/blob/v2.6.0/torch/distributed/checkpoint/state_dict_loader.py"},
 }};
 
 // Where PyTorch defines or re-exports the same objects under a longer path.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 6> kAliases{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 13> kAliases{{
+    {"torch.nn.modules.loss.NLLLoss2d", "torch.nn.NLLLoss2d"},
+    {"torch.nn.modules.NLLLoss2d", "torch.nn.NLLLoss2d"},
+    {"torch.nn.utils.clip_grad.clip_grad_norm", "torch.nn.utils.clip_grad_norm"},
+    {"torch.cuda.memory.memory_cached", "torch.cuda.memory_cached"},
+    {"torch.cuda.memory.max_memory_cached", "torch.cuda.max_memory_cached"},
+    {"torch.distributed.distributed_c10d._all_gather_base", "torch.distributed._all_gather_base"},
+    {"torch.distributed.distributed_c10d._reduce_scatter_base", "torch.distributed._reduce_scatter_base"},
     {"torch.functional.norm", "torch.norm"},
     {"torch.functional.chain_matmul", "torch.chain_matmul"},
     {"torch.functional.lu", "torch.lu"},
@@ -145,7 +205,10 @@ namespace {
 
 // Last segments that are also everyday names (`x.norm()`, `range(3)`, a parameter `lu`): a file
 // that holds one of them only counts when the text around it can name the torch symbol.
-constexpr std::array<std::string_view, 8> kCommonMembers{"solve", "eig", "qr", "ger", "lu", "svd", "norm", "range"};
+constexpr std::array<std::string_view, 17> kCommonMembers{
+    "solve",  "eig",     "qr",       "ger", "lu",     "svd",             "norm",            "range",
+    "normal", "uniform", "constant", "eye", "sparse", "load_state_dict", "save_state_dict", "all_gather_into_tensor",
+    "reduce_scatter_tensor"};
 
 bool isCommon(std::string_view member) {
   return std::find(kCommonMembers.begin(), kCommonMembers.end(), member) != kCommonMembers.end();
@@ -204,6 +267,8 @@ struct SymbolWords {
   // the only objects that can stand before `.member` in a chain that reaches a symbol, besides
   // a name bound by an alias.
   std::unordered_set<std::string_view> segments;
+  // "parent.member" for the last two segments of every name (`torch.norm`, `init.normal`).
+  std::unordered_set<std::string> parents;
 
   static std::vector<std::string_view> all() {
     std::vector<std::string_view> all(index().words.begin(), index().words.end());
@@ -213,6 +278,10 @@ struct SymbolWords {
   SymbolWords() : words(all()), aliases_begin(index().words.size()) {
     for (std::string_view word : index().words) common.push_back(isCommon(word) ? 1 : 0);
     for (const auto& [name, symbol] : index().by_name) {
+      size_t last = name.rfind('.');
+      size_t before = last == std::string_view::npos ? std::string_view::npos : name.rfind('.', last - 1);
+      if (last != std::string_view::npos)
+        parents.insert(std::string(name.substr(before == std::string_view::npos ? 0 : before + 1)));
       std::string_view rest = name;
       for (size_t dot = rest.find('.'); dot != std::string_view::npos; dot = rest.find('.')) {
         segments.insert(rest.substr(0, dot));
@@ -225,6 +294,16 @@ struct SymbolWords {
 const SymbolWords& symbolWords() {
   static const SymbolWords instance;
   return instance;
+}
+
+// Is `name` bound by an import alias in `text` (`import torch.distributed.checkpoint as dcp`)?
+bool importedAs(std::string_view text, std::string_view name) {
+  if (name.empty()) return false;
+  return analysis::forEachWholeWord(text, name, [&](size_t at) {
+    size_t i = at;
+    while (i > 0 && (text[i - 1] == ' ' || text[i - 1] == '\t')) --i;
+    return i >= 3 && text.substr(i - 2, 2) == "as" && (text[i - 3] == ' ' || text[i - 3] == '\t') && i != at;
+  });
 }
 
 bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\n' || c == '\r' || c == '\\'; }
@@ -329,7 +408,11 @@ bool mayUseSymbols(std::string_view text, bool whole_words) {
       size_t end = at - 1, begin = end;
       while (begin > 0 && analysis::isIdentifierByte(text[begin - 1])) --begin;
       std::string_view object = text.substr(begin, end - begin);
-      if (aliased || object == "torch" || object == "functional") return true;
+      // `torch.norm`, `functional.norm`, `init.normal`: the object is the segment before the
+      // member in some symbol's name, or a name an import binds (`import torch.nn.init as I`).
+      if (aliased || sw.parents.contains(std::string(object) + "." + std::string(sw.words.word(id))) ||
+          importedAs(text, object))
+        return true;
     } else if (inTorchFromImport(text, at)) {
       return true;
     }

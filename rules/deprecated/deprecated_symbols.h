@@ -13,6 +13,9 @@ namespace ptlint::rules::deprecated {
 
 struct Version {
   int major = 0, minor = 0;
+  // The release is the oldest one checked, not the first one: the fact already holds there and
+  // may go back further (the table's "1.13 or earlier").
+  bool or_earlier = false;
   bool known() const { return major != 0 || minor != 0; }
 };
 

@@ -61,7 +61,7 @@ so `torch.linalg.qr`, `numpy.linalg.qr`, the builtin `range`, a local function n
 | symbol | deprecated | removed | replacement | fix |
 | --- | --- | --- | --- | --- |
 | `torch.solve`, `torch.lstsq`, `torch.eig`, `torch.matrix_rank` | 1.9 | 1.13 | `torch.linalg.solve` / `lstsq` / `eig` / `matrix_rank` | none (argument order and results differ) |
-| `torch.symeig` | 1.9 | | `torch.linalg.eigh` | none |
+| `torch.symeig` | 1.9 | 2.0 | `torch.linalg.eigh` | none |
 | `torch.qr` | 1.9 | | `torch.linalg.qr` | safe: `some=False` becomes `mode="complete"` |
 | `torch.cholesky` | 1.9 | | `torch.linalg.cholesky` | safe: `upper=True` becomes `.mH` of the result (1.11+) |
 | `torch.chain_matmul` | 1.9 | | `torch.linalg.multi_dot` | safe: `chain_matmul(a, b)` becomes `multi_dot([a, b])` |
@@ -76,8 +76,9 @@ so `torch.linalg.qr`, `numpy.linalg.qr`, the builtin `range`, a local function n
 | `torch.backends.cuda.sdp_kernel` | 2.3 | | `torch.nn.attention.sdpa_kernel` | safe with literal flags (2.5+) |
 | `functorch.vmap`, `grad`, `vjp`, `jvp`, `jacrev`, `jacfwd`, `hessian`, `functionalize` | 2.0 | | `torch.func.*` | safe |
 
-"≤1.13": the deprecation is present in PyTorch 1.13's sources; the rule reports it from that
-`torch-version` on. Nothing is reported when the configured `torch-version` predates the
+"≤1.13": the deprecation is present in PyTorch 1.13's sources, the oldest checked; the first
+deprecating release may be older, and the message says so ("since PyTorch 1.13 or earlier"). The rule
+reports it from that `torch-version` on. Nothing is reported when the configured `torch-version` predates the
 deprecation; a symbol already removed at the configured version is an `error`.
 
 A fallback for old PyTorch releases is left alone: a use in the `except` handler of a `try`
@@ -149,8 +150,10 @@ where the replacement needs it.
   (each use of `vmap` / `grad` is reported too, with that same fix: the names stay).
   A reference that is not called (`f = torch.ger`) is renamed only where it is assigned to a
   name. A dict key or an argument (`{torch.ger: ...}`, `add_docstr(torch.ger, ...)`) stands for
-  the function object itself, which the replacement is not: it is reported only once the symbol
-  is removed at the configured `torch-version` (the lookup then fails), and never fixed.
+  the function object itself, which the replacement is not: it is not reported, even once the
+  function is removed (PyTorch keeps `solve`, `lstsq`, `eig`, `matrix_rank` and `symeig` as stubs
+  that raise only when called: `torch/__init__.py` imports them from `torch/_linalg_utils.py` in
+  2.6 and 2.14, so the attribute lookup works).
   An import that mixes such names with functorch's module API (`from functorch import
   make_functional, vmap`; `torch.func` replaces `make_functional` with `functional_call`, a
   different interface) is split: `make_functional` stays imported from functorch and `vmap` is
@@ -166,7 +169,8 @@ where the replacement needs it.
   [torch.range](https://pytorch.org/docs/stable/generated/torch.range.html)
 - PyTorch 1.13 `torch/_linalg_utils.py`: [`solve`, `lstsq`, `eig`, `matrix_rank` removed](https://github.com/pytorch/pytorch/blob/v1.13.0/torch/_linalg_utils.py);
   deprecating pull requests [#57725](https://github.com/pytorch/pytorch/pull/57725) (cholesky),
-  [#57732](https://github.com/pytorch/pytorch/pull/57732) (symeig),
+  [#57732](https://github.com/pytorch/pytorch/pull/57732) (symeig; removed for 2.0 by
+  [#70988](https://github.com/pytorch/pytorch/pull/70988), PyTorch 2.6 `torch/_linalg_utils.py` `_symeig` raises),
   [#57735](https://github.com/pytorch/pytorch/pull/57735) (chain_matmul),
   [#57741](https://github.com/pytorch/pytorch/pull/57741) (solve),
   [#57745](https://github.com/pytorch/pytorch/pull/57745) (qr)
@@ -179,6 +183,10 @@ where the replacement needs it.
 bool atLeast(const Context& ctx, Version v) { return ctx.torchAtLeast(v.major, v.minor); }
 
 std::string versionText(Version v) { return std::to_string(v.major) + "." + std::to_string(v.minor); }
+
+// "since PyTorch 1.9", or "since PyTorch 1.13 or earlier" where 1.13 is only the oldest release
+// whose sources were checked.
+std::string sinceText(Version v) { return "since PyTorch " + versionText(v) + (v.or_earlier ? " or earlier" : ""); }
 
 bool isRemoved(const Symbol& s, const Context& ctx) { return s.removed.known() && atLeast(ctx, s.removed); }
 
@@ -204,10 +212,10 @@ std::string message(const Symbol& s, const Context& ctx, std::string_view writte
     name = "`" + std::string(written) + "` (" + name + ")";
   std::string text;
   if (isRemoved(s, ctx))
-    text = name + " was removed in PyTorch " + versionText(s.removed) + " (deprecated since " +
-           versionText(s.deprecated) + ") and raises at run time";
+    text = name + " was removed in PyTorch " + versionText(s.removed) + " (deprecated " + sinceText(s.deprecated) +
+           ") and raises at run time";
   else
-    text = name + " is deprecated since PyTorch " + versionText(s.deprecated);
+    text = name + " is deprecated " + sinceText(s.deprecated);
   return text + "; use `" + std::string(s.replacement) + "`";
 }
 
@@ -841,9 +849,10 @@ class DeprecatedTorchFunction final : public Rule {
     TSNode call = callOf(node);
     // A reference that is neither called nor bound to a name stands for the function object
     // itself (`{torch.ger: ...}`, `add_docstr(torch.ger, ...)`, `op=torch.qr` in a table of
-    // operators): nothing runs the deprecated function there. Once it is removed, though, the
-    // attribute lookup itself fails.
-    if (ts_node_is_null(call) && !isAssignedValue(node) && !isRemoved(*s, ctx)) return;
+    // operators): nothing runs the deprecated function there. The removed ones too: PyTorch keeps
+    // them as stubs that raise when called (2.6 and 2.14 `torch/__init__.py` imports `solve`,
+    // `lstsq`, `eig`, `matrix_rank`, `symeig` from `torch/_linalg_utils.py`), so the lookup works.
+    if (ts_node_is_null(call) && !isAssignedValue(node)) return;
     reportUse(*s, {node, call}, ctx);
   }
 };

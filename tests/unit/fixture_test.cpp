@@ -1,7 +1,7 @@
 // The rule-fixture harness. Each tests/fixtures/<CODE>[_topic].py is a Python file whose
 // expectations live inside it (clang-tidy's CHECK-MESSAGES, Ruff's snapshots):
 //
-//   # ptlint-test: select=PTL501 torch-version=2.3 unsafe-fixes error-ok compile-decorators=a.b
+//   # ptlint-test: select=PTL501 torch-version=>=2.3,<2.9 unsafe-fixes error-ok compile-decorators=a.b
 //   x.item()   # expect: PTL501
 //
 // - `# expect: CODE[, CODE]`: findings that start on that line, exactly. Any finding no line
@@ -68,7 +68,7 @@ Fixture loadFixture(const fs::path& path) {
       std::string opt;
       while (opts >> opt) {
         if (opt.starts_with("select=")) f.settings.select = splitCodes(opt.substr(7));
-        else if (opt.starts_with("torch-version=")) f.settings.torch_version = *rules::TorchVersion::parse(opt.substr(14));
+        else if (opt.starts_with("torch-version=")) f.settings.setTorchRange(*rules::TorchRange::parse(opt.substr(14)));
         else if (opt == "unsafe-fixes") f.settings.unsafe_fixes = true;
         else if (opt == "error-ok") f.error_ok = true;
         else if (opt.starts_with("compile-decorators=")) {

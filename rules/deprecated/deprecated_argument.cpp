@@ -1,0 +1,325 @@
+// PTL113 deprecated-argument: arguments PyTorch deprecated or removed (the legacy loss
+// reductions, the profiler's `use_cuda=`, `meshgrid` without `indexing=`, softmax without `dim`).
+#include <array>
+
+#include "analysis/syntax.h"
+#include "analysis/text_search.h"
+#include "rules/all_rules.h"
+#include "rules/helpers.h"
+#include "rules/version_facts.h"
+
+namespace ptlint::rules {
+namespace {
+
+using analysis::endOf;
+using analysis::fieldOf;
+using analysis::isKind;
+using analysis::startOf;
+
+constexpr RuleMeta kDeprecatedArgument{
+    .code = "PTL113",
+    .name = "deprecated-argument",
+    .summary = "Argument that PyTorch deprecated or removed",
+    .fix = FixAvailability::Sometimes,
+    .fix_applicability = quickfix::Applicability::Safe,
+    .severity = Severity::Warning,
+    .enabled_by_default = true,
+    .deprecated_tag = true,
+    .since_torch = "1.13",
+    .docs = R"md(
+## What it does
+Reports, through any import or alias:
+- `size_average=` or `reduce=` given to a loss (`nn.MSELoss(size_average=False)`,
+  `F.nll_loss(x, y, reduce=False)`, every loss class of `torch.nn` and function of
+  `torch.nn.functional` that takes them);
+- `use_cuda=` given to `torch.profiler.profile` or `torch.autograd.profiler.profile`;
+- `torch.meshgrid(...)` without `indexing=`;
+- `F.softmax`, `F.log_softmax`, `F.softmin`, `nn.Softmax`, `nn.LogSoftmax` and `nn.Softmin`
+  without `dim`.
+
+A call that passes `*args` or `**kwargs` is not reported (the argument may be in them), nor a
+call of `meshgrid`, a softmax or a profiler under another name (`from torch import meshgrid as
+mg`); a loss under another name is followed (`from torch.nn import MSELoss as L`).
+
+## Why is this bad?
+- `size_average` and `reduce` warn "size_average and reduce args will be deprecated, please use
+  reduction='...' instead" (`torch/nn/_reduction.py`, 1.13 to 2.14) and override `reduction=`
+  when both are given.
+- `use_cuda=` warns "`use_cuda` is deprecated, use `activities` argument instead" in 2.6 and is
+  gone from both profilers in 2.14, where passing it raises `TypeError` (an `error` when the
+  range includes 2.14).
+- `torch.meshgrid` without `indexing=` warns "in an upcoming release, it will be required to pass
+  the indexing argument" (1.13 to 2.14).
+- The implicit `dim` of softmax warns "Implicit dimension choice for softmax has been
+  deprecated" and picks `dim=0` for 0-, 1- and 3-dimensional inputs and `dim=1` otherwise: a
+  batch of sequences (3-D) is normalised across the batch.
+
+## Example
+```python
+loss_fn = nn.MSELoss(size_average=False)
+with torch.profiler.profile(use_cuda=True) as prof:
+    ...
+xs, ys = torch.meshgrid(x, y)
+probs = F.softmax(logits)
+```
+
+## Use instead
+```python
+loss_fn = nn.MSELoss(reduction="sum")
+with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]) as prof:
+    ...
+xs, ys = torch.meshgrid(x, y, indexing="ij")
+probs = F.softmax(logits, dim=-1)
+```
+
+## Fix safety
+Offered only where the values are literals and the replacement exists at the oldest release of
+the range; safe unless said otherwise:
+- `size_average=`/`reduce=` (literal `True`, `False` or `None`, no `reduction=` beside them)
+  become `reduction=` by PyTorch's own mapping (`legacy_get_string`): `reduce=False` gives
+  `"none"`, else `size_average=False` gives `"sum"`, else `"mean"`.
+- `torch.profiler.profile(use_cuda=True)` without `activities=` becomes
+  `activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]`, `use_cuda=False` becomes
+  `activities=[ProfilerActivity.CPU]`: unsafe, because without `activities=` the profiler takes
+  every activity the machine supports (`supported_activities()`, which adds XPU, MTIA or HPU on
+  such builds) and the literal list does not;
+  `torch.autograd.profiler.profile(use_cuda=True)` becomes `use_device="cuda"` (from 2.6, the
+  oldest release checked that has it) and `use_cuda=False` is removed (the default).
+- `torch.meshgrid(...)` gains `indexing="ij"`, the behaviour it has without the argument.
+
+There is no fix for a missing `dim`: the right axis depends on the data.
+
+## PyTorch versions
+Checked in PyTorch 1.13's, 2.6's and 2.14's sources: the loss, meshgrid and softmax warnings
+are in all three; the profilers' `use_cuda=` is deprecated in 1.13 (`torch.profiler`) and 2.6
+(both) and removed in 2.14 (the releases between were not read, so 2.14 is taken as the
+removing release); `use_device=` is in 2.6 and not in 1.13.
+
+## References
+- [torch/nn/_reduction.py](https://github.com/pytorch/pytorch/blob/main/torch/nn/_reduction.py) (`legacy_get_string`)
+- [torch/profiler/profiler.py](https://github.com/pytorch/pytorch/blob/main/torch/profiler/profiler.py), [torch/autograd/profiler.py](https://github.com/pytorch/pytorch/blob/main/torch/autograd/profiler.py)
+- [torch.meshgrid](https://pytorch.org/docs/stable/generated/torch.meshgrid.html)
+- [torch.nn.functional.softmax](https://pytorch.org/docs/stable/generated/torch.nn.functional.softmax.html) (`_get_softmax_dim` in `torch/nn/functional.py`)
+)md"};
+
+// Softmax-like callables: how many positional arguments come before `dim`.
+struct SoftmaxEntry {
+  std::string_view name;
+  size_t dim_position;
+};
+constexpr std::array<SoftmaxEntry, 6> kSoftmax{{
+    {"torch.nn.functional.softmax", 1},
+    {"torch.nn.functional.log_softmax", 1},
+    {"torch.nn.functional.softmin", 1},
+    {"torch.nn.Softmax", 0},
+    {"torch.nn.LogSoftmax", 0},
+    {"torch.nn.Softmin", 0},
+}};
+
+bool isLoss(std::string_view q) {
+  std::string_view last = q.substr(q.rfind('.') + 1);
+  bool in_nn = q.starts_with("torch.nn.functional.") || q.starts_with("torch.nn.modules.loss.") ||
+               (q.starts_with("torch.nn.") && q.find('.', 9) == std::string_view::npos);
+  if (!in_nn) return false;
+  return last.ends_with("Loss") || last.ends_with("Loss2d") || last.ends_with("_loss") || last == "cross_entropy" ||
+         last == "binary_cross_entropy" || last == "binary_cross_entropy_with_logits" || last == "kl_div";
+}
+
+// A literal True/False/None: its truth, with None as the default (True).
+std::optional<bool> legacyValue(TSNode value, std::string_view source) {
+  if (isTrueLiteral(value)) return true;
+  if (isFalseLiteral(value)) return false;
+  if (isKind(analysis::unparenthesize(value), "none")) return true;
+  (void)source;
+  return std::nullopt;
+}
+
+// The edit that deletes a keyword argument with the comma before it (never the first argument).
+std::optional<quickfix::Edit> deleteArgument(TSNode keyword) {
+  TSNode previous = ts_node_prev_named_sibling(keyword);
+  if (ts_node_is_null(previous)) {
+    TSNode next = ts_node_next_named_sibling(keyword);
+    if (ts_node_is_null(next)) return quickfix::Edit{startOf(keyword), endOf(keyword), ""};
+    return quickfix::Edit{startOf(keyword), startOf(next), ""};
+  }
+  return quickfix::Edit{endOf(previous), endOf(keyword), ""};
+}
+
+class DeprecatedArgument final : public Rule {
+ public:
+  const RuleMeta& meta() const override { return kDeprecatedArgument; }
+  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<std::string_view> triggers() const override {
+    return {"size_average", "reduce", "use_cuda", "meshgrid", "softmax", "Softmax", "softmin", "Softmin"};
+  }
+
+  // Every finding names one of these words in code (a keyword, or the callee of an attribute call).
+  // `reduce` counts only as a keyword (`reduce=`): `functools.reduce` is everywhere.
+  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
+    if (source.codeNamesAny({"size_average", "use_cuda", "meshgrid", "softmax", "log_softmax", "softmin", "Softmax",
+                             "LogSoftmax", "Softmin"}))
+      return true;
+    if (!source.codeNamesAny({"reduce"})) return false;
+    const std::string* code = source.code();
+    std::string_view text = code != nullptr ? std::string_view(*code) : source.text();
+    return analysis::forEachWholeWord(text, "reduce", [&](size_t at) {
+      size_t i = at + 6;
+      while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
+      return i < text.size() && text[i] == '=' && (i + 1 == text.size() || text[i + 1] != '=');
+    });
+  }
+
+  // Every call that can report spells one of the words (the keyword, or the callee's own name).
+  bool checksWithinRanges() const override { return true; }
+  std::vector<std::pair<uint32_t, uint32_t>> checkRanges(const analysis::SemanticModel& model,
+                                                         const Settings&) const override {
+    return wordRanges(analysis::codeOrText(model.file()),
+                      {"size_average", "reduce", "use_cuda", "meshgrid", "softmax", "log_softmax", "softmin", "Softmax",
+                       "LogSoftmax", "Softmin"});
+  }
+
+  void check(TSNode call, Context& ctx) const override {
+    TSNode callee = fieldOf(call, "function");
+    bool attribute = isKind(callee, "attribute");
+    if (!attribute && !isKind(callee, "identifier")) return;
+    TSNode args = argumentList(call);
+    if (ts_node_is_null(args)) return;
+    // Cheap tests before resolving the callee: a chain must end in a name this rule knows, and a
+    // loss must be given one of the legacy keywords (a bare name may be an alias, `MSELoss as L`).
+    std::string_view source = ctx.source();
+    bool legacy_keywords = !ts_node_is_null(keywordArgumentNode(call, "size_average", source)) ||
+                           !ts_node_is_null(keywordArgumentNode(call, "reduce", source));
+    // (The same for a bare name: `from torch import meshgrid as mg` is not followed, so that every
+    // call that can report spells a word of checkRanges.)
+    if (!legacy_keywords && !isKnownName(ctx.text(attribute ? fieldOf(callee, "attribute") : callee))) return;
+    if (hasStarArguments(call) || hasDoubleStarArguments(call)) return;
+    auto q = ctx.model().qualifiedName(callee);
+    if (!q || !q->starts_with("torch.")) return;
+    if (isLoss(*q)) return checkLoss(call, *q, ctx);
+    if (*q == "torch.profiler.profile" || *q == "torch.profiler.profiler.profile" ||
+        *q == "torch.autograd.profiler.profile" || *q == "torch.autograd.profile")
+      return checkProfiler(call, *q, ctx);
+    if (*q == "torch.meshgrid" || *q == "torch.functional.meshgrid") return checkMeshgrid(call, ctx);
+    for (const SoftmaxEntry& e : kSoftmax)
+      if (*q == e.name) return checkSoftmax(call, e, ctx);
+  }
+
+ private:
+  static bool isKnownName(std::string_view last) {
+    if (last == "profile" || last == "meshgrid") return true;
+    for (const SoftmaxEntry& e : kSoftmax)
+      if (e.name.substr(e.name.rfind('.') + 1) == last) return true;
+    return false;
+  }
+
+  static std::string shortName(std::string_view q) {
+    if (q.starts_with("torch.nn.functional.")) return "F." + std::string(q.substr(20));
+    if (q.starts_with("torch.nn.modules.loss.")) return "nn." + std::string(q.substr(22));
+    if (q.starts_with("torch.nn.")) return "nn." + std::string(q.substr(9));
+    return std::string(q);
+  }
+
+  void checkLoss(TSNode call, std::string_view q, Context& ctx) const {
+    std::string_view source = ctx.source();
+    TSNode size_average = keywordArgumentNode(call, "size_average", source);
+    TSNode reduce = keywordArgumentNode(call, "reduce", source);
+    if (ts_node_is_null(size_average) && ts_node_is_null(reduce)) return;
+    std::string given = !ts_node_is_null(size_average) && !ts_node_is_null(reduce) ? "`size_average=` and `reduce=`"
+                        : !ts_node_is_null(size_average)                          ? "`size_average=`"
+                                                                                  : "`reduce=`";
+    bool both = given.find(" and ") != std::string::npos;
+    Diagnostic& d = ctx.report(ts_node_is_null(size_average) ? reduce : size_average,
+                               "`" + shortName(q) + "`: " + given + (both ? " are" : " is") +
+                                   " deprecated (PyTorch warns \"size_average and reduce args will be deprecated\") "
+                                   "and override" + (both ? "" : "s") + " `reduction=`; use `reduction=`");
+    if (!ts_node_is_null(keywordArgumentNode(call, "reduction", source))) return;
+    std::optional<bool> avg = true, red = true;
+    if (!ts_node_is_null(size_average)) avg = legacyValue(fieldOf(size_average, "value"), source);
+    if (!ts_node_is_null(reduce)) red = legacyValue(fieldOf(reduce, "value"), source);
+    if (!avg || !red) return;
+    std::string reduction = !*red ? "none" : (*avg ? "mean" : "sum");
+    // Replace the first of the two, delete the other.
+    TSNode first = size_average, second = reduce;
+    if (ts_node_is_null(first) || (!ts_node_is_null(second) && startOf(second) < startOf(first))) std::swap(first, second);
+    std::vector<quickfix::Edit> edits{{startOf(first), endOf(first), "reduction=\"" + reduction + "\""}};
+    if (!ts_node_is_null(second)) {
+      auto deletion = deleteArgument(second);
+      if (!deletion) return;
+      edits.push_back(*deletion);
+    }
+    d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use `reduction=\"" + reduction + "\"`", std::move(edits)};
+  }
+
+  void checkProfiler(TSNode call, std::string_view q, Context& ctx) const {
+    std::string_view source = ctx.source();
+    TSNode keyword = keywordArgumentNode(call, "use_cuda", source);
+    if (ts_node_is_null(keyword)) return;
+    bool autograd = q.starts_with("torch.autograd.");
+    std::string_view key = autograd ? versions::kAutogradProfilerUseCuda : versions::kProfilerUseCuda;
+    bool removed = versions::rangeIncludesFrom(ctx.settings(), versions::removedIn(key));
+    std::string name = autograd ? "torch.autograd.profiler.profile" : "torch.profiler.profile";
+    std::string instead = autograd ? "`use_device=\"cuda\"`" : "`activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]`";
+    std::string text = "`use_cuda=` to `" + name + "` is deprecated";
+    if (removed)
+      text += " and removed in PyTorch " + versions::removedIn(key).str() + " (a `TypeError` there; judged for `torch-version` " +
+              versions::rangeText(ctx.settings()) + ")";
+    Diagnostic& d = ctx.report(keyword, text + "; use " + instead);
+    if (removed) d.severity = Severity::Error;
+    TSNode value = fieldOf(keyword, "value");
+    bool on = isTrueLiteral(value);
+    if (!on && !isFalseLiteral(value)) return;
+    if (autograd) {
+      if (!on) {
+        if (auto deletion = deleteArgument(keyword))
+          d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Remove `use_cuda=False` (the default)", {*deletion}};
+        return;
+      }
+      if (!versions::floorAtLeast(ctx.settings(), versions::addedIn(versions::kAutogradProfilerUseDevice))) return;
+      if (!ts_node_is_null(keywordArgumentNode(call, "use_device", source))) return;
+      d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use `use_device=\"cuda\"`",
+                            {{startOf(keyword), endOf(keyword), "use_device=\"cuda\""}}};
+      return;
+    }
+    if (!ts_node_is_null(keywordArgumentNode(call, "activities", source))) return;
+    bool needs_import = false;
+    std::string torch = torchModuleName(ctx.model(), call, needs_import);
+    if (needs_import || torch.empty()) return;
+    std::string activity = torch + ".profiler.ProfilerActivity.";
+    std::string list = "[" + activity + "CPU" + (on ? ", " + activity + "CUDA" : std::string()) + "]";
+    // Unsafe: without `activities=` the profiler takes every activity the machine supports (an
+    // XPU or MTIA build adds its own), which a literal list does not.
+    d.fix = quickfix::Fix{quickfix::Applicability::Unsafe, "Use `activities=`",
+                          {{startOf(keyword), endOf(keyword), "activities=" + list}}};
+  }
+
+  void checkMeshgrid(TSNode call, Context& ctx) const {
+    if (!ts_node_is_null(keywordArgumentNode(call, "indexing", ctx.source()))) return;
+    if (positionalArguments(call).empty()) return;
+    Diagnostic& d = ctx.report(call, "`torch.meshgrid` without `indexing=`: PyTorch warns that a later release will "
+                                     "require it; pass `indexing=\"ij\"` (what it does now) or `\"xy\"` (NumPy's default)");
+    d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Add `indexing=\"ij\"`",
+                          {appendArgument(call, "indexing=\"ij\"", ctx.source())}};
+  }
+
+  void checkSoftmax(TSNode call, const SoftmaxEntry& e, Context& ctx) const {
+    if (!ts_node_is_null(keywordArgumentNode(call, "dim", ctx.source()))) return;
+    if (positionalArguments(call).size() > e.dim_position) return;
+    // F.softmax() with no input at all is another error, not this one.
+    if (e.dim_position == 1 && positionalArguments(call).empty() &&
+        ts_node_is_null(keywordArgumentNode(call, "input", ctx.source())))
+      return;
+    std::string name = shortName(e.name);
+    ctx.report(call, "`" + name + "` without `dim`: the implicit dimension is deprecated and is 0 for 0-, 1- and "
+                                  "3-dimensional inputs (across the batch of a batch of sequences), 1 otherwise; pass "
+                                  "`dim=` explicitly (usually `dim=-1`)");
+  }
+};
+
+}  // namespace
+
+const Rule& deprecatedArgumentRule() {
+  static const DeprecatedArgument rule;
+  return rule;
+}
+
+}  // namespace ptlint::rules

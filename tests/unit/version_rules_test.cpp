@@ -1,0 +1,110 @@
+// What the version-driven rules say about the releases they judge: the removal and deprecation
+// dates in PTL106's messages, and the facts PTL103's documentation states.
+#include <gtest/gtest.h>
+
+#include "rules/linter.h"
+#include "rules/registry.h"
+
+using namespace ptlint;
+
+namespace {
+
+std::vector<rules::Diagnostic> lint(const std::string& source, std::string code, std::string torch_version = "") {
+  rules::Settings settings;
+  settings.select = {std::move(code)};
+  if (!torch_version.empty()) {
+    auto version = rules::TorchVersion::parse(torch_version);
+    EXPECT_TRUE(version.has_value());
+    if (version) settings.torch_version = *version;
+  }
+  return rules::lintFile(analysis::ParsedFile::parse(source), settings).diagnostics;
+}
+
+bool has(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
+
+TEST(VersionRules, SymeigIsRemovedFromTwoZero) {
+  auto at26 = lint("import torch\nw, v = torch.symeig(a)\n", "PTL106");
+  ASSERT_EQ(at26.size(), 1u);
+  EXPECT_EQ(at26[0].severity, rules::Severity::Error);
+  EXPECT_TRUE(has(at26[0].message, "removed in PyTorch 2.0")) << at26[0].message;
+  auto at113 = lint("import torch\nw, v = torch.symeig(a)\n", "PTL106", "1.13");
+  ASSERT_EQ(at113.size(), 1u);
+  EXPECT_EQ(at113[0].severity, rules::Severity::Warning);
+  EXPECT_TRUE(has(at113[0].message, "deprecated since PyTorch 1.9")) << at113[0].message;
+}
+
+TEST(VersionRules, ReferenceToARemovedStubIsNotAFinding) {
+  // `torch.symeig` is still an attribute in 2.x (a stub that raises when called).
+  EXPECT_TRUE(lint("import torch\nadd_docstr(torch.symeig, \"doc\")\n", "PTL106").empty());
+  EXPECT_TRUE(lint("import torch\ntable = {torch.solve: 1}\n", "PTL106", "2.14").empty());
+  EXPECT_EQ(lint("import torch\nx = torch.solve(b, a)\n", "PTL106").size(), 1u);
+}
+
+TEST(VersionRules, DeprecationsDatedByTheOldestReleaseReadSaySo) {
+  auto ger = lint("import torch\ny = torch.ger(a, b)\n", "PTL106");
+  ASSERT_EQ(ger.size(), 1u);
+  EXPECT_TRUE(has(ger[0].message, "since PyTorch 1.13 or earlier")) << ger[0].message;
+  auto qr = lint("import torch\ny = torch.qr(a)\n", "PTL106");
+  ASSERT_EQ(qr.size(), 1u);
+  EXPECT_TRUE(has(qr[0].message, "since PyTorch 1.9;")) << qr[0].message;
+}
+
+TEST(VersionRules, RenamedDynamoLimitDocsSayOldReleasesRaise) {
+  const rules::Rule* rule = rules::findRule("PTL103");
+  ASSERT_NE(rule, nullptr);
+  std::string docs(rule->meta().docs);
+  EXPECT_TRUE(has(docs, "AttributeError")) << docs;
+  EXPECT_FALSE(has(docs, "unused module attribute")) << docs;
+}
+
+TEST(VersionRules, ProfilerUseCudaIsAnErrorWhereTheRangeReachesItsRemoval) {
+  auto found = lint("import torch\nwith torch.profiler.profile(use_cuda=True):\n    pass\n", "PTL113");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].severity, rules::Severity::Error);
+  EXPECT_TRUE(has(found[0].message, "removed in PyTorch 2.14")) << found[0].message;
+  rules::Settings settings;
+  settings.select = {"PTL113"};
+  settings.setTorchRange(*rules::TorchRange::parse(">=2.4,<2.9"));
+  auto old = rules::lintFile(analysis::ParsedFile::parse("import torch\nwith torch.profiler.profile(use_cuda=True):\n    pass\n"),
+                             settings)
+                 .diagnostics;
+  ASSERT_EQ(old.size(), 1u);
+  EXPECT_EQ(old[0].severity, rules::Severity::Warning);
+  EXPECT_FALSE(has(old[0].message, "removed")) << old[0].message;
+}
+
+TEST(VersionRules, TorchScriptIsSilentForARangeThatEndsBeforeItsDeprecation) {
+  rules::Settings settings;
+  settings.select = {"PTL112"};
+  settings.setTorchRange(*rules::TorchRange::parse(">=2.1,<2.9"));
+  auto found = rules::lintFile(analysis::ParsedFile::parse("import torch\nm = torch.jit.script(model)\n"), settings).diagnostics;
+  EXPECT_TRUE(found.empty());
+  EXPECT_EQ(lint("import torch\nm = torch.jit.script(model)\n", "PTL112").size(), 1u);
+}
+
+TEST(VersionRules, LocalRankIsSilentWhenEveryReleasePassesTheUnderscoredSpelling) {
+  const std::string source =
+      "import argparse\np = argparse.ArgumentParser()\np.add_argument(\"--local_rank\", type=int)\n"
+      "args = p.parse_args()\nprint(args.local_rank)\n";
+  rules::Settings settings;
+  settings.select = {"PTL303"};
+  settings.setTorchRange(*rules::TorchRange::parse(">=1.12,<2.0"));
+  EXPECT_TRUE(rules::lintFile(analysis::ParsedFile::parse(source), settings).diagnostics.empty());
+  EXPECT_EQ(lint(source, "PTL303").size(), 1u);
+}
+
+TEST(VersionRules, LegacyTf32MixedWithFp32PrecisionIsAnError) {
+  auto alone = lint("import torch\ntorch.backends.cuda.matmul.allow_tf32 = True\n", "PTL111", "2.9");
+  ASSERT_EQ(alone.size(), 1u);
+  EXPECT_EQ(alone[0].severity, rules::Severity::Warning);
+  auto mixed = lint("import torch\ntorch.backends.cudnn.conv.fp32_precision = \"tf32\"\n"
+                    "if torch.backends.cudnn.allow_tf32:\n    pass\n",
+                    "PTL111", "2.9");
+  ASSERT_EQ(mixed.size(), 1u);
+  EXPECT_EQ(mixed[0].severity, rules::Severity::Error);
+  EXPECT_TRUE(has(mixed[0].message, "mix of the legacy and new APIs")) << mixed[0].message;
+  // Below 2.9 the new settings do not exist (AttributeError): nothing to migrate to.
+  EXPECT_TRUE(lint("import torch\ntorch.backends.cuda.matmul.allow_tf32 = True\n", "PTL111", "2.8").empty());
+}
+
+}  // namespace
