@@ -41,5 +41,16 @@ const Rule& fsdp1InNewCodeRule();  // PTL302  rules/distributed/fsdp1_in_new_cod
 const Rule& synchronousDataLoaderRule();  // PTL405  rules/data/synchronous_dataloader.cpp
 const Rule& dataLoaderPersistentWorkersRule();  // PTL403  rules/data/dataloader_persistent_workers.cpp
 const Rule& invalidAllocConfRule();  // PTL705  rules/numerics/invalid_alloc_conf.cpp
+const Rule& sdpaDropoutInEvalRule();  // PTL605  rules/attention/sdpa_dropout_in_eval.cpp
+const Rule& functionalDropoutInEvalRule();  // PTL706  rules/numerics/functional_dropout_in_eval.cpp
+const Rule& mhaWeightsDiscardedRule();  // PTL606  rules/attention/mha_weights_discarded.cpp
+const Rule& stateDictOfWrapperRule();  // PTL802  rules/serialization/state_dict_of_wrapper.cpp
+const Rule& clipWithoutUnscaleRule();  // PTL205  rules/amp/clip_without_unscale.cpp
+const Rule& lossAccumulatedWithGraphRule();  // PTL708  rules/autograd/loss_accumulated_with_graph.cpp
+const Rule& evalWithGradRule();  // PTL707  rules/autograd/eval_with_grad.cpp
+const Rule& loadStateDictUncheckedRule();  // PTL803  rules/serialization/load_state_dict_unchecked.cpp
+const Rule& perStepHostSyncRule();  // PTL709  rules/numerics/per_step_host_sync.cpp
+const Rule& emptyCacheInLoopRule();  // PTL710  rules/numerics/empty_cache_in_loop.cpp
+const Rule& distributedSamplerWithoutSetEpochRule();  // PTL406  rules/data/distributed_sampler_without_set_epoch.cpp
 
 }  // namespace ptlint::rules

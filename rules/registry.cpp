@@ -100,6 +100,17 @@ const std::vector<const Rule*>& table() {
         &synchronousDataLoaderRule(),
         &dataLoaderPersistentWorkersRule(),
         &invalidAllocConfRule(),
+        &sdpaDropoutInEvalRule(),
+        &functionalDropoutInEvalRule(),
+        &mhaWeightsDiscardedRule(),
+        &stateDictOfWrapperRule(),
+        &clipWithoutUnscaleRule(),
+        &lossAccumulatedWithGraphRule(),
+        &evalWithGradRule(),
+        &loadStateDictUncheckedRule(),
+        &perStepHostSyncRule(),
+        &emptyCacheInLoopRule(),
+        &distributedSamplerWithoutSetEpochRule(),
     };
     std::sort(all.begin(), all.end(), [](const Rule* a, const Rule* b) { return a->meta().code < b->meta().code; });
     return all;

@@ -1,0 +1,204 @@
+// PTL708 loss-accumulated-with-graph: `total += loss` across the iterations of a training loop,
+// keeping every step's autograd graph reachable from `total`.
+#include <string>
+#include <vector>
+
+#include "analysis/syntax.h"
+#include "rules/all_rules.h"
+#include "rules/common/blocks.h"
+#include "rules/helpers.h"
+
+namespace ptlint::rules {
+namespace {
+
+using analysis::fieldOf;
+using analysis::isKind;
+
+constexpr RuleMeta kLossAccumulatedWithGraph{
+    .code = "PTL708",
+    .name = "loss-accumulated-with-graph",
+    .summary = "A back-propagated loss summed across iterations without `.detach()` or `.item()`",
+    .fix = FixAvailability::Always,
+    .fix_applicability = quickfix::Applicability::Unsafe,
+    .severity = Severity::Warning,
+    .enabled_by_default = true,
+    .since_torch = "1.0",
+    .docs = R"md(
+## What it does
+Reports `total += loss`, `total += loss * n` (or `/ n`) and `total = total + loss` inside a
+`for` or `while` loop when `loss` is a name the same function back-propagates
+(`loss.backward()`, `(loss / k).backward()`, `scaler.scale(loss).backward()`,
+`accelerator.backward(loss)`), `total` is not assigned anew inside the loop, and neither side is
+detached: not when `loss` was bound to a `.item()`, `.detach()` or `float(...)`, not when
+`total` is itself back-propagated (summing losses to call `backward()` once is the point then),
+and not under `torch.no_grad()` or `torch.inference_mode()`.
+
+## Why is this bad?
+`loss` is the root of the step's autograd graph. `total += loss` makes `total` a tensor that
+requires grad, whose `grad_fn` chains every step's addition to that step's graph, so nothing of
+any step's graph is ever freed while `total` lives: memory grows with the number of iterations
+and the loop ends in an out-of-memory error or slows down. PyTorch's FAQ ("My model reports
+'cuda runtime error(2): out of memory'") shows exactly this loop: "`total_loss` is accumulating
+history across your training loop, since `loss` is a differentiable variable with autograd
+history."
+
+## Example
+```python
+total_loss = 0
+for x, y in loader:
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    total_loss += loss
+```
+
+## Use instead
+```python
+    total_loss += loss.detach()
+```
+
+`loss.item()` or `float(loss)` work too, at the cost of a host synchronisation every step.
+
+## Fix safety
+The fix writes `loss.detach()`. It is unsafe: the accumulated value no longer requires grad,
+which is the point, but code that later calls `backward()` through it would change.
+
+## References
+- [PyTorch FAQ: "My model reports cuda runtime error(2): out of memory"](https://docs.pytorch.org/docs/stable/notes/faq.html#my-model-reports-cuda-runtime-error-2-out-of-memory)
+)md"};
+
+bool mentionsName(TSNode node, std::string_view name, std::string_view source) {
+  if (ts_node_is_null(node)) return false;
+  if (analysis::textOf(node, source).find(name) == std::string_view::npos) return false;
+  bool found = false;
+  analysis::walkTree(
+      node,
+      [&](TSNode n) {
+        if (found) return false;
+        if ((isKind(n, "identifier") || isKind(n, "attribute")) && analysis::textOf(n, source) == name) found = true;
+        return !found;
+      },
+      [](TSNode) {});
+  return found;
+}
+
+// True when some `.backward()` in `scope` back-propagates `name` (`name.backward()`,
+// `(name / k).backward()`, `scaler.scale(name).backward()`, `accelerator.backward(name)`,
+// `torch.autograd.backward(name)`).
+bool backpropagates(TSNode scope, std::string_view name, std::string_view source) {
+  bool found = false;
+  analysis::walkTree(
+      scope,
+      [&](TSNode n) {
+        if (found) return false;
+        if (isKind(n, "call") && methodName(n, source) == "backward") {
+          TSNode object = fieldOf(fieldOf(n, "function"), "object");
+          auto args = positionalArguments(n);
+          found = mentionsName(object, name, source) || (!args.empty() && mentionsName(args[0], name, source));
+        }
+        return !found;
+      },
+      [](TSNode) {});
+  return found;
+}
+
+bool isDetaching(TSNode value, std::string_view source) {
+  std::string_view text = analysis::textOf(value, source);
+  return text.find(".item()") != std::string_view::npos || text.find(".detach()") != std::string_view::npos ||
+         text.find(".tolist()") != std::string_view::npos || text.starts_with("float(") || text.starts_with("int(");
+}
+
+// True when `target` is assigned (plainly) inside `loop` anywhere but `except`.
+bool reassignedIn(TSNode loop, TSNode except, std::string_view target, std::string_view source) {
+  bool found = false;
+  analysis::walkTree(
+      fieldOf(loop, "body"),
+      [&](TSNode n) {
+        if (found || isCodeBoundary(n)) return false;
+        if (isKind(n, "assignment") && !analysis::sameNode(n, except) &&
+            analysis::textOf(fieldOf(n, "left"), source) == target)
+          found = true;
+        return !found;
+      },
+      [](TSNode) {});
+  return found;
+}
+
+class LossAccumulatedWithGraph final : public Rule {
+ public:
+  const RuleMeta& meta() const override { return kLossAccumulatedWithGraph; }
+  std::vector<std::string_view> nodeKinds() const override { return {"augmented_assignment", "assignment"}; }
+  std::vector<std::string_view> triggers() const override { return {"backward"}; }
+  bool triggersAreWholeWords() const override { return true; }
+  bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
+    return namesIdentifier(file, "backward");
+  }
+
+  void check(TSNode node, Context& ctx) const override {
+    std::string_view source = ctx.source();
+    TSNode target = fieldOf(node, "left");
+    if (!isKind(target, "identifier") && !isKind(target, "attribute")) return;
+    std::string_view total = ctx.text(target);
+    TSNode added{};
+    if (isKind(node, "augmented_assignment")) {
+      if (ctx.text(fieldOf(node, "operator")) != "+=") return;
+      added = fieldOf(node, "right");
+    } else {
+      TSNode sum = analysis::unparenthesize(fieldOf(node, "right"));
+      if (!isKind(sum, "binary_operator") || ctx.text(fieldOf(sum, "operator")) != "+") return;
+      if (ctx.text(fieldOf(sum, "left")) == total) added = fieldOf(sum, "right");
+      else if (ctx.text(fieldOf(sum, "right")) == total) added = fieldOf(sum, "left");
+      else return;
+    }
+    added = analysis::unparenthesize(added);
+    TSNode loss = added;
+    if (isKind(added, "binary_operator")) {
+      std::string_view op = ctx.text(fieldOf(added, "operator"));
+      if (op != "*" && op != "/") return;
+      loss = analysis::unparenthesize(fieldOf(added, "left"));
+    }
+    if (!isKind(loss, "identifier")) return;
+    std::string_view name = ctx.text(loss);
+    if (name == total) return;
+
+    TSNode loop{};
+    for (TSNode up = ts_node_parent(node); !ts_node_is_null(up) && !isCodeBoundary(up); up = ts_node_parent(up))
+      if (isKind(up, "for_statement") || isKind(up, "while_statement")) {
+        loop = up;
+        break;
+      }
+    if (ts_node_is_null(loop)) return;
+    TSNode scope = enclosingFunctionOrModule(node);
+    if (!backpropagates(scope, name, source) || backpropagates(scope, total, source)) return;
+    if (reassignedIn(loop, node, total, source)) return;
+    const auto& model = ctx.model();
+    const analysis::Binding* binding = model.resolve(name, loss);
+    if (binding == nullptr) return;
+    if (binding->kind == analysis::BindingKind::Assignment && isDetaching(binding->value, source)) return;
+    for (TSNode item : enclosingWithItems(node)) {
+      TSNode call = analysis::unparenthesize(item);
+      if (!isKind(call, "call")) continue;
+      auto callee = model.calleeName(call);
+      if (callee && (*callee == "torch.no_grad" || *callee == "torch.autograd.grad_mode.no_grad" ||
+                     *callee == "torch.inference_mode" || *callee == "torch.autograd.grad_mode.inference_mode"))
+        return;
+    }
+
+    Diagnostic& d = ctx.report(
+        loss, fmt::format("`{}` is back-propagated and still holds its graph: adding it to `{}` every iteration "
+                          "keeps each step's autograd graph alive; add `{}.detach()` (or `.item()`)",
+                          name, total, name));
+    d.fix = quickfix::Fix{quickfix::Applicability::Unsafe, fmt::format("Accumulate `{}.detach()`", name),
+                          {{analysis::endOf(loss), analysis::endOf(loss), ".detach()"}}};
+  }
+};
+
+}  // namespace
+
+const Rule& lossAccumulatedWithGraphRule() {
+  static const LossAccumulatedWithGraph rule;
+  return rule;
+}
+
+}  // namespace ptlint::rules

@@ -1,0 +1,91 @@
+#include "rules/common/training_loops.h"
+
+#include <string>
+
+#include "analysis/syntax.h"
+#include "rules/common/blocks.h"
+#include "rules/helpers.h"
+
+namespace ptlint::rules {
+
+using analysis::fieldOf;
+using analysis::isKind;
+
+TSNode enclosingLoop(TSNode node) {
+  for (TSNode up = ts_node_parent(node); !ts_node_is_null(up); up = ts_node_parent(up)) {
+    if (isCodeBoundary(up)) return {};
+    if ((isKind(up, "for_statement") || isKind(up, "while_statement")) && analysis::contains(fieldOf(up, "body"), node))
+      return up;
+  }
+  return {};
+}
+
+bool loopRunsTrainingStep(const analysis::SemanticModel& model, TSNode loop) {
+  std::string_view source = model.file().text();
+  bool found = false;
+  analysis::walkTree(
+      fieldOf(loop, "body"),
+      [&](TSNode n) {
+        if (found || isCodeBoundary(n)) return false;
+        if (isKind(n, "call")) {
+          std::string_view method = methodName(n, source);
+          if (method == "backward" || isBackwardCall(model, n)) found = true;
+          else if (method == "step" && ts_node_named_child_count(argumentList(n)) == 0) {
+            std::string receiver(analysis::textOf(fieldOf(fieldOf(n, "function"), "object"), source));
+            found = receiver.find("optim") != std::string::npos;
+          }
+        }
+        return !found;
+      },
+      [](TSNode) {});
+  return found;
+}
+
+namespace {
+
+bool namesInterval(TSNode condition, std::string_view source) {
+  bool found = false;
+  analysis::walkTree(
+      condition,
+      [&](TSNode n) {
+        if (found) return false;
+        if (isKind(n, "binary_operator") && analysis::textOf(fieldOf(n, "operator"), source) == "%") found = true;
+        if (isKind(n, "identifier")) {
+          std::string name(analysis::textOf(n, source));
+          for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+          for (std::string_view word : {"log", "interval", "every", "freq", "print", "verbose", "debug", "display",
+                                        "report", "period", "rank", "main_process", "is_master"})
+            if (name.find(word) != std::string::npos) found = true;
+        }
+        return !found;
+      },
+      [](TSNode) {});
+  return found;
+}
+
+}  // namespace
+
+bool underIntervalCondition(TSNode node, TSNode loop, std::string_view source) {
+  for (TSNode up = ts_node_parent(node); !ts_node_is_null(up) && !analysis::sameNode(up, loop); up = ts_node_parent(up)) {
+    TSNode condition{};
+    if (isKind(up, "if_statement") || isKind(up, "elif_clause") || isKind(up, "conditional_expression"))
+      condition = isKind(up, "conditional_expression") ? up : fieldOf(up, "condition");
+    if (!ts_node_is_null(condition) && namesInterval(condition, source)) return true;
+    // `else` of an interval test is its complement: still interval-driven.
+    if (isKind(up, "else_clause") && namesInterval(fieldOf(ts_node_parent(up), "condition"), source)) return true;
+  }
+  return false;
+}
+
+bool conditionalWithinLoop(TSNode node, TSNode loop) {
+  for (TSNode up = ts_node_parent(node); !ts_node_is_null(up) && !analysis::sameNode(up, loop); up = ts_node_parent(up)) {
+    std::string_view kind = analysis::kindOf(up);
+    if (kind == "if_statement" || kind == "elif_clause" || kind == "else_clause" || kind == "except_clause" ||
+        kind == "conditional_expression" || kind == "boolean_operator" || kind == "while_statement" ||
+        kind == "for_statement" || kind == "case_clause" || kind == "except_group_clause")
+      return true;
+  }
+  return false;
+}
+
+}  // namespace ptlint::rules

@@ -1,0 +1,27 @@
+// Loops of training code, for the per-step rules (PTL709, PTL710): the innermost `for`/`while`
+// around a node within its function, and whether a loop's body runs a backward pass.
+#pragma once
+
+#include <tree_sitter/api.h>
+
+#include "analysis/semantic_model.h"
+
+namespace ptlint::rules {
+
+// The innermost `for`/`while` statement whose body holds `node`, within its function; null when
+// none (a `for` clause of a comprehension is not a loop statement).
+TSNode enclosingLoop(TSNode node);
+
+// True when the loop's body (not its nested defs) calls `.backward()`, `torch.autograd.backward`
+// or `accelerator.backward(...)`, or steps an optimizer (`x.step()` on a name spelling `optim`).
+bool loopRunsTrainingStep(const analysis::SemanticModel& model, TSNode loop);
+
+// True when, between `node` and `loop`, an `if`/`elif` or conditional expression decides whether
+// it runs by a logging interval: its condition has a `%` or names an interval
+// (`log_every`, `print_freq`, `verbose`, `debug`, ...).
+bool underIntervalCondition(TSNode node, TSNode loop, std::string_view source);
+
+// True when anything between `node` and `loop` makes it conditional (`if`, `try` handler, ...).
+bool conditionalWithinLoop(TSNode node, TSNode loop);
+
+}  // namespace ptlint::rules
