@@ -7,6 +7,7 @@
 #include "analysis/value_resolution.h"
 #include "rules/all_rules.h"
 #include "rules/common/blocks.h"
+#include "rules/common/training_loops.h"
 #include "rules/helpers.h"
 
 namespace ptlint::rules {
@@ -235,24 +236,6 @@ class ClipWithoutUnscale final : public Rule {
   }
 
  private:
-  // An optimizer as far as the file shows: bound to a `torch.optim.*` construction, or a name
-  // spelling `optim`/`opt` and not a scheduler.
-  static bool looksLikeOptimizer(const analysis::SemanticModel& model, TSNode receiver) {
-    TSNode bound{};
-    if (isKind(receiver, "identifier")) bound = analysis::singleAssignedValue(model, receiver);
-    else if (isKind(receiver, "attribute")) bound = selfAttributeValue(model, receiver);
-    if (!ts_node_is_null(bound) && isKind(analysis::unparenthesize(bound), "call")) {
-      auto callee = model.calleeName(analysis::unparenthesize(bound));
-      if (callee) return callee->starts_with("torch.optim.");
-    }
-    std::string_view text = isKind(receiver, "attribute") ? model.text(fieldOf(receiver, "attribute")) : model.text(receiver);
-    std::string lower(text);
-    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (lower.find("sched") != std::string::npos || lower.find("lr") != std::string::npos) return false;
-    return lower == "opt" || lower.find("optim") != std::string::npos || lower.starts_with("opt_") ||
-           lower.ends_with("_opt");
-  }
-
   static void addFix(Diagnostic& d, TSNode call, const ScalerUse& use, Context& ctx) {
     std::string_view source = ctx.source();
     // The optimizer: the one argument of the function's only `scaler.step(...)` text.
@@ -266,8 +249,8 @@ class ClipWithoutUnscale final : public Rule {
     }
     if (optimizer.empty()) return;
     TSNode statement = enclosingStatement(call);
-    if (ts_node_is_null(statement) || !isKind(ts_node_parent(statement), "block") && !isKind(ts_node_parent(statement), "module"))
-      return;
+    if (ts_node_is_null(statement)) return;
+    if (!isKind(ts_node_parent(statement), "block") && !isKind(ts_node_parent(statement), "module")) return;
     uint32_t start = analysis::startOf(statement);
     uint32_t line_start = start;
     while (line_start > 0 && source[line_start - 1] != '\n') --line_start;

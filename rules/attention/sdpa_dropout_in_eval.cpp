@@ -4,6 +4,7 @@
 
 #include "analysis/syntax.h"
 #include "rules/all_rules.h"
+#include "rules/common/blocks.h"
 #include "rules/common/dropout_values.h"
 #include "rules/common/module_methods.h"
 #include "rules/helpers.h"
@@ -98,7 +99,10 @@ class SdpaDropoutInEval final : public Rule {
 
   void check(TSNode call, Context& ctx) const override {
     const auto& model = ctx.model();
-    if (!model.refersTo(fieldOf(call, "function"), "torch.nn.functional.scaled_dot_product_attention")) return;
+    TSNode callee = fieldOf(call, "function");
+    if (analysis::isKind(callee, "attribute") && ctx.text(fieldOf(callee, "attribute")) != "scaled_dot_product_attention")
+      return;
+    if (!model.refersTo(callee, "torch.nn.functional.scaled_dot_product_attention")) return;
     TSNode value = keywordArgument(call, "dropout_p", ctx.source());
     if (ts_node_is_null(value)) {
       auto positional = positionalArguments(call);

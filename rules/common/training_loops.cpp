@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "analysis/value_resolution.h"
+
 #include "analysis/syntax.h"
 #include "rules/common/blocks.h"
 #include "rules/helpers.h"
@@ -30,15 +32,29 @@ bool loopRunsTrainingStep(const analysis::SemanticModel& model, TSNode loop) {
         if (isKind(n, "call")) {
           std::string_view method = methodName(n, source);
           if (method == "backward" || isBackwardCall(model, n)) found = true;
-          else if (method == "step" && ts_node_named_child_count(argumentList(n)) == 0) {
-            std::string receiver(analysis::textOf(fieldOf(fieldOf(n, "function"), "object"), source));
-            found = receiver.find("optim") != std::string::npos;
-          }
+          else if (method == "step" && ts_node_named_child_count(argumentList(n)) == 0)
+            found = looksLikeOptimizer(model, fieldOf(fieldOf(n, "function"), "object"));
         }
         return !found;
       },
       [](TSNode) {});
   return found;
+}
+
+bool looksLikeOptimizer(const analysis::SemanticModel& model, TSNode receiver) {
+  TSNode bound{};
+  if (isKind(receiver, "identifier")) bound = analysis::singleAssignedValue(model, receiver);
+  else if (isKind(receiver, "attribute")) bound = selfAttributeValue(model, receiver);
+  else return false;
+  if (!ts_node_is_null(bound) && isKind(analysis::unparenthesize(bound), "call")) {
+    if (auto callee = model.calleeName(analysis::unparenthesize(bound))) return callee->starts_with("torch.optim.");
+  }
+  std::string_view text = isKind(receiver, "attribute") ? model.text(fieldOf(receiver, "attribute")) : model.text(receiver);
+  std::string lower(text);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower.find("sched") != std::string::npos || lower.find("lr") != std::string::npos) return false;
+  return lower == "opt" || lower.find("optim") != std::string::npos || lower.starts_with("opt_") ||
+         lower.ends_with("_opt");
 }
 
 namespace {

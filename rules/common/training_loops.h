@@ -21,6 +21,11 @@ bool loopRunsTrainingStep(const analysis::SemanticModel& model, TSNode loop);
 // (`log_every`, `print_freq`, `verbose`, `debug`, ...).
 bool underIntervalCondition(TSNode node, TSNode loop, std::string_view source);
 
+// True when `receiver` (of `.step()`) is an optimizer as far as the file shows: a name or
+// `self.<attr>` bound once to a `torch.optim.*` construction, else a name spelling `optim` or
+// `opt` and no scheduler (`sched`, `lr`).
+bool looksLikeOptimizer(const analysis::SemanticModel& model, TSNode receiver);
+
 // True when anything between `node` and `loop` makes it conditional (`if`, `try` handler, ...).
 bool conditionalWithinLoop(TSNode node, TSNode loop);
 

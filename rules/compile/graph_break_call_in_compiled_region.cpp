@@ -9,6 +9,7 @@
 #include "rules/all_rules.h"
 #include "rules/compile/compile_path.h"
 #include "rules/common/blocks.h"
+#include "rules/common/training_loops.h"
 #include "rules/helpers.h"
 
 namespace ptlint::rules {
@@ -17,7 +18,7 @@ namespace {
 constexpr RuleMeta kGraphBreakCall{
     .code = "PTL502",
     .name = "graph-break-call-in-compiled-region",
-    .summary = "`print`, `breakpoint()`, `pdb.set_trace()`, `input()` or `.backward()` inside compiled code",
+    .summary = "`print`, `breakpoint()`, `pdb.set_trace()`, `input()`, `.backward()` or `optimizer.step()` inside compiled code",
     .fix = FixAvailability::None,
     .severity = Severity::Warning,
     .enabled_by_default = true,
@@ -26,7 +27,9 @@ constexpr RuleMeta kGraphBreakCall{
 ## What it does
 Reports calls of the builtins `print`, `breakpoint` and `input`, and of `pdb.set_trace()`
 (any import form: `import pdb`, `from pdb import set_trace`), and the backward calls
-`loss.backward()`, `torch.autograd.backward(...)` and `torch.autograd.grad(...)`, inside code that `torch.compile`
+`loss.backward()`, `torch.autograd.backward(...)` and `torch.autograd.grad(...)`, and
+`optimizer.step()` (a name or `self.<attr>` bound to a `torch.optim` optimizer, or spelling
+`optim`/`opt`), inside code that `torch.compile`
 traces — the same compiled regions as PTL501 (`item-in-compiled-region`): functions decorated
 with or passed to `torch.compile`, the `forward` of a compiled module, and what they call —
 across the files of the project too (`model = torch.compile(Net())` in `train.py` compiles
@@ -55,6 +58,10 @@ Tensor.backward() call", GB9186 for `torch.autograd.grad`) breaks on both while
 `torch._dynamo.config.trace_autograd_ops` is `False`, its default. The forward graph ends at the
 call and the rest of the step runs in a new graph. Compile the model (or the loss computation)
 and call `backward()` outside it; the backward graph is still compiled (AOTAutograd).
+`Optimizer.step` is wrapped by `_use_grad_for_differentiable` (`torch/optim/optimizer.py`, 2.6
+and 2.14), which calls `torch._dynamo.graph_break()` before and after the update on purpose, so
+that the update is compiled as a graph of its own: a training step compiled as one function
+breaks into three graphs there.
 
 ## Example
 ```python
@@ -105,6 +112,10 @@ std::string graphBreakingCall(const analysis::SemanticModel& model, TSNode call,
     auto callee = model.calleeName(call);
     if (callee && *callee == "torch.autograd.grad") return "torch.autograd.grad()";
   }
+  if (methodName(call, model.file().text()) == "step") {
+    TSNode receiver = analysis::fieldOf(analysis::fieldOf(call, "function"), "object");
+    if (looksLikeOptimizer(model, receiver)) return std::string(model.text(receiver)) + ".step()";
+  }
   for (std::string_view builtin : {"print", "breakpoint", "input"}) {
     if (builtin == "print" && prints_reorderable) continue;
     if (isBuiltinCall(model, call, builtin)) return std::string(builtin) + "()";
@@ -115,8 +126,8 @@ std::string graphBreakingCall(const analysis::SemanticModel& model, TSNode call,
 }
 
 // The calls this rule reports: `print`, `breakpoint`, `pdb.set_trace`, `input`, `backward`,
-// `torch.autograd.grad`.
-constexpr std::array<std::string_view, 6> kCalls{"print", "breakpoint", "set_trace", "input", "backward", "grad"};
+// `torch.autograd.grad`, `optimizer.step`.
+constexpr std::array<std::string_view, 7> kCalls{"print", "breakpoint", "set_trace", "input", "backward", "grad", "step"};
 
 class GraphBreakCallInCompiledRegion final : public Rule {
  public:
@@ -170,7 +181,7 @@ class GraphBreakCallInCompiledRegion final : public Rule {
                                 ? ctx.text(analysis::fieldOf(callee, "attribute"))
                                 : ctx.text(callee);
     if (last != "print" && last != "breakpoint" && last != "input" && last != "set_trace" && last != "backward" &&
-        last != "grad")
+        last != "grad" && last != "step")
       return;
     const auto& model = ctx.model();
     bool reorderable = analysis::findBytes(ctx.source(), "reorderable_logging_functions") != std::string_view::npos;
@@ -187,6 +198,11 @@ class GraphBreakCallInCompiledRegion final : public Rule {
             ? fmt::format("`print()` in {} breaks the graph on every call: Dynamo runs it eagerly between two "
                           "graphs; log outside the compiled code or from a `torch.compiler.disable` function",
                           where)
+        : what.ends_with(".step()")
+            ? fmt::format("`{}` in {} breaks the graph twice: `Optimizer.step` calls `torch._dynamo.graph_break()` "
+                          "before and after the update; compile the model and step the optimizer outside, or compile "
+                          "the step function alone",
+                          what, where)
         : what.ends_with("backward()") || what == "torch.autograd.grad()"
             ? fmt::format("`{}` in {} breaks the graph: Dynamo does not trace the backward pass from compiled "
                           "code (`trace_autograd_ops` is off by default) and starts a new graph after it; call it "

@@ -1,4 +1,5 @@
 // PTL706 functional-dropout-in-eval: `F.dropout(x, p)` in a module's method without `training=`.
+#include <algorithm>
 #include <array>
 #include <string>
 
@@ -84,6 +85,13 @@ class FunctionalDropoutInEval final : public Rule {
 
   void check(TSNode call, Context& ctx) const override {
     const auto& model = ctx.model();
+    TSNode function_node = fieldOf(call, "function");
+    if (analysis::isKind(function_node, "attribute")) {
+      std::string_view attribute = ctx.text(fieldOf(function_node, "attribute"));
+      if (std::find(kDropouts.begin(), kDropouts.end(), attribute) == kDropouts.end()) return;
+    } else if (!analysis::isKind(function_node, "identifier")) {
+      return;
+    }
     auto callee = model.calleeName(call);
     if (!callee || !callee->starts_with("torch.nn.functional.")) return;
     std::string_view function = std::string_view(*callee).substr(sizeof("torch.nn.functional.") - 1);
