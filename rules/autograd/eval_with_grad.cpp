@@ -7,6 +7,7 @@
 #include "analysis/syntax.h"
 #include "rules/all_rules.h"
 #include "rules/common/blocks.h"
+#include "rules/common/training_loops.h"
 #include "rules/helpers.h"
 
 namespace ptlint::rules {
@@ -32,7 +33,9 @@ the call is under no `with torch.no_grad():`, `torch.inference_mode()` or
 `torch.set_grad_enabled(...)`, the function has no `@torch.no_grad()` or
 `@torch.inference_mode()` decorator, it names none of `no_grad`, `inference_mode`,
 `set_grad_enabled`, `enable_grad`, `requires_grad_`, `backward` or `autograd` (it manages
-gradients itself), and no call of the function in the file is under such a block. A function
+gradients itself), and no call of the function in the file is under such a block. A call
+inside an assertion (`assert`, `self.assertEqual(model(x), ...)`: a test comparing outputs) is
+not reported. A function
 that the file never calls, whose callers may be in other files, is still checked only
 when its name says it evaluates or predicts (`evaluate`, `validate`, `test_epoch`,
 `predict`, `inference`, ...). One finding per function, on the first call.
@@ -157,7 +160,8 @@ class EvalWithGrad final : public Rule {
         [&](TSNode n) {
           if (!ts_node_is_null(first) || isCodeBoundary(n)) return false;
           if (isKind(n, "call") && analysis::startOf(n) > analysis::endOf(call) &&
-              ctx.text(fieldOf(n, "function")) == name && !underGradModeBlock(model, n))
+              ctx.text(fieldOf(n, "function")) == name && !underGradModeBlock(model, n) &&
+              !insideAssertion(n, source))
             first = n;
           return ts_node_is_null(first);
         },

@@ -93,6 +93,75 @@ bool underIntervalCondition(TSNode node, TSNode loop, std::string_view source) {
   return false;
 }
 
+bool insideAssertion(TSNode node, std::string_view source) {
+  for (TSNode up = ts_node_parent(node); !ts_node_is_null(up) && !isCodeBoundary(up); up = ts_node_parent(up)) {
+    if (isKind(up, "assert_statement")) return true;
+    if (isKind(up, "call")) {
+      TSNode callee = fieldOf(up, "function");
+      std::string_view name = isKind(callee, "attribute") ? analysis::textOf(fieldOf(callee, "attribute"), source)
+                                                           : analysis::textOf(callee, source);
+      if (name.starts_with("assert")) return true;
+    }
+  }
+  return false;
+}
+
+namespace {
+
+bool exits(TSNode block) {
+  bool found = false;
+  analysis::walkTree(
+      block,
+      [&](TSNode n) {
+        if (found || isCodeBoundary(n)) return false;
+        if (isKind(n, "break_statement") || isKind(n, "return_statement") || isKind(n, "raise_statement")) found = true;
+        return !found && !isKind(n, "for_statement") && !isKind(n, "while_statement");
+      },
+      [](TSNode) {});
+  return found;
+}
+
+bool readsName(TSNode node, std::string_view name, std::string_view source) {
+  bool found = false;
+  analysis::walkTree(
+      node,
+      [&](TSNode n) {
+        if (found) return false;
+        if (isKind(n, "identifier") && analysis::textOf(n, source) == name) found = true;
+        return !found;
+      },
+      [](TSNode) {});
+  return found;
+}
+
+}  // namespace
+
+bool decidesLoopExit(TSNode call, TSNode loop, std::string_view source) {
+  std::string_view name;
+  for (TSNode up = ts_node_parent(call); !ts_node_is_null(up) && !analysis::sameNode(up, loop); up = ts_node_parent(up)) {
+    if (isKind(up, "if_statement") && analysis::contains(fieldOf(up, "condition"), call) &&
+        exits(fieldOf(up, "consequence")))
+      return true;
+    if (isKind(up, "assignment") && isKind(fieldOf(up, "left"), "identifier")) {
+      name = analysis::textOf(fieldOf(up, "left"), source);
+      break;
+    }
+  }
+  if (name.empty()) return false;
+  bool found = false;
+  analysis::walkTree(
+      fieldOf(loop, "body"),
+      [&](TSNode n) {
+        if (found || isCodeBoundary(n)) return false;
+        if (isKind(n, "if_statement") && readsName(fieldOf(n, "condition"), name, source) &&
+            exits(fieldOf(n, "consequence")))
+          found = true;
+        return !found;
+      },
+      [](TSNode) {});
+  return found;
+}
+
 bool conditionalWithinLoop(TSNode node, TSNode loop) {
   for (TSNode up = ts_node_parent(node); !ts_node_is_null(up) && !analysis::sameNode(up, loop); up = ts_node_parent(up)) {
     std::string_view kind = analysis::kindOf(up);

@@ -26,6 +26,14 @@ bool underIntervalCondition(TSNode node, TSNode loop, std::string_view source);
 // `opt` and no scheduler (`sched`, `lr`).
 bool looksLikeOptimizer(const analysis::SemanticModel& model, TSNode receiver);
 
+// True when `node` is checked by a test: inside an `assert` statement or an argument of a call
+// whose name starts with `assert` (`self.assertEqual(...)`, `torch.testing.assert_close(...)`).
+bool insideAssertion(TSNode node, std::string_view source);
+
+// True when the value of `call` decides whether `loop` stops: the call is in the condition of an
+// `if` that breaks or returns, or is assigned to a name such a condition reads (a convergence test).
+bool decidesLoopExit(TSNode call, TSNode loop, std::string_view source);
+
 // True when anything between `node` and `loop` makes it conditional (`if`, `try` handler, ...).
 bool conditionalWithinLoop(TSNode node, TSNode loop);
 

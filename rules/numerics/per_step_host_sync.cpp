@@ -25,8 +25,11 @@ Reports `x.item()`, `x.tolist()` and `x.cpu()` calls in the body of a loop that 
 step (it calls `.backward()` or steps an optimizer), unless a logging-interval test decides
 whether they run: an `if` or conditional expression between the call and the loop whose
 condition has a `%` (`step % log_every == 0`) or names an interval or a logging switch
-(`log_interval`, `print_freq`, `verbose`, `is_main_process`, ...). Off by default: it is
-information for loops where the step time matters.
+(`log_interval`, `print_freq`, `verbose`, `is_main_process`, ...). Not reported either: a value
+a test checks (`assert`, `self.assertEqual(...)`), a value that decides whether the loop stops
+(`if loss.item() < tol: break`, or a name bound to it and tested so), and `.cpu()` of a module
+(`model.cpu()`, `m.cpu().parameters()`). Off by default: it is information for loops where
+the step time matters.
 
 ## Why is this bad?
 On a GPU, kernels run asynchronously: the Python loop queues the next step while the current
@@ -64,6 +67,26 @@ There is no fix.
 - [Performance tuning guide: avoid unnecessary CPU-GPU synchronization](https://docs.pytorch.org/tutorials/recipes/recipes/tuning_guide.html#avoid-unnecessary-cpu-gpu-synchronization)
 )md"};
 
+// `model.cpu()` followed by a module method (`m.cpu().parameters()`), or on a name spelling a
+// model: a module moved to the host, not a tensor read.
+bool movesModule(TSNode call, std::string_view source) {
+  TSNode parent = ts_node_parent(call);
+  if (isKind(parent, "attribute")) {
+    std::string_view next = analysis::textOf(fieldOf(parent, "attribute"), source);
+    for (std::string_view method : {"parameters", "named_parameters", "state_dict", "buffers", "named_buffers",
+                                    "modules", "named_modules", "children", "eval", "train"})
+      if (next == method) return true;
+  }
+  TSNode receiver = fieldOf(fieldOf(call, "function"), "object");
+  if (!isKind(receiver, "identifier") && !isKind(receiver, "attribute")) return false;
+  std::string name(isKind(receiver, "attribute") ? analysis::textOf(fieldOf(receiver, "attribute"), source)
+                                                 : analysis::textOf(receiver, source));
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (std::string_view word : {"model", "net", "module", "encoder", "decoder", "layer"})
+    if (name.find(word) != std::string::npos) return true;
+  return name == "m";
+}
+
 class PerStepHostSync final : public Rule {
  public:
   const RuleMeta& meta() const override { return kPerStepHostSync; }
@@ -80,6 +103,9 @@ class PerStepHostSync final : public Rule {
     TSNode loop = enclosingLoop(call);
     if (ts_node_is_null(loop) || !loopRunsTrainingStep(ctx.model(), loop)) return;
     if (underIntervalCondition(call, loop, source)) return;
+    // A test's check, or a convergence test that needs the value on the host every step.
+    if (insideAssertion(call, source) || decidesLoopExit(call, loop, source)) return;
+    if (method == "cpu" && movesModule(call, source)) return;
     ctx.report(call, fmt::format("`.{}()` every training step waits for the GPU to finish the queued work; "
                                  "accumulate on the device and read it at a logging interval",
                                  method));
