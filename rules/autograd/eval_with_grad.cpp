@@ -35,7 +35,7 @@ the call is under no `with torch.no_grad():`, `torch.inference_mode()` or
 `set_grad_enabled`, `enable_grad`, `requires_grad_`, `backward` or `autograd` (it manages
 gradients itself), and no call of the function in the file is under such a block. A call
 inside an assertion (`assert`, `self.assertEqual(model(x), ...)`: a test comparing outputs) is
-not reported. A function
+not reported, nor are test functions (`test_*`). A function
 that the file never calls, whose callers may be in other files, is still checked only
 when its name says it evaluates or predicts (`evaluate`, `validate`, `test_epoch`,
 `predict`, `inference`, ...). One finding per function, on the first call.
@@ -169,6 +169,7 @@ class EvalWithGrad final : public Rule {
     if (ts_node_is_null(first)) return;
     // Its callers in this file: any under a grad-mode block decides.
     std::string_view function_name = ctx.text(fieldOf(function, "name"));
+    if (function_name.starts_with("test")) return;  // a test checks outputs; its graphs are its own
     bool called = false, called_without_grad = false;
     analysis::forEachWholeWord(source, function_name, [&](size_t at) {
       TSNode node = ts_node_descendant_for_byte_range(ctx.file().root(), static_cast<uint32_t>(at),

@@ -108,13 +108,18 @@ bool insideAssertion(TSNode node, std::string_view source) {
 
 namespace {
 
-bool exits(TSNode block) {
+bool exits(TSNode block, std::string_view source) {
   bool found = false;
   analysis::walkTree(
       block,
       [&](TSNode n) {
         if (found || isCodeBoundary(n)) return false;
         if (isKind(n, "break_statement") || isKind(n, "return_statement") || isKind(n, "raise_statement")) found = true;
+        if (isKind(n, "call")) {
+          // `sys.exit(1)`, `exit()`, `quit()`, `os._exit(1)`
+          std::string_view callee = analysis::textOf(fieldOf(n, "function"), source);
+          if (callee == "exit" || callee == "quit" || callee.ends_with(".exit") || callee.ends_with("._exit")) found = true;
+        }
         return !found && !isKind(n, "for_statement") && !isKind(n, "while_statement");
       },
       [](TSNode) {});
@@ -140,7 +145,7 @@ bool decidesLoopExit(TSNode call, TSNode loop, std::string_view source) {
   std::string_view name;
   for (TSNode up = ts_node_parent(call); !ts_node_is_null(up) && !analysis::sameNode(up, loop); up = ts_node_parent(up)) {
     if (isKind(up, "if_statement") && analysis::contains(fieldOf(up, "condition"), call) &&
-        exits(fieldOf(up, "consequence")))
+        exits(fieldOf(up, "consequence"), source))
       return true;
     if (isKind(up, "assignment") && isKind(fieldOf(up, "left"), "identifier")) {
       name = analysis::textOf(fieldOf(up, "left"), source);
@@ -154,8 +159,9 @@ bool decidesLoopExit(TSNode call, TSNode loop, std::string_view source) {
       [&](TSNode n) {
         if (found || isCodeBoundary(n)) return false;
         if (isKind(n, "if_statement") && readsName(fieldOf(n, "condition"), name, source) &&
-            exits(fieldOf(n, "consequence")))
+            exits(fieldOf(n, "consequence"), source))
           found = true;
+        if (isKind(n, "assert_statement") && readsName(n, name, source)) found = true;
         return !found;
       },
       [](TSNode) {});

@@ -31,7 +31,8 @@ bool looksLikeOptimizer(const analysis::SemanticModel& model, TSNode receiver);
 bool insideAssertion(TSNode node, std::string_view source);
 
 // True when the value of `call` decides whether `loop` stops: the call is in the condition of an
-// `if` that breaks or returns, or is assigned to a name such a condition reads (a convergence test).
+// `if` that breaks, returns, raises or exits, or is assigned to a name such a condition (or an
+// `assert`) reads (a convergence test, a NaN check).
 bool decidesLoopExit(TSNode call, TSNode loop, std::string_view source);
 
 // True when anything between `node` and `loop` makes it conditional (`if`, `try` handler, ...).

@@ -27,7 +27,8 @@ whether they run: an `if` or conditional expression between the call and the loo
 condition has a `%` (`step % log_every == 0`) or names an interval or a logging switch
 (`log_interval`, `print_freq`, `verbose`, `is_main_process`, ...). Not reported either: a value
 a test checks (`assert`, `self.assertEqual(...)`), a value that decides whether the loop stops
-(`if loss.item() < tol: break`, or a name bound to it and tested so), and `.cpu()` of a module
+(`if loss.item() < tol: break`, `if not math.isfinite(loss_value): sys.exit(1)`, with the
+value bound to a name the test reads), and `.cpu()` of a module
 (`model.cpu()`, `m.cpu().parameters()`). Off by default: it is information for loops where
 the step time matters.
 
