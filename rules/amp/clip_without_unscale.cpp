@@ -149,10 +149,14 @@ class ClipWithoutUnscale final : public Rule {
   std::vector<std::string_view> triggers() const override { return {"scale"}; }
   std::vector<std::string_view> requiredWords() const override { return {"backward"}; }
   bool triggersAreWholeWords() const override { return true; }
+  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
+    return source.codeNamesAny({"scale"}) && source.codeNamesAny({"backward"}) &&
+           source.codeNamesAny({"step", "clip_grad_norm_", "clip_grad_value_", "clip_grad_norm"});
+  }
   bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
-    return namesIdentifier(file, "scale") && namesIdentifier(file, "backward") &&
-           (namesIdentifier(file, "step") || namesIdentifier(file, "clip_grad_norm_") ||
-            namesIdentifier(file, "clip_grad_value_") || namesIdentifier(file, "clip_grad_norm"));
+    return callsNamed(file, "scale") && callsNamed(file, "backward") &&
+           (callsNamed(file, "step") || callsNamed(file, "clip_grad_norm_") || callsNamed(file, "clip_grad_value_") ||
+            callsNamed(file, "clip_grad_norm"));
   }
 
   void check(TSNode call, Context& ctx) const override {

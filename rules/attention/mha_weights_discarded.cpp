@@ -140,6 +140,9 @@ class MhaWeightsDiscarded final : public Rule {
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
   std::vector<std::string_view> triggers() const override { return {"MultiheadAttention"}; }
   bool triggersAreWholeWords() const override { return true; }
+  bool mayMatchSource(const analysis::PrefilterText& source, const Settings& settings) const override {
+    return settings.torch_version.atLeast(2, 0) && source.codeNamesAny({"MultiheadAttention"});
+  }
   bool mayReportIn(const analysis::ParsedFile& file, const Settings& settings) const override {
     return settings.torch_version.atLeast(2, 0) && namesIdentifier(file, "MultiheadAttention");
   }

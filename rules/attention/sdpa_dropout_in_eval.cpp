@@ -93,6 +93,9 @@ class SdpaDropoutInEval final : public Rule {
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
   std::vector<std::string_view> triggers() const override { return {"scaled_dot_product_attention"}; }
   bool triggersAreWholeWords() const override { return true; }
+  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
+    return source.codeNamesAny({"scaled_dot_product_attention"});
+  }
   bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
     return namesIdentifier(file, "scaled_dot_product_attention");
   }

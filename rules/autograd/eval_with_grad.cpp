@@ -121,8 +121,11 @@ class EvalWithGrad final : public Rule {
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
   std::vector<std::string_view> triggers() const override { return {"eval"}; }
   bool triggersAreWholeWords() const override { return true; }
+  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
+    return source.codeNamesAny({"eval"}) && source.codeNamesAny({"torch"});
+  }
   bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
-    return namesIdentifier(file, "eval") && namesIdentifier(file, "torch");
+    return callsNamed(file, "eval") && namesIdentifier(file, "torch");
   }
   // Every finding is reported from a `.eval()` call, which spells the word.
   bool checksWithinRanges() const override { return true; }

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "analysis/syntax.h"
+#include "analysis/text_search.h"
 #include "rules/all_rules.h"
 #include "rules/common/blocks.h"
 #include "rules/helpers.h"
@@ -125,14 +126,113 @@ bool reassignedIn(TSNode loop, TSNode except, std::string_view target, std::stri
   return found;
 }
 
+// True when the name could be what `total += name`, `total += name * k` or
+// `total = total + name` adds: some whole-word occurrence follows `+=`, or stands beside a `+` on
+// a line `T = ...` whose right side spells `T` again (or a line without its own `=`, a statement
+// continued from above). Spaces and parentheses are skipped. Errs towards true.
+bool nextToPlus(std::string_view source, std::string_view name) {
+  return analysis::forEachWholeWord(source, name, [&](size_t at) {
+    size_t before = at;
+    while (before > 0 && (source[before - 1] == ' ' || source[before - 1] == '(' || source[before - 1] == '\t')) --before;
+    if (before > 1 && source[before - 1] == '=' && source[before - 2] == '+') return true;
+    size_t after = at + name.size();
+    while (after < source.size() && (source[after] == ' ' || source[after] == ')' || source[after] == '\t')) ++after;
+    bool plus = (before > 0 && source[before - 1] == '+') ||
+                (after < source.size() && source[after] == '+' && (after + 1 >= source.size() || source[after + 1] != '='));
+    if (!plus) return false;
+    size_t line = source.rfind('\n', at);
+    line = line == std::string_view::npos ? 0 : line + 1;
+    size_t line_end = source.find('\n', at);
+    if (line_end == std::string_view::npos) line_end = source.size();
+    std::string_view text = source.substr(line, line_end - line);
+    // The first plain `=` (not `==`, `<=`, `>=`, `!=`, an augmented operator or a keyword's).
+    size_t eq = std::string_view::npos;
+    for (size_t i = 0; i < text.size(); ++i) {
+      if (text[i] != '=') continue;
+      char prev = i > 0 ? text[i - 1] : ' ', next = i + 1 < text.size() ? text[i + 1] : ' ';
+      if (next == '=' || prev == '=' || prev == '<' || prev == '>' || prev == '!' || prev == '+' || prev == '-' ||
+          prev == '*' || prev == '/' || prev == '%' || prev == '&' || prev == '|' || prev == '^' || prev == ':')
+        continue;
+      eq = i;
+      break;
+    }
+    if (eq == std::string_view::npos) return true;  // continued from another line
+    std::string_view target = text.substr(0, eq);
+    while (!target.empty() && (target.front() == ' ' || target.front() == '\t')) target.remove_prefix(1);
+    while (!target.empty() && (target.back() == ' ' || target.back() == '\t')) target.remove_suffix(1);
+    if (target.empty()) return true;
+    return text.substr(eq + 1).find(target) != std::string_view::npos;
+  });
+}
+
 class LossAccumulatedWithGraph final : public Rule {
  public:
   const RuleMeta& meta() const override { return kLossAccumulatedWithGraph; }
   std::vector<std::string_view> nodeKinds() const override { return {"augmented_assignment", "assignment"}; }
   std::vector<std::string_view> triggers() const override { return {"backward"}; }
   bool triggersAreWholeWords() const override { return true; }
+  // Every finding adds a name (`+`) in a function that calls `backward` (in code, not a docstring).
+  // Before parsing, on the code: some identifier of a `backward` call's line (through its
+  // closing parenthesis) stands next to a `+` somewhere.
+  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
+    const std::string* view = source.code();
+    if (view == nullptr) return true;
+    std::string_view code = *view;
+    if (code.find('+') == std::string_view::npos) return false;
+    return analysis::forEachWholeWord(code, "backward", [&](size_t at) {
+      // From the line where the receiver starts: `scaler.scale(\n loss\n).backward()`.
+      size_t start = at;
+      while (start > 0 && (code[start - 1] == '.' || code[start - 1] == ' ' || code[start - 1] == '\n')) --start;
+      for (int depth = 0; start > 0;) {
+        char c = code[start - 1];
+        if (c == ')' || c == ']') ++depth;
+        else if (c == '(' || c == '[') --depth;
+        else if (c == '\n' && depth <= 0) break;
+        --start;
+        if (depth < 0) depth = 0;
+      }
+      std::string_view args = callArgumentsAt(code, at, 8);
+      size_t end = args.data() == nullptr ? at + 8 : static_cast<size_t>(args.data() - code.data()) + args.size();
+      for (size_t i = start; i < end;) {
+        if (!analysis::isIdentifierByte(code[i]) || (i > 0 && analysis::isIdentifierByte(code[i - 1]))) {
+          ++i;
+          continue;
+        }
+        size_t j = i;
+        while (j < code.size() && analysis::isIdentifierByte(code[j])) ++j;
+        std::string_view name = code.substr(i, j - i);
+        if (name != "backward" && !(name[0] >= '0' && name[0] <= '9') && nextToPlus(code, name)) return true;
+        i = j;
+      }
+      return false;
+    });
+  }
+  // Some name back-propagated (`x.backward()`, `backward(x)`) stands next to a `+` somewhere.
   bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
-    return namesIdentifier(file, "backward");
+    std::string_view source = file.text();
+    TSNode root = file.root();
+    return analysis::forEachWholeWord(source, "backward", [&](size_t at) {
+      TSNode node = ts_node_descendant_for_byte_range(root, static_cast<uint32_t>(at), static_cast<uint32_t>(at + 8));
+      if (!isKind(node, "identifier")) return false;
+      TSNode callee = node, call = ts_node_parent(node);
+      if (isKind(call, "attribute")) {
+        callee = call;
+        call = ts_node_parent(call);
+      }
+      if (!isKind(call, "call") || !analysis::sameNode(fieldOf(call, "function"), callee)) return false;
+      bool added = false;
+      analysis::walkTree(
+          call,
+          [&](TSNode n) {
+            if (added) return false;
+            if (isKind(n, "identifier") && !analysis::sameNode(n, node) &&
+                nextToPlus(source, analysis::textOf(n, source)))
+              added = true;
+            return !added;
+          },
+          [](TSNode) {});
+      return added;
+    });
   }
 
   void check(TSNode node, Context& ctx) const override {

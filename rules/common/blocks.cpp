@@ -182,4 +182,42 @@ bool namesIdentifier(const analysis::ParsedFile& file, std::string_view word) {
   });
 }
 
+bool callsNamed(const analysis::ParsedFile& file, std::string_view word) {
+  std::string_view source = file.text();
+  TSNode root = file.root();
+  return analysis::forEachWholeWord(source, word, [&](size_t at) {
+    auto start = static_cast<uint32_t>(at), end = static_cast<uint32_t>(at + word.size());
+    TSNode node = ts_node_descendant_for_byte_range(root, start, end);
+    if (!analysis::isKind(node, "identifier") || analysis::startOf(node) != start || analysis::endOf(node) != end)
+      return false;
+    TSNode callee = node;
+    TSNode parent = ts_node_parent(node);
+    if (analysis::isKind(parent, "attribute")) {
+      if (!analysis::sameNode(fieldOf(parent, "attribute"), node)) return false;
+      callee = parent;
+      parent = ts_node_parent(parent);
+    }
+    return analysis::isKind(parent, "call") && analysis::sameNode(fieldOf(parent, "function"), callee);
+  });
+}
+
+size_t closingBracket(std::string_view code, size_t open) {
+  int depth = 0;
+  for (size_t i = open; i < code.size(); ++i) {
+    char c = code[i];
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    else if ((c == ')' || c == ']' || c == '}') && --depth == 0) return i + 1;
+  }
+  return code.size();
+}
+
+std::string_view callArgumentsAt(std::string_view code, size_t at, size_t word_size) {
+  size_t open = at + word_size;
+  while (open < code.size() && (code[open] == ' ' || code[open] == '\t' || code[open] == '\n' || code[open] == '\\'))
+    ++open;
+  if (open >= code.size() || code[open] != '(') return {};
+  size_t close = closingBracket(code, open);
+  return code.substr(open + 1, close > open + 1 ? close - open - 2 : 0);
+}
+
 }  // namespace ptlint::rules

@@ -67,4 +67,15 @@ namespace ptlint::rules {
 // and a descent per occurrence, no semantic model.
 bool namesIdentifier(const analysis::ParsedFile& file, std::string_view word);
 
+// True when some whole-word occurrence of `word` in the file names what a call calls: the
+// callee identifier (`word(...)`) or the method of an attribute callee (`x.word(...)`). As cheap
+// as namesIdentifier, for `mayReportIn`.
+bool callsNamed(const analysis::ParsedFile& file, std::string_view word);
+
+// Pre-parse helpers on a code view (strings and comments blanked): the byte just past the
+// bracket that closes the one at `open` (or the text's end), and the argument list text of the
+// call `word(...)` at `at` (empty when no `(` follows the word).
+size_t closingBracket(std::string_view code, size_t open);
+std::string_view callArgumentsAt(std::string_view code, size_t at, size_t word_size);
+
 }  // namespace ptlint::rules

@@ -120,8 +120,9 @@ class DistributedSamplerWithoutSetEpoch final : public Rule {
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
   std::vector<std::string_view> triggers() const override { return {"DistributedSampler"}; }
   bool triggersAreWholeWords() const override { return true; }
-  bool mayMatchText(std::string_view text, const Settings&) const override {
-    return analysis::findBytes(text, "set_epoch") == std::string_view::npos;
+  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
+    return analysis::findBytes(source.text(), "set_epoch") == std::string_view::npos &&
+           source.codeNamesAny({"DistributedSampler"});
   }
   bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
     return namesIdentifier(file, "DistributedSampler") && hasEpochLoop(file.root(), file.text());
@@ -129,6 +130,7 @@ class DistributedSamplerWithoutSetEpoch final : public Rule {
 
   void check(TSNode call, Context& ctx) const override {
     const auto& model = ctx.model();
+    if (analysis::findBytes(ctx.source(), "set_epoch") != std::string_view::npos) return;
     auto callee = model.calleeName(call);
     if (!callee || (*callee != "torch.utils.data.DistributedSampler" &&
                     *callee != "torch.utils.data.distributed.DistributedSampler"))

@@ -148,8 +148,12 @@ class StateDictOfWrapper final : public Rule {
   std::vector<std::string_view> triggers() const override { return {"state_dict"}; }
   std::vector<std::string_view> requiredWords() const override { return {"save"}; }
   bool triggersAreWholeWords() const override { return true; }
+  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
+    return source.codeNamesAny({"save"}) && source.codeNamesAny({"state_dict"}) &&
+           source.codeNamesAny({"DistributedDataParallel", "DataParallel", "compile"});
+  }
   bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
-    return namesIdentifier(file, "save") &&
+    return callsNamed(file, "save") && callsNamed(file, "state_dict") &&
            (namesIdentifier(file, "DistributedDataParallel") || namesIdentifier(file, "DataParallel") ||
             namesIdentifier(file, "compile"));
   }
