@@ -150,8 +150,9 @@ class ClipWithoutUnscale final : public Rule {
   std::vector<std::string_view> requiredWords() const override { return {"backward"}; }
   bool triggersAreWholeWords() const override { return true; }
   bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
-    return source.codeNamesAny({"scale"}) && source.codeNamesAny({"backward"}) &&
-           source.codeNamesAny({"step", "clip_grad_norm_", "clip_grad_value_", "clip_grad_norm"});
+    return codeCalls(source, "scale", true) && codeCalls(source, "backward", true) &&
+           (codeCalls(source, "step", true) || codeCalls(source, "clip_grad_norm_") ||
+            codeCalls(source, "clip_grad_value_") || codeCalls(source, "clip_grad_norm"));
   }
   bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
     return callsNamed(file, "scale") && callsNamed(file, "backward") &&

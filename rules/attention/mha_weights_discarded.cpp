@@ -141,7 +141,8 @@ class MhaWeightsDiscarded final : public Rule {
   std::vector<std::string_view> triggers() const override { return {"MultiheadAttention"}; }
   bool triggersAreWholeWords() const override { return true; }
   bool mayMatchSource(const analysis::PrefilterText& source, const Settings& settings) const override {
-    return settings.torch_version.atLeast(2, 0) && source.codeNamesAny({"MultiheadAttention"});
+    // The module is built in this file: `MultiheadAttention(` (what `callsMha` follows).
+    return settings.torch_version.atLeast(2, 0) && codeCalls(source, "MultiheadAttention");
   }
   bool mayReportIn(const analysis::ParsedFile& file, const Settings& settings) const override {
     return settings.torch_version.atLeast(2, 0) && namesIdentifier(file, "MultiheadAttention");

@@ -122,7 +122,7 @@ class EvalWithGrad final : public Rule {
   std::vector<std::string_view> triggers() const override { return {"eval"}; }
   bool triggersAreWholeWords() const override { return true; }
   bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
-    return source.codeNamesAny({"eval"}) && source.codeNamesAny({"torch"});
+    return codeCalls(source, "eval", true, true) && source.codeNamesAny({"torch"});
   }
   bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
     return callsNamed(file, "eval") && namesIdentifier(file, "torch");

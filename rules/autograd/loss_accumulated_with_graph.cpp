@@ -270,6 +270,7 @@ class LossAccumulatedWithGraph final : public Rule {
       }
     if (ts_node_is_null(loop)) return;
     TSNode scope = enclosingFunctionOrModule(node);
+    if (analysis::textOf(scope, source).find("backward") == std::string_view::npos) return;
     if (!backpropagates(scope, name, source) || backpropagates(scope, total, source)) return;
     if (reassignedIn(loop, node, total, source)) return;
     const auto& model = ctx.model();

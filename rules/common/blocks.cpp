@@ -220,4 +220,23 @@ std::string_view callArgumentsAt(std::string_view code, size_t at, size_t word_s
   return code.substr(open + 1, close > open + 1 ? close - open - 2 : 0);
 }
 
+bool codeCalls(const analysis::PrefilterText& source, std::string_view word, bool method, bool no_arguments) {
+  const std::string* view = source.code();
+  if (view == nullptr) return true;
+  std::string_view code = *view;
+  return analysis::forEachWholeWord(code, word, [&](size_t at) {
+    // `import word as alias` / `from m import word as alias`: the alias may be what is called.
+    if (!method && code.substr(at + word.size()).starts_with(" as ")) return true;
+    std::string_view args = callArgumentsAt(code, at, word.size());
+    if (args.data() == nullptr) return false;
+    if (no_arguments && args.find_first_not_of(" \t\n\\") != std::string_view::npos) return false;
+    if (!method) return true;
+    size_t before = at;
+    while (before > 0 && (code[before - 1] == ' ' || code[before - 1] == '\t' || code[before - 1] == '\n' ||
+                          code[before - 1] == '\\'))
+      --before;
+    return before > 0 && code[before - 1] == '.';
+  });
+}
+
 }  // namespace ptlint::rules

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/code_text.h"
 #include "analysis/semantic_model.h"
 
 namespace ptlint::rules {
@@ -77,5 +78,10 @@ bool callsNamed(const analysis::ParsedFile& file, std::string_view word);
 // call `word(...)` at `at` (empty when no `(` follows the word).
 size_t closingBracket(std::string_view code, size_t open);
 std::string_view callArgumentsAt(std::string_view code, size_t at, size_t word_size);
+// True when the code view (or, without one, the text) calls `word`: the whole word followed by
+// `(`; with `method`, also preceded by `.` (spaces skipped); with `no_arguments`, by `()` only.
+// Without `method`, `word as ...` (an import alias that may be called instead) counts too.
+bool codeCalls(const analysis::PrefilterText& source, std::string_view word, bool method = false,
+               bool no_arguments = false);
 
 }  // namespace ptlint::rules

@@ -149,7 +149,7 @@ class StateDictOfWrapper final : public Rule {
   std::vector<std::string_view> requiredWords() const override { return {"save"}; }
   bool triggersAreWholeWords() const override { return true; }
   bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
-    return source.codeNamesAny({"save"}) && source.codeNamesAny({"state_dict"}) &&
+    return codeCalls(source, "save") && codeCalls(source, "state_dict", true) &&
            source.codeNamesAny({"DistributedDataParallel", "DataParallel", "compile"});
   }
   bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
