@@ -1,6 +1,8 @@
 // PTL708 loss-accumulated-with-graph: `total += loss` across the iterations of a training loop,
 // keeping every step's autograd graph reachable from `total`.
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "analysis/syntax.h"
@@ -69,39 +71,40 @@ which is the point, but code that later calls `backward()` through it would chan
 - [PyTorch FAQ: "My model reports cuda runtime error(2): out of memory"](https://docs.pytorch.org/docs/stable/notes/faq.html#my-model-reports-cuda-runtime-error-2-out-of-memory)
 )md"};
 
-bool mentionsName(TSNode node, std::string_view name, std::string_view source) {
-  if (ts_node_is_null(node)) return false;
-  if (analysis::textOf(node, source).find(name) == std::string_view::npos) return false;
-  bool found = false;
-  analysis::walkTree(
-      node,
-      [&](TSNode n) {
-        if (found) return false;
-        if ((isKind(n, "identifier") || isKind(n, "attribute")) && analysis::textOf(n, source) == name) found = true;
-        return !found;
-      },
-      [](TSNode) {});
-  return found;
-}
+// Per file: for each function (or the module) holding a backward call, the names its backward
+// calls mention (`backpropagates` answered once per file instead of per assignment).
+struct BackpropagatedNames {
+  std::unordered_map<const void*, std::unordered_set<std::string>> by_scope;
+};
 
-// True when some `.backward()` in `scope` back-propagates `name` (`name.backward()`,
-// `(name / k).backward()`, `scaler.scale(name).backward()`, `accelerator.backward(name)`,
-// `torch.autograd.backward(name)`).
-bool backpropagates(TSNode scope, std::string_view name, std::string_view source) {
-  bool found = false;
-  analysis::walkTree(
-      scope,
-      [&](TSNode n) {
-        if (found) return false;
-        if (isKind(n, "call") && methodName(n, source) == "backward") {
-          TSNode object = fieldOf(fieldOf(n, "function"), "object");
-          auto args = positionalArguments(n);
-          found = mentionsName(object, name, source) || (!args.empty() && mentionsName(args[0], name, source));
-        }
-        return !found;
-      },
-      [](TSNode) {});
-  return found;
+const BackpropagatedNames& backpropagatedNames(const analysis::SemanticModel& model) {
+  static const char kKey = 0;
+  return model.perFileAnalysis<BackpropagatedNames>(&kKey, [&] {
+    auto out = std::make_shared<BackpropagatedNames>();
+    std::string_view source = model.file().text();
+    TSNode root = model.file().root();
+    analysis::forEachWholeWord(source, "backward", [&](size_t at) {
+      TSNode node = ts_node_descendant_for_byte_range(root, static_cast<uint32_t>(at), static_cast<uint32_t>(at + 8));
+      TSNode call = ts_node_parent(node);
+      if (isKind(call, "attribute")) call = ts_node_parent(call);
+      if (!isKind(call, "call") || methodName(call, source) != "backward") return false;
+      auto& names = out->by_scope[enclosingFunctionOrModule(call).id];
+      TSNode object = fieldOf(fieldOf(call, "function"), "object");
+      auto args = positionalArguments(call);
+      for (TSNode part : {object, args.empty() ? TSNode{} : args[0]}) {
+        if (ts_node_is_null(part)) continue;
+        analysis::walkTree(
+            part,
+            [&](TSNode n) {
+              if (isKind(n, "identifier") || isKind(n, "attribute")) names.emplace(analysis::textOf(n, source));
+              return true;
+            },
+            [](TSNode) {});
+      }
+      return false;
+    });
+    return out;
+  });
 }
 
 bool isDetaching(TSNode value, std::string_view source) {
@@ -270,8 +273,11 @@ class LossAccumulatedWithGraph final : public Rule {
       }
     if (ts_node_is_null(loop)) return;
     TSNode scope = enclosingFunctionOrModule(node);
-    if (analysis::textOf(scope, source).find("backward") == std::string_view::npos) return;
-    if (!backpropagates(scope, name, source) || backpropagates(scope, total, source)) return;
+    const auto& backpropagated = backpropagatedNames(ctx.model()).by_scope;
+    auto names = backpropagated.find(scope.id);
+    if (names == backpropagated.end() || !names->second.contains(std::string(name)) ||
+        names->second.contains(std::string(total)))
+      return;
     if (reassignedIn(loop, node, total, source)) return;
     const auto& model = ctx.model();
     const analysis::Binding* binding = model.resolve(name, loss);
