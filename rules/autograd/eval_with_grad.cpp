@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "analysis/syntax.h"
+#include "analysis/text_search.h"
 #include "rules/all_rules.h"
 #include "rules/common/blocks.h"
 #include "rules/common/training_loops.h"
@@ -122,7 +123,27 @@ class EvalWithGrad final : public Rule {
   std::vector<std::string_view> triggers() const override { return {"eval"}; }
   bool triggersAreWholeWords() const override { return true; }
   bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
-    return codeCalls(source, "eval", true, true) && source.codeNamesAny({"torch"});
+    // Some `R.eval()` whose receiver `R` is called further on (`R(`).
+    if (!source.codeNamesAny({"torch"})) return false;
+    const std::string* view = source.code();
+    if (view == nullptr) return true;
+    std::string_view code = *view;
+    return analysis::forEachWholeWord(code, "eval", [&](size_t at) {
+      std::string_view args = callArgumentsAt(code, at, 4);
+      if (args.data() == nullptr || args.find_first_not_of(" \t\n\\") != std::string_view::npos) return false;
+      if (at == 0 || code[at - 1] != '.') return false;
+      size_t begin = at - 1;
+      while (begin > 0 && (analysis::isIdentifierByte(code[begin - 1]) || code[begin - 1] == '.')) --begin;
+      std::string_view receiver = code.substr(begin, at - 1 - begin);
+      if (receiver.empty()) return false;
+      for (size_t from = at; (from = code.find(receiver, from)) != std::string_view::npos; from += receiver.size()) {
+        if (from > 0 && (analysis::isIdentifierByte(code[from - 1]) || code[from - 1] == '.')) continue;
+        size_t after = from + receiver.size();
+        while (after < code.size() && (code[after] == ' ' || code[after] == '\t')) ++after;
+        if (after < code.size() && code[after] == '(') return true;
+      }
+      return false;
+    });
   }
   bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
     return callsNamed(file, "eval") && namesIdentifier(file, "torch");
