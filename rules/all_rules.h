@@ -46,5 +46,16 @@ const Rule& torchscriptDeprecatedRule();  // PTL112  rules/deprecated/torchscrip
 const Rule& deprecatedArgumentRule();  // PTL113  rules/deprecated/deprecated_argument.cpp
 const Rule& torchVersionAsNumberRule();  // PTL114  rules/deprecated/torch_version_as_number.cpp
 const Rule& localRankArgumentRule();  // PTL303  rules/distributed/local_rank_argument.cpp
+const Rule& sdpaDropoutInEvalRule();  // PTL605  rules/attention/sdpa_dropout_in_eval.cpp
+const Rule& functionalDropoutInEvalRule();  // PTL706  rules/numerics/functional_dropout_in_eval.cpp
+const Rule& mhaWeightsDiscardedRule();  // PTL606  rules/attention/mha_weights_discarded.cpp
+const Rule& stateDictOfWrapperRule();  // PTL802  rules/serialization/state_dict_of_wrapper.cpp
+const Rule& clipWithoutUnscaleRule();  // PTL205  rules/amp/clip_without_unscale.cpp
+const Rule& lossAccumulatedWithGraphRule();  // PTL708  rules/autograd/loss_accumulated_with_graph.cpp
+const Rule& evalWithGradRule();  // PTL707  rules/autograd/eval_with_grad.cpp
+const Rule& loadStateDictUncheckedRule();  // PTL803  rules/serialization/load_state_dict_unchecked.cpp
+const Rule& perStepHostSyncRule();  // PTL709  rules/numerics/per_step_host_sync.cpp
+const Rule& emptyCacheInLoopRule();  // PTL710  rules/numerics/empty_cache_in_loop.cpp
+const Rule& distributedSamplerWithoutSetEpochRule();  // PTL406  rules/data/distributed_sampler_without_set_epoch.cpp
 
 }  // namespace ptlint::rules

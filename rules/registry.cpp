@@ -105,6 +105,17 @@ const std::vector<const Rule*>& table() {
         &deprecatedArgumentRule(),
         &torchVersionAsNumberRule(),
         &localRankArgumentRule(),
+        &sdpaDropoutInEvalRule(),
+        &functionalDropoutInEvalRule(),
+        &mhaWeightsDiscardedRule(),
+        &stateDictOfWrapperRule(),
+        &clipWithoutUnscaleRule(),
+        &lossAccumulatedWithGraphRule(),
+        &evalWithGradRule(),
+        &loadStateDictUncheckedRule(),
+        &perStepHostSyncRule(),
+        &emptyCacheInLoopRule(),
+        &distributedSamplerWithoutSetEpochRule(),
     };
     std::sort(all.begin(), all.end(), [](const Rule* a, const Rule* b) { return a->meta().code < b->meta().code; });
     return all;

@@ -182,4 +182,61 @@ bool namesIdentifier(const analysis::ParsedFile& file, std::string_view word) {
   });
 }
 
+bool callsNamed(const analysis::ParsedFile& file, std::string_view word) {
+  std::string_view source = file.text();
+  TSNode root = file.root();
+  return analysis::forEachWholeWord(source, word, [&](size_t at) {
+    auto start = static_cast<uint32_t>(at), end = static_cast<uint32_t>(at + word.size());
+    TSNode node = ts_node_descendant_for_byte_range(root, start, end);
+    if (!analysis::isKind(node, "identifier") || analysis::startOf(node) != start || analysis::endOf(node) != end)
+      return false;
+    TSNode callee = node;
+    TSNode parent = ts_node_parent(node);
+    if (analysis::isKind(parent, "attribute")) {
+      if (!analysis::sameNode(fieldOf(parent, "attribute"), node)) return false;
+      callee = parent;
+      parent = ts_node_parent(parent);
+    }
+    return analysis::isKind(parent, "call") && analysis::sameNode(fieldOf(parent, "function"), callee);
+  });
+}
+
+size_t closingBracket(std::string_view code, size_t open) {
+  int depth = 0;
+  for (size_t i = open; i < code.size(); ++i) {
+    char c = code[i];
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    else if ((c == ')' || c == ']' || c == '}') && --depth == 0) return i + 1;
+  }
+  return code.size();
+}
+
+std::string_view callArgumentsAt(std::string_view code, size_t at, size_t word_size) {
+  size_t open = at + word_size;
+  while (open < code.size() && (code[open] == ' ' || code[open] == '\t' || code[open] == '\n' || code[open] == '\\'))
+    ++open;
+  if (open >= code.size() || code[open] != '(') return {};
+  size_t close = closingBracket(code, open);
+  return code.substr(open + 1, close > open + 1 ? close - open - 2 : 0);
+}
+
+bool codeCalls(const analysis::PrefilterText& source, std::string_view word, bool method, bool no_arguments) {
+  const std::string* view = source.code();
+  if (view == nullptr) return true;
+  std::string_view code = *view;
+  return analysis::forEachWholeWord(code, word, [&](size_t at) {
+    // `import word as alias` / `from m import word as alias`: the alias may be what is called.
+    if (!method && code.substr(at + word.size()).starts_with(" as ")) return true;
+    std::string_view args = callArgumentsAt(code, at, word.size());
+    if (args.data() == nullptr) return false;
+    if (no_arguments && args.find_first_not_of(" \t\n\\") != std::string_view::npos) return false;
+    if (!method) return true;
+    size_t before = at;
+    while (before > 0 && (code[before - 1] == ' ' || code[before - 1] == '\t' || code[before - 1] == '\n' ||
+                          code[before - 1] == '\\'))
+      --before;
+    return before > 0 && code[before - 1] == '.';
+  });
+}
+
 }  // namespace ptlint::rules

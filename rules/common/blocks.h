@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/code_text.h"
 #include "analysis/semantic_model.h"
 
 namespace ptlint::rules {
@@ -66,5 +67,21 @@ namespace ptlint::rules {
 // string, a comment or part of a longer name). Cheap enough for `mayReportIn`: one byte search
 // and a descent per occurrence, no semantic model.
 bool namesIdentifier(const analysis::ParsedFile& file, std::string_view word);
+
+// True when some whole-word occurrence of `word` in the file names what a call calls: the
+// callee identifier (`word(...)`) or the method of an attribute callee (`x.word(...)`). As cheap
+// as namesIdentifier, for `mayReportIn`.
+bool callsNamed(const analysis::ParsedFile& file, std::string_view word);
+
+// Pre-parse helpers on a code view (strings and comments blanked): the byte just past the
+// bracket that closes the one at `open` (or the text's end), and the argument list text of the
+// call `word(...)` at `at` (empty when no `(` follows the word).
+size_t closingBracket(std::string_view code, size_t open);
+std::string_view callArgumentsAt(std::string_view code, size_t at, size_t word_size);
+// True when the code view (or, without one, the text) calls `word`: the whole word followed by
+// `(`; with `method`, also preceded by `.` (spaces skipped); with `no_arguments`, by `()` only.
+// Without `method`, `word as ...` (an import alias that may be called instead) counts too.
+bool codeCalls(const analysis::PrefilterText& source, std::string_view word, bool method = false,
+               bool no_arguments = false);
 
 }  // namespace ptlint::rules

@@ -1,5 +1,5 @@
 // PTL502 graph-break-call-in-compiled-region: `print`, `breakpoint()`, `pdb.set_trace()`,
-// `input()` inside code that torch.compile traces.
+// `input()`, `.backward()` and `torch.autograd.grad()` inside code that torch.compile traces.
 #include <array>
 #include <string>
 
@@ -9,6 +9,7 @@
 #include "rules/all_rules.h"
 #include "rules/compile/compile_path.h"
 #include "rules/common/blocks.h"
+#include "rules/common/training_loops.h"
 #include "rules/helpers.h"
 
 namespace ptlint::rules {
@@ -17,7 +18,7 @@ namespace {
 constexpr RuleMeta kGraphBreakCall{
     .code = "PTL502",
     .name = "graph-break-call-in-compiled-region",
-    .summary = "`print`, `breakpoint()`, `pdb.set_trace()` or `input()` inside compiled code",
+    .summary = "`print`, `breakpoint()`, `pdb.set_trace()`, `input()`, `.backward()` or `optimizer.step()` inside compiled code",
     .fix = FixAvailability::None,
     .severity = Severity::Warning,
     .enabled_by_default = true,
@@ -25,7 +26,10 @@ constexpr RuleMeta kGraphBreakCall{
     .docs = R"md(
 ## What it does
 Reports calls of the builtins `print`, `breakpoint` and `input`, and of `pdb.set_trace()`
-(any import form: `import pdb`, `from pdb import set_trace`), inside code that `torch.compile`
+(any import form: `import pdb`, `from pdb import set_trace`), and the backward calls
+`loss.backward()`, `torch.autograd.backward(...)` and `torch.autograd.grad(...)`, and
+`optimizer.step()` (a name or `self.<attr>` bound to a `torch.optim` optimizer, or spelling
+`optim`/`opt`), inside code that `torch.compile`
 traces — the same compiled regions as PTL501 (`item-in-compiled-region`): functions decorated
 with or passed to `torch.compile`, the `forward` of a compiled module, and what they call —
 across the files of the project too (`model = torch.compile(Net())` in `train.py` compiles
@@ -33,7 +37,8 @@ across the files of the project too (`model = torch.compile(Net())` in `train.py
 `torch.compiler.is_compiling()` guard.
 A local function or import named `print` is not the builtin and is not reported. `.numpy()` is
 not reported: Dynamo traces it since 2.1. In a file that configures
-`torch._dynamo.config.reorderable_logging_functions`, `print` is not reported.
+`torch._dynamo.config.reorderable_logging_functions`, `print` is not reported; in one that sets
+`torch._dynamo.config.trace_autograd_ops`, the backward calls are not.
 
 ## Why is this bad?
 Dynamo cannot put a Python side effect such as writing to the terminal, reading from stdin or
@@ -44,6 +49,19 @@ often recompiles; under `fullgraph=True` it is an error. PyTorch's Dynamo config
 which will be reordered to the end of graph breaks, allowing dynamo to construct large graph" —
 empty by default, so a `print` is a graph break. A debugger breakpoint in compiled code does
 not stop where the author expects either: it runs in the eager fragment between graphs.
+
+Dynamo does not trace the backward pass from inside a compiled function either: `Tensor.backward`
+is `unimplemented("Tensor.backward")` in `torch/_dynamo/variables/tensor.py` and
+`torch.autograd.grad` a skipped function in `torch/_dynamo/trace_rules.py` (2.6), and 2.14's
+graph-break registry (`torch/_dynamo/graph_break_registry.json`, GB0123 "Unsupported
+Tensor.backward() call", GB9186 for `torch.autograd.grad`) breaks on both while
+`torch._dynamo.config.trace_autograd_ops` is `False`, its default. The forward graph ends at the
+call and the rest of the step runs in a new graph. Compile the model (or the loss computation)
+and call `backward()` outside it; the backward graph is still compiled (AOTAutograd).
+`Optimizer.step` is wrapped by `_use_grad_for_differentiable` (`torch/optim/optimizer.py`, 2.6
+and 2.14), which calls `torch._dynamo.graph_break()` before and after the update on purpose, so
+that the update is compiled as a graph of its own: a training step compiled as one function
+breaks into three graphs there.
 
 ## Example
 ```python
@@ -84,7 +102,20 @@ There is no fix: removing a print or a breakpoint is the author's decision.
 )md"};
 
 // The name of a graph-breaking call, or empty.
-std::string graphBreakingCall(const analysis::SemanticModel& model, TSNode call, bool prints_reorderable) {
+std::string graphBreakingCall(const analysis::SemanticModel& model, TSNode call, bool prints_reorderable,
+                              bool traces_autograd) {
+  if (!traces_autograd) {
+    if (isBackwardCall(model, call)) {
+      auto callee = model.calleeName(call);
+      return callee && *callee == "torch.autograd.backward" ? "torch.autograd.backward()" : ".backward()";
+    }
+    auto callee = model.calleeName(call);
+    if (callee && *callee == "torch.autograd.grad") return "torch.autograd.grad()";
+  }
+  if (methodName(call, model.file().text()) == "step") {
+    TSNode receiver = analysis::fieldOf(analysis::fieldOf(call, "function"), "object");
+    if (looksLikeOptimizer(model, receiver)) return std::string(model.text(receiver)) + ".step()";
+  }
   for (std::string_view builtin : {"print", "breakpoint", "input"}) {
     if (builtin == "print" && prints_reorderable) continue;
     if (isBuiltinCall(model, call, builtin)) return std::string(builtin) + "()";
@@ -94,8 +125,9 @@ std::string graphBreakingCall(const analysis::SemanticModel& model, TSNode call,
   return {};
 }
 
-// The calls this rule reports: `print`, `breakpoint`, `pdb.set_trace`, `input`.
-constexpr std::array<std::string_view, 4> kCalls{"print", "breakpoint", "set_trace", "input"};
+// The calls this rule reports: `print`, `breakpoint`, `pdb.set_trace`, `input`, `backward`,
+// `torch.autograd.grad`, `optimizer.step`.
+constexpr std::array<std::string_view, 7> kCalls{"print", "breakpoint", "set_trace", "input", "backward", "grad", "step"};
 
 class GraphBreakCallInCompiledRegion final : public Rule {
  public:
@@ -148,10 +180,13 @@ class GraphBreakCallInCompiledRegion final : public Rule {
     std::string_view last = analysis::isKind(callee, "attribute")
                                 ? ctx.text(analysis::fieldOf(callee, "attribute"))
                                 : ctx.text(callee);
-    if (last != "print" && last != "breakpoint" && last != "input" && last != "set_trace") return;
+    if (last != "print" && last != "breakpoint" && last != "input" && last != "set_trace" && last != "backward" &&
+        last != "grad" && last != "step")
+      return;
     const auto& model = ctx.model();
     bool reorderable = analysis::findBytes(ctx.source(), "reorderable_logging_functions") != std::string_view::npos;
-    std::string what = graphBreakingCall(model, call, reorderable);
+    bool traces_autograd = analysis::findBytes(ctx.source(), "trace_autograd_ops") != std::string_view::npos;
+    std::string what = graphBreakingCall(model, call, reorderable, traces_autograd);
     if (what.empty()) return;
     const auto& regions = analysis::CompiledRegions::of(model, ctx.settings().compile_decorators, ctx.settings().project);
     const auto* fn = regions.functionAt(call);
@@ -163,6 +198,16 @@ class GraphBreakCallInCompiledRegion final : public Rule {
             ? fmt::format("`print()` in {} breaks the graph on every call: Dynamo runs it eagerly between two "
                           "graphs; log outside the compiled code or from a `torch.compiler.disable` function",
                           where)
+        : what.ends_with(".step()")
+            ? fmt::format("`{}` in {} breaks the graph twice: `Optimizer.step` calls `torch._dynamo.graph_break()` "
+                          "before and after the update; compile the model and step the optimizer outside, or compile "
+                          "the step function alone",
+                          what, where)
+        : what.ends_with("backward()") || what == "torch.autograd.grad()"
+            ? fmt::format("`{}` in {} breaks the graph: Dynamo does not trace the backward pass from compiled "
+                          "code (`trace_autograd_ops` is off by default) and starts a new graph after it; call it "
+                          "outside the compiled function",
+                          what, where)
             : fmt::format("`{}` in {} breaks the graph: Dynamo cannot trace it and stops the graph there (an "
                           "error under `fullgraph=True`); remove it or move it outside the compiled code",
                           what, where);

@@ -1,0 +1,138 @@
+// PTL605 sdpa-dropout-in-eval: `scaled_dot_product_attention(..., dropout_p=p)` in a module's
+// method with `p` fixed for the module's life, so that dropout stays on in `eval()`.
+#include <string>
+
+#include "analysis/syntax.h"
+#include "rules/all_rules.h"
+#include "rules/common/blocks.h"
+#include "rules/common/dropout_values.h"
+#include "rules/common/module_methods.h"
+#include "rules/helpers.h"
+
+namespace ptlint::rules {
+namespace {
+
+using analysis::fieldOf;
+
+constexpr RuleMeta kSdpaDropoutInEval{
+    .code = "PTL605",
+    .name = "sdpa-dropout-in-eval",
+    .summary = "`scaled_dot_product_attention` with a `dropout_p` that stays on in `eval()`",
+    .fix = FixAvailability::Sometimes,
+    .fix_applicability = quickfix::Applicability::Unsafe,
+    .severity = Severity::Warning,
+    .enabled_by_default = true,
+    .since_torch = "2.0",
+    .docs = R"md(
+## What it does
+Reports `torch.nn.functional.scaled_dot_product_attention(...)` (any import or alias) called in
+a method of an `nn.Module` subclass with a `dropout_p` (keyword or fifth positional argument)
+that does not depend on the module's mode: a non-zero number, the module's own attribute
+(`self.dropout`, `self.config.attn_pdrop`, `self.attn_drop.p`) or a local name bound once to one
+of these. It is not reported when the method reads `training` anywhere
+(`dropout_p=self.p if self.training else 0.0`, a call under `if self.training:`, an early
+`if not self.training: return`), when the class overrides `train()` or `eval()`, when the
+attribute is a property or bound more than once, or when the probability is a parameter of the
+method (the caller decides).
+
+## Why is this bad?
+Unlike `nn.Dropout`, `scaled_dot_product_attention` is a function: it does not know whether the
+module calling it is in training or evaluation mode. Its documentation
+(`torch/nn/functional.py`, PyTorch 2.0 to 2.14) says so: "This function always applies dropout
+according to the specified `dropout_p` argument. To disable dropout during evaluation, be sure
+to pass a value of `0.0` when the module that makes the function call is not in training mode."
+After `model.eval()`, attention weights are still dropped at random: validation metrics are
+noisy and worse than the model's, and inference is not deterministic.
+
+## Example
+```python
+import torch.nn.functional as F
+from torch import nn
+
+
+class Attention(nn.Module):
+    def __init__(self, dropout=0.1):
+        super().__init__()
+        self.dropout = dropout
+
+    def forward(self, q, k, v):
+        return F.scaled_dot_product_attention(q, k, v, dropout_p=self.dropout)
+```
+
+## Use instead
+```python
+class Attention(nn.Module):
+    def __init__(self, dropout=0.1):
+        super().__init__()
+        self.dropout = dropout
+
+    def forward(self, q, k, v):
+        return F.scaled_dot_product_attention(q, k, v, dropout_p=self.dropout if self.training else 0.0)
+```
+
+## Fix safety
+The fix makes the probability `<p> if self.training else 0.0`. It is unsafe: it changes what the
+module computes in evaluation mode (which is the point), and code that relied on attention
+dropout at inference (Monte Carlo dropout) would lose it.
+
+## References
+- [`torch.nn.functional.scaled_dot_product_attention`](https://docs.pytorch.org/docs/stable/generated/torch.nn.functional.scaled_dot_product_attention.html)
+- [`torch/nn/functional.py` (2.6), the docstring of `scaled_dot_product_attention`](https://github.com/pytorch/pytorch/blob/v2.6.0/torch/nn/functional.py)
+)md"};
+
+// Kinds that read as one operand before `if` without parentheses.
+bool isAtom(TSNode node) {
+  std::string_view kind = analysis::kindOf(node);
+  return kind == "identifier" || kind == "attribute" || kind == "integer" || kind == "float" || kind == "call" ||
+         kind == "subscript" || kind == "parenthesized_expression";
+}
+
+class SdpaDropoutInEval final : public Rule {
+ public:
+  const RuleMeta& meta() const override { return kSdpaDropoutInEval; }
+  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<std::string_view> triggers() const override { return {"scaled_dot_product_attention"}; }
+  bool triggersAreWholeWords() const override { return true; }
+  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
+    return source.codeNamesAny({"scaled_dot_product_attention"});
+  }
+  bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
+    return namesIdentifier(file, "scaled_dot_product_attention");
+  }
+
+  void check(TSNode call, Context& ctx) const override {
+    const auto& model = ctx.model();
+    TSNode callee = fieldOf(call, "function");
+    if (analysis::isKind(callee, "attribute") && ctx.text(fieldOf(callee, "attribute")) != "scaled_dot_product_attention")
+      return;
+    if (!model.refersTo(callee, "torch.nn.functional.scaled_dot_product_attention")) return;
+    TSNode value = keywordArgument(call, "dropout_p", ctx.source());
+    if (ts_node_is_null(value)) {
+      auto positional = positionalArguments(call);
+      if (positional.size() >= 5) value = positional[4];
+    }
+    if (ts_node_is_null(value)) return;  // the default, 0.0 (or hidden in **kwargs)
+    ModeBlindMethod method;
+    if (!modeBlindModuleMethod(model, call, method)) return;
+    if (!isModeBlindProbability(model, value, method.cls, method.self)) return;
+
+    Diagnostic& d = ctx.report(
+        value, fmt::format("`scaled_dot_product_attention` always applies `dropout_p`, in `eval()` too: this "
+                           "module drops attention weights at evaluation; pass `{} if {}.training else 0.0`",
+                           ctx.text(value), method.self));
+    std::string operand(ctx.text(value));
+    if (!isAtom(analysis::unparenthesize(value))) operand = "(" + operand + ")";
+    d.fix = quickfix::Fix{quickfix::Applicability::Unsafe, "Use `dropout_p` only in training mode",
+                          {{analysis::startOf(value), analysis::endOf(value),
+                            fmt::format("{} if {}.training else 0.0", operand, method.self)}}};
+  }
+};
+
+}  // namespace
+
+const Rule& sdpaDropoutInEvalRule() {
+  static const SdpaDropoutInEval rule;
+  return rule;
+}
+
+}  // namespace ptlint::rules

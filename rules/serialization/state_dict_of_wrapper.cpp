@@ -1,0 +1,198 @@
+// PTL802 state-dict-of-wrapper: `torch.save(w.state_dict())` where `w` is a DDP, DataParallel or
+// torch.compile wrapper, whose keys carry `module.` / `_orig_mod.`.
+#include <string>
+
+#include "analysis/syntax.h"
+#include "rules/all_rules.h"
+#include "rules/common/blocks.h"
+#include "rules/helpers.h"
+
+namespace ptlint::rules {
+namespace {
+
+using analysis::fieldOf;
+using analysis::isKind;
+
+constexpr RuleMeta kStateDictOfWrapper{
+    .code = "PTL802",
+    .name = "state-dict-of-wrapper",
+    .summary = "`torch.save` of a wrapper's `state_dict()`, whose keys carry `module.` or `_orig_mod.`",
+    .fix = FixAvailability::Sometimes,
+    .fix_applicability = quickfix::Applicability::Unsafe,
+    .severity = Severity::Warning,
+    .enabled_by_default = true,
+    .since_torch = "1.0",
+    .docs = R"md(
+## What it does
+Reports `torch.save(w.state_dict(), ...)`, directly or as a value of a dict (`{"model":
+w.state_dict(), ...}`, `dict(model=w.state_dict())`), where `w` holds the result of
+`torch.nn.parallel.DistributedDataParallel(...)`, `torch.nn.DataParallel(...)` or
+`torch.compile(...)` (any import or alias): a name whose last binding before the save is that
+call and is not under a condition the save is not under, or a `self.<attr>` the class binds to it
+once.
+
+## Why is this bad?
+The wrappers hold the model as a submodule — `self.module` for DDP and DataParallel
+(`torch/nn/parallel/distributed.py`, `data_parallel.py`), `self._orig_mod` for the
+`OptimizedModule` that `torch.compile` returns (`torch/_dynamo/eval_frame.py`) — so every key of
+their `state_dict()` starts with `module.` or `_orig_mod.` (PyTorch 1.13, 2.6 and 2.14). Loading
+such a checkpoint into the plain model fails with "Missing key(s) in state_dict ... Unexpected
+key(s) in state_dict: module.weight ...", and every consumer of the file has to strip the
+prefix; a checkpoint saved from a compiled DDP model carries both.
+
+## Example
+```python
+import torch
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+model = DDP(Net().cuda(), device_ids=[rank])
+...
+torch.save(model.state_dict(), "model.pt")
+```
+
+## Use instead
+```python
+torch.save(model.module.state_dict(), "model.pt")
+```
+
+## Fix safety
+The fix saves the wrapped model's `state_dict()` (`w.module.state_dict()`,
+`w._orig_mod.state_dict()`). It is unsafe: the keys written change, and code that loads the file
+into a wrapped model, or strips the prefix itself, expects the old ones.
+
+## References
+- [Saving and loading models: DataParallel models](https://docs.pytorch.org/tutorials/beginner/saving_loading_models.html#saving-torch-nn-dataparallel-models)
+- [`torch/nn/parallel/distributed.py` (2.6)](https://github.com/pytorch/pytorch/blob/v2.6.0/torch/nn/parallel/distributed.py)
+- [`torch/_dynamo/eval_frame.py` (2.6), `OptimizedModule`](https://github.com/pytorch/pytorch/blob/v2.6.0/torch/_dynamo/eval_frame.py)
+)md"};
+
+// ".module" or "._orig_mod" for a wrapping call, else empty.
+std::string_view wrapperAttribute(const analysis::SemanticModel& model, TSNode value) {
+  value = analysis::unparenthesize(value);
+  if (!isKind(value, "call")) return {};
+  auto callee = model.calleeName(value);
+  if (!callee) return {};
+  if (*callee == "torch.nn.parallel.DistributedDataParallel" || *callee == "torch.nn.DataParallel" ||
+      *callee == "torch.nn.parallel.DataParallel" || *callee == "torch.nn.parallel.data_parallel.DataParallel")
+    return "module";
+  if (*callee == "torch.compile") return "_orig_mod";
+  return {};
+}
+
+bool isConditionalBlock(TSNode block) {
+  std::string_view kind = analysis::kindOf(ts_node_parent(block));
+  return kind == "if_statement" || kind == "elif_clause" || kind == "else_clause" || kind == "except_clause" ||
+         kind == "except_group_clause" || kind == "while_statement" || kind == "case_clause" ||
+         kind == "for_statement" || kind == "with_statement" || kind == "try_statement" || kind == "finally_clause";
+}
+
+// True when every conditional block around `binding` (inside its function) also holds `use`.
+bool holdsWheneverBound(TSNode binding, TSNode use) {
+  for (TSNode up = ts_node_parent(binding); !ts_node_is_null(up); up = ts_node_parent(up)) {
+    if (isCodeBoundary(up)) break;
+    if (isKind(up, "block") && isConditionalBlock(up) && !analysis::contains(up, use)) {
+      std::string_view kind = analysis::kindOf(ts_node_parent(up));
+      // A `for`/`with`/`try` body runs when reached; only branches decide.
+      if (kind != "for_statement" && kind != "with_statement" && kind != "try_statement" && kind != "finally_clause")
+        return false;
+    }
+  }
+  return true;
+}
+
+// The attribute that reaches the wrapped model from `receiver`, or empty.
+std::string_view wrappedBy(const analysis::SemanticModel& model, TSNode receiver) {
+  if (isKind(receiver, "identifier")) {
+    const analysis::Binding* binding = model.resolve(model.text(receiver), receiver);
+    if (binding == nullptr || binding->kind != analysis::BindingKind::Assignment) return {};
+    if (enclosingFunctionOrModule(binding->statement).id != enclosingFunctionOrModule(receiver).id) return {};
+    if (analysis::startOf(binding->statement) > analysis::startOf(receiver)) return {};
+    if (!holdsWheneverBound(binding->statement, receiver)) return {};
+    return wrapperAttribute(model, binding->value);
+  }
+  if (isKind(receiver, "attribute") && isKind(fieldOf(receiver, "object"), "identifier")) {
+    TSNode bound = selfAttributeValue(model, receiver);
+    return ts_node_is_null(bound) ? std::string_view{} : wrapperAttribute(model, bound);
+  }
+  return {};
+}
+
+// `w.state_dict()` calls in what is saved: the object itself, or values of dicts in it.
+void collectStateDictCalls(TSNode node, std::string_view source, std::vector<TSNode>& out, int depth) {
+  node = analysis::unparenthesize(node);
+  if (depth > 4 || ts_node_is_null(node)) return;
+  if (isKind(node, "call")) {
+    TSNode callee = fieldOf(node, "function");
+    if (isKind(callee, "attribute") && analysis::textOf(fieldOf(callee, "attribute"), source) == "state_dict") {
+      if (ts_node_named_child_count(argumentList(node)) == 0) out.push_back(node);
+      return;
+    }
+    if (isKind(callee, "identifier") && analysis::textOf(callee, source) == "dict") {
+      analysis::forEachNamedChild(argumentList(node), [&](TSNode argument) {
+        if (isKind(argument, "keyword_argument")) collectStateDictCalls(fieldOf(argument, "value"), source, out, depth + 1);
+      });
+    }
+    return;
+  }
+  if (isKind(node, "dictionary")) {
+    analysis::forEachNamedChild(node, [&](TSNode pair) {
+      if (isKind(pair, "pair")) collectStateDictCalls(fieldOf(pair, "value"), source, out, depth + 1);
+    });
+  }
+}
+
+class StateDictOfWrapper final : public Rule {
+ public:
+  const RuleMeta& meta() const override { return kStateDictOfWrapper; }
+  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<std::string_view> triggers() const override { return {"state_dict"}; }
+  std::vector<std::string_view> requiredWords() const override { return {"save"}; }
+  bool triggersAreWholeWords() const override { return true; }
+  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
+    return codeCalls(source, "save") && codeCalls(source, "state_dict", true) &&
+           source.codeNamesAny({"DistributedDataParallel", "DataParallel", "compile"});
+  }
+  bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
+    return callsNamed(file, "save") && callsNamed(file, "state_dict") &&
+           (namesIdentifier(file, "DistributedDataParallel") || namesIdentifier(file, "DataParallel") ||
+            namesIdentifier(file, "compile"));
+  }
+
+  void check(TSNode call, Context& ctx) const override {
+    std::string_view source = ctx.source();
+    TSNode callee = fieldOf(call, "function");
+    std::string_view last = isKind(callee, "attribute") ? ctx.text(fieldOf(callee, "attribute")) : ctx.text(callee);
+    if (last != "save") return;
+    const auto& model = ctx.model();
+    if (!model.refersTo(callee, "torch.save")) return;
+    TSNode object = keywordArgument(call, "obj", source);
+    if (ts_node_is_null(object)) {
+      auto positional = positionalArguments(call);
+      if (positional.empty()) return;
+      object = positional[0];
+    }
+    std::vector<TSNode> calls;
+    collectStateDictCalls(object, source, calls, 0);
+    for (TSNode state_dict : calls) {
+      TSNode receiver = fieldOf(fieldOf(state_dict, "function"), "object");
+      std::string_view attribute = wrappedBy(model, receiver);
+      if (attribute.empty()) continue;
+      std::string_view prefix = attribute == "module" ? "module." : "_orig_mod.";
+      Diagnostic& d = ctx.report(
+          state_dict, fmt::format("`{}` wraps the model: every key of its `state_dict()` starts with `{}` and does "
+                                  "not load into the plain model; save `{}.{}.state_dict()`",
+                                  ctx.text(receiver), prefix, ctx.text(receiver), attribute));
+      d.fix = quickfix::Fix{quickfix::Applicability::Unsafe, fmt::format("Save `{}.{}.state_dict()`", ctx.text(receiver), attribute),
+                            {{analysis::endOf(receiver), analysis::endOf(receiver), fmt::format(".{}", attribute)}}};
+    }
+  }
+};
+
+}  // namespace
+
+const Rule& stateDictOfWrapperRule() {
+  static const StateDictOfWrapper rule;
+  return rule;
+}
+
+}  // namespace ptlint::rules
