@@ -125,9 +125,14 @@ device fixed, so the rewrite calls the same code.
   used more than 256 times (each finding carries the whole fix).
 - A reference that is not a call, decorator or annotation (e.g. `ac = torch.cuda.amp.autocast`)
   gets no fix: its callers would need the device too.
-- Fixes are offered only when the configured `torch-version` has the replacement:
-  `torch.amp.autocast` (1.13 and later here), `torch.amp.GradScaler` 2.3, `torch.amp.custom_fwd` /
-  `custom_bwd` 2.4.
+
+## PyTorch releases
+Judged at the oldest release of `torch-version`: a use is reported, and fixed, only when that
+release has its replacement — `torch.amp.autocast` (1.13's `torch/amp/autocast_mode.py`, the
+oldest release read), `torch.amp.GradScaler` and its re-export `torch.GradScaler` 2.3
+(`torch/amp/grad_scaler.py`, absent from 1.13), `torch.amp.custom_fwd` / `custom_bwd` 2.4. Below
+those the old spelling is the only one and nothing is reported. The deprecation warnings
+themselves are 2.4's (`torch/cuda/amp/*.py` of 2.6 and 2.14).
 
 ## References
 - [`torch/cuda/amp/autocast_mode.py`](https://github.com/pytorch/pytorch/blob/main/torch/cuda/amp/autocast_mode.py):
