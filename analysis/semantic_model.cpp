@@ -691,8 +691,9 @@ std::optional<std::string> SemanticModel::visibleNameFor(std::string_view qualif
 std::string canonicalQualifiedName(std::string name) {
   // Re-exports that PyTorch documents under a shorter public path. Prefix match on whole
   // segments; the first match wins.
-  static const std::array<std::pair<std::string_view, std::string_view>, 14> kReexports{{
+  static const std::array<std::pair<std::string_view, std::string_view>, 15> kReexports{{
       {"torch.autocast", "torch.amp.autocast"},
+      {"torch.GradScaler", "torch.amp.GradScaler"},
       {"torch.amp.autocast_mode.autocast", "torch.amp.autocast"},
       {"torch.amp.grad_scaler.GradScaler", "torch.amp.GradScaler"},
       {"torch.cuda.amp.autocast_mode", "torch.cuda.amp"},

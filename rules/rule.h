@@ -144,6 +144,8 @@ class Context {
   std::string_view source() const { return file_.text(); }
   std::string_view text(TSNode node) const { return model_.text(node); }
   bool torchAtLeast(int major, int minor) const { return settings_.torch_version.atLeast(major, minor); }
+  // The range's oldest release, as messages name it: "PyTorch 2.1".
+  std::string torchFloorText() const { return "PyTorch " + settings_.torch_version.str(); }
 
   void setRule(const Rule& rule) { rule_ = &rule; }
 

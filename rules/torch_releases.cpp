@@ -22,9 +22,15 @@ constexpr std::array kFacts{
     ReleaseFact{"torch.amp.GradScaler", {2, 3}, {}, {},
                 "torch/amp/grad_scaler.py: present in 2.6 and 2.14, absent from 1.13 (torch.cuda.amp.GradScaler "
                 "only); added in v2.3.0"},
-    ReleaseFact{"torch.amp.autocast", {1, 10}, {}, {},
+    ReleaseFact{"torch.amp.autocast", {1, 13}, {}, {},
                 "torch/amp/autocast_mode.py: `class autocast` with `device_type` in 1.13, 2.6 and 2.14 "
-                "(torch.autocast, v1.10.0)"},
+                "(the oldest release read; torch.autocast itself is v1.10.0's)"},
+    ReleaseFact{"torch.amp.custom_bwd", {2, 4}, {}, {},
+                "torch/amp/autocast_mode.py: `def custom_bwd(bwd=None, *, device_type)` in 2.6 and 2.14; absent "
+                "from 1.13 (v2.4.0)"},
+    ReleaseFact{"torch.amp.custom_fwd", {2, 4}, {}, {},
+                "torch/amp/autocast_mode.py: `def custom_fwd(fwd=None, *, device_type, cast_inputs=None)` in 2.6 "
+                "and 2.14; absent from 1.13 (v2.4.0)"},
     ReleaseFact{"torch.autograd.profiler.profile(use_cuda=)", {0, 0}, TorchVersion{2, 6}, TorchVersion{2, 14},
                 "torch/autograd/profiler.py: 1.13 takes `use_cuda=` without a warning; 2.6 warns \"The attribute "
                 "`use_cuda` will be deprecated soon\" (FutureWarning); 2.14 has no such parameter (TypeError); "
@@ -80,13 +86,13 @@ constexpr std::array kFacts{
                 "torch/profiler/profiler.py: 1.13 and 2.6 warn \"use_cuda is deprecated, use activities argument "
                 "instead\"; 2.14 has no such parameter (TypeError); the releases between 2.6 and 2.14 were not "
                 "read, so 2.14 is the removal's date"},
-    ReleaseFact{"torch.utils.checkpoint.checkpoint(use_reentrant=)", {1, 11}, {}, {},
+    ReleaseFact{"torch.utils.checkpoint.checkpoint(use_reentrant=)", {1, 13}, {}, {},
                 "torch/utils/checkpoint.py: `checkpoint(function, *args, use_reentrant: bool = True, ...)` "
-                "in 1.13 (v1.11.0)"},
-    ReleaseFact{"torch.utils.checkpoint.checkpoint_sequential(use_reentrant=)", {2, 0}, {}, {},
+                "in 1.13, the oldest release read (the argument is v1.11.0's)"},
+    ReleaseFact{"torch.utils.checkpoint.checkpoint_sequential(use_reentrant=)", {2, 1}, {}, {},
                 "torch/utils/checkpoint.py: 1.13's `checkpoint_sequential(functions, segments, input, "
                 "**kwargs)` raises ValueError(\"Unexpected keyword arguments: use_reentrant\"); 2.6 and 2.14 "
-                "take `use_reentrant=None` (v2.0.0)"},
+                "take `use_reentrant=None`; 2.1 is the first release taken to have it (2.0 not read: silent there)"},
 };
 
 constexpr bool sortedByKey() {

@@ -461,7 +461,11 @@ TorchEnv TorchEnv::fromProcess() {
   return env;
 }
 
+// The installed torch: the project's .venv/venv, then $VIRTUAL_ENV, then $CONDA_PREFIX.
+std::optional<rules::TorchRange> fromEnvironments(const fs::path& root, const TorchEnv& env);
+
 std::optional<rules::TorchRange> findProjectTorchRange(const fs::path& root, const TorchEnv& env) {
+  if (root.empty()) return fromEnvironments({}, env);
   if (auto r = fromPyproject(root / "pyproject.toml", false)) return r;
   if (auto r = fromPyproject(root / "pyproject.toml", true)) return r;
   if (auto r = fromRequirementFiles(root)) return r;
@@ -469,8 +473,13 @@ std::optional<rules::TorchRange> findProjectTorchRange(const fs::path& root, con
   if (auto r = fromSetupPy(root / "setup.py")) return r;
   if (auto r = fromEnvironmentYml(root / "environment.yml")) return r;
   if (auto r = fromEnvironmentYml(root / "environment.yaml")) return r;
-  for (const char* venv : {".venv", "venv"})
-    if (auto r = fromEnvironment(root / venv)) return r;
+  return fromEnvironments(root, env);
+}
+
+std::optional<rules::TorchRange> fromEnvironments(const fs::path& root, const TorchEnv& env) {
+  if (!root.empty())
+    for (const char* venv : {".venv", "venv"})
+      if (auto r = fromEnvironment(root / venv)) return r;
   if (env.virtual_env)
     if (auto r = fromEnvironment(*env.virtual_env)) return r;
   if (env.conda_prefix)
@@ -478,33 +487,57 @@ std::optional<rules::TorchRange> findProjectTorchRange(const fs::path& root, con
   return std::nullopt;
 }
 
-fs::path torchProjectRoot(const fs::path& dir) {
+namespace {
+
+bool declaresProject(const fs::path& d) {
   std::error_code ec;
+  for (const char* marker : {"pyproject.toml", "setup.py", "setup.cfg", "environment.yml", "environment.yaml", ".git"})
+    if (fs::exists(d / marker, ec)) return true;
+  for (fs::directory_iterator it(d, ec), end; !ec && it != end; it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    if (name.starts_with("requirements") && name.ends_with(".txt")) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+fs::path torchProjectRoot(const fs::path& dir) {
   for (fs::path d = dir; !d.empty(); d = d.parent_path()) {
-    for (const char* marker : {"pyproject.toml", "setup.py", "setup.cfg", "environment.yml", "environment.yaml", ".git"})
-      if (fs::exists(d / marker, ec)) return d;
-    for (fs::directory_iterator it(d, ec), end; !ec && it != end; it.increment(ec)) {
-      std::string name = it->path().filename().string();
-      if (name.starts_with("requirements") && name.ends_with(".txt")) return d;
-    }
+    if (declaresProject(d)) return d;
     if (d == d.parent_path()) break;
   }
   return dir;
 }
 
 std::optional<rules::TorchRange> TorchRangeFinder::forFolder(const fs::path& dir) {
+  // Each folder is asked about once: the walk up stops at the first folder already known, and
+  // every folder it passed gets that answer. A folder under no project maps to the empty root
+  // (only the environment's torch can then say), shared by all such folders.
   fs::path root;
-  {
-    std::lock_guard lock(mutex_);
-    if (auto it = root_by_dir_.find(dir); it != root_by_dir_.end()) {
-      root = it->second;
-      if (auto r = by_root_.find(root); r != by_root_.end()) return r->second;
+  std::vector<fs::path> passed;
+  bool known = false;
+  for (fs::path d = dir; !d.empty(); d = d.parent_path()) {
+    {
+      std::lock_guard lock(mutex_);
+      if (auto it = root_by_dir_.find(d); it != root_by_dir_.end()) {
+        root = it->second;
+        known = true;
+        break;
+      }
     }
+    passed.push_back(d);
+    if (declaresProject(d)) {
+      root = d;
+      known = true;
+      break;
+    }
+    if (d == d.parent_path()) break;
   }
-  if (root.empty()) root = torchProjectRoot(dir);
+  (void)known;
   {
     std::lock_guard lock(mutex_);
-    root_by_dir_[dir] = root;
+    for (const auto& d : passed) root_by_dir_[d] = root;
     if (auto r = by_root_.find(root); r != by_root_.end()) return r->second;
   }
   auto found = findProjectTorchRange(root, env_);  // read outside the lock; a race reads twice

@@ -17,6 +17,7 @@
 #include "rules/all_rules.h"
 #include "quickfix/imports.h"
 #include "rules/helpers.h"
+#include "rules/torch_releases.h"
 
 namespace ptlint::rules {
 namespace {
@@ -128,9 +129,14 @@ device fixed, so the rewrite calls the same code.
   used more than 256 times (each finding carries the whole fix).
 - A reference that is not a call, decorator or annotation (e.g. `ac = torch.cuda.amp.autocast`)
   gets no fix: its callers would need the device too.
-- Fixes are offered only when the configured `torch-version` has the replacement:
-  `torch.amp.autocast` (1.13 and later here), `torch.amp.GradScaler` 2.3, `torch.amp.custom_fwd` /
-  `custom_bwd` 2.4.
+
+## PyTorch releases
+Judged at the oldest release of `torch-version`: a use is reported, and fixed, only when that
+release has its replacement — `torch.amp.autocast` (1.13's `torch/amp/autocast_mode.py`, the
+oldest release read), `torch.amp.GradScaler` and its re-export `torch.GradScaler` 2.3
+(`torch/amp/grad_scaler.py`, absent from 1.13), `torch.amp.custom_fwd` / `custom_bwd` 2.4. Below
+those the old spelling is the only one and nothing is reported. The deprecation warnings
+themselves are 2.4's (`torch/cuda/amp/*.py` of 2.6 and 2.14).
 
 ## References
 - [`torch/cuda/amp/autocast_mode.py`](https://github.com/pytorch/pytorch/blob/main/torch/cuda/amp/autocast_mode.py):
@@ -176,7 +182,25 @@ std::optional<std::string_view> deprecatedModuleDevice(std::string_view qualifie
 }
 
 bool isNewApi(std::string_view qualified) {
-  return qualified == "torch.amp" || qualified.starts_with("torch.amp.");
+  // `torch.GradScaler` and `torch.autocast` are torch.amp's re-exports.
+  return qualified == "torch.amp" || qualified.starts_with("torch.amp.") || qualified == "torch.GradScaler" ||
+         qualified == "torch.autocast";
+}
+
+// The torch.amp API that replaces a target, as the release table names it.
+std::string_view replacementKey(Api api) {
+  switch (api) {
+    case Api::Autocast: return "torch.amp.autocast";
+    case Api::GradScaler: return "torch.amp.GradScaler";
+    case Api::CustomFwd: return "torch.amp.custom_fwd";
+    case Api::CustomBwd: return "torch.amp.custom_bwd";
+  }
+  return {};
+}
+
+// A deprecation is reported only where its replacement exists at the range's oldest release.
+bool replacementAvailable(const Target& t, const Context& ctx) {
+  return releases::existsAt(replacementKey(t.api), ctx.settings().torch_version);
 }
 
 // Positional parameters of the old constructors, in order; the new ones take the device first,
@@ -663,13 +687,13 @@ class DeprecatedCudaAmp final : public Rule {
       for (const Use& use : group.uses) {
         // A name also bound elsewhere in its scope (`if ...: from torch.amp import autocast
         // else: from torch.cuda.amp import autocast`) may mean either: only the import reports.
-        if (isAmbiguous(*use.binding, model) || use.shim) continue;
+        if (isAmbiguous(*use.binding, model) || use.shim || !replacementAvailable(*use.target, ctx)) continue;
         Diagnostic& d = ctx.report(use.site.range, describe(*use.target, use.site, model));
         d.fix = group.fix;
       }
     }
     for (const Use& use : direct) {
-      if (use.shim) continue;
+      if (use.shim || !replacementAvailable(*use.target, ctx)) continue;
       Diagnostic& d = ctx.report(use.site.range, describe(*use.target, use.site, model));
       d.fix = directFix(use, ctx);
     }
@@ -680,7 +704,7 @@ class DeprecatedCudaAmp final : public Rule {
   // spelling of torch and adding `import torch` when none is visible.
   static std::optional<Fix> directFix(const Use& use, const Context& ctx) {
     const Target& t = *use.target;
-    if (!ctx.torchAtLeast(t.major, t.minor) || use.site.form == Form::Value) return std::nullopt;
+    if (!replacementAvailable(t, ctx) || use.site.form == Form::Value) return std::nullopt;
     if (misplacedAutocastArgument(use.site, t, ctx.model())) return std::nullopt;
     bool needs_import = false;
     std::string prefix = torchPrefix(use.site.ref, ctx.model(), needs_import);
@@ -730,13 +754,13 @@ class DeprecatedCudaAmp final : public Rule {
     }
     for (const ImportedName& name : group.names) {
       if (name.binding->is_fallback || isAmbiguous(*name.binding, model)) return std::nullopt;
-      if (name.target != nullptr && !ctx.torchAtLeast(name.target->major, name.target->minor)) return std::nullopt;
+      if (name.target != nullptr && !replacementAvailable(*name.target, ctx)) return std::nullopt;
       // An unused name may be re-exported: importers would get the new API without the device.
       bool used = std::any_of(group.uses.begin(), group.uses.end(), [&](const Use& u) { return u.binding == name.binding; });
       if (!used) return std::nullopt;
     }
     for (const Use& use : group.uses) {
-      if (!ctx.torchAtLeast(use.target->major, use.target->minor)) return std::nullopt;
+      if (!replacementAvailable(*use.target, ctx)) return std::nullopt;
       if (misplacedAutocastArgument(use.site, *use.target, model)) return std::nullopt;
       auto use_edits = siteEdits(use.site, *use.target, "", source);
       if (!use_edits) return std::nullopt;
@@ -768,7 +792,13 @@ class DeprecatedCudaAmp final : public Rule {
       TSNode dotted = aliased ? fieldOf(name, "name") : name;
       std::string q = analysis::canonicalQualifiedName(module + dottedText(dotted, source));
       bool is_module = deprecatedModuleDevice(q).has_value();
-      if (!is_module && findTarget(q) == nullptr) return;
+      const Target* target = findTarget(q);
+      if (!is_module && target == nullptr) return;
+      // A name whose replacement the range's oldest release lacks is not a finding there.
+      if (target != nullptr && !replacementAvailable(*target, ctx)) {
+        plain_fixable = false;
+        return;
+      }
       names.push_back(q);
       if (module.empty() && !aliased) {
         // `import torch.cuda.amp` binds `torch`: its uses are reported one by one.

@@ -14,6 +14,7 @@
 #include "quickfix/imports.h"
 #include "rules/helpers.h"
 #include "rules/rule.h"
+#include "rules/torch_releases.h"
 
 namespace ptlint::rules {
 
@@ -139,6 +140,14 @@ The fix is unsafe, and offered only when every step of the pattern maps onto an 
 - Fused kernels round differently from the hand-written form (FlashAttention keeps its softmax
   in fp32), so results agree to the dtype's tolerance, not bit for bit. `ptlint check
   --gpu-check` runs both forms on random inputs and reports the difference.
+
+## PyTorch releases
+Judged at the oldest release of `torch-version`. `torch.nn.functional.scaled_dot_product_attention`
+appeared in 2.0 (absent from 1.13's `torch/nn/functional.py`): nothing is reported when the range
+starts below 2.0. Its `scale=` argument appeared in 2.1 (`torch/nn/functional.py` of 2.6 and
+2.14; 2.0's signature ends at `is_causal`): below 2.1 only a pattern with SDPA's default scale is
+fixed. The `score_mod` form names `torch.nn.attention.flex_attention` (2.5) and is reported only
+when the range starts at 2.5 or later.
 
 ## References
 - [`torch.nn.functional.scaled_dot_product_attention`](https://pytorch.org/docs/stable/generated/torch.nn.functional.scaled_dot_product_attention.html) (added in 2.0; `scale=` since 2.1)
@@ -1841,18 +1850,18 @@ std::optional<quickfix::Fix> buildFix(const Pattern& p, const ScaleInfo& scale, 
     std::string text(m.text(factor));
     std::string operand = isAtomic(factor) ? text : "(" + text + ")";
     if (m.provablyNumber(factor, flow)) {
-      if (ctx.torchAtLeast(2, 1)) {
+      if (releases::existsAt("torch.nn.functional.scaled_dot_product_attention(scale=)", ctx.settings().torch_version)) {
         if (p.scale_divides)
           scale_arg = "1 / " + operand;
         else
           scale_arg = argumentText(factor, source);
       } else if (!scale.conventional) {
-        return refuse("the scale is not SDPA's default `1/sqrt(E)`, and `scale=` needs PyTorch 2.1 (torch-version is lower)");
+        return refuse("the scale is not SDPA's default `1/sqrt(E)`, and `scale=` needs PyTorch 2.1 (torch-version starts at " + ctx.torchFloorText() + ")");
       }
     } else if (m.foldable(factor, flow)) {
-      if (!ctx.torchAtLeast(2, 1))
+      if (!releases::existsAt("torch.nn.functional.scaled_dot_product_attention(scale=)", ctx.settings().torch_version))
         return refuse("the scale `" + text + "` is a tensor: it would be folded into the query with `scale=1.0`, "
-                      "which needs PyTorch 2.1 (torch-version is lower)");
+                      "which needs PyTorch 2.1 (torch-version starts at " + ctx.torchFloorText() + ")");
       fold = (p.scale_divides ? " / " : " * ") + operand;
       scale_arg = "1.0";
     } else {
@@ -1861,8 +1870,8 @@ std::optional<quickfix::Fix> buildFix(const Pattern& p, const ScaleInfo& scale, 
     }
   }
 
-  if (!scale_arg.empty() && !ctx.torchAtLeast(2, 1))
-    return refuse("the scores are not scaled, and SDPA's `scale=1.0` needs PyTorch 2.1 (torch-version is lower)");
+  if (!scale_arg.empty() && !releases::existsAt("torch.nn.functional.scaled_dot_product_attention(scale=)", ctx.settings().torch_version))
+    return refuse("the scores are not scaled, and SDPA's `scale=1.0` needs PyTorch 2.1 (torch-version starts at " + ctx.torchFloorText() + ")");
 
   // The statement holding ·V stays; every followed assignment goes.
   TSNode final_statement = attention::enclosingStatement(p.final_node);
@@ -2003,7 +2012,9 @@ class HandRolledAttention final : public Rule {
     return mayMatchSource(analysis::PrefilterText(text), settings);
   }
 
-  bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
+  bool mayReportIn(const analysis::ParsedFile& file, const Settings& settings) const override {
+    // The replacement must exist at the range's oldest release.
+    if (!releases::existsAt("torch.nn.functional.scaled_dot_product_attention", settings.torch_version)) return false;
     return index(file).hasCandidates();
   }
 
@@ -2050,6 +2061,9 @@ class HandRolledAttention final : public Rule {
                 ": `softmax(Q·Kᵀ)·V` is one call to `scaled_dot_product_attention`, which runs fused kernels "
                 "(FlashAttention, memory-efficient) without materialising the score matrix";
     }
+    if (!p.score_mod.empty() && !p.opaque_mod &&
+        !releases::existsAt("torch.nn.attention.flex_attention", ctx.settings().torch_version))
+      return;  // flex_attention is newer than the range's oldest release
     if (!fix && !why.empty() && (p.score_mod.empty() || p.opaque_mod)) message += "; no automatic fix: " + why;
     else if (!fix && !why.empty()) message += "; no automatic fix (SDPA cannot express it)";
     Diagnostic& d = ctx.report(start, endOf(node), message);

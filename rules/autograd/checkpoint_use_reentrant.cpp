@@ -3,6 +3,7 @@
 #include "analysis/text_search.h"
 #include "rules/all_rules.h"
 #include "rules/helpers.h"
+#include "rules/torch_releases.h"
 
 namespace ptlint::rules {
 namespace {
@@ -52,8 +53,15 @@ implementation. Where no input of the segment requires grad, the reentrant varia
 segment's parameters no gradient and the non-reentrant one gives them one, so training
 changes; the non-reentrant variant also checks that the recomputed tensors have the same
 metadata as in the forward pass and raises when they do not. Pass `use_reentrant=True`
-instead to keep the old behaviour. Offered for `checkpoint` from
-PyTorch 1.13 and for `checkpoint_sequential` from 2.1 (the releases whose signatures were checked).
+instead to keep the old behaviour.
+
+## PyTorch releases
+Judged at the oldest release of `torch-version`. `checkpoint(..., use_reentrant=)` is in 1.13's
+`torch/utils/checkpoint.py` (the oldest release read; a range starting earlier is not reported). 1.13's
+`checkpoint_sequential(functions, segments, input, **kwargs)` raises
+`ValueError: Unexpected keyword arguments: use_reentrant`; 2.6 and 2.14 take
+`use_reentrant=None`. Its calls are reported only when the range starts at 2.1 or later (the
+first release known to take the argument; a range starting at 2.0 stays silent).
 
 ## References
 - [torch.utils.checkpoint](https://pytorch.org/docs/stable/checkpoint.html)
@@ -88,11 +96,15 @@ class CheckpointUseReentrant final : public Rule {
     if (!sequential && *q != "torch.utils.checkpoint.checkpoint") return;
     if (!ts_node_is_null(keywordArgumentNode(call, "use_reentrant", ctx.source())) || hasDoubleStarArguments(call))
       return;
+    // Where the range's oldest release does not take the argument, passing it raises there.
+    if (!releases::existsAt(sequential ? "torch.utils.checkpoint.checkpoint_sequential(use_reentrant=)"
+                                       : "torch.utils.checkpoint.checkpoint(use_reentrant=)",
+                            ctx.settings().torch_version))
+      return;
     Diagnostic& d = ctx.report(call, "`" + std::string(sequential ? "checkpoint_sequential" : "checkpoint") +
                                          "` without `use_reentrant=`: PyTorch warns and will raise; pass "
                                          "`use_reentrant=False` (recommended) or `True` explicitly");
-    bool available = sequential ? ctx.torchAtLeast(2, 1) : ctx.torchAtLeast(1, 13);
-    if (available && !ts_node_is_null(argumentList(call)))
+    if (!ts_node_is_null(argumentList(call)))
       d.fix = quickfix::Fix{quickfix::Applicability::Unsafe, "Add `use_reentrant=False`",
                             {appendArgument(call, "use_reentrant=False", ctx.source())}};
   }

@@ -3,6 +3,7 @@
 #include "analysis/text_search.h"
 #include "rules/all_rules.h"
 #include "rules/helpers.h"
+#include "rules/torch_releases.h"
 
 namespace ptlint::rules {
 namespace {
@@ -55,6 +56,18 @@ holding objects other than tensors, containers and primitive types (an optimizer
 class, a `numpy` array in older formats, an `argparse.Namespace`) then fails to load with an
 `UnpicklingError` until those classes are allowed with `torch.serialization.add_safe_globals`.
 
+A `pickle_module=` (keyword, or the third positional argument) changes both: PyTorch 1.13, 2.6
+and 2.14 raise `RuntimeError: Can not safely load weights when explicit pickle_module is
+specified` when it is passed with `weights_only=True`, and from 2.6 `_default_to_weights_only`
+in `torch/serialization.py` makes the default `False` whenever it is given. Such a call is
+reported without `weights_only=` at every release, and never fixed.
+
+## PyTorch releases
+Judged at the oldest release of `torch-version`: the default changed in 2.6
+(`torch/serialization.py`: `weights_only: bool = False` in 1.13, `None` meaning `True` in 2.6 and
+2.14), so a call without the argument is reported when the range starts below 2.6;
+`weights_only=` itself exists from 1.13, the oldest release read (the fix is offered from there).
+
 ## References
 - [torch.load](https://pytorch.org/docs/stable/generated/torch.load.html)
 - [Serialization semantics: weights_only](https://pytorch.org/docs/stable/notes/serialization.html#weights-only)
@@ -105,7 +118,7 @@ class TorchLoadWithoutWeightsOnly final : public Rule {
   // From 2.6 on only `weights_only=False` is reported, so the file must spell `weights_only`.
   bool triggersDependOnSettings() const override { return true; }
   std::vector<std::string_view> triggersFor(const Settings& settings) const override {
-    if (settings.torch_version.atLeast(2, 6)) return {"weights_only"};
+    if (settings.torch_version.atLeast(2, 6)) return {"weights_only", "pickle_module"};
     return triggers();
   }
   bool triggersAreWholeWords() const override { return true; }
@@ -122,13 +135,27 @@ class TorchLoadWithoutWeightsOnly final : public Rule {
     auto q = ctx.model().qualifiedName(callee);
     if (!q || (*q != "torch.load" && *q != "torch.serialization.load")) return;
     TSNode keyword = keywordArgumentNode(call, "weights_only", ctx.source());
+    // `pickle_module=` (or a third positional argument): `weights_only=True` beside it raises
+    // RuntimeError in every release, and from 2.6 it makes the default False.
+    bool pickle_module = !ts_node_is_null(keywordArgumentNode(call, "pickle_module", ctx.source())) ||
+                         positionalArguments(call).size() >= 3;
     if (!ts_node_is_null(keyword)) {
       if (!isFalseLiteral(fieldOf(keyword, "value"))) return;
       Diagnostic& d = ctx.report(call,
                                  "`torch.load(..., weights_only=False)` unpickles arbitrary objects: loading an "
-                                 "untrusted file runs the code it names; use `weights_only=True`");
-      d.fix = quickfix::Fix{quickfix::Applicability::Unsafe, "Use `weights_only=True`",
-                            {{startOf(keyword), endOf(keyword), "weights_only=True"}}};
+                                 "untrusted file runs the code it names; use `weights_only=True`" +
+                                     std::string(pickle_module ? " without `pickle_module=` (together they raise)" : ""));
+      if (!pickle_module)
+        d.fix = quickfix::Fix{quickfix::Applicability::Unsafe, "Use `weights_only=True`",
+                              {{startOf(keyword), endOf(keyword), "weights_only=True"}}};
+      return;
+    }
+    if (pickle_module && releases::existsAt("torch.load(weights_only=)", ctx.settings().torch_version)) {
+      if (hasDoubleStarArguments(call) && !splatsKnownWithout(call, "weights_only", ctx)) return;
+      ctx.report(call, "`torch.load(..., pickle_module=...)` without `weights_only=` unpickles arbitrary objects "
+                       "at every release (" + ctx.torchFloorText() +
+                       " included; from 2.6 a `pickle_module` makes the default False): loading an untrusted file "
+                       "runs the code it names; drop `pickle_module=` and pass `weights_only=True`");
       return;
     }
     if (ctx.torchAtLeast(2, 6)) return;

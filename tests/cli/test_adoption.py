@@ -311,6 +311,24 @@ class RuffFlags(Workdir):
         root = os.path.realpath(self.dir)
         self.assertEqual([os.path.relpath(os.path.realpath(l), root) for l in out.splitlines()], ["a.py", "pkg/b.pyi"])
 
+    def test_show_settings_torch_range_from_the_project(self):
+        self.write("a.py", AMP_SOURCE)
+        self.write("requirements.txt", "-r requirements-base.txt\n")
+        self.write("requirements-base.txt", "torch>=2.1,<2.9 ; sys_platform == 'linux'\n")
+        code, out, _ = self.check("--show-settings", "a.py")
+        self.assertEqual(code, 0)
+        self.assertIn('torch-version = ">=2.1,<2.9"  # 2.1 to 2.8, from ', out)
+        self.assertIn("requirements-base.txt", out)
+        os.remove(os.path.join(self.dir, "requirements.txt"))
+        os.remove(os.path.join(self.dir, "requirements-base.txt"))
+        os.makedirs(os.path.join(self.dir, ".git"))
+        os.makedirs(os.path.join(self.dir, ".venv/lib/python3.11/site-packages/torch-2.4.1+cu121.dist-info"))
+        code, out, _ = self.check("--show-settings", "a.py")
+        self.assertIn("# 2.4 to 2.4, from ", out)
+        self.assertIn("torch-2.4.1+cu121.dist-info", out)
+        code, out, _ = self.check("--show-settings", "--torch-version", "~=2.2", "a.py")
+        self.assertIn('torch-version = "~=2.2"  # 2.2 to 2.14, from --torch-version', out)
+
     def test_show_settings(self):
         self.write("pyproject.toml", '[tool.ptlint]\nextend-select = ["PTL001"]\ntorch-version = "2.4"\n')
         self.write("a.py", AMP_SOURCE)
@@ -319,7 +337,7 @@ class RuffFlags(Workdir):
         self.assertIn("pyproject.toml", out)
         self.assertIn('extend-select = ["PTL001"]', out)
         self.assertIn('ignore = ["PTL601"]', out)
-        self.assertIn('torch-version = "2.4"', out)
+        self.assertIn('torch-version = ">=2.4"  # 2.4 to 2.14, from ', out)
         self.assertIn('"PTL001"', out.split("enabled rules = ")[1].splitlines()[0])
         self.assertNotIn('"PTL601"', out.split("enabled rules = ")[1].splitlines()[0])
 

@@ -223,8 +223,9 @@ class Config(Workdir):
 
     def test_torch_version_gates_fix(self):
         self.write("a.py", "import torch\ns = torch.cuda.amp.GradScaler()\n")
+        # torch.amp.GradScaler arrived in 2.3: at 2.2 the old spelling is the only one.
         _, out, _ = self.check("--output-format", "json", "--torch-version", "2.2", ".")
-        self.assertIsNone(json.loads(out)[0]["fix"])
+        self.assertEqual(json.loads(out), [])
         _, out, _ = self.check("--output-format", "json", "--torch-version", "2.3", ".")
         self.assertIsNotNone(json.loads(out)[0]["fix"])
 

@@ -150,7 +150,8 @@ TEST(Ptl601Fix, SoftCappingPointsToFlexAttention) {
                 "def f(q, k, v):\n"
                 "    s = q @ k.mT / math.sqrt(q.size(-1))\n"
                 "    s = 50.0 * torch.tanh(s / 50.0)\n"
-                "    return s.softmax(dim=-1) @ v\n");
+                "    return s.softmax(dim=-1) @ v\n",
+                "2.5");  // flex_attention's first release
   EXPECT_TRUE(o.fixed.empty());
   EXPECT_NE(o.message.find("tanh soft-capping"), std::string::npos) << o.message;
   EXPECT_NE(o.message.find("flex_attention"), std::string::npos) << o.message;
