@@ -1,5 +1,7 @@
 #include "workspace/walk.h"
 
+#include <fmt/format.h>
+
 #include <git2.h>
 #include <sys/stat.h>
 
@@ -183,6 +185,10 @@ WalkResult collectFiles(const std::vector<fs::path>& roots, ConfigResolver& reso
       const ResolvedConfig& config = *resolved;
       bool ask_git = config.respect_gitignore && inside_work_tree(dir);
       std::vector<fs::path> subdirs;
+      // Entries whose type cannot be learnt (a folder listable but not searchable, a path past
+      // PATH_MAX): each may be a source file or a folder, so they are an error, told once per folder.
+      size_t unknown = 0;
+      std::string unknown_reason;
       for (; it != fs::directory_iterator(); it.increment(ec)) {
         if (ec) {
           result.errors.push_back(dir.string() + ": cannot read folder (" + ec.message() + ")");
@@ -190,7 +196,13 @@ WalkResult collectFiles(const std::vector<fs::path>& roots, ConfigResolver& reso
         }
         const fs::directory_entry& entry = *it;
         fs::file_status link_status = entry.symlink_status(ec);
-        if (ec) continue;
+        if (ec) {
+          if (!isSkippedFolder(entry.path()) && !isExcluded(config, entry.path())) {
+            if (unknown++ == 0) unknown_reason = entry.path().filename().string() + ": " + ec.message();
+          }
+          ec.clear();
+          continue;
+        }
         const fs::path& path = entry.path();
         bool is_dir = fs::is_directory(link_status);
         bool is_file = fs::is_regular_file(link_status);
@@ -202,6 +214,9 @@ WalkResult collectFiles(const std::vector<fs::path>& roots, ConfigResolver& reso
         if (is_dir) subdirs.push_back(path);
         else seen_files.insert(path);
       }
+      if (unknown > 0)
+        result.errors.push_back(fmt::format("{}: cannot check {} entr{} of this folder ({})", dir.string(), unknown,
+                                            unknown == 1 ? "y" : "ies", unknown_reason));
       std::sort(subdirs.rbegin(), subdirs.rend());
       for (auto& sub : subdirs) stack.push_back(std::move(sub));
     }
