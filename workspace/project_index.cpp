@@ -699,6 +699,18 @@ class ProjectIndex::Project {
     for (const fs::path& file : files) {
       // A raw look first: most files hold no site and are never decoded or parsed.
       ScanVerdict verdict = index_.scanFile(file, raw);
+      if (verdict.too_large) {
+        // Not looked at, so not known to compile nothing: told, and the facts are incomplete.
+        wide->compiles_unknown = true;
+        size_t limit = index_.max_bytes_;
+        index_.problem({fmt::format("project index: {} is larger than the {} limit and was not scanned; "
+                                    "cross-file findings may be missing",
+                                    file.string(),
+                                    limit % (1u << 20) == 0 ? fmt::format("{} MB", limit >> 20)
+                                                            : fmt::format("{} bytes", limit)),
+                        true});
+        continue;
+      }
       if (!verdict.may_compile && !verdict.may_set_environment) continue;
       auto text = index_.read(file);
       if (!text) continue;
@@ -948,6 +960,11 @@ ProjectIndex::ScanVerdict ProjectIndex::scanFile(const fs::path& file, std::stri
         it->second.inode == static_cast<uint64_t>(st.st_ino) && it->second.mtime_ns == nanoseconds(st.st_mtim) &&
         it->second.ctime_ns == nanoseconds(st.st_ctim) && !racy(it->second))
       return {it->second.may_compile, it->second.may_set_environment};
+  }
+  if (static_cast<size_t>(st.st_size) > max_bytes_ && S_ISREG(st.st_mode)) {
+    ScanVerdict verdict;
+    verdict.too_large = true;
+    return verdict;
   }
   if (!readRaw(file, max_bytes_, raw, st)) return {};
   ScanVerdict verdict = verdictOf(raw);

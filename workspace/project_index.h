@@ -152,6 +152,7 @@ class ProjectIndex {
   struct ScanVerdict {
     bool may_compile = false;          // a call or decorator spelled `compile`
     bool may_set_environment = false;  // an indexed environment variable's name
+    bool too_large = false;            // past the size limit: not looked at
   };
   // What a raw look at `file` (the overlay's text first) says (`raw` is a reusable buffer); all
   // false when unreadable.

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <unordered_map>
 
 namespace fs = std::filesystem;
 
@@ -40,7 +41,7 @@ class GitIgnoreOracle {
 
  private:
   git_repository* repositoryFor(const fs::path& dir) {
-    auto it = repos_.find(dir);
+    auto it = repos_.find(dir.native());
     if (it != repos_.end()) return it->second;
     git_repository* repo = nullptr;
     if (git_repository_open_ext(&repo, dir.c_str(), 0, nullptr) != 0) repo = nullptr;
@@ -57,11 +58,13 @@ class GitIgnoreOracle {
         owned_.push_back(repo);
       }
     }
-    repos_[dir] = repo;
+    repos_[dir.native()] = repo;
     return repo;
   }
 
-  std::map<fs::path, git_repository*> repos_;  // non-owning cache per folder
+  // Non-owning cache per folder, by its native string (not a path object per level: a deep
+  // tree would cost the square of its depth).
+  std::map<std::string, git_repository*> repos_;
   std::map<std::string, git_repository*> by_workdir_;
   std::vector<git_repository*> owned_;
 };
@@ -103,12 +106,12 @@ WalkResult collectFiles(const std::vector<fs::path>& roots, ConfigResolver& reso
   // Only inside a work tree (`.git`, a folder or a worktree's file, in the folder or above it) can
   // a .gitignore apply; elsewhere libgit2 would find no repository, so it is not even started
   // (its start-up loads TLS certificates: a tenth of a warm run over a folder outside git).
-  std::map<fs::path, bool> work_tree_cache;
+  std::unordered_map<std::string, bool> work_tree_cache;  // by folder (native string, as repos_)
   auto inside_work_tree = [&](const fs::path& dir) {
     std::vector<fs::path> visited;
     bool found = false;
     for (fs::path d = dir; !d.empty(); d = d.parent_path()) {
-      if (auto it = work_tree_cache.find(d); it != work_tree_cache.end()) {
+      if (auto it = work_tree_cache.find(d.native()); it != work_tree_cache.end()) {
         found = it->second;
         break;
       }
@@ -120,7 +123,7 @@ WalkResult collectFiles(const std::vector<fs::path>& roots, ConfigResolver& reso
       }
       if (d == d.parent_path()) break;
     }
-    for (const auto& v : visited) work_tree_cache[v] = found;
+    for (const auto& v : visited) work_tree_cache[v.native()] = found;
     return found;
   };
 

@@ -123,9 +123,24 @@ def test_path_past_path_max(ptlint, tmp):
         os.close(parent)
 
 
+def test_project_file_too_large(ptlint, tmp):
+    # A project file past the size limit is not scanned for compile sites: the facts of the file
+    # checked may miss what it compiles, so the run warns, naming the limit, and exits 2.
+    write(os.path.join(tmp, "pyproject.toml"), "")
+    write(os.path.join(tmp, "model.py"), "def helper(x):\n    return x.item()\n")
+    write(os.path.join(tmp, "big.py"), "import torch\nfrom model import helper\nf = torch.compile(helper)\n" +
+          "#" * (17 << 20) + "\n")
+    proc = run_ptlint(ptlint, ["check", "--no-cache", "model.py"], cwd=tmp, timeout=60)
+    err = proc.stderr.decode(errors="replace")
+    check(proc.returncode == 2, f"exit {proc.returncode}, expected 2: {err[-400:]}")
+    check("big.py is larger than the 16 MB limit" in err, f"no warning naming the limit: {err[-400:]}")
+    check(b"All checks passed" not in proc.stdout, "said 'All checks passed!'")
+
+
 if __name__ == "__main__":
     main({"unreadable_only_path": test_unreadable_only_path,
           "path_under_unsearchable_folder": test_path_under_unsearchable_folder,
           "config_not_a_file": test_config_not_a_file, "invalid_glob": test_invalid_glob,
           "listable_unsearchable_folder": test_listable_unsearchable_folder,
-          "path_past_path_max": test_path_past_path_max})
+          "path_past_path_max": test_path_past_path_max,
+          "project_file_too_large": test_project_file_too_large})

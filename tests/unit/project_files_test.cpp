@@ -107,6 +107,20 @@ TEST(ProjectFileLimit, UnderTheLimitNothingIsTold) {
   EXPECT_TRUE(index.problems().empty());
 }
 
+TEST(ProjectFileLimit, AFileTooLargeToScanIsToldNotSkipped) {
+  TempProject p("size-limit");
+  p.write("model.py", kHelper);
+  p.write("train.py", "import torch\nfrom model import helper\nf = torch.compile(helper)\n" + std::string(200, '#') + "\n");
+  workspace::ProjectIndex index(readText, 128);
+  auto facts = index.factsFor(p.dir / "model.py");
+  auto problems = index.problems();
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].message.find("train.py is larger than the 128 bytes limit"), std::string::npos)
+      << problems[0].message;
+  EXPECT_TRUE(problems[0].limit);
+  EXPECT_TRUE(facts->project->compiles_unknown);
+}
+
 TEST(ProjectFileLimit, TheDefaultLimitIsFarAboveTwentyThousandFiles) {
   EXPECT_GE(workspace::ProjectIndex::kMaxProjectFiles, 200000u);
 }
