@@ -958,8 +958,12 @@ ProjectIndex::ScanVerdict ProjectIndex::scanFile(const fs::path& file, std::stri
     auto it = scan_cache_.find(key);
     if (it != scan_cache_.end() && it->second.size == static_cast<uint64_t>(st.st_size) &&
         it->second.inode == static_cast<uint64_t>(st.st_ino) && it->second.mtime_ns == nanoseconds(st.st_mtim) &&
-        it->second.ctime_ns == nanoseconds(st.st_ctim) && !racy(it->second))
-      return {it->second.may_compile, it->second.may_set_environment};
+        it->second.ctime_ns == nanoseconds(st.st_ctim)) {
+      if (!racy(it->second)) return {it->second.may_compile, it->second.may_set_environment};
+      // Racy, and read again below: the cache is written anew, so that once the file is older
+      // than a tick its entry is trusted (else a fresh checkout would be read on every run).
+      scan_cache_dirty_ = true;
+    }
   }
   if (static_cast<size_t>(st.st_size) > max_bytes_ && S_ISREG(st.st_mode)) {
     ScanVerdict verdict;
