@@ -935,7 +935,9 @@ std::vector<fs::path> ProjectIndex::linkedProjects() const {
 }
 
 bool ProjectIndex::racy(const ScanEntry& entry) const {
-  return std::max(entry.mtime_ns, entry.ctime_ns) + kTimestampTickNs >= scan_cache_written_ns_;
+  // The mtime alone, as git: a write sets mtime and ctime alike, and a time put back (`touch -r`,
+  // `cp -p`) changes the ctime, which the entry must match exactly.
+  return entry.mtime_ns + kTimestampTickNs >= scan_cache_written_ns_;
 }
 
 ProjectIndex::ScanVerdict ProjectIndex::scanFile(const fs::path& file, std::string& raw) {
