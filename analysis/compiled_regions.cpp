@@ -6,6 +6,7 @@
 #include <mutex>
 #include <optional>
 #include <tuple>
+#include <unordered_set>
 #include <utility>
 
 #include "analysis/syntax.h"
@@ -388,18 +389,39 @@ class CompiledRegions::Builder {
     return -1;
   }
 
-  // Method `name` of a same-file class, looking through same-file base classes; -1 if none.
-  int methodOf(TSNode cls, std::string_view name, bool skip_own = false, int depth = 0) const {
-    if (ts_node_is_null(cls) || depth > kMaxDepth) return -1;
-    if (!skip_own) {
-      const auto& methods = methodsOf(cls);
-      auto m = methods.find(std::string(name));
-      if (m != methods.end()) return m->second;
-    }
+  // Method `name` of a same-file class, looking through same-file base classes (depth first,
+  // left to right); -1 if none. Each class is visited once per lookup, and lookups are
+  // memoised: a lattice of W classes on D levels costs W*D, not W^D.
+  int methodOf(TSNode cls, std::string_view name, bool skip_own = false) const {
+    if (ts_node_is_null(cls)) return -1;
+    std::string key = std::to_string(reinterpret_cast<uintptr_t>(cls.id)) + (skip_own ? "^" : ".") + std::string(name);
+    if (auto it = method_of_.find(key); it != method_of_.end()) return it->second;
     int found = -1;
-    forEachBase(cls, [&](TSNode base) {
-      if (found < 0) found = methodOf(base, name, false, depth + 1);
-    });
+    std::unordered_set<const void*> seen;
+    std::vector<TSNode> stack;
+    auto pushBases = [&](TSNode c) {
+      std::vector<TSNode> bases;
+      forEachBase(c, [&](TSNode base) { bases.push_back(base); });
+      for (auto it = bases.rbegin(); it != bases.rend(); ++it) stack.push_back(*it);
+    };
+    if (skip_own) {
+      seen.insert(cls.id);
+      pushBases(cls);
+    } else {
+      stack.push_back(cls);
+    }
+    while (!stack.empty() && found < 0) {
+      TSNode c = stack.back();
+      stack.pop_back();
+      if (!seen.insert(c.id).second) continue;
+      const auto& methods = methodsOf(c);
+      if (auto m = methods.find(std::string(name)); m != methods.end()) {
+        found = m->second;
+        break;
+      }
+      pushBases(c);
+    }
+    method_of_[key] = found;
     return found;
   }
 
@@ -429,6 +451,10 @@ class CompiledRegions::Builder {
       const Binding* b = bindingFor(expr);
       if (b == nullptr) return {};
       if (b->kind == BindingKind::Parameter) return selfClass(b);
+      // Memoised per identifier: names bound from names bound from names (each several times)
+      // are followed once each; a name reached again while resolved is unknown.
+      if (auto it = instance_class_.find(expr.id); it != instance_class_.end()) return it->second;
+      instance_class_[expr.id] = TSNode{};
       // Every binding of the name in its scope must build the same class (`model = Model()` and
       // `model = torch.compile(model)` agree; a parameter or another value does not).
       TSNode found{};
@@ -439,7 +465,7 @@ class CompiledRegions::Builder {
         if (ts_node_is_null(vc) || (!ts_node_is_null(found) && !sameNode(found, vc))) return {};
         found = vc;
       }
-      return found;
+      return instance_class_[expr.id] = found;
     }
     if (isKind(expr, "attribute")) {
       TSNode owner_cls = instanceClass(fieldOf(expr, "object"), depth + 1);
@@ -666,6 +692,8 @@ class CompiledRegions::Builder {
   std::vector<TSNode> site_calls_;  // calls that may compile or disable something, in tree order
   std::vector<int> decorated_;      // decorated defs, in tree order
   mutable std::unordered_map<std::string, TSNode> attribute_class_;
+  mutable std::unordered_map<std::string, int> method_of_;                 // class id, name -> def
+  mutable std::unordered_map<const void*, TSNode> instance_class_;         // identifier -> class
   std::deque<std::pair<int, const Function*>> queue_;
 };
 

@@ -1,6 +1,7 @@
 #include "analysis/module_summary.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -103,10 +104,11 @@ class Summarizer {
   explicit Summarizer(const SemanticModel& model) : model_(model), source_(model.file().text()) {}
 
   ModuleSummary run() {
+    // Each top-level name once, in order; the set keeps this linear in the number of bindings.
+    std::unordered_set<std::string_view> defined;
     for (const auto& b : model_.bindings()) {
       if (b->kind == BindingKind::Import) out_.imports.emplace_back(b->name, b->qualified_name);
-      if (b->scope == &model_.moduleScope() && b->kind != BindingKind::Import &&
-          std::find(out_.definitions.begin(), out_.definitions.end(), b->name) == out_.definitions.end())
+      if (b->scope == &model_.moduleScope() && b->kind != BindingKind::Import && defined.insert(b->name).second)
         out_.definitions.push_back(b->name);
     }
     TSNode root = model_.file().root();
@@ -360,15 +362,32 @@ class Summarizer {
     if (isKind(expr, "identifier")) {
       const Binding* b = model_.resolve(textOf(expr, source_), expr);
       if (b == nullptr || b->kind != BindingKind::Assignment) return false;
-      bool any = false;
-      for (const Binding* c : *model_.bindingsOf(*b->scope, b->name)) {
-        if (c->kind != BindingKind::Assignment || ts_node_is_null(c->value)) return false;
-        TSNode v = unparenthesize(c->value);
-        if (isKind(v, "call") && isCompileCall(v)) continue;  // `model = torch.compile(model)`
-        if (!instanceClasses(v, depth + 1, out)) return false;
-        any = true;
+      // Memoised per name and scope: names bound (several times) from names are followed once
+      // each; a name reached again while being followed cannot be named.
+      // (Node-based maps: the references stay valid while the recursion adds entries.)
+      auto& by_name = name_classes_[static_cast<const void*>(b->scope)];
+      if (auto [entry, first] = by_name.try_emplace(b->name, std::nullopt); first) {
+        std::vector<NameRef> mine;
+        bool any = false, ok = true;
+        for (const Binding* c : *model_.bindingsOf(*b->scope, b->name)) {
+          if (c->kind != BindingKind::Assignment || ts_node_is_null(c->value)) {
+            ok = false;
+            break;
+          }
+          TSNode v = unparenthesize(c->value);
+          if (isKind(v, "call") && isCompileCall(v)) continue;  // `model = torch.compile(model)`
+          if (!instanceClasses(v, depth + 1, mine)) {
+            ok = false;
+            break;
+          }
+          any = true;
+        }
+        if (ok && any) entry->second = std::move(mine);
       }
-      return any;
+      const auto& known = by_name.at(b->name);
+      if (!known) return false;
+      for (const NameRef& ref : *known) add(ref);
+      return true;
     }
     return false;
   }
@@ -927,6 +946,8 @@ class Summarizer {
   }
 
   const SemanticModel& model_;
+  // instanceClasses of a name, by scope and name (nullopt: cannot be named, or being followed).
+  mutable std::unordered_map<const void*, std::map<std::string, std::optional<std::vector<NameRef>>>> name_classes_;
   std::string_view source_;
   ModuleSummary out_;
   std::vector<Def> defs_;

@@ -298,6 +298,15 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
     };
     engine.run(inputs, hooks);
     engine.save();
+    // What the project index could not list: its cross-file facts are incomplete. Past a limit
+    // the check is too (exit 2), though every file was linted.
+    for (const auto& problem : engine.projectProblems()) {
+      err << "warning: " << escapeControl(problem.message) << "\n";
+      if (problem.limit) {
+        had_error = true;
+        ++unchecked;
+      }
+    }
     for (auto& r : reports)
       if (r.config_error) {
         addConfigError(*r.config_error);

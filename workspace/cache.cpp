@@ -15,6 +15,7 @@
 #include "ptlint/version.h"
 #include "analysis/module_summary.h"
 #include "rules/registry.h"
+#include "workspace/json_sections.h"
 #include "workspace/read_fd.h"
 
 namespace fs = std::filesystem;
@@ -229,39 +230,52 @@ ResultsCache::ResultsCache(fs::path folder) : dir_(std::move(folder) / ".ptlint_
     if (errno != ENOENT) disable(fmt::format("results.json: {}", std::strerror(errno)));
     return;
   }
-  std::string bytes;
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) <= kMaxCacheBytes) {
-    bytes.resize(static_cast<size_t>(st.st_size));
-    readToFill(fd, bytes);
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || static_cast<uint64_t>(st.st_size) > kMaxCacheBytes) {
+    ::close(fd);
+    return;
   }
-  ::close(fd);
-  try {
-    json doc = json::parse(bytes);
-    if (doc.at("format").get<int>() != kFormat || doc.at("build").get<std::string>() != buildIdentity()) return;
-    for (const auto& [path, entry] : doc.at("entries").items()) {
-      // An entry that does not describe a file of the size its key records is a miss, not a finding.
-      try {
-        Entry e;
-        e.key = entry.at("key").get<std::string>();
-        std::optional<uint64_t> size = sizeInKey(e.key);
-        if (!size) continue;
-        bool valid = true;
-        for (const auto& d : entry.at("diagnostics")) {
-          e.diagnostics.push_back(fromJson(d));
-          valid = valid && validDiagnostic(e.diagnostics.back(), *size);
-        }
-        if (entry.contains("depends")) e.dependencies = entry.at("depends").get<std::vector<std::string>>();
-        if (valid) entries_.emplace(path, std::move(e));
-      } catch (const std::exception&) {
+  std::FILE* file = ::fdopen(fd, "rb");
+  if (file == nullptr) {
+    ::close(fd);
+    return;
+  }
+  // Streamed, entry by entry (workspace/json_sections.h): memory follows the entries kept. A
+  // foreign build stops the read at its first field.
+  bool build_ok = false, format_ok = false;
+  JsonSections reader;
+  reader.sections = {"entries"};
+  reader.on_scalar = [&](const std::string& key, const json& value) {
+    if (key == "build") return build_ok = value.is_string() && value.get<std::string>() == buildIdentity();
+    if (key == "format") return format_ok = value.is_number_integer() && value.get<int>() == kFormat;
+    return true;
+  };
+  reader.on_member = [&](const std::string&, const std::string& path, json entry) {
+    if (!build_ok) return false;  // "build" comes first in what save() writes
+    // An entry that does not describe a file of the size its key records is a miss, not a finding.
+    try {
+      Entry e;
+      e.key = entry.at("key").get<std::string>();
+      std::optional<uint64_t> size = sizeInKey(e.key);
+      if (!size) return true;
+      bool valid = true;
+      for (const auto& d : entry.at("diagnostics")) {
+        e.diagnostics.push_back(fromJson(d));
+        valid = valid && validDiagnostic(e.diagnostics.back(), *size);
       }
+      if (entry.contains("depends")) e.dependencies = entry.at("depends").get<std::vector<std::string>>();
+      if (valid) entries_.emplace(path, std::move(e));
+    } catch (const std::exception&) {
     }
-  } catch (const std::exception&) {
-    entries_.clear();  // corrupt or foreign: start over
-  }
+    return true;
+  };
+  bool complete = readJsonSections(file, reader);
+  std::fclose(file);
+  if (!complete || !build_ok || !format_ok) entries_.clear();  // corrupt or foreign: start over
 }
 
 std::optional<std::vector<rules::Diagnostic>> ResultsCache::lookup(const fs::path& path, const std::string& key) const {
   std::lock_guard lock(mutex_);
+  touched_.insert(path.string());
   auto it = entries_.find(path.string());
   if (it == entries_.end() || it->second.key != key) return std::nullopt;
   return it->second.diagnostics;
@@ -271,6 +285,7 @@ void ResultsCache::store(const fs::path& path, const std::string& key, const std
                          const std::vector<fs::path>& dependencies) {
   std::lock_guard lock(mutex_);
   if (disabled_) return;
+  touched_.insert(path.string());
   Entry& e = entries_[path.string()];
   if (e.key == key) return;
   e.key = key;
@@ -294,7 +309,18 @@ void createOnce(int dir_fd, const char* name, std::string_view content) {
 
 bool ResultsCache::save() {
   std::lock_guard lock(mutex_);
-  if (!dirty_ || disabled_) return !dirty_;
+  if (disabled_) return !dirty_;
+  // Entries of files deleted since are dropped (a run that touched every entry stats none).
+  for (auto it = entries_.begin(); it != entries_.end();) {
+    struct stat st {};
+    if (!touched_.count(it->first) && ::lstat(it->first.c_str(), &st) != 0 && errno == ENOENT) {
+      it = entries_.erase(it);
+      dirty_ = true;
+    } else {
+      ++it;
+    }
+  }
+  if (!dirty_) return true;
   if (dir_fd_ < 0) {
     if (::mkdir(dir_.c_str(), 0777) != 0 && errno != EEXIST) return false;
     if (!openFolder()) return false;

@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "rules/rule.h"
@@ -59,6 +60,9 @@ class ResultsCache {
   std::optional<std::string> problem_;
   mutable std::mutex mutex_;
   std::unordered_map<std::string, Entry> entries_;
+  // Paths looked up or stored in this run: they exist. Any other entry whose file is gone is
+  // dropped on save.
+  mutable std::unordered_set<std::string> touched_;
   bool dirty_ = false;
 };
 

@@ -422,7 +422,7 @@ std::shared_ptr<const FileConfig> ConfigResolver::nearestConfig(const fs::path& 
   for (fs::path dir = start_dir;; dir = dir.parent_path()) {
     {
       std::lock_guard lock(mutex_);
-      auto it = by_dir_.find(dir);
+      auto it = by_dir_.find(dir.native());
       if (it != by_dir_.end()) {
         found = it->second;
         resolved = true;
@@ -445,7 +445,7 @@ std::shared_ptr<const FileConfig> ConfigResolver::nearestConfig(const fs::path& 
     if (found || dir == dir.parent_path() || dir.empty()) break;
   }
   std::lock_guard lock(mutex_);
-  for (const auto& dir : visited) by_dir_[dir] = found;
+  for (const auto& dir : visited) by_dir_[dir.native()] = found;
   return found;
 }
 

@@ -11,6 +11,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <string_view>
 #include <vector>
 
@@ -143,7 +144,9 @@ class ConfigResolver {
   std::optional<std::filesystem::path> explicit_config_;
   std::shared_ptr<TorchRangeFinder> torch_finder_;  // the project's torch range, per project root
   std::mutex mutex_;
-  std::map<std::filesystem::path, std::shared_ptr<const FileConfig>> by_dir_;  // nullptr: none here or above
+  // By folder (its native string: a path object per level of a deep tree would make memory
+  // grow with the square of its depth); nullptr: none here or above.
+  std::unordered_map<std::string, std::shared_ptr<const FileConfig>> by_dir_;
 };
 
 // Does `relative` (a path relative to the config root, '/' separated) match `glob`?

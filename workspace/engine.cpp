@@ -71,6 +71,12 @@ std::optional<std::string> Engine::cacheProblem() const {
   return cache_ ? cache_->problem() : std::nullopt;
 }
 
+std::vector<Engine::IndexProblem> Engine::projectProblems() const {
+  std::vector<IndexProblem> out;
+  for (auto& p : project_->problems()) out.push_back({std::move(p.message), p.limit});
+  return out;
+}
+
 ResolvedConfig Engine::configFor(const fs::path& path) {
   return options_.resolve ? options_.resolve(path) : resolver_.forFile(path);
 }

@@ -132,6 +132,13 @@ class Engine {
 
   // Why the cache is not used, once (a symlinked `.ptlint_cache`, ...); nullopt when fine or off.
   std::optional<std::string> cacheProblem() const;
+  // What left the project index incomplete in this run (see ProjectIndex::problems); `limit`:
+  // a limit was reached, so the check is incomplete.
+  struct IndexProblem {
+    std::string message;
+    bool limit = false;
+  };
+  std::vector<IndexProblem> projectProblems() const;
   // The resolver behind config discovery (for walking with `collectFiles`).
   ConfigResolver& resolver() { return resolver_; }
   // The configuration for `path` (throws ConfigError).

@@ -9,6 +9,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include <algorithm>
 #include <atomic>
 #include <system_error>
 #include <thread>
@@ -24,6 +25,7 @@
 #include "analysis/text_search.h"
 #include "workspace/cache.h"
 #include "analysis/semantic_model.h"
+#include "workspace/json_sections.h"
 #include "workspace/read_fd.h"
 
 namespace fs = std::filesystem;
@@ -56,8 +58,9 @@ namespace {
 
 constexpr int kMaxDepth = 8;          // re-export chains, base classes
 constexpr size_t kMaxTrail = 8;       // notes kept per compiled function
-constexpr size_t kMaxProjectFiles = 20000;
 constexpr size_t kMaxScannedUsers = 32;  // files summarised for one registry or constructor
+// Classes one walk over the bases visits (each once); a hierarchy past it is left incomplete.
+constexpr size_t kMaxClassesWalked = 100000;
 
 bool isFile(const fs::path& p) {
   std::error_code ec;
@@ -102,6 +105,11 @@ bool readRaw(const fs::path& path, size_t max_bytes, std::string& out, struct st
   ::close(fd);
   return ok;
 }
+
+int64_t nanoseconds(const struct timespec& t) { return static_cast<int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec; }
+
+// Coarse file systems keep times to 2 s (FAT), 1 s (HFS+, some network mounts).
+constexpr int64_t kTimestampTickNs = 2'000'000'000;
 
 }  // namespace
 
@@ -182,12 +190,14 @@ class ProjectIndex::Project {
     std::optional<fs::path> found;
     // A module open in the editor counts before it is saved.
     auto isFile = [this](const fs::path& p) { return ptlint::workspace::isFile(p) || index_.inOverlay(p); };
+    // As Python's path finder: a package (`name/__init__.py`) wins over a module beside it
+    // (`name.py`).
     if (count == 0) {
       if (isFile(dir / "__init__.py")) found = dir / "__init__.py";
-    } else if (isFile(dir / (parts[count - 1] + ".py"))) {
-      found = dir / (parts[count - 1] + ".py");
     } else if (isFile(dir / parts[count - 1] / "__init__.py")) {
       found = dir / parts[count - 1] / "__init__.py";
+    } else if (isFile(dir / (parts[count - 1] + ".py"))) {
+      found = dir / (parts[count - 1] + ".py");
     }
     module_files_.emplace(key, found);
     return found;
@@ -261,19 +271,63 @@ class ProjectIndex::Project {
     return nullptr;
   }
 
-  // `Cls.method` where the class or one of its bases (in any file) defines it.
-  std::optional<Symbol> findMethod(const Symbol& cls, std::string_view method, int depth = 0) {
-    if (depth > kMaxDepth) return std::nullopt;
-    const auto* summary = classOf(cls);
-    if (summary == nullptr) return std::nullopt;
-    for (const auto& m : summary->methods)
-      if (m.name == method) return Symbol{cls.path, cls.name + "." + std::string(method)};
-    for (const NameRef& base : summary->bases) {
-      auto b = resolve(cls.path, base);
-      if (!b || b->name.find('.') != std::string::npos) continue;
-      if (auto found = findMethod(*b, method, depth + 1)) return found;
+  // ---- The base-class graph ----
+  // What a visit of one class tells the walk: go on into its bases, skip its bases (the class
+  // answers for them), or stop with the answer.
+  enum class Step { Continue, Prune, Stop };
+
+  // The project classes of `cls`'s bases (top-level classes the index resolves), in order,
+  // memoised per class.
+  const std::vector<Symbol>& basesOf(const Symbol& cls) {
+    std::string key = cls.path.string() + "\n" + cls.name;
+    if (auto it = bases_.find(key); it != bases_.end()) return it->second;
+    std::vector<Symbol> out;
+    if (const auto* summary = classOf(cls))
+      for (const NameRef& base : summary->bases)
+        if (auto b = resolve(cls.path, base); b && b->name.find('.') == std::string::npos) out.push_back(std::move(*b));
+    return bases_.emplace(std::move(key), std::move(out)).first->second;
+  }
+
+  // Visits `cls` and the classes it derives from, depth first and left to right (the order the
+  // lookups below answer in), each class once however many paths reach it: a lattice of W
+  // classes on each of D levels costs W*D visits, not W^D. Bounded by kMaxClassesWalked; a walk
+  // cut there reports it through `wide_->compiles_unknown` (its answer may be incomplete).
+  template <typename Visit>
+  void walkBases(const Symbol& cls, Visit&& visit) {
+    std::unordered_set<std::string> seen;
+    std::vector<Symbol> stack{cls};
+    while (!stack.empty()) {
+      Symbol s = std::move(stack.back());
+      stack.pop_back();
+      if (!seen.insert(s.path.string() + "\n" + s.name).second) continue;
+      if (seen.size() > kMaxClassesWalked) {
+        if (wide_) wide_->compiles_unknown = true;
+        return;
+      }
+      const auto* summary = classOf(s);
+      if (summary == nullptr) continue;
+      Step step = visit(s, *summary);
+      if (step == Step::Stop) return;
+      if (step == Step::Prune) continue;
+      const auto& bases = basesOf(s);
+      for (auto it = bases.rbegin(); it != bases.rend(); ++it) stack.push_back(*it);
     }
-    return std::nullopt;
+  }
+
+  // `Cls.method` where the class or one of its bases (in any file) defines it (memoised).
+  std::optional<Symbol> findMethod(const Symbol& cls, std::string_view method) {
+    std::string key = cls.path.string() + "\n" + cls.name + "\n" + std::string(method);
+    if (auto it = methods_.find(key); it != methods_.end()) return it->second;
+    std::optional<Symbol> found;
+    walkBases(cls, [&](const Symbol& c, const analysis::ClassSummary& summary) {
+      for (const auto& m : summary.methods)
+        if (m.name == method) {
+          found = Symbol{c.path, c.name + "." + std::string(method)};
+          return Step::Stop;
+        }
+      return Step::Continue;
+    });
+    return methods_[key] = found;
   }
 
   // The project classes an instance built by `s` may be: `s` itself for a class; for a factory
@@ -282,6 +336,15 @@ class ProjectIndex::Project {
   std::optional<std::vector<Symbol>> classesOf(const Symbol& s, int depth = 0) {
     if (depth > kMaxDepth) return std::nullopt;
     if (classOf(s) != nullptr) return std::vector<Symbol>{s};
+    // Memoised: factories returning factories (a chain, a diamond, a cycle) are followed once.
+    std::string key = s.path.string() + "\n" + s.name;
+    if (auto it = classes_.find(key); it != classes_.end()) return it->second;
+    classes_[key] = std::nullopt;  // reached again while being resolved: not followed
+    auto out = factoryClasses(s, depth);
+    return classes_[key] = std::move(out);
+  }
+
+  std::optional<std::vector<Symbol>> factoryClasses(const Symbol& s, int depth) {
     const auto* fn = functionOf(s);
     if (fn == nullptr) return std::nullopt;
     if (fn->returns_unknown) {
@@ -450,84 +513,83 @@ class ProjectIndex::Project {
   }
 
   // The classes `__init__` binds to `self.<attr>` in the class or its bases (factories followed;
-  // one that cannot be makes the compiled code reach unknown code).
-  std::vector<Symbol> attributeClasses(const Symbol& cls, std::string_view attr, int depth = 0) {
+  // one that cannot be makes the compiled code reach unknown code): the class itself when it
+  // binds `attr`, else the first base (depth first) whose binding gives some class.
+  std::vector<Symbol> attributeClasses(const Symbol& cls, std::string_view attr) {
     std::vector<Symbol> out;
-    if (depth > kMaxDepth) return out;
-    const auto* summary = classOf(cls);
-    if (summary == nullptr) return out;
-    for (const auto& [name, classes] : summary->attributes) {
-      if (name != attr) continue;
-      for (const NameRef& ref : classes) {
-        auto s = resolve(cls.path, ref);
-        if (!s) {
-          if (!isLibraryName(ref)) wide_->compiles_unknown = true;
-          continue;
+    walkBases(cls, [&](const Symbol& c, const analysis::ClassSummary& summary) {
+      for (const auto& [name, classes] : summary.attributes) {
+        if (name != attr) continue;
+        for (const NameRef& ref : classes) {
+          auto s = resolve(c.path, ref);
+          if (!s) {
+            if (!isLibraryName(ref)) wide_->compiles_unknown = true;
+            continue;
+          }
+          auto found = classesOf(*s);
+          if (!found) {
+            wide_->compiles_unknown = true;
+            continue;
+          }
+          out.insert(out.end(), found->begin(), found->end());
         }
-        auto found = classesOf(*s);
-        if (!found) {
-          wide_->compiles_unknown = true;
-          continue;
-        }
-        out.insert(out.end(), found->begin(), found->end());
+        bool own = c.path == cls.path && c.name == cls.name;
+        return own || !out.empty() ? Step::Stop : Step::Prune;
       }
-      return out;
-    }
-    for (const NameRef& base : summary->bases)
-      if (auto b = resolve(cls.path, base); b && b->name.find('.') == std::string::npos) {
-        out = attributeClasses(*b, attr, depth + 1);
-        if (!out.empty()) return out;
-      }
+      return Step::Continue;
+    });
     return out;
   }
 
   // Does `__init__` of the class (or of a base) bind `self.<attr>` (`a.b` for a ModuleDict's
   // element) to module classes it records?
-  bool hasAttribute(const Symbol& cls, std::string_view attr, int depth = 0) {
-    if (depth > kMaxDepth) return false;
-    const auto* summary = classOf(cls);
-    if (summary == nullptr) return false;
-    for (const auto& [name, classes] : summary->attributes)
-      if (name == attr) return true;
-    for (const NameRef& base : summary->bases)
-      if (auto b = resolve(cls.path, base); b && b->name.find('.') == std::string::npos && hasAttribute(*b, attr, depth + 1))
-        return true;
-    return false;
+  bool hasAttribute(const Symbol& cls, std::string_view attr) {
+    bool found = false;
+    walkBases(cls, [&](const Symbol&, const analysis::ClassSummary& summary) {
+      for (const auto& [name, classes] : summary.attributes)
+        if (name == attr) {
+          found = true;
+          return Step::Stop;
+        }
+      return Step::Continue;
+    });
+    return found;
   }
 
-  // Does `__init__` of the class (or of a base) bind `self.<attr>` to something unresolved?
-  bool unknownAttribute(const Symbol& cls, std::string_view attr, int depth = 0) {
-    if (depth > kMaxDepth) return false;
-    const auto* summary = classOf(cls);
-    if (summary == nullptr) return false;
-    for (const auto& [name, classes] : summary->attributes)
-      if (name == attr) return false;
-    for (const auto& p : summary->parameter_attributes)
-      if (p.attr == attr) return false;  // parameterAttributeClasses says
-    for (const auto& name : summary->unknown_attributes)
-      if (name == attr) return true;
-    for (const NameRef& base : summary->bases)
-      if (auto b = resolve(cls.path, base); b && b->name.find('.') == std::string::npos &&
-                                             unknownAttribute(*b, attr, depth + 1))
-        return true;
-    return false;
+  // Does `__init__` of the class (or of a base) bind `self.<attr>` to something unresolved? A
+  // class that binds it to something known answers for its own bases.
+  bool unknownAttribute(const Symbol& cls, std::string_view attr) {
+    bool unknown = false;
+    walkBases(cls, [&](const Symbol&, const analysis::ClassSummary& summary) {
+      for (const auto& [name, classes] : summary.attributes)
+        if (name == attr) return Step::Prune;
+      for (const auto& p : summary.parameter_attributes)
+        if (p.attr == attr) return Step::Prune;  // parameterAttributeClasses says
+      for (const auto& name : summary.unknown_attributes)
+        if (name == attr) {
+          unknown = true;
+          return Step::Stop;
+        }
+      return Step::Continue;
+    });
+    return unknown;
   }
 
   // Does the class derive from a `torch.nn` class (through project classes) without defining
   // `method` itself on the way? `obj.compile()` is nn.Module's only then.
-  bool isTorchModuleWith(const Symbol& cls, std::string_view method, int depth = 0) {
-    if (depth > kMaxDepth) return false;
-    const auto* summary = classOf(cls);
-    if (summary == nullptr) return false;
-    for (const auto& m : summary->methods)
-      if (m.name == method) return false;
-    for (const NameRef& base : summary->bases) {
-      if (base.kind == NameRef::Kind::Imported && base.name.starts_with("torch.nn.")) return true;
-      if (auto b = resolve(cls.path, base); b && b->name.find('.') == std::string::npos &&
-                                             isTorchModuleWith(*b, method, depth + 1))
-        return true;
-    }
-    return false;
+  bool isTorchModuleWith(const Symbol& cls, std::string_view method) {
+    bool torch_module = false;
+    walkBases(cls, [&](const Symbol&, const analysis::ClassSummary& summary) {
+      for (const auto& m : summary.methods)
+        if (m.name == method) return Step::Prune;
+      for (const NameRef& base : summary.bases)
+        if (base.kind == NameRef::Kind::Imported && base.name.starts_with("torch.nn.")) {
+          torch_module = true;
+          return Step::Stop;
+        }
+      return Step::Continue;
+    });
+    return torch_module;
   }
 
   // ---- Linking ----
@@ -574,31 +636,83 @@ class ProjectIndex::Project {
     return path.extension() == ".py" || path.extension() == ".ipynb";
   }
 
-  void link() {
-    // Compile sites can only be in files holding the word `compile`.
+  // The project's source files. A folder or entry that cannot be read, and the file limit, are
+  // told through `index_.problem` and make the facts incomplete (`compiles_unknown`), never
+  // dropped in silence. Iterative: a tree thousands of folders deep costs no stack.
+  std::vector<fs::path> listFiles(analysis::ProjectWideFacts& wide) {
     std::vector<fs::path> files;
     std::error_code ec;
-    if (recursive_) {
-      fs::recursive_directory_iterator it(scan_, fs::directory_options::skip_permission_denied, ec), end;
-      for (; !ec && it != end && files.size() < kMaxProjectFiles; it.increment(ec)) {
-        if (it->is_directory(ec)) {
-          if (skippedFolder(it->path())) it.disable_recursion_pending();
+    auto incomplete = [&](std::string message, bool limit = false) {
+      wide.compiles_unknown = true;
+      index_.problem({std::move(message), limit});
+    };
+    std::vector<fs::path> stack{scan_};
+    while (!stack.empty()) {
+      fs::path dir = std::move(stack.back());
+      stack.pop_back();
+      fs::directory_iterator it(dir, ec);
+      if (ec) {
+        incomplete(fmt::format("project index: cannot read folder {} ({}); cross-file findings may be missing",
+                               dir.string(), ec.message()));
+        continue;
+      }
+      for (; it != fs::directory_iterator(); it.increment(ec)) {
+        if (ec) break;
+        const fs::path& path = it->path();
+        fs::file_status status = it->symlink_status(ec);
+        if (ec) {
+          if (isSourceFile(path) || !path.has_extension())
+            incomplete(fmt::format("project index: cannot read {} ({}); cross-file findings may be missing",
+                                   path.string(), ec.message()));
+          ec.clear();
           continue;
         }
-        if (isSourceFile(it->path()) && it->is_regular_file(ec)) files.push_back(it->path());
+        if (fs::is_directory(status)) {
+          if (recursive_ && !skippedFolder(path)) stack.push_back(path);
+          continue;
+        }
+        if (!isSourceFile(path) || !it->is_regular_file(ec)) continue;  // a link to a file counts
+        if (files.size() >= index_.max_files_) {
+          incomplete(fmt::format("project index: more than {} source files under {}; the rest are not indexed and "
+                                 "cross-file findings may be missing",
+                                 index_.max_files_, scan_.string()),
+                     true);
+          return files;
+        }
+        files.push_back(path);
       }
-    } else {
-      for (fs::directory_iterator it(scan_, ec), end; !ec && it != end; it.increment(ec))
-        if (isSourceFile(it->path()) && it->is_regular_file(ec)) files.push_back(it->path());
+      if (ec) {
+        incomplete(fmt::format("project index: cannot read folder {} ({}); cross-file findings may be missing",
+                               dir.string(), ec.message()));
+        ec.clear();
+      }
     }
+    return files;
+  }
+
+  void link() {
+    // Compile sites can only be in files holding the word `compile`.
+    wide_ = std::make_shared<analysis::ProjectWideFacts>();
+    std::vector<fs::path> files = listFiles(*wide_);
     std::sort(files.begin(), files.end());
     files_ = files;
     std::string raw;
-    wide_ = std::make_shared<analysis::ProjectWideFacts>();
     const auto& wide = wide_;
     for (const fs::path& file : files) {
       // A raw look first: most files hold no site and are never decoded or parsed.
       ScanVerdict verdict = index_.scanFile(file, raw);
+      if (verdict.too_large) {
+        // Not looked at, so not known to compile nothing: told, and the facts are incomplete.
+        wide->compiles_unknown = true;
+        size_t limit = index_.max_bytes_;
+        index_.problem({fmt::format("project index: {} is larger than the {} limit and was not scanned; "
+                                    "cross-file findings may be missing",
+                                    file.string(),
+                                    limit % (1u << 20) == 0 ? fmt::format("{} MB", limit >> 20)
+                                                            : fmt::format("{} bytes", limit)),
+                        true});
+        continue;
+      }
       if (!verdict.may_compile && !verdict.may_set_environment) continue;
       auto text = index_.read(file);
       if (!text) continue;
@@ -758,6 +872,11 @@ class ProjectIndex::Project {
   std::unordered_map<std::string, std::optional<std::vector<Symbol>>> registries_;
   std::unordered_map<std::string, std::optional<std::vector<Symbol>>> arguments_;
   std::unordered_map<std::string, std::optional<std::vector<fs::path>>> naming_;  // by word
+  std::unordered_map<std::string, std::vector<Symbol>> bases_;                     // by class
+  std::unordered_map<std::string, std::optional<Symbol>> methods_;                 // by class and method
+  // What classesOf gave, by symbol; nullopt while one is being resolved (a factory reached
+  // again through its own returns is one the index cannot follow).
+  std::unordered_map<std::string, std::optional<std::vector<Symbol>>> classes_;
   // What a file no compile site reaches is told (the project-wide facts only).
   std::shared_ptr<const ProjectFacts> base_facts_ = [] {
     auto facts = std::make_shared<ProjectFacts>();
@@ -819,6 +938,12 @@ std::vector<fs::path> ProjectIndex::linkedProjects() const {
   return out;
 }
 
+bool ProjectIndex::racy(const ScanEntry& entry) const {
+  // The mtime alone, as git: a write sets mtime and ctime alike, and a time put back (`touch -r`,
+  // `cp -p`) changes the ctime, which the entry must match exactly.
+  return entry.mtime_ns + kTimestampTickNs >= scan_cache_written_ns_;
+}
+
 ProjectIndex::ScanVerdict ProjectIndex::scanFile(const fs::path& file, std::string& raw) {
   auto verdictOf = [](std::string_view text) {
     ScanVerdict verdict;
@@ -835,11 +960,21 @@ ProjectIndex::ScanVerdict ProjectIndex::scanFile(const fs::path& file, std::stri
   awaitScanCache();
   {
     std::lock_guard lock(mutex_);
+    scan_seen_.insert(key);
     auto it = scan_cache_.find(key);
     if (it != scan_cache_.end() && it->second.size == static_cast<uint64_t>(st.st_size) &&
-        it->second.inode == static_cast<uint64_t>(st.st_ino) &&
-        it->second.mtime_ns == static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec)
-      return {it->second.may_compile, it->second.may_set_environment};
+        it->second.inode == static_cast<uint64_t>(st.st_ino) && it->second.mtime_ns == nanoseconds(st.st_mtim) &&
+        it->second.ctime_ns == nanoseconds(st.st_ctim)) {
+      if (!racy(it->second)) return {it->second.may_compile, it->second.may_set_environment};
+      // Racy, and read again below: the cache is written anew, so that once the file is older
+      // than a tick its entry is trusted (else a fresh checkout would be read on every run).
+      scan_cache_dirty_ = true;
+    }
+  }
+  if (static_cast<size_t>(st.st_size) > max_bytes_ && S_ISREG(st.st_mode)) {
+    ScanVerdict verdict;
+    verdict.too_large = true;
+    return verdict;
   }
   if (!readRaw(file, max_bytes_, raw, st)) return {};
   ScanVerdict verdict = verdictOf(raw);
@@ -849,9 +984,8 @@ ProjectIndex::ScanVerdict ProjectIndex::scanFile(const fs::path& file, std::stri
   // cache for: the next run reads it again, which costs what reading it for its hash costs.
   bool same_verdict = entry.size != 0 && entry.may_compile == verdict.may_compile &&
                       entry.may_set_environment == verdict.may_set_environment;
-  entry = {static_cast<uint64_t>(st.st_size), static_cast<uint64_t>(st.st_ino),
-           static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec, verdict.may_compile,
-           verdict.may_set_environment};
+  entry = {static_cast<uint64_t>(st.st_size), static_cast<uint64_t>(st.st_ino), nanoseconds(st.st_mtim),
+           nanoseconds(st.st_ctim), verdict.may_compile, verdict.may_set_environment};
   if (!same_verdict) scan_cache_dirty_ = true;
   return verdict;
 }
@@ -880,24 +1014,42 @@ void ProjectIndex::loadScanCache() {
     ::close(fd);
     return;
   }
-  std::string bytes(static_cast<size_t>(st.st_size), '\0');
-  readToFill(fd, bytes);
-  ::close(fd);
-  try {
-    nlohmann::json doc = nlohmann::json::parse(bytes);
-    if (doc.at("build").get<std::string>() != buildIdentity()) return;
-    std::lock_guard lock(mutex_);
-    for (const auto& [path, e] : doc.at("files").items())
-      scan_cache_[path] = {e.at(0).get<uint64_t>(), e.at(1).get<uint64_t>(), e.at(2).get<int64_t>(), e.at(3).get<bool>(),
-                           e.at(4).get<bool>()};
-    for (const auto& [hash, summary] : doc.at("summaries").items())
-      stored_summaries_[std::stoull(hash, nullptr, 16)] =
-          std::make_shared<const ModuleSummary>(summary.get<ModuleSummary>());
-  } catch (const std::exception&) {
-    std::lock_guard lock(mutex_);
-    scan_cache_.clear();  // a corrupt or foreign file is ignored, never trusted
-    stored_summaries_.clear();
+  std::FILE* file = ::fdopen(fd, "rb");
+  if (file == nullptr) {
+    ::close(fd);
+    return;
   }
+  // Streamed, member by member (workspace/json_sections.h): memory follows the entries kept,
+  // never a DOM of the file. A foreign build stops the read at its first field.
+  std::unordered_map<std::string, ScanEntry> entries;
+  std::unordered_map<uint64_t, std::shared_ptr<const ModuleSummary>> summaries;
+  bool build_ok = false;
+  JsonSections reader;
+  reader.sections = {"files", "summaries"};
+  reader.on_scalar = [&](const std::string& key, const nlohmann::json& value) {
+    if (key == "build") return build_ok = value.is_string() && value.get<std::string>() == buildIdentity();
+    return true;
+  };
+  reader.on_member = [&](const std::string& section, const std::string& name, nlohmann::json e) {
+    if (!build_ok) return false;  // "build" comes first in what saveScanCache writes
+    try {
+      if (section == "files")
+        entries[name] = {e.at(0).get<uint64_t>(), e.at(1).get<uint64_t>(), e.at(2).get<int64_t>(),
+                         e.at(5).get<int64_t>(), e.at(3).get<bool>(),    e.at(4).get<bool>()};
+      else
+        summaries[std::stoull(name, nullptr, 16)] = std::make_shared<const ModuleSummary>(e.get<ModuleSummary>());
+      return true;
+    } catch (const std::exception&) {
+      return false;  // a corrupt or foreign file is ignored, never trusted
+    }
+  };
+  bool complete = readJsonSections(file, reader);
+  std::fclose(file);
+  if (!complete || !build_ok) return;
+  std::lock_guard lock(mutex_);
+  scan_cache_written_ns_ = nanoseconds(st.st_mtim);
+  scan_cache_ = std::move(entries);
+  stored_summaries_ = std::move(summaries);
 }
 
 bool ProjectIndex::saveScanCache() {
@@ -907,10 +1059,18 @@ bool ProjectIndex::saveScanCache() {
   {
     std::lock_guard lock(mutex_);
     if (scan_cache_dir_.empty()) return true;
-    // Unchanged when no file was scanned anew, no summary built, and every stored summary was
-    // used again (none to drop): a warm run of an unchanged project writes nothing.
-    if (!scan_cache_dirty_ && summaries_.size() == stored_summaries_.size()) return true;
-    for (const auto& [path, e] : scan_cache_) files[path] = {e.size, e.inode, e.mtime_ns, e.may_compile, e.may_set_environment};
+    // Entries of files gone since (not looked at in this run, and no longer there) are dropped.
+    std::unordered_set<std::string> gone;
+    for (const auto& [path, e] : scan_cache_) {
+      struct stat st {};
+      if (!scan_seen_.count(path) && ::lstat(path.c_str(), &st) != 0 && errno == ENOENT) gone.insert(path);
+    }
+    auto keep = [&](const std::string& path) { return !gone.count(path); };
+    // Unchanged when no file was scanned anew, no summary built, every stored summary was used
+    // again and no entry dropped: a warm run of an unchanged project writes nothing.
+    if (!scan_cache_dirty_ && gone.empty() && summaries_.size() == stored_summaries_.size()) return true;
+    for (const auto& [path, e] : scan_cache_)
+      if (keep(path)) files[path] = {e.size, e.inode, e.mtime_ns, e.may_compile, e.may_set_environment, e.ctime_ns};
     for (const auto& [hash, summary] : summaries_) summaries[fmt::format("{:016x}", hash)] = *summary;
   }
   std::error_code ec;
@@ -1031,6 +1191,22 @@ std::shared_ptr<const ModuleSummary> ProjectIndex::summaryOf(const std::string& 
   ++built_;
   scan_cache_dirty_ = true;
   return summaries_.try_emplace(hash, summary).first->second;
+}
+
+void ProjectIndex::problem(Problem problem) {
+  constexpr size_t kMaxProblemsTold = 20;  // then counted
+  std::lock_guard lock(mutex_);
+  if (std::find(problems_.begin(), problems_.end(), problem) != problems_.end()) return;
+  if (problems_.size() < kMaxProblemsTold || problem.limit) problems_.push_back(std::move(problem));
+  else ++problems_untold_;
+}
+
+std::vector<ProjectIndex::Problem> ProjectIndex::problems() const {
+  std::lock_guard lock(mutex_);
+  auto out = problems_;
+  if (problems_untold_ > 0)
+    out.push_back({fmt::format("project index: {} more entries could not be read", problems_untold_), false});
+  return out;
 }
 
 size_t ProjectIndex::summariesBuilt() const {

@@ -30,6 +30,7 @@
 #include <string_view>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "analysis/module_summary.h"
@@ -70,7 +71,7 @@ class ProjectIndex {
   // The folders of every project linked so far.
   std::vector<std::filesystem::path> linkedProjects() const;
 
-  // Remembers across runs which files hold no compile call, by size, mtime and inode, and the
+  // Remembers across runs which files hold no compile call, by size, inode, mtime and ctime, and the
   // summaries used, by content hash, in `<folder>/project-scan.json` (the results cache's
   // folder): a warm run then reads only the files that changed and parses none it summarised. Call before the first question; `saveScanCache` writes it back
   // atomically (false when it could not; never an error). The file is read on a thread of its
@@ -81,6 +82,20 @@ class ProjectIndex {
   // Summaries built so far (for tests and the performance notes).
   size_t summariesBuilt() const;
 
+  // What made some link incomplete, each once, in the order met, for the caller to report: the
+  // file limit (`limit`: the CLI warns and exits 2), a folder or entry of the project that
+  // cannot be read (a warning: the index does not know which folders the user excludes).
+  struct Problem {
+    std::string message;
+    bool limit = false;
+    bool operator==(const Problem&) const = default;
+  };
+  std::vector<Problem> problems() const;
+  // Source files one project lists at most (its memory bound); past it the rest are not
+  // indexed, and that is one of the problems above.
+  static constexpr size_t kMaxProjectFiles = 500000;
+  void setMaxProjectFiles(size_t count) { max_files_ = count; }  // for tests
+
   class Project;
 
   // The summary of `text` (cached by content hash); `path` only names the file in errors.
@@ -90,6 +105,10 @@ class ProjectIndex {
   Reader reader_;
   Reader overlay_;
   size_t max_bytes_;
+  size_t max_files_ = kMaxProjectFiles;
+  std::vector<Problem> problems_;      // guarded by mutex_
+  size_t problems_untold_ = 0;         // guarded by mutex_
+  void problem(Problem problem);
   mutable std::mutex mutex_;  // guards projects_ and summaries_; never held while parsing
   std::unordered_map<std::string, std::shared_ptr<Project>> projects_;
   std::unordered_map<uint64_t, std::shared_ptr<const analysis::ModuleSummary>> summaries_;
@@ -97,6 +116,7 @@ class ProjectIndex {
   struct ScanEntry {
     uint64_t size = 0, inode = 0;
     int64_t mtime_ns = 0;
+    int64_t ctime_ns = 0;  // changes on every write, and `touch`/`utime` cannot set it back
     bool may_compile = false;
     bool may_set_environment = false;  // holds an indexed variable's name (CUBLAS_WORKSPACE_CONFIG)
   };
@@ -105,6 +125,11 @@ class ProjectIndex {
   // Summaries read from the scan cache, by content hash (guarded by mutex_).
   std::unordered_map<uint64_t, std::shared_ptr<const analysis::ModuleSummary>> stored_summaries_;
   bool scan_cache_dirty_ = false;
+  // When the loaded cache file was written: an entry whose file changed within a timestamp tick
+  // of it may describe a version that changed again in that tick (git's "racily clean" entries),
+  // so it is not trusted.
+  int64_t scan_cache_written_ns_ = 0;
+  std::unordered_set<std::string> scan_seen_;  // files looked at in this run (guarded by mutex_)
   void loadScanCache();
   void awaitScanCache();  // every reader of the two tables above calls this first
   std::once_flag scan_cache_loaded_;
@@ -128,10 +153,12 @@ class ProjectIndex {
   struct ScanVerdict {
     bool may_compile = false;          // a call or decorator spelled `compile`
     bool may_set_environment = false;  // an indexed environment variable's name
+    bool too_large = false;            // past the size limit: not looked at
   };
   // What a raw look at `file` (the overlay's text first) says (`raw` is a reusable buffer); all
   // false when unreadable.
   ScanVerdict scanFile(const std::filesystem::path& file, std::string& raw);
+  bool racy(const ScanEntry& entry) const;  // mutex_ held
 };
 
 }  // namespace ptlint::workspace

@@ -1,5 +1,7 @@
 #include "workspace/walk.h"
 
+#include <fmt/format.h>
+
 #include <git2.h>
 #include <sys/stat.h>
 
@@ -8,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <unordered_map>
 
 namespace fs = std::filesystem;
 
@@ -38,7 +41,7 @@ class GitIgnoreOracle {
 
  private:
   git_repository* repositoryFor(const fs::path& dir) {
-    auto it = repos_.find(dir);
+    auto it = repos_.find(dir.native());
     if (it != repos_.end()) return it->second;
     git_repository* repo = nullptr;
     if (git_repository_open_ext(&repo, dir.c_str(), 0, nullptr) != 0) repo = nullptr;
@@ -55,11 +58,13 @@ class GitIgnoreOracle {
         owned_.push_back(repo);
       }
     }
-    repos_[dir] = repo;
+    repos_[dir.native()] = repo;
     return repo;
   }
 
-  std::map<fs::path, git_repository*> repos_;  // non-owning cache per folder
+  // Non-owning cache per folder, by its native string (not a path object per level: a deep
+  // tree would cost the square of its depth).
+  std::map<std::string, git_repository*> repos_;
   std::map<std::string, git_repository*> by_workdir_;
   std::vector<git_repository*> owned_;
 };
@@ -101,12 +106,12 @@ WalkResult collectFiles(const std::vector<fs::path>& roots, ConfigResolver& reso
   // Only inside a work tree (`.git`, a folder or a worktree's file, in the folder or above it) can
   // a .gitignore apply; elsewhere libgit2 would find no repository, so it is not even started
   // (its start-up loads TLS certificates: a tenth of a warm run over a folder outside git).
-  std::map<fs::path, bool> work_tree_cache;
+  std::unordered_map<std::string, bool> work_tree_cache;  // by folder (native string, as repos_)
   auto inside_work_tree = [&](const fs::path& dir) {
     std::vector<fs::path> visited;
     bool found = false;
     for (fs::path d = dir; !d.empty(); d = d.parent_path()) {
-      if (auto it = work_tree_cache.find(d); it != work_tree_cache.end()) {
+      if (auto it = work_tree_cache.find(d.native()); it != work_tree_cache.end()) {
         found = it->second;
         break;
       }
@@ -118,7 +123,7 @@ WalkResult collectFiles(const std::vector<fs::path>& roots, ConfigResolver& reso
       }
       if (d == d.parent_path()) break;
     }
-    for (const auto& v : visited) work_tree_cache[v] = found;
+    for (const auto& v : visited) work_tree_cache[v.native()] = found;
     return found;
   };
 
@@ -183,6 +188,10 @@ WalkResult collectFiles(const std::vector<fs::path>& roots, ConfigResolver& reso
       const ResolvedConfig& config = *resolved;
       bool ask_git = config.respect_gitignore && inside_work_tree(dir);
       std::vector<fs::path> subdirs;
+      // Entries whose type cannot be learnt (a folder listable but not searchable, a path past
+      // PATH_MAX): each may be a source file or a folder, so they are an error, told once per folder.
+      size_t unknown = 0;
+      std::string unknown_reason;
       for (; it != fs::directory_iterator(); it.increment(ec)) {
         if (ec) {
           result.errors.push_back(dir.string() + ": cannot read folder (" + ec.message() + ")");
@@ -190,7 +199,13 @@ WalkResult collectFiles(const std::vector<fs::path>& roots, ConfigResolver& reso
         }
         const fs::directory_entry& entry = *it;
         fs::file_status link_status = entry.symlink_status(ec);
-        if (ec) continue;
+        if (ec) {
+          if (!isSkippedFolder(entry.path()) && !isExcluded(config, entry.path())) {
+            if (unknown++ == 0) unknown_reason = entry.path().filename().string() + ": " + ec.message();
+          }
+          ec.clear();
+          continue;
+        }
         const fs::path& path = entry.path();
         bool is_dir = fs::is_directory(link_status);
         bool is_file = fs::is_regular_file(link_status);
@@ -202,6 +217,9 @@ WalkResult collectFiles(const std::vector<fs::path>& roots, ConfigResolver& reso
         if (is_dir) subdirs.push_back(path);
         else seen_files.insert(path);
       }
+      if (unknown > 0)
+        result.errors.push_back(fmt::format("{}: cannot check {} entr{} of this folder ({})", dir.string(), unknown,
+                                            unknown == 1 ? "y" : "ies", unknown_reason));
       std::sort(subdirs.rbegin(), subdirs.rend());
       for (auto& sub : subdirs) stack.push_back(std::move(sub));
     }
