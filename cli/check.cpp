@@ -13,6 +13,7 @@
 #include "cli/file_io.h"
 #include "cli/gpu_validation.h"
 #include "cli/notebook_check.h"
+#include "workspace/compile_log.h"
 #include "workspace/engine.h"
 #include "workspace/walk.h"
 
@@ -231,6 +232,29 @@ std::optional<int> checkStdin(const CheckOptions& options, std::istream& in, std
   return std::nullopt;
 }
 
+// `--compile-log`: reads the log, maps it to the checked files and hands the engine each file's
+// findings. A log that cannot be read (or is garbled part-way) is an error (exit 2) naming the
+// line; what was read before it is still reported, and every static finding is.
+bool applyCompileLog(const fs::path& path, const std::vector<fs::path>& files, workspace::Engine& engine,
+                     std::ostream& err) {
+  workspace::CompileLog log = workspace::readCompileLog(path);
+  for (const auto& w : log.warnings) err << "warning: " << escapeControl(w) << "\n";
+  if (log.best_effort)
+    err << fmt::format("warning: {}: a torch.compile log in a format no known release (2.4 to 2.14) writes; read on "
+                       "a best-effort basis\n",
+                       escapeControl(path.string()));
+  auto mapping = std::make_shared<workspace::CompileLogMapping>(workspace::mapCompileLog(log, files));
+  for (const auto& note : mapping->notes) err << "warning: " << escapeControl(note) << "\n";
+  engine.setRuntime([mapping](const fs::path& file) -> std::shared_ptr<const rules::RuntimeFindings> {
+    auto it = mapping->per_file.find(file);
+    return it == mapping->per_file.end() ? nullptr : it->second;
+  });
+  if (!log.error) return true;
+  err << fmt::format("error: {}{}\n", escapeControl(*log.error),
+                     log.breaks.empty() && log.recompiles.empty() ? "" : " (the records before it are reported)");
+  return false;
+}
+
 }  // namespace
 
 int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, std::ostream& err) {
@@ -277,6 +301,7 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
       roots.push_back(fs::absolute(p, ec).lexically_normal());
     }
     if (options.fix && !options.diff) removeStaleTemporaries(walk.files);
+    if (options.compile_log && !applyCompileLog(*options.compile_log, walk.files, engine, err)) had_error = true;
     std::vector<workspace::FileInput> inputs;
     inputs.reserve(walk.files.size());
     for (auto& file : walk.files) inputs.push_back({file, std::nullopt, std::nullopt});

@@ -100,6 +100,8 @@ const std::vector<const Rule*>& table() {
         &synchronousDataLoaderRule(),
         &dataLoaderPersistentWorkersRule(),
         &invalidAllocConfRule(),
+        &graphBreakRule(),
+        &recompileRule(),
     };
     std::sort(all.begin(), all.end(), [](const Rule* a, const Rule* b) { return a->meta().code < b->meta().code; });
     return all;

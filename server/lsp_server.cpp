@@ -160,7 +160,8 @@ class LspServer {
   void onInitialized(const json&) {
     if (capabilities_.watchedFilesDynamicRegistration) {
       json watchers = json::array();
-      for (const char* glob : {"**/ptlint.toml", "**/.ptlint.toml", "**/pyproject.toml"})
+      // Config files, and the usual names of torch.compile logs (`compileLog`; others are polled).
+      for (const char* glob : {"**/ptlint.toml", "**/.ptlint.toml", "**/pyproject.toml", "**/*.log", "**/*.txt"})
         watchers.push_back({{"globPattern", glob}});
       dispatcher_.request("client/registerCapability",
                           {{"registrations",
@@ -204,11 +205,14 @@ class LspServer {
   }
 
   void onDidChangeWatchedFiles(const DidChangeWatchedFilesParams& params) {
-    bool config_changed = false;
-    for (const auto& change : params.changes)
-      if (auto path = uriToPath(change.uri); path && isConfigFile(*path)) config_changed = true;
-    if (!config_changed) return;
-    settings_.configFilesChanged();
+    bool config_changed = false, log_changed = false;
+    for (const auto& change : params.changes) {
+      auto path = uriToPath(change.uri);
+      if (path && isConfigFile(*path)) config_changed = true;
+      else if (path && settings_.compileLogChanged(*path)) log_changed = true;
+    }
+    if (!config_changed && !log_changed) return;
+    if (config_changed) settings_.configFilesChanged();
     scheduler_.scheduleAll();
     if (capabilities_.diagnosticRefresh) dispatcher_.request("workspace/diagnostic/refresh", nullptr, [](const json&) {});
   }

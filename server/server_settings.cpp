@@ -158,6 +158,7 @@ ClientSettings ServerSettings::effectiveLocked(const std::string& folder_key) co
     if (f.unsafeFixes) s.unsafeFixes = f.unsafeFixes;
     if (f.torchVersion) s.torchVersion = f.torchVersion;
     if (f.gpuCheck) s.gpuCheck = f.gpuCheck;
+    if (f.compileLog) s.compileLog = f.compileLog;
   }
   return s;
 }
@@ -214,7 +215,12 @@ rules::Settings ServerSettings::settingsFor(const std::string& uri) {
   if (!resolver) resolver = std::make_shared<workspace::ConfigResolver>(overridesFor(client), std::nullopt);
   try {
     workspace::ResolvedConfig config = resolver->forPath(target);
-    return workspace::settingsForFile(config, target);
+    rules::Settings settings = workspace::settingsForFile(config, target);
+    if (path && client.compileLog) {
+      settings.compile_log_given = true;
+      settings.runtime = runtimeFor(*path);
+    }
+    return settings;
   } catch (const workspace::ConfigError& e) {
     reportOnce(std::string("ptlint: ") + e.what());
   } catch (const std::exception& e) {
@@ -246,6 +252,30 @@ workspace::ResolvedConfig ServerSettings::resolvedConfigFor(const fs::path& path
 bool ServerSettings::gpuCheckFor(const std::string& uri) const {
   std::lock_guard lock(mutex_);
   return effectiveLocked(keyForLocked(uri)).gpuCheck.value_or(false);
+}
+
+bool ServerSettings::compileLogFor(const fs::path& path) const {
+  std::lock_guard lock(mutex_);
+  return effectiveLocked(folderKeyLocked(path)).compileLog.has_value();
+}
+
+std::shared_ptr<const rules::RuntimeFindings> ServerSettings::runtimeFor(const fs::path& path) {
+  std::optional<std::string> pattern;
+  fs::path folder;
+  {
+    std::lock_guard lock(mutex_);
+    std::string key = folderKeyLocked(path);
+    pattern = effectiveLocked(key).compileLog;
+    folder = key.empty() ? path.parent_path() : fs::path(key);
+  }
+  if (!pattern) return nullptr;
+  return compile_logs_.findingsFor(folder, *pattern, path);  // no lock of ours held while logs are read
+}
+
+bool ServerSettings::compileLogChanged(const fs::path& path) {
+  if (!compile_logs_.changed(path)) return false;
+  ++generation_;
+  return true;
 }
 
 std::vector<ServerSettings::Folder> ServerSettings::folders() const {

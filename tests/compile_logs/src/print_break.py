@@ -4,7 +4,7 @@ import torch
 
 def step(x):
     y = torch.relu(x)
-    print("step", y.shape)
+    print("step", y.shape)  # run: PTL901
     return y + 1
 
 
