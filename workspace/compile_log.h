@@ -48,23 +48,27 @@ struct GraphBreakEvent {
   LogPlace place;
 };
 
+// A guard installed by a compile id, with the user line that installed it (from the trace's guard dump, or
+// the failing guard's own comment).
+struct GuardSource {
+  std::string file;
+  uint32_t line = 0;
+};
+
 struct RecompileEvent {
   std::string function;      // co_name (a resume function's name as written)
   std::string file;          // co_filename
   uint32_t first_line = 0;   // co_firstlineno
   std::vector<std::string> guards;  // failing guards, without their "0/0: " compile id
   std::vector<std::string> guard_ids;  // the compile ids the failing guards belonged to
+  // Where each failing guard was installed, when the reason says (2.14: `GUARD  # SRC  # PATH:LINE in FN`
+  // and a `User stack trace:`); an empty file where it does not.
+  std::vector<GuardSource> guard_at;
   std::string compile_id;    // the compile id of the recompilation, when known
   int rank = -1;
   bool limit_hit = false;    // "torch._dynamo hit config.<limit> (N)"
   std::string limit;         // "cache_size_limit (8)"
   LogPlace place;
-};
-
-// A guard installed by a compile id, with the user line that installed it (trace only).
-struct GuardSource {
-  std::string file;
-  uint32_t line = 0;
 };
 
 struct CompileLog {

@@ -197,7 +197,7 @@ CompileLogMapping mapCompileLog(const CompileLog& log, const std::vector<fs::pat
       // The callers in the same file, innermost first.
       for (size_t i = user.size() - 1; i-- > 0;) {
         bool ambiguous = false;
-        if (matcher.match(user[i].file, ambiguous) != file) continue;
+        if (matcher.match(user[i].file, ambiguous) != file || user[i].function == "<module>") continue;
         std::string fn = user[i].function;
         if (auto resumed = resumeFunction(fn)) fn = resumed->first;
         p.finding.related.emplace_back(user[i].line, fmt::format("the graph break is reached from `{}` here", fn));
@@ -247,17 +247,20 @@ CompileLogMapping mapCompileLog(const CompileLog& log, const std::vector<fs::pat
     else if (!refused.count({e.rank, e.compile_id})) ++p.count;
     for (size_t i = 0; i < e.guards.size(); ++i) {
       addUnique(p.guards, e.guards[i]);
-      // The line that installed the guard, where the trace recorded it.
-      if (!p.finding.at_def || i >= e.guard_ids.size()) continue;
-      auto sources = log.guard_sources.find({e.rank, e.guard_ids[i]});
-      if (sources == log.guard_sources.end()) continue;
-      auto source = sources->second.find(e.guards[i]);
-      if (source == sources->second.end()) continue;
+      // The line that installed the guard: the reason's own comment (2.14), else the trace's
+      // guard dump of the guard's compile id.
+      if (!p.finding.at_def) continue;
+      const GuardSource* source = nullptr;
+      if (i < e.guard_at.size() && !e.guard_at[i].file.empty()) source = &e.guard_at[i];
+      if (!source && i < e.guard_ids.size()) {
+        auto sources = log.guard_sources.find({e.rank, e.guard_ids[i]});
+        if (sources != log.guard_sources.end())
+          if (auto it = sources->second.find(e.guards[i]); it != sources->second.end()) source = &it->second;
+      }
+      if (!source) continue;
       bool ambiguous = false;
-      if (!isUserFrame({source->second.file, source->second.line, ""}) ||
-          matcher.match(source->second.file, ambiguous) != file)
-        continue;
-      p.finding.line = source->second.line;
+      if (!isUserFrame({source->file, source->line, ""}) || matcher.match(source->file, ambiguous) != file) continue;
+      p.finding.line = source->line;
       p.finding.at_def = false;
       p.finding.related.emplace_back(e.first_line, fmt::format("`{}` is the function compiled again", p.function));
     }

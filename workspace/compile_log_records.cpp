@@ -42,12 +42,16 @@ void readReason(const std::vector<std::string_view>& lines, size_t from, GraphBr
   while (!reason.empty() && trim(reason.back()).empty()) reason.pop_back();
   if (reason.empty()) return;
   out.reason = std::string(trim(reason.front()));
+  std::string_view previous = trim(reason.front());
   for (size_t i = 1; i < reason.size(); ++i) {
     std::string_view line = trim(reason[i]);
-    if (line.starts_with("Explanation:")) {
-      out.gb_type = out.reason;
+    if (line.starts_with("Explanation:") && out.gb_type.empty()) {
+      // The gb_type heads the block the Explanation belongs to (2.14 puts the context first:
+      // "Encountered graph break when attempting to trace CALL: ...", then the gb_type).
+      out.gb_type = std::string(previous);
       out.explanation = std::string(trim(line.substr(12)));
     }
+    if (!line.empty()) previous = line;
     size_t visit = line.find("please visit: ");
     if (visit != std::string_view::npos) {
       out.url = std::string(trim(line.substr(visit + 14)));
@@ -114,6 +118,31 @@ std::pair<std::string, std::string> splitCompileId(std::string_view reason) {
   return {std::string(), std::string(reason)};
 }
 
+void addGuard(RecompileEvent& out, std::string id, const std::vector<std::string_view>& lines) {
+  if (lines.empty()) return;
+  std::string first = splitCompileId(lines.front()).second;
+  std::string_view text = first;
+  GuardSource at;
+  size_t comment = text.find("  # ");
+  if (comment != std::string_view::npos) {
+    // `GUARD   # SOURCE  # PATH:LINE in FN`: the last comment names the place.
+    std::string_view place = trim(text.substr(text.rfind("# ") + 2));
+    size_t in = place.rfind(" in ");
+    LogFrame frame;
+    if (in != std::string_view::npos && parseFileLine(place.substr(0, in), frame)) at = {frame.file, frame.line};
+    text = text.substr(0, comment);
+  }
+  for (size_t i = 1; i < lines.size(); ++i) {
+    LogFrame frame;
+    if (parseFrameLine(lines[i], frame)) at = {frame.file, frame.line};  // the innermost frame wins
+  }
+  std::string guard(trim(text));
+  if (guard.empty()) return;
+  out.guards.push_back(std::move(guard));
+  out.guard_ids.push_back(std::move(id));
+  out.guard_at.push_back(std::move(at));
+}
+
 ReasonStyle reasonStyleOf(const std::vector<std::string_view>& lines) {
   for (std::string_view line : lines) {
     if (line.starts_with("Graph Break Reason:")) return ReasonStyle::New;
@@ -166,6 +195,12 @@ bool parseRecompile(const std::vector<std::string_view>& lines, RecompileEvent& 
   out.file = where.file;
   out.first_line = where.line;
   bool header = false;
+  std::string pending_id;
+  std::vector<std::string_view> pending;
+  auto flushGuard = [&] {
+    if (!pending.empty()) addGuard(out, pending_id, pending);
+    pending.clear();
+  };
   for (size_t i = 1; i < lines.size(); ++i) {
     std::string_view line = trim(lines[i]);
     if (line.starts_with("triggered by the following guard failure")) {
@@ -174,15 +209,17 @@ bool parseRecompile(const std::vector<std::string_view>& lines, RecompileEvent& 
     }
     if (line.starts_with("guard ") && line.ends_with("failures:")) continue;  // recompiles_verbose
     if (!line.starts_with("- ")) continue;
-    auto [id, guard] = splitCompileId(line.substr(2));
-    if (guard.empty()) continue;
-    if (!id.empty() || out.guards.empty()) {
-      out.guards.push_back(guard);
-      out.guard_ids.push_back(id);
-    } else {
-      out.guards.back() += " " + guard;  // a reason continued on the next line
+    // Each line of a failure is indented with "- " (textwrap.indent): a new failure starts with
+    // its compile id, the others continue it (2.14's `User stack trace:` and its frames).
+    std::string_view body = lines[i].substr(lines[i].find("- ") + 2);
+    auto [id, guard] = splitCompileId(body);
+    if (!id.empty() || pending.empty()) {
+      flushGuard();
+      pending_id = id;
     }
+    pending.push_back(body);
   }
+  flushGuard();
   if (!header) return error = "a recompile record without its guard failures (cut short?)", false;
   return true;
 }
@@ -214,10 +251,7 @@ bool parseLimitHit(const std::vector<std::string_view>& lines, RecompileEvent& o
       have_function = true;
     } else if (line.starts_with("last reason: ")) {
       auto [id, guard] = splitCompileId(line.substr(13));
-      if (!guard.empty()) {
-        out.guards.push_back(guard);
-        out.guard_ids.push_back(id);
-      }
+      if (!guard.empty()) addGuard(out, id, {line.substr(13)});
     }
   }
   if (!have_function) return error = "a recompile-limit record without its function (cut short?)", false;

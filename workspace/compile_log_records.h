@@ -28,6 +28,11 @@ bool parseFrameLine(std::string_view line, LogFrame& frame);
 // Splits "0/0: L['x'] == 1" into the compile id and the guard text (the id empty when absent).
 std::pair<std::string, std::string> splitCompileId(std::string_view reason);
 
+// One failing guard's text (after its compile id), possibly over several lines: the guard itself
+// (before its `  # ` source comment) and, where the text says, the user line that installed it
+// (the comment's `PATH:LINE in FN`, or better the `User stack trace:` frame that follows).
+void addGuard(RecompileEvent& out, std::string id, const std::vector<std::string_view>& lines);
+
 // Which release wrote a graph-break message: "Reason:" (2.4–2.6) or "Graph Break Reason:" (2.7+).
 enum class ReasonStyle { Unknown, Old, New };
 ReasonStyle reasonStyleOf(const std::vector<std::string_view>& lines);

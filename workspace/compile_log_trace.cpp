@@ -71,8 +71,11 @@ class TraceParser final : public LineSink {
       std::string id = m.is_object() && m.contains("compile_id") && m["compile_id"].is_string()
                            ? m["compile_id"].get<std::string>()
                            : compile_id_;
-      if (m.is_object() && m.contains("fail_type") && m["fail_type"] == "RecompileLimitExceeded")
-        limitHit(id, m.contains("fail_reason") && m["fail_reason"].is_string() ? m["fail_reason"].get<std::string>() : "");
+      std::string fail = m.is_object() && m.contains("fail_reason") && m["fail_reason"].is_string()
+                             ? m["fail_reason"].get<std::string>()
+                             : "";
+      if ((m.is_object() && m.contains("fail_type") && m["fail_type"] == "RecompileLimitExceeded") || isLimitReason(fail))
+        limitHit(id, limitOf(fail));
       if (m.is_object() && m.contains("co_name") && m["co_name"].is_string()) {
         LogFrame f;
         f.function = m["co_name"].get<std::string>();
@@ -105,13 +108,35 @@ class TraceParser final : public LineSink {
  private:
   enum class Mode { None, GraphBreak, Recompile, Guards, GuardTree, Event };
 
-  // "cache_size_limit reached" -> a recompile event that hit the limit.
-  void limitHit(const std::string& id, std::string reason) {
+  // 2.6: "cache_size_limit reached"; 2.14: "Dynamo recompile limit exceeded ... (currently set to 8) ...
+  // Limit type: recompile_limit ...".
+  static bool isLimitReason(std::string_view reason) {
+    return reason.find("_limit reached") != std::string_view::npos ||
+           reason.find("Dynamo recompile limit exceeded") != std::string_view::npos;
+  }
+  // The limit's name and value: "config.recompile_limit = 8", "config.cache_size_limit".
+  static std::string limitOf(std::string_view reason) {
+    std::string name, value;
+    if (size_t at = reason.find("Limit type: "); at != std::string_view::npos) {
+      for (size_t i = at + 12; i < reason.size() && (std::isalnum(static_cast<unsigned char>(reason[i])) || reason[i] == '_'); ++i)
+        name += reason[i];
+    } else if (size_t end = reason.find("_limit reached"); end != std::string_view::npos) {
+      size_t start = end;
+      while (start > 0 && (std::isalnum(static_cast<unsigned char>(reason[start - 1])) || reason[start - 1] == '_')) --start;
+      name = std::string(reason.substr(start, end + 6 - start));
+    }
+    if (size_t at = reason.find("(currently set to "); at != std::string_view::npos)
+      for (size_t i = at + 18; i < reason.size() && std::isdigit(static_cast<unsigned char>(reason[i])); ++i) value += reason[i];
+    if (name.empty()) return "";
+    return "config." + name + (value.empty() ? "" : " = " + value);
+  }
+
+  // A compile the recompile limit refused: a recompile event that hit the limit.
+  void limitHit(const std::string& id, std::string limit) {
     if (!limits_.insert({rank_, id}).second) return;
     RecompileEvent e;
     e.limit_hit = true;
-    if (reason.ends_with(" reached")) reason.resize(reason.size() - 8);
-    if (!reason.empty()) e.limit = "config." + reason;
+    e.limit = std::move(limit);
     e.rank = rank_;
     e.compile_id = id;
     e.place = {name_, record_line_};
@@ -147,10 +172,9 @@ class TraceParser final : public LineSink {
       case Mode::GuardTree: guardTreeLine(line); return;
       case Mode::Event:
         if (line.find("\"fail_type\": \"RecompileLimitExceeded\"") != std::string_view::npos) event_limit_ = true;
-        if (line.find("\"fail_reason\": \"") != std::string_view::npos && line.find("limit reached") != std::string_view::npos) {
-          size_t start = line.find("\"fail_reason\": \"") + 16;
-          size_t end = line.find('"', start);
-          event_reason_ = std::string(line.substr(start, end == std::string_view::npos ? 0 : end - start));
+        if (line.find("\"fail_reason\": \"") != std::string_view::npos && isLimitReason(line)) {
+          event_limit_ = true;
+          event_reason_ = limitOf(line);
         }
         return;
     }
@@ -243,19 +267,24 @@ class TraceParser final : public LineSink {
       for (const auto& l : payload_) text += l + "\n";
       json reasons = json::parse(text, nullptr, false);
       RecompileEvent e;
-      auto add = [&](const json& r) {
-        if (!r.is_string()) return;
-        auto [id, guard] = logrecords::splitCompileId(r.get<std::string>());
-        // A reason may list several failures of one entry, joined with "; ".
-        e.guards.push_back(guard);
-        e.guard_ids.push_back(id);
+      auto add = [&](std::string_view reason) {
+        std::vector<std::string_view> lines;
+        for (size_t at = 0; at <= reason.size();) {
+          size_t nl = reason.find('\n', at);
+          if (nl == std::string_view::npos) nl = reason.size();
+          lines.push_back(reason.substr(at, nl - at));
+          at = nl + 1;
+        }
+        while (!lines.empty() && logrecords::trim(lines.back()).empty()) lines.pop_back();
+        if (!lines.empty()) logrecords::addGuard(e, logrecords::splitCompileId(lines.front()).first, lines);
       };
       if (reasons.is_array()) {
-        for (const json& r : reasons) add(r);
+        for (const json& r : reasons)
+          if (r.is_string()) add(r.get<std::string>());
       } else if (reasons.is_string()) {
-        add(reasons);  // 2.14: a lone reason is written as a string
-      } else if (!log_.error) {
-        log_.error = fmt::format("{}:{}: a recompile_reasons payload that is not JSON (cut short?)", name_, record_line_);
+        add(reasons.get<std::string>());
+      } else {
+        add(text);  // 2.14 writes a lone reason as it is, not as JSON
       }
       if (!e.guards.empty()) {
         e.rank = rank_;

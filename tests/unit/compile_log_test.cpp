@@ -41,18 +41,19 @@ Found expected(const fs::path& script, const std::string& version, bool trace) {
   std::istringstream in(test_files::readFile(script));
   std::string line;
   for (uint32_t row = 1; std::getline(in, line); ++row) {
-    size_t at = line.find("# run");
-    if (at == std::string::npos) continue;
-    std::string tag = line.substr(at + 5, line.find(':', at) - at - 5);
-    bool applies = tag.empty() || tag == "-" + version || (tag == "-trace" && trace) || (tag == "-text" && !trace) ||
-                   tag == "-" + version + (trace ? "-trace" : "-text");
-    if (!applies) continue;
-    std::string codes = line.substr(line.find(':', at) + 1);
-    std::istringstream words(codes);
-    std::string code;
-    while (words >> code) {
-      if (code.back() == ',') code.pop_back();
-      if (code.starts_with("PTL")) out.insert({row, code});
+    for (size_t at = line.find("# run"); at != std::string::npos; at = line.find("# run", at + 1)) {
+      size_t colon = line.find(':', at);
+      if (colon == std::string::npos) break;
+      std::string tag = line.substr(at + 5, colon - at - 5);
+      bool applies = tag.empty() || tag == "-" + version || (tag == "-trace" && trace) ||
+                     (tag == "-text" && !trace) || tag == "-" + version + (trace ? "-trace" : "-text");
+      if (!applies) continue;
+      std::istringstream words(line.substr(colon + 1, line.find('#', colon) - colon - 1));
+      std::string code;
+      while (words >> code) {
+        if (code.back() == ',') code.pop_back();
+        if (code.starts_with("PTL")) out.insert({row, code});
+      }
     }
   }
   return out;
@@ -116,6 +117,8 @@ TEST_P(RecordedLogs, EveryBreakAndRecompileOnItsLine) {
     checkLog(dir / (name + ".trace"), version, true);
     read += 2;
   }
+  // The same run's text log without PyTorch's prefix.
+  checkLog(dir / "helper_break.noprefix.log", version, false);
   EXPECT_GE(read, 16);
 }
 

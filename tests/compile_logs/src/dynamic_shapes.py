@@ -10,8 +10,8 @@ def pad_to(x, width):  # run: PTL902
 
 
 @torch.compile(backend="eager", dynamic=False)
-def mix(x, alpha):  # run: PTL902
-    return x * alpha + (1 - alpha)
+def mix(x, alpha):  # run-2.6: PTL902
+    return x * alpha + (1 - alpha)  # run-2.14: PTL902
 
 
 for n in (2, 3, 4):

@@ -4,10 +4,10 @@ import torch
 
 @torch.compile(backend="eager")
 def scale(x):
-    s = x.sum().item()  # run: PTL901, PTL902
+    s = x.sum().item()  # run: PTL901  # run-2.6: PTL902
     y = x * 2
     n = int(y.max())  # run: PTL901, PTL902
-    return y / (s + n)
+    return y / (s + n)  # run-2.14: PTL902
 
 
 for _ in range(3):

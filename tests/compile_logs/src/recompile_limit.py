@@ -3,8 +3,8 @@ import torch
 
 
 @torch.compile(backend="eager", dynamic=False)
-def shift(x, k):  # run: PTL902
-    return x + k
+def shift(x, k):  # run-2.6: PTL902
+    return x + k  # run-2.14: PTL902
 
 
 for k in range(12):
