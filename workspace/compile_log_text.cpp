@@ -8,6 +8,7 @@
 // follow are indented, blank or the message's own headings.
 #include <fmt/format.h>
 
+#include <charconv>
 #include <map>
 
 #include "workspace/compile_log.h"
@@ -17,6 +18,11 @@ namespace ptlint::workspace {
 namespace {
 
 using logrecords::Kind;
+
+// Lines kept of one message (a graph break's reason and user stack fit many times over): a
+// record that never ends cannot take the memory.
+constexpr size_t kMaxRecordLines = 4096;
+constexpr size_t kMaxLineBytes = 64u << 10;
 
 struct Prefix {
   int rank = -1;
@@ -39,7 +45,9 @@ bool parsePrefix(std::string_view line, Prefix& p) {
   if (rest.starts_with("[rank")) {
     size_t close = rest.find("]:");
     if (close == std::string_view::npos || !allDigits(rest.substr(5, close - 5))) return false;
-    p.rank = std::stoi(std::string(rest.substr(5, close - 5)));
+    std::string_view digits = rest.substr(5, close - 5);
+    auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), p.rank);
+    if (ec != std::errc()) return false;
     rest.remove_prefix(close + 2);
   }
   // V1204 16:01:02.123456 4242 path:line]
@@ -96,7 +104,7 @@ class TextParser final : public LineSink {
         s.compile_id = std::string(p.compile_id);
         s.first_line = number;
       }
-      s.lines.emplace_back(p.message);
+      if (s.lines.size() < kMaxRecordLines) s.lines.emplace_back(p.message.substr(0, kMaxLineBytes));
       return true;
     }
     ++plain_lines_;
@@ -106,7 +114,7 @@ class TextParser final : public LineSink {
       if (logrecords::kindOf(text) == Kind::None) return true;  // other output of the run
       s.first_line = number;
     }
-    s.lines.emplace_back(text);
+    if (s.lines.size() < kMaxRecordLines) s.lines.emplace_back(text.substr(0, kMaxLineBytes));
     return true;
   }
 

@@ -25,6 +25,7 @@ namespace {
 using nlohmann::json;
 
 constexpr size_t kMaxPayloadLines = 4096;  // a graph-break message longer than this is cut
+constexpr size_t kMaxPayloadBytes = 4u << 20;
 
 class TraceParser final : public LineSink {
  public:
@@ -166,7 +167,10 @@ class TraceParser final : public LineSink {
       case Mode::None: return;
       case Mode::GraphBreak:
       case Mode::Recompile:
-        if (payload_.size() < kMaxPayloadLines) payload_.emplace_back(line);
+        if (payload_.size() < kMaxPayloadLines && payload_bytes_ + line.size() <= kMaxPayloadBytes) {
+          payload_bytes_ += line.size();
+          payload_.emplace_back(line);
+        }
         return;
       case Mode::Guards: guard(line); return;
       case Mode::GuardTree: guardTreeLine(line); return;
@@ -294,6 +298,7 @@ class TraceParser final : public LineSink {
       }
     }
     payload_.clear();
+    payload_bytes_ = 0;
   }
 
   CompileLog& log_;
@@ -301,6 +306,7 @@ class TraceParser final : public LineSink {
   std::vector<std::string> strings_;
   Mode mode_ = Mode::None;
   std::vector<std::string> payload_;
+  size_t payload_bytes_ = 0;
   int rank_ = -1;
   std::string compile_id_;
   uint64_t record_line_ = 0, records_ = 0;

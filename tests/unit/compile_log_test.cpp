@@ -153,7 +153,7 @@ TEST(CompileLogErrors, CutTraceNamesTheLine) {
 
 TEST(CompileLogErrors, BinaryTextLogNamesTheLine) {
   std::string text = test_files::readFile(kDir / "logs" / "2.6" / "print_break.log");
-  fs::path path = writeTemp("garbled.log", text.substr(0, 200) + "\n\x01\x02\xff\xfe\x00garbage\n" + text);
+  fs::path path = writeTemp("garbled.log", text.substr(0, text.find('\n')) + "\n\x01\x02\xff\xfe\x00garbage\n" + text);
   workspace::CompileLog log = workspace::readCompileLog(path);
   ASSERT_TRUE(log.error);
   EXPECT_NE(log.error->find("garbled.log:2: not text"), std::string::npos) << *log.error;
