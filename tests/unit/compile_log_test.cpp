@@ -242,3 +242,18 @@ TEST(CompileLogRules, OnlyWithALog) {
 }
 
 }  // namespace
+
+namespace {
+
+// A rank number past `int` is not PyTorch's prefix (and is no reason to stop reading).
+TEST(CompileLogText, RankNumberOverflowIsNoPrefix) {
+  fs::path path = writeTemp("rank_overflow.log",
+                            "[rank99999999999999999999]:V1204 16:27:00.619000 1 x.py:1] [0/0] [__graph_breaks] "
+                            "Graph break in user code at /a/b.py:3\n");
+  workspace::CompileLog log;
+  EXPECT_NO_THROW(log = workspace::readCompileLog(path));
+  EXPECT_FALSE(log.error);
+  EXPECT_TRUE(log.breaks.empty());
+}
+
+}  // namespace
