@@ -259,6 +259,15 @@ bool ServerSettings::compileLogFor(const fs::path& path) const {
   return effectiveLocked(folderKeyLocked(path)).compileLog.has_value();
 }
 
+std::vector<std::string> ServerSettings::compileLogPatterns() const {
+  std::lock_guard lock(mutex_);
+  std::vector<std::string> out;
+  if (global_.compileLog) out.push_back(*global_.compileLog);
+  for (const auto& [key, folder] : per_folder_)
+    if (folder.compileLog) out.push_back(*folder.compileLog);
+  return out;
+}
+
 std::shared_ptr<const rules::RuntimeFindings> ServerSettings::runtimeFor(const fs::path& path) {
   std::optional<std::string> pattern;
   fs::path folder;

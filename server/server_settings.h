@@ -59,6 +59,8 @@ class ServerSettings {
   bool gpuCheckFor(const std::string& uri) const;
   // `compileLog`: whether the file's folder has a log, and what it says about the file.
   bool compileLogFor(const std::filesystem::path& path) const;
+  // Every `compileLog` setting in effect (global and per folder).
+  std::vector<std::string> compileLogPatterns() const;
   std::shared_ptr<const rules::RuntimeFindings> runtimeFor(const std::filesystem::path& path);
   // A watched file changed: true when it is a compile log (its findings are read again).
   bool compileLogChanged(const std::filesystem::path& path);

@@ -33,7 +33,14 @@ def main(ptlint):
         os.makedirs(os.path.join(root, "logs"))
         shutil.copy(os.path.join(LOGS, "logs", version, "print_break.log"), os.path.join(root, "logs", "run.log"))
         client = LspClient([ptlint, "--lsp"], cwd=root, stderr_path=os.path.join(root, "stderr.log"))
-        client.initialize("file://" + root, {}, options={"compileLog": "logs/*.log"})
+        client.initialize("file://" + root, {"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": True}}},
+                          options={"compileLog": "logs/*.log"})
+        # The client is asked to watch the log.
+        registration = client.wait(lambda m: m.get("method") == "client/registerCapability" and any(
+            r["id"].startswith("ptlint-compile-log") for r in m["params"]["registrations"]))
+        globs = [w["globPattern"] for r in registration["params"]["registrations"]
+                 for w in r["registerOptions"]["watchers"]]
+        expect("**/*.log" in globs, globs)
         uri = "file://%s/src/print_break.py" % root
         with open(os.path.join(root, "src", "print_break.py")) as f:
             text = f.read()
@@ -45,14 +52,22 @@ def main(ptlint):
         expect(any(code == "PTL502" for code, _ in found), "the static PTL502 is missing: %s" % found)
         runtime = [d for d in params["diagnostics"] if d["code"] == "PTL901"][0]
         expect("run.log" in runtime["message"], runtime["message"])
-        # Another run's log replaces it: the next analysis reads it (polled, no watcher here).
+        # Another run's log replaces it; the watcher's notification re-publishes the open document.
         shutil.copy(os.path.join(LOGS, "logs", version, "item_int.log"), os.path.join(root, "logs", "run.log"))
+        client.notify("workspace/didChangeWatchedFiles", {"changes": [
+            {"uri": "file://%s/logs/run.log" % root, "type": 2}]})
+        params = client.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                             and m["params"]["uri"] == uri
+                             and not any(d["code"] == "PTL901" for d in m["params"]["diagnostics"]))["params"]
+        expect(any(d["code"] == "PTL502" for d in params["diagnostics"]), codes_on(params))
+        # Without a notification (a client that cannot watch), the next analysis reads it again.
+        shutil.copy(os.path.join(LOGS, "logs", version, "print_break.log"), os.path.join(root, "logs", "run.log"))
         time.sleep(1.2)
         client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2},
                                                  "contentChanges": [{"text": text + "\n"}]})
         params = client.diagnostics_for(uri, 2)["params"]
-        expect(not any(d["code"] == "PTL901" for d in params["diagnostics"]),
-               "the old log's finding stayed: %s" % codes_on(params))
+        expect(any(d["code"] == "PTL901" for d in params["diagnostics"]),
+               "the new log's finding is missing: %s" % codes_on(params))
         client.call("shutdown")
         client.notify("exit")
         expect(client.wait_exit(10) == 0, "exit code")
