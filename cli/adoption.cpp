@@ -224,7 +224,7 @@ int runShowSettings(const CheckOptions& options, std::ostream& out, std::ostream
     out << fmt::format("ignore = {}\n", joinList(settings.ignore));
     std::vector<std::string> enabled;
     for (const rules::RuleMeta* meta : rules::allMetas())
-      if (settings.isEnabled(meta->code, meta->enabled_by_default)) enabled.push_back(std::string(meta->code));
+      if (settings.isEnabled(meta->code, settings.onByDefault(meta->code, meta->enabled_by_default))) enabled.push_back(std::string(meta->code));
     out << fmt::format("enabled rules = {}\n", joinList(enabled));
     out << "per-file-ignores = {";
     for (size_t i = 0; i < config.per_file_ignores.size(); ++i)

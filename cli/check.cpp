@@ -13,6 +13,7 @@
 #include "cli/file_io.h"
 #include "cli/gpu_validation.h"
 #include "cli/notebook_check.h"
+#include "workspace/compile_log.h"
 #include "workspace/engine.h"
 #include "workspace/walk.h"
 
@@ -151,14 +152,38 @@ workspace::EngineOptions engineOptions(const CheckOptions& options, bool use_cac
   return engine;
 }
 
+// `--compile-log`: reads the log, maps it to the checked files and hands the engine each file's
+// findings. A log that cannot be read (or is garbled part-way) is an error (exit 2) naming the
+// line; what was read before it is still reported, and every static finding is.
+bool applyCompileLog(const fs::path& path, const std::vector<fs::path>& files, workspace::Engine& engine,
+                     std::ostream& err) {
+  workspace::CompileLog log = workspace::readCompileLog(path);
+  for (const auto& w : log.warnings) err << "warning: " << escapeControl(w) << "\n";
+  if (log.best_effort)
+    err << fmt::format("warning: {}: a torch.compile log in a format no known release (2.4 to 2.14) writes; read on "
+                       "a best-effort basis\n",
+                       escapeControl(path.string()));
+  auto mapping = std::make_shared<workspace::CompileLogMapping>(workspace::mapCompileLog(log, files));
+  for (const auto& note : mapping->notes) err << "warning: " << escapeControl(note) << "\n";
+  engine.setRuntime([mapping](const fs::path& file) -> std::shared_ptr<const rules::RuntimeFindings> {
+    auto it = mapping->per_file.find(file);
+    return it == mapping->per_file.end() ? nullptr : it->second;
+  });
+  if (!log.error) return true;
+  err << fmt::format("error: {}{}\n", escapeControl(*log.error),
+                     log.breaks.empty() && log.recompiles.empty() ? "" : " (the records before it are reported)");
+  return false;
+}
+
 // `--stdin-filename`: standard input checked as that file. Returns the exit code when done
 // (fix mode prints the fixed text), nullopt to report `reports` as a plain check does.
 std::optional<int> checkStdin(const CheckOptions& options, std::istream& in, std::ostream& out, std::ostream& err,
-                              OutputOptions& output, std::vector<FileReport>& reports) {
+                              OutputOptions& output, std::vector<FileReport>& reports, bool& had_error) {
   workspace::Engine engine(engineOptions(options, false));
   FileReport report;
   std::error_code ec;
   report.path = fs::absolute(*options.stdin_filename, ec).lexically_normal();
+  if (options.compile_log && !applyCompileLog(*options.compile_log, {report.path}, engine, err)) had_error = true;
   report.display_path = displayPath(report.path);
   std::string bytes;
   bool too_large = !readLimited(in, bytes);
@@ -254,7 +279,7 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
       config_errors.push_back(message);
   };
   if (options.stdin_filename) {
-    if (auto code = checkStdin(options, in, out, err, output, reports)) return *code;
+    if (auto code = checkStdin(options, in, out, err, output, reports, had_error)) return *code;
   } else {
     workspace::Engine engine(engineOptions(options, true));
     std::vector<fs::path> paths = options.paths.empty() ? std::vector<fs::path>{"."} : options.paths;
@@ -277,6 +302,7 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
       roots.push_back(fs::absolute(p, ec).lexically_normal());
     }
     if (options.fix && !options.diff) removeStaleTemporaries(walk.files);
+    if (options.compile_log && !applyCompileLog(*options.compile_log, walk.files, engine, err)) had_error = true;
     std::vector<workspace::FileInput> inputs;
     inputs.reserve(walk.files.size());
     for (auto& file : walk.files) inputs.push_back({file, std::nullopt, std::nullopt});

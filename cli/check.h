@@ -33,6 +33,8 @@ struct CheckOptions {
   bool show_settings = false;  // --show-settings
   bool show_files = false;     // --show-files
   std::optional<std::filesystem::path> config;
+  // `--compile-log PATH`: a torch.compile text log, TORCH_TRACE folder or trace file.
+  std::optional<std::filesystem::path> compile_log;
   workspace::Overrides overrides;
 };
 

@@ -177,6 +177,10 @@ int main(int argc, char** argv) {
   check_cmd->add_option("--torch-version", torch_version, "PyTorch releases the project runs on, a PEP 440 range (\">=2.1\", \">=2.4,<2.9\"; 2.1 means >=2.1); default: the project's torch requirement");
   check_cmd->add_option("-j,--threads", check.threads, "Threads to lint with (default: the machine's cores)");
   check_cmd->add_flag("--force-exclude", check.force_exclude, "Apply `exclude` to files named explicitly too");
+  check_cmd->add_option("--compile-log", check.compile_log,
+                        "A torch.compile log of a real run (TORCH_LOGS=graph_breaks,recompiles text log, or a "
+                        "TORCH_TRACE folder or file): its graph breaks (PTL901) and recompiles (PTL902) on the lines")
+      ->allow_extra_args(false);
   check_cmd->add_flag("--gpu-check", check.gpu_check, "Validate attention fixes on the device (needs ptlint-gpu)");
   check_cmd->add_flag("-q,--quiet", check.quiet, "Print findings only, no summary");
 

@@ -30,7 +30,10 @@ std::string markdown(const rules::RuleMeta& meta) {
                         : fmt::format("Fix is {} available ({}).", fixName(meta),
                                       quickfix::applicabilityName(meta.fix_applicability));
   return fmt::format("# {} ({})\n\n{}\n\n{} {}\n\n{}", meta.name, meta.code, meta.summary, fix,
-                     meta.enabled_by_default ? "On by default." : "Off by default; select it to enable.", docs);
+                     meta.enabled_by_default       ? "On by default."
+                     : meta.code.starts_with("PTL9") ? "On whenever a torch.compile log is given (`--compile-log`, the editor's `compileLog`)."
+                                                     : "Off by default; select it to enable.",
+                     docs);
 }
 
 }  // namespace

@@ -40,6 +40,8 @@ const Rule& lowPrecisionGradientReduceRule();  // PTL203  rules/distributed/low_
 const Rule& fsdp1InNewCodeRule();  // PTL302  rules/distributed/fsdp1_in_new_code.cpp
 const Rule& synchronousDataLoaderRule();  // PTL405  rules/data/synchronous_dataloader.cpp
 const Rule& dataLoaderPersistentWorkersRule();  // PTL403  rules/data/dataloader_persistent_workers.cpp
+const Rule& graphBreakRule();  // PTL901  rules/compile/graph_break.cpp
+const Rule& recompileRule();  // PTL902  rules/compile/recompile.cpp
 const Rule& invalidAllocConfRule();  // PTL705  rules/numerics/invalid_alloc_conf.cpp
 const Rule& legacyTf32ApiRule();  // PTL111  rules/deprecated/legacy_tf32_api.cpp
 const Rule& torchscriptDeprecatedRule();  // PTL112  rules/deprecated/torchscript_deprecated.cpp

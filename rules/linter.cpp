@@ -13,6 +13,7 @@
 #include "analysis/noqa.h"
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
+#include "rules/compile/runtime_report.h"
 #include "rules/noqa/unused_noqa.h"
 #include "rules/registry.h"
 
@@ -44,7 +45,8 @@ namespace {
 std::vector<const Rule*> enabledRules(const Settings& settings) {
   std::vector<const Rule*> rules;
   for (const Rule* rule : allRules())
-    if (settings.isEnabled(rule->meta().code, rule->meta().enabled_by_default)) rules.push_back(rule);
+    if (settings.isEnabled(rule->meta().code, settings.onByDefault(rule->meta().code, rule->meta().enabled_by_default)))
+      rules.push_back(rule);
   return rules;
 }
 
@@ -361,6 +363,7 @@ LintResult lint(const analysis::ParsedFile& file, const Settings& settings,
   std::erase_if(result.diagnostics, [&](const Diagnostic& d) {
     return noqa.suppresses(d.code, file.lines().lineOf(d.start));
   });
+  crossReferenceRuntime(result.diagnostics, file, settings);
   // Fixes are never offered on a file with syntax errors.
   if (result.has_syntax_errors)
     for (auto& d : result.diagnostics) d.fix.reset();

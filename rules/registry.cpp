@@ -116,6 +116,8 @@ const std::vector<const Rule*>& table() {
         &perStepHostSyncRule(),
         &emptyCacheInLoopRule(),
         &distributedSamplerWithoutSetEpochRule(),
+        &graphBreakRule(),
+        &recompileRule(),
     };
     std::sort(all.begin(), all.end(), [](const Rule* a, const Rule* b) { return a->meta().code < b->meta().code; });
     return all;

@@ -14,6 +14,8 @@ struct ProjectFacts;
 
 namespace ptlint::rules {
 
+struct RuntimeFindings;
+
 // A PyTorch release, by its minor version: behaviour changes between minor releases only.
 struct TorchVersion {
   int major = 2;
@@ -89,10 +91,20 @@ struct Settings {
   // What other files of the project say about this one (functions compiled from elsewhere);
   // null when nobody asked the project index.
   std::shared_ptr<const analysis::ProjectFacts> project;
+  // What a torch.compile log (`--compile-log`, the server's `compileLog`) says about this file;
+  // null when no log was given. While a log is given, the runtime rules (PTL9xx) are on by
+  // default.
+  std::shared_ptr<const RuntimeFindings> runtime;
+  bool compile_log_given = false;
 
   // Is `code` enabled under these settings? (select/extend-select/ignore; the longest
   // matching prefix wins, as in Ruff.)
   bool isEnabled(std::string_view code, bool enabled_by_default) const;
+  // Whether a rule is on unless selected otherwise: its own default, and the runtime rules
+  // whenever a compile log is given.
+  bool onByDefault(std::string_view code, bool enabled_by_default) const {
+    return enabled_by_default || (compile_log_given && code.starts_with("PTL9"));
+  }
 };
 
 }  // namespace ptlint::rules

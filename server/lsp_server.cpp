@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <filesystem>
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -176,7 +178,36 @@ class LspServer {
                               {"method", "workspace/didChangeWatchedFiles"},
                               {"registerOptions", {{"watchers", watchers}}}}}}});
     }
+    watchCompileLogs();
     pullConfiguration();
+  }
+
+  // `compileLog`: the client watches the log too (its last path component, anywhere, and the
+  // files inside a TORCH_TRACE folder), so that a new run's log is read again at once; without
+  // the capability the log is polled on each analysis.
+  void watchCompileLogs() {
+    if (!capabilities_.watchedFilesDynamicRegistration) return;
+    std::set<std::string> globs;
+    for (const std::string& pattern : settings_.compileLogPatterns()) {
+      std::string name = std::filesystem::path(pattern).filename().string();
+      if (name.empty()) continue;
+      globs.insert("**/" + name);
+      globs.insert("**/" + name + "/*");
+    }
+    int id = 0;
+    {
+      std::lock_guard lock(compile_log_mutex_);
+      if (globs.empty() || globs == compile_log_globs_) return;
+      compile_log_globs_ = globs;
+      id = ++compile_log_registrations_;
+    }
+    json watchers = json::array();
+    for (const auto& glob : globs) watchers.push_back({{"globPattern", glob}});
+    dispatcher_.request("client/registerCapability",
+                        {{"registrations",
+                          {{{"id", "ptlint-compile-log-" + std::to_string(id)},
+                            {"method", "workspace/didChangeWatchedFiles"},
+                            {"registerOptions", {{"watchers", watchers}}}}}}});
   }
 
   void onShutdown(const json&, Reply<json> reply) {
@@ -192,6 +223,7 @@ class LspServer {
       return;
     }
     settings_.setGlobal(params.settings);
+    watchCompileLogs();
     scheduler_.scheduleAll();
   }
 
@@ -207,22 +239,24 @@ class LspServer {
         return;
       }
       settings_.applyConfiguration(keys, result);
+      watchCompileLogs();
       scheduler_.scheduleAll();
     });
   }
 
   void onDidChangeWatchedFiles(const DidChangeWatchedFilesParams& params) {
-    bool config_changed = false;
+    bool config_changed = false, log_changed = false;
     for (const auto& change : params.changes) {
       auto path = uriToPath(change.uri);
       if (!path) continue;
       if (isConfigFile(*path)) config_changed = true;
+      else if (settings_.compileLogChanged(*path)) log_changed = true;
       // A source or notebook, or (created or deleted) a folder that may hold some.
       else if (isSourceFile(*path) || (change.type != 2 && !path->has_extension()))
         projects_.diskChanged(change.uri, change.type);
     }
-    if (!config_changed) return;
-    settings_.configFilesChanged();
+    if (!config_changed && !log_changed) return;
+    if (config_changed) settings_.configFilesChanged();
     scheduler_.scheduleAll();
     if (capabilities_.diagnosticRefresh) dispatcher_.request("workspace/diagnostic/refresh", nullptr, [](const json&) {});
   }
@@ -421,6 +455,9 @@ class LspServer {
   DocumentStore docs_;
   NotebookDocuments notebooks_;
   ServerSettings settings_;
+  std::mutex compile_log_mutex_;                // guards the two below
+  std::set<std::string> compile_log_globs_;     // what the client watches for `compileLog`
+  int compile_log_registrations_ = 0;
   ProjectTracker projects_;
   DocumentAnalyzer analyzer_;
   DeviceVerdicts device_;

@@ -186,6 +186,10 @@ void from_json(const json& j, ClientSettings& s) {
     if (!v->is_string()) wrongType("configuration", "the path of a ptlint.toml or pyproject.toml", *v);
     else if (!v->get<std::string>().empty()) s.configuration = v->get<std::string>();
   }
+  if (const json* v = value("compileLog")) {
+    if (!v->is_string()) wrongType("compileLog", "the path or glob of a torch.compile log or TORCH_TRACE folder", *v);
+    else if (!v->get<std::string>().empty()) s.compileLog = v->get<std::string>();
+  }
   if (const json* v = value("torchVersion")) {
     if (!v->is_string()) wrongType("torchVersion", "a version string such as \"2.6\"", *v);
     else s.torchVersion = v->get<std::string>();

@@ -155,6 +155,7 @@ struct ClientSettings {
   std::optional<bool> unsafeFixes;
   std::optional<std::string> torchVersion;
   std::optional<bool> gpuCheck;
+  std::optional<std::string> compileLog;  // a torch.compile log: path or glob, relative to the folder
   // Why a value was ignored ("setting `select` must be a list of strings, not a number"): one
   // line per bad field, for the server to show. Empty when every field was usable.
   std::vector<std::string> problems;

@@ -159,6 +159,7 @@ ClientSettings ServerSettings::effectiveLocked(const std::string& folder_key) co
     if (f.unsafeFixes) s.unsafeFixes = f.unsafeFixes;
     if (f.torchVersion) s.torchVersion = f.torchVersion;
     if (f.gpuCheck) s.gpuCheck = f.gpuCheck;
+    if (f.compileLog) s.compileLog = f.compileLog;
   }
   return s;
 }
@@ -216,7 +217,12 @@ rules::Settings ServerSettings::settingsFor(const std::string& uri, workspace::F
   try {
     workspace::ResolvedConfig config = resolver->forPath(target);
     if (fixes) *fixes = workspace::FixSelection{config.fixable, config.unfixable};
-    return workspace::settingsForFile(config, target);
+    rules::Settings settings = workspace::settingsForFile(config, target);
+    if (path && client.compileLog) {
+      settings.compile_log_given = true;
+      settings.runtime = runtimeFor(*path);
+    }
+    return settings;
   } catch (const workspace::ConfigError& e) {
     reportOnce(std::string("ptlint: ") + e.what());
   } catch (const std::exception& e) {
@@ -248,6 +254,39 @@ workspace::ResolvedConfig ServerSettings::resolvedConfigFor(const fs::path& path
 bool ServerSettings::gpuCheckFor(const std::string& uri) const {
   std::lock_guard lock(mutex_);
   return effectiveLocked(keyForLocked(uri)).gpuCheck.value_or(false);
+}
+
+bool ServerSettings::compileLogFor(const fs::path& path) const {
+  std::lock_guard lock(mutex_);
+  return effectiveLocked(folderKeyLocked(path)).compileLog.has_value();
+}
+
+std::vector<std::string> ServerSettings::compileLogPatterns() const {
+  std::lock_guard lock(mutex_);
+  std::vector<std::string> out;
+  if (global_.compileLog) out.push_back(*global_.compileLog);
+  for (const auto& [key, folder] : per_folder_)
+    if (folder.compileLog) out.push_back(*folder.compileLog);
+  return out;
+}
+
+std::shared_ptr<const rules::RuntimeFindings> ServerSettings::runtimeFor(const fs::path& path) {
+  std::optional<std::string> pattern;
+  fs::path folder;
+  {
+    std::lock_guard lock(mutex_);
+    std::string key = folderKeyLocked(path);
+    pattern = effectiveLocked(key).compileLog;
+    folder = key.empty() ? path.parent_path() : fs::path(key);
+  }
+  if (!pattern) return nullptr;
+  return compile_logs_.findingsFor(folder, *pattern, path);  // no lock of ours held while logs are read
+}
+
+bool ServerSettings::compileLogChanged(const fs::path& path) {
+  if (!compile_logs_.changed(path)) return false;
+  ++generation_;
+  return true;
 }
 
 std::vector<ServerSettings::Folder> ServerSettings::folders() const {

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "rules/settings.h"
+#include "server/compile_log_source.h"
 #include "server/protocol.h"
 #include "workspace/check_run.h"
 #include "workspace/config.h"
@@ -30,7 +31,9 @@ namespace ptlint::server {
 class ServerSettings {
  public:
   using Report = std::function<void(MessageType type, const std::string& message)>;
-  explicit ServerSettings(Report report) : report_(std::move(report)) {}
+  explicit ServerSettings(Report report)
+      : report_(std::move(report)),
+        compile_logs_([this](const std::string& message) { reportOnce(message); }) {}
 
   struct Folder {
     std::string uri;
@@ -56,6 +59,13 @@ class ServerSettings {
   // settings, nearest config file). Throws workspace::ConfigError for a broken config file.
   workspace::ResolvedConfig resolvedConfigFor(const std::filesystem::path& path);
   bool gpuCheckFor(const std::string& uri) const;
+  // `compileLog`: whether the file's folder has a log, and what it says about the file.
+  bool compileLogFor(const std::filesystem::path& path) const;
+  // Every `compileLog` setting in effect (global and per folder).
+  std::vector<std::string> compileLogPatterns() const;
+  std::shared_ptr<const rules::RuntimeFindings> runtimeFor(const std::filesystem::path& path);
+  // A watched file changed: true when it is a compile log (its findings are read again).
+  bool compileLogChanged(const std::filesystem::path& path);
   std::vector<Folder> folders() const;
   // The resolver for files outside every folder (the workspace walk's excludes).
   std::shared_ptr<workspace::ConfigResolver> walkResolver() const;
@@ -81,6 +91,7 @@ class ServerSettings {
   std::map<std::string, std::shared_ptr<workspace::ConfigResolver>> resolvers_;
   std::set<std::string> reported_;
   std::atomic<uint64_t> generation_{0};
+  CompileLogSource compile_logs_;
 };
 
 }  // namespace ptlint::server

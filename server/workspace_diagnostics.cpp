@@ -66,6 +66,8 @@ std::optional<WorkspaceDiagnosticReport> WorkspaceDiagnostics::run(const Pass& p
   workspace::EngineOptions options;
   options.resolve = [this](const fs::path& path) { return settings_.resolvedConfigFor(path); };
   options.overlay = overlay_;
+  if (std::any_of(roots.begin(), roots.end(), [this](const fs::path& root) { return settings_.compileLogFor(root); }))
+    options.runtime = [this](const fs::path& path) { return settings_.runtimeFor(path); };
   options.threads = 2;
   workspace::Engine engine(std::move(options));
   workspace::RunHooks hooks;

@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "ptlint/version.h"
+#include "rules/runtime_findings.h"
 #include "analysis/module_summary.h"
 #include "rules/registry.h"
 #include "workspace/json_sections.h"
@@ -40,6 +41,8 @@ std::string settingsFingerprint(const rules::Settings& s) {
   out += "torch=" + s.torchRange().str() + ";unsafe=" + (s.unsafe_fixes ? "1" : "0");
   // What other files said about this one: a result depends on them too.
   if (s.project != nullptr) out += ";project=" + s.project->digest;
+  // What a compile log says about the file: a result depends on it too.
+  if (s.compile_log_given) out += ";runtime=" + (s.runtime ? s.runtime->digest : std::string("none"));
   return out;
 }
 

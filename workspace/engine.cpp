@@ -97,6 +97,10 @@ FileResult Engine::check(const FileInput& input, const CancellationToken& cancel
   }
   rules::Settings& settings = result.settings;
   result.unsafe_fixes = settings.unsafe_fixes;
+  if (options_.runtime) {
+    settings.compile_log_given = true;
+    settings.runtime = options_.runtime(input.path);
+  }
   std::string error;
   auto source = input.content ? prepareSource(input.path, *input.content, error) : readLintSource(input.path, error);
   if (!source) {

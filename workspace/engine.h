@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "rules/rule.h"
+#include "rules/runtime_findings.h"
 #include "rules/settings.h"
 #include "workspace/config.h"
 #include "workspace/notebook_edits.h"
@@ -75,6 +76,9 @@ struct EngineOptions {
   // Texts that take precedence over the files on disk for cross-file facts (the server's open
   // buffers, unsaved edits included); nullopt for a file: read it from disk.
   std::function<std::optional<std::string>(const std::filesystem::path&)> overlay;
+  // A compile log's findings per file (`--compile-log`, the server's `compileLog`): given, the
+  // runtime rules are on and each file's settings carry what the log says about it (null: nothing).
+  std::function<std::shared_ptr<const rules::RuntimeFindings>(const std::filesystem::path&)> runtime;
 };
 
 struct FileInput {
@@ -148,6 +152,11 @@ class Engine {
   FileResult check(const FileInput& input, const CancellationToken& cancel = {});
   // Many files on a pool of threads; results in input order.
   std::vector<FileResult> run(const std::vector<FileInput>& inputs, const RunHooks& hooks = {});
+
+  // Sets EngineOptions::runtime (the CLI knows the findings once it has walked the files).
+  void setRuntime(std::function<std::shared_ptr<const rules::RuntimeFindings>(const std::filesystem::path&)> runtime) {
+    options_.runtime = std::move(runtime);
+  }
 
   // Writes the cache and the project scan cache, if used (failure is not an error).
   void save();

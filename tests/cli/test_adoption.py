@@ -26,9 +26,9 @@ class Selectors(Workdir):
 
     def test_unknown_prefix_is_a_usage_error(self):
         self.write("data.py", AMP_SOURCE)
-        code, out, err = self.check("--select", "PTL9", "data.py")
+        code, out, err = self.check("--select", "PTL99", "data.py")
         self.assertEqual(code, 2)
-        self.assertIn("`PTL9`", err)
+        self.assertIn("`PTL99`", err)
         self.assertNotIn("All checks passed", out)
 
     def test_one_bad_selector_in_a_list_is_named(self):
@@ -260,7 +260,7 @@ class RuffFlags(Workdir):
         self.assertEqual(self.read("a.py"), AMP_SOURCE)
         self.assertEqual(self.check("--fix", "--fixable", "PTL1", "--unfixable", "PTL6", "a.py")[0], 0)
         self.assertEqual(self.read("a.py"), AMP_FIXED)
-        self.assertEqual(self.check("--unfixable", "PTL9", "a.py")[0], 2)
+        self.assertEqual(self.check("--unfixable", "PTL99", "a.py")[0], 2)
 
     def test_fixable_and_unfixable_config_keys(self):
         self.write("a.py", AMP_SOURCE)
