@@ -117,7 +117,7 @@ class TorchscriptDeprecated final : public Rule {
   // Finer, as PyTorch's own code names `torch.jit.is_scripting` and the like everywhere: a `jit`
   // that is only ever followed by `.` and a name other than an entry point (or `_script`/`_trace`,
   // whose `script`/`trace` are entries) cannot lead to one; an import of `jit` itself or an alias
-  // of it lets the file through, and so does a relative import (`from ._script import script`).
+  // of it lets the file through, and so does a relative import naming one of them.
   bool mayMatchSource(const analysis::PrefilterText& source, const Settings& settings) const override {
     if (!versions::rangeIncludesFrom(settings, versions::deprecatedIn(versions::kTorchscript))) return false;
     if (!source.codeNamesAny({"jit"}) || !source.codeNamesAny(kMembers)) return false;
@@ -142,9 +142,27 @@ class TorchscriptDeprecated final : public Rule {
           return name.empty() || name == "_script" || name == "_trace" || isMember(name);
         }))
       return true;
+    // A relative import that names `jit`, `_script`, `_trace` or an entry point (`from ._script
+    // import script as s`): the statement runs to a line break outside parentheses.
     return analysis::forEachWholeWord(text, "from", [&](size_t at) {
       size_t i = skip(at + 4);
-      return i < text.size() && text[i] == '.';
+      if (i >= text.size() || text[i] != '.') return false;
+      size_t end = i;
+      for (int depth = 0; end < text.size(); ++end) {
+        char c = text[end];
+        if (c == '(') ++depth;
+        else if (c == ')') --depth;
+        else if (c == '\\' && end + 1 < text.size()) ++end;
+        else if ((c == '\n' || c == ';') && depth <= 0) break;
+      }
+      std::string_view statement = text.substr(at, end - at);
+      auto names = [&](std::string_view word) {
+        return analysis::forEachWholeWord(statement, word, [](size_t) { return true; });
+      };
+      if (names("jit") || names("_script") || names("_trace")) return true;
+      for (std::string_view member : kMembers)
+        if (names(member)) return true;
+      return false;
     });
   }
   bool checksWithinRanges() const override { return true; }
