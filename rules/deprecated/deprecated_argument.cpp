@@ -1,6 +1,7 @@
 // PTL113 deprecated-argument: arguments PyTorch deprecated or removed (the legacy loss
 // reductions, the profiler's `use_cuda=`, `meshgrid` without `indexing=`, softmax without `dim`).
 #include <array>
+#include <cctype>
 
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
@@ -170,10 +171,32 @@ class DeprecatedArgument final : public Rule {
         ++i;
       return i;
     };
+    // `def __init__(self, size_average=None, reduce=None)` (every loss of `torch.nn` has one): a
+    // parameter, not a keyword argument. (Only in the code view, where brackets in strings are
+    // blanked; the search back gives up after a few KB.)
+    auto inDefinition = [&](size_t at) {
+      if (code == nullptr) return false;
+      int depth = 0;
+      size_t b = at, limit = at > 4096 ? at - 4096 : 0;
+      for (; b > limit; --b) {
+        char c = text[b - 1];
+        if (c == ')' || c == ']' || c == '}') ++depth;
+        else if ((c == '(' || c == '[' || c == '{') && depth-- == 0) break;
+      }
+      if (b == limit || text[b - 1] != '(') return false;
+      size_t e = b - 1;
+      while (e > 0 && (text[e - 1] == ' ' || text[e - 1] == '\t')) --e;
+      size_t n = e;
+      while (n > 0 && (text[n - 1] == '_' || std::isalnum(static_cast<unsigned char>(text[n - 1])))) --n;
+      if (n == e) return false;
+      while (n > 0 && (text[n - 1] == ' ' || text[n - 1] == '\t')) --n;
+      return n >= 3 && text.substr(n - 3, 3) == "def" && analysis::isWholeWordAt(text, n - 3, 3);
+    };
     for (std::string_view word : {"size_average", "reduce", "use_cuda"})
       if (analysis::forEachWholeWord(text, word, [&](size_t at) {
             size_t i = skip(at + word.size());
-            return i < text.size() && text[i] == '=' && (i + 1 == text.size() || text[i + 1] != '=');
+            return i < text.size() && text[i] == '=' && (i + 1 == text.size() || text[i + 1] != '=') &&
+                   !inDefinition(at);
           }))
         return true;
     for (std::string_view word : {"meshgrid", "softmax", "log_softmax", "softmin", "Softmax", "LogSoftmax", "Softmin"})

@@ -83,6 +83,9 @@ TEST(Prefilter, CommonWordsPassOnlyInTheShapeAFindingHas) {
   EXPECT_FALSE(mayMatch("import functools\nimport torch\ny = functools.reduce(f, xs)\nz = x.softmax\n", ptl113));
   EXPECT_FALSE(mayMatch("import torch\ndef softmax(x, dim=None):\n    return x\n", ptl113));
   EXPECT_FALSE(mayMatch("import torch\nif x.size_average == 1: pass\n", ptl113));
+  EXPECT_FALSE(mayMatch("import torch\nclass L:\n    def __init__(self, size_average=None,\n                 reduce=None): pass\n",
+                        ptl113));
+  EXPECT_TRUE(mayMatch("import torch\ndef f(x, y):\n    return F.nll_loss(g(x), y, reduce=False)\n", ptl113));
   EXPECT_TRUE(mayMatch("import torch.nn.functional as F\ny = F.softmax (x)\n", ptl113));
   EXPECT_TRUE(mayMatch("import torch.nn as nn\nm = nn.Softmax\\\n()\n", ptl113));
   EXPECT_TRUE(mayMatch("import torch.nn as nn\nl = nn.MSELoss(reduce =False)\n", ptl113));
