@@ -1,6 +1,7 @@
 // PTL113 deprecated-argument: arguments PyTorch deprecated or removed (the legacy loss
 // reductions, the profiler's `use_cuda=`, `meshgrid` without `indexing=`, softmax without `dim`).
 #include <array>
+#include <cctype>
 
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
@@ -153,20 +154,64 @@ class DeprecatedArgument final : public Rule {
     return {"size_average", "reduce", "use_cuda", "meshgrid", "softmax", "Softmax", "softmin", "Softmin"};
   }
 
-  // Every finding names one of these words in code (a keyword, or the callee of an attribute call).
-  // `reduce` counts only as a keyword (`reduce=`): `functools.reduce` is everywhere.
+  // Every finding needs one of these shapes in code: a keyword `size_average=`, `reduce=` or
+  // `use_cuda=` (`functools.reduce` and `x.softmax(-1)` are everywhere in PyTorch's own code, the
+  // keywords are not), or a call of a name spelled `meshgrid` or a softmax (`F.softmax(` with
+  // nothing but spaces, line breaks or blanked comments before the parenthesis; `def softmax(` is
+  // not a call).
   bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
-    if (source.codeNamesAny({"size_average", "use_cuda", "meshgrid", "softmax", "log_softmax", "softmin", "Softmax",
-                             "LogSoftmax", "Softmin"}))
-      return true;
-    if (!source.codeNamesAny({"reduce"})) return false;
+    if (!source.codeNamesAny({"size_average", "reduce", "use_cuda", "meshgrid", "softmax", "log_softmax", "softmin",
+                              "Softmax", "LogSoftmax", "Softmin"}))
+      return false;
     const std::string* code = source.code();
     std::string_view text = code != nullptr ? std::string_view(*code) : source.text();
-    return analysis::forEachWholeWord(text, "reduce", [&](size_t at) {
-      size_t i = at + 6;
-      while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
-      return i < text.size() && text[i] == '=' && (i + 1 == text.size() || text[i + 1] != '=');
-    });
+    auto skip = [&](size_t i) {
+      while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r' ||
+                                 text[i] == '\\' || text[i] == '\f'))
+        ++i;
+      return i;
+    };
+    // `def __init__(self, size_average=None, reduce=None)` (every loss of `torch.nn` has one): a
+    // parameter, not a keyword argument. (Only in the code view, where brackets in strings are
+    // blanked; the search back gives up after a few KB.)
+    auto inDefinition = [&](size_t at) {
+      if (code == nullptr) return false;
+      int depth = 0;
+      size_t b = at, limit = at > 4096 ? at - 4096 : 0;
+      for (; b > limit; --b) {
+        char c = text[b - 1];
+        if (c == ')' || c == ']' || c == '}') ++depth;
+        else if ((c == '(' || c == '[' || c == '{') && depth-- == 0) break;
+      }
+      if (b == limit || text[b - 1] != '(') return false;
+      size_t e = b - 1;
+      while (e > 0 && (text[e - 1] == ' ' || text[e - 1] == '\t')) --e;
+      size_t n = e;
+      while (n > 0 && (text[n - 1] == '_' || std::isalnum(static_cast<unsigned char>(text[n - 1])))) --n;
+      if (n == e) return false;
+      while (n > 0 && (text[n - 1] == ' ' || text[n - 1] == '\t')) --n;
+      return n >= 3 && text.substr(n - 3, 3) == "def" && analysis::isWholeWordAt(text, n - 3, 3);
+    };
+    for (std::string_view word : {"size_average", "reduce", "use_cuda"})
+      if (analysis::forEachWholeWord(text, word, [&](size_t at) {
+            size_t i = skip(at + word.size());
+            return i < text.size() && text[i] == '=' && (i + 1 == text.size() || text[i + 1] != '=') &&
+                   !inDefinition(at);
+          }))
+        return true;
+    for (std::string_view word : {"meshgrid", "softmax", "log_softmax", "softmin", "Softmax", "LogSoftmax", "Softmin"})
+      if (analysis::forEachWholeWord(text, word, [&](size_t at) {
+            size_t i = skip(at + word.size());
+            if (i >= text.size() || text[i] != '(') return false;
+            // `def softmax(`: a definition, not a call.
+            size_t b = at;
+            while (b > 0 && (text[b - 1] == ' ' || text[b - 1] == '\t' || text[b - 1] == '\\' ||
+                             text[b - 1] == '\n' || text[b - 1] == '\r'))
+              --b;
+            return !(b >= 3 && text.substr(b - 3, 3) == "def" && analysis::isWholeWordAt(text, b - 3, 3));
+          }))
+        return true;
+    return false;
   }
 
   // Every call that can report spells one of the words (the keyword, or the callee's own name).

@@ -116,6 +116,26 @@ class LegacyTf32Api final : public Rule {
   std::vector<std::string_view> nodeKinds() const override { return {"attribute", "call"}; }
   std::vector<std::string_view> triggers() const override { return {"allow_tf32", "set_float32_matmul_precision"}; }
   bool triggersAreWholeWords() const override { return true; }
+  // Before parsing, so that a range the rule is silent for parses nothing: a finding is an
+  // attribute `.allow_tf32` or a call of a name spelled `set_float32_matmul_precision` (in code;
+  // `allow_tf32` alone is a parameter of many of PyTorch's own functions).
+  bool mayMatchSource(const analysis::PrefilterText& source, const Settings& settings) const override {
+    if (!versions::floorAtLeast(settings, versions::addedIn(versions::kFp32Precision))) return false;
+    const std::string* code = source.code();
+    std::string_view text = code != nullptr ? std::string_view(*code) : source.text();
+    auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\\' || c == '\f'; };
+    if (analysis::forEachWholeWord(text, "allow_tf32", [&](size_t at) {
+          size_t b = at;
+          while (b > 0 && space(text[b - 1])) --b;
+          return b > 0 && text[b - 1] == '.';
+        }))
+      return true;
+    return analysis::forEachWholeWord(text, "set_float32_matmul_precision", [&](size_t at) {
+      size_t i = at + 28;
+      while (i < text.size() && space(text[i])) ++i;
+      return i < text.size() && text[i] == '(';
+    });
+  }
   bool mayReportIn(const analysis::ParsedFile&, const Settings& settings) const override {
     return versions::floorAtLeast(settings, versions::addedIn(versions::kFp32Precision));
   }

@@ -1,7 +1,9 @@
 // PTL112 torchscript-deprecated: TorchScript's entry points, which PyTorch deprecates.
 #include <array>
+#include <cctype>
 
 #include "analysis/syntax.h"
+#include "analysis/text_search.h"
 #include "rules/all_rules.h"
 #include "rules/helpers.h"
 #include "rules/version_facts.h"
@@ -112,8 +114,56 @@ class TorchscriptDeprecated final : public Rule {
   std::vector<std::string_view> triggers() const override { return {"jit"}; }
   bool triggersAreWholeWords() const override { return true; }
   // A use names `jit` (in the chain or the import) and the entry point itself, in code.
-  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
-    return source.codeNamesAny({"jit"}) && source.codeNamesAny(kMembers);
+  // Finer, as PyTorch's own code names `torch.jit.is_scripting` and the like everywhere: a `jit`
+  // that is only ever followed by `.` and a name other than an entry point (or `_script`/`_trace`,
+  // whose `script`/`trace` are entries) cannot lead to one; an import of `jit` itself or an alias
+  // of it lets the file through, and so does a relative import naming one of them.
+  bool mayMatchSource(const analysis::PrefilterText& source, const Settings& settings) const override {
+    if (!versions::rangeIncludesFrom(settings, versions::deprecatedIn(versions::kTorchscript))) return false;
+    if (!source.codeNamesAny({"jit"}) || !source.codeNamesAny(kMembers)) return false;
+    const std::string* code = source.code();
+    if (code == nullptr) return true;
+    std::string_view text = *code;
+    auto skip = [&](size_t i) {
+      while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r' ||
+                                 text[i] == '\\' || text[i] == '\f'))
+        ++i;
+      return i;
+    };
+    auto identifierChar = [](char c) {
+      return c == '_' || std::isalnum(static_cast<unsigned char>(c)) || static_cast<unsigned char>(c) >= 0x80;
+    };
+    if (analysis::forEachWholeWord(text, "jit", [&](size_t at) {
+          size_t i = skip(at + 3);
+          if (i >= text.size() || text[i] != '.') return true;
+          size_t start = skip(i + 1), end = start;
+          while (end < text.size() && identifierChar(text[end])) ++end;
+          std::string_view name = text.substr(start, end - start);
+          return name.empty() || name == "_script" || name == "_trace" || isMember(name);
+        }))
+      return true;
+    // A relative import that names `jit`, `_script`, `_trace` or an entry point (`from ._script
+    // import script as s`): the statement runs to a line break outside parentheses.
+    return analysis::forEachWholeWord(text, "from", [&](size_t at) {
+      size_t i = skip(at + 4);
+      if (i >= text.size() || text[i] != '.') return false;
+      size_t end = i;
+      for (int depth = 0; end < text.size(); ++end) {
+        char c = text[end];
+        if (c == '(') ++depth;
+        else if (c == ')') --depth;
+        else if (c == '\\' && end + 1 < text.size()) ++end;
+        else if ((c == '\n' || c == ';') && depth <= 0) break;
+      }
+      std::string_view statement = text.substr(at, end - at);
+      auto names = [&](std::string_view word) {
+        return analysis::forEachWholeWord(statement, word, [](size_t) { return true; });
+      };
+      if (names("jit") || names("_script") || names("_trace")) return true;
+      for (std::string_view member : kMembers)
+        if (names(member)) return true;
+      return false;
+    });
   }
   bool checksWithinRanges() const override { return true; }
   // Every reported call or decorator spells the entry point's name or the alias bound to it; an

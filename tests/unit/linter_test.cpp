@@ -73,6 +73,42 @@ TEST(Prefilter, RulesWhoseWordsFollowTheSettingsSaySo) {
   EXPECT_FALSE(rules::rulesThatMayMatch(source, ptl501).empty());
 }
 
+// Rules whose trigger words are everywhere in PyTorch's own code let a file through only for the
+// shape a finding has.
+TEST(Prefilter, CommonWordsPassOnlyInTheShapeAFindingHas) {
+  auto mayMatch = [](const char* source, const rules::Settings& settings) {
+    return !rules::rulesThatMayMatch(source, settings).empty();
+  };
+  auto ptl113 = only("PTL113");
+  EXPECT_FALSE(mayMatch("import functools\nimport torch\ny = functools.reduce(f, xs)\nz = x.softmax\n", ptl113));
+  EXPECT_FALSE(mayMatch("import torch\ndef softmax(x, dim=None):\n    return x\n", ptl113));
+  EXPECT_FALSE(mayMatch("import torch\nif x.size_average == 1: pass\n", ptl113));
+  EXPECT_FALSE(mayMatch("import torch\nclass L:\n    def __init__(self, size_average=None,\n                 reduce=None): pass\n",
+                        ptl113));
+  EXPECT_TRUE(mayMatch("import torch\ndef f(x, y):\n    return F.nll_loss(g(x), y, reduce=False)\n", ptl113));
+  EXPECT_TRUE(mayMatch("import torch.nn.functional as F\ny = F.softmax (x)\n", ptl113));
+  EXPECT_TRUE(mayMatch("import torch.nn as nn\nm = nn.Softmax\\\n()\n", ptl113));
+  EXPECT_TRUE(mayMatch("import torch.nn as nn\nl = nn.MSELoss(reduce =False)\n", ptl113));
+  EXPECT_TRUE(mayMatch("import torch\nwith torch.profiler.profile(use_cuda\n=True): pass\n", ptl113));
+
+  auto ptl112 = only("PTL112");
+  EXPECT_FALSE(mayMatch("import torch\nif torch.jit.is_scripting(): torch.save(x, f)\n", ptl112));
+  EXPECT_TRUE(mayMatch("import torch\nm = torch.jit.script(f)\n", ptl112));
+  EXPECT_TRUE(mayMatch("import torch\nm = torch.jit._script.script(f)\n", ptl112));
+  EXPECT_TRUE(mayMatch("import torch.jit as J\nm = J.trace(f, x)\n", ptl112));
+  EXPECT_TRUE(mayMatch("from torch.jit import load as jl\nm = jl(p)\ntorch.jit.is_scripting()\n", ptl112));
+  EXPECT_TRUE(mayMatch("from ._script import script\ntorch.jit.is_scripting()\nscript(f)\n", ptl112));
+
+  // PTL111 is silent below the release that has `fp32_precision`: nothing to parse for it there.
+  auto ptl111 = only("PTL111");
+  ptl111.torch_version = {2, 9};
+  EXPECT_FALSE(mayMatch("import torch\ndef conv(x, allow_tf32=True): pass\n", ptl111));
+  EXPECT_TRUE(mayMatch("import torch\ntorch.backends.cuda.matmul.allow_tf32 = True\n", ptl111));
+  EXPECT_TRUE(mayMatch("import torch\ntorch.set_float32_matmul_precision(\"high\")\n", ptl111));
+  ptl111.torch_version = {2, 6};
+  EXPECT_FALSE(mayMatch("import torch\ntorch.backends.cuda.matmul.allow_tf32 = True\n", ptl111));
+}
+
 }  // namespace
 
 namespace {
