@@ -411,13 +411,13 @@ class NotebookEdits(Workdir):
                 self.assertEqual(sources(self.read("m.ipynb")), [expected], (magic, flag, err))
 
     def test_lines_added_before_a_magic_move_it_with_them(self):
-        # The PTL101 fix adds `import torch` at the top: the masked lines below follow it down,
-        # a real `pass` equal to a mask included.
+        # The PTL101 fix adds `import torch` with the cell's imports: the masked lines below follow
+        # it down, a real `pass` equal to a mask included.
         cell = "from torch import cuda\npass\n%pdb\nwith cuda.amp.autocast():\n    pass\n!ls\n"
         self.write("a.ipynb", notebook(cell))
         code, out, err = self.check("--no-cache", "--fix", "a.ipynb")
         self.assertEqual(sources(self.read("a.ipynb")), [
-            'import torch\nfrom torch import cuda\npass\n%pdb\nwith torch.amp.autocast("cuda"):\n    pass\n!ls\n'], err)
+            'from torch import cuda\nimport torch\npass\n%pdb\nwith torch.amp.autocast("cuda"):\n    pass\n!ls\n'], err)
 
     def test_other_magics_never_rewritten(self):
         cell = ("%%time\nimport torch\nfiles = !ls\nwith torch.cuda.amp.autocast():\n    pass\n"

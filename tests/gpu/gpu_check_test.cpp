@@ -557,7 +557,8 @@ TEST_F(WorkerEnv, PtlintDoctorWithoutWorkerExitsZero) {
 
 namespace {
 
-// `ptlint check --gpu-check` end to end, on a hand-rolled attention PTL601 offers to fix.
+// `ptlint check --gpu-check` end to end, on a hand-rolled attention PTL601 offers to fix (its
+// operands provably 4-D: `transpose(2, 3)`; the fused kernels take no other rank).
 class CheckGpu : public WorkerEnv {
  protected:
   void SetUp() override {
@@ -566,9 +567,9 @@ class CheckGpu : public WorkerEnv {
     file_ = fs::temp_directory_path() / ("ptlint_gpu_check_" + std::to_string(::getpid()) + ".py");
     std::ofstream(file_) << "import torch\n\n\n"
                             "def attend(q, k, v):\n"
-                            "    w = torch.bmm(q, k.transpose(1, 2))\n"
+                            "    w = torch.matmul(q, k.transpose(2, 3))\n"
                             "    w = torch.softmax(w, -1)\n"
-                            "    return torch.bmm(w, v)\n";
+                            "    return torch.matmul(w, v)\n";
   }
   void TearDown() override {
     if (!file_.empty()) fs::remove(file_);
@@ -595,7 +596,7 @@ TEST_F(CheckGpu, AddsTheValidationObject) {
     EXPECT_TRUE(v.contains(key)) << key;
   }
   EXPECT_TRUE(v["equivalent"].get<bool>()) << v.dump();
-  EXPECT_EQ(v["shape"], json({16, 256, 64}));  // the bmm layout at the default shape
+  EXPECT_EQ(v["shape"], json({2, 8, 256, 64}));  // the default shape
   EXPECT_FALSE(findings[0]["fix"].is_null());
 }
 
