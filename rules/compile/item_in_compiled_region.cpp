@@ -3,6 +3,7 @@
 #include <string>
 
 #include "analysis/compiled_regions.h"
+#include "analysis/tensor_values.h"
 #include "analysis/text_search.h"
 #include "analysis/syntax.h"
 #include "rules/all_rules.h"
@@ -71,8 +72,17 @@ PyTorch's own guide lists "direct tensor data accesses (`.item`, `.data_ptr`)" a
 graph breaks (PyTorch 2.8 documentation). `torch.compile` exists since PyTorch 2.0;
 `torch.compiler.disable` since 2.1.
 
+`int(t)`, `float(t)` and `bool(t)` of a value known to be a tensor read it the same way (Dynamo
+turns `int(t)` into `t.item()`: "Unsupported: Tensor.item" on PyTorch 2.6 and 2.14). A value
+is known to be a tensor when it comes from a tensor-returning `torch` call (`torch.sum(x)`,
+`torch.zeros(...)`), a tensor method on such a value (`t.sum()`, `(t > 0).float()`), arithmetic
+or a comparison with one, or a parameter annotated `torch.Tensor`, every rebinding included;
+`int(n)` of a Python number, `int(x.shape[0])`, `int(len(x))` and `float(x.numel())` are sizes,
+not reads, and a parameter without annotation is not known to be a tensor.
+
 When the file turns on `torch._dynamo.config.capture_scalar_outputs = True`, Dynamo captures
-`.item()` as a symbolic scalar instead of breaking, and the rule stays silent in that file.
+`.item()`, `int(t)` and `float(t)` as symbolic scalars instead of breaking, and the rule stays
+silent on them in that file; `bool(t)` still breaks there (it guards on the value).
 
 ## Example
 ```python
@@ -127,8 +137,23 @@ std::string_view scalarReadMethod(TSNode call, std::string_view source) {
   return has_argument ? std::string_view{} : method;
 }
 
-// The methods this rule reports.
-constexpr std::array<std::string_view, 2> kScalarReads{"item", "tolist"};
+// `int(t)`, `float(t)`, `bool(t)` of a value known to be a tensor (Dynamo calls `t.item()` for
+// them); the builtin's name, else empty.
+std::string_view scalarConversion(const analysis::SemanticModel& model, TSNode call) {
+  TSNode function = analysis::fieldOf(call, "function");
+  if (!analysis::isKind(function, "identifier")) return {};
+  std::string_view name = model.text(function);
+  if (name != "int" && name != "float" && name != "bool") return {};
+  if (model.resolve(name, function) != nullptr) return {};  // a shadowing definition
+  TSNode args = analysis::fieldOf(call, "arguments");
+  if (!analysis::isKind(args, "argument_list") || ts_node_named_child_count(args) != 1) return {};
+  TSNode arg = ts_node_named_child(args, 0);
+  if (analysis::isKind(arg, "keyword_argument") || !analysis::isProvablyTensor(model, arg)) return {};
+  return name;
+}
+
+// The methods and builtins this rule reports.
+constexpr std::array<std::string_view, 5> kScalarReads{"item", "tolist", "int", "float", "bool"};
 
 class ItemInCompiledRegion final : public Rule {
  public:
@@ -138,7 +163,7 @@ class ItemInCompiledRegion final : public Rule {
   bool triggersDependOnSettings() const override { return true; }
   std::vector<std::string_view> triggersFor(const Settings& settings) const override {
     // Compiled from another file: every finding is an `.item()` / `.tolist()` call.
-    if (settings.project != nullptr && !settings.project->empty()) return {"item", "tolist"};
+    if (settings.project != nullptr && !settings.project->empty()) return {kScalarReads.begin(), kScalarReads.end()};
     std::vector<std::string_view> words = triggers();
     for (const std::string& decorator : settings.compile_decorators) {
       std::string_view name = decorator;
@@ -157,9 +182,9 @@ class ItemInCompiledRegion final : public Rule {
   }
   bool mayReportIn(const analysis::ParsedFile& file, const Settings& settings) const override {
     // Every finding is a call of a method named `item` or `tolist` in compiled code.
-    if (analysis::findBytes(file.text(), "item") == std::string_view::npos &&
-        analysis::findBytes(file.text(), "tolist") == std::string_view::npos)
-      return false;
+    bool words = false;
+    for (std::string_view word : kScalarReads) words = words || analysis::findBytes(file.text(), word) != std::string_view::npos;
+    if (!words) return false;
     if (settings.project != nullptr && !settings.project->empty()) return true;
     return analysis::CompiledRegions::mayCompileAnything(file, settings.compile_decorators);
   }
@@ -178,20 +203,23 @@ class ItemInCompiledRegion final : public Rule {
 
   void check(TSNode call, Context& ctx) const override {
     std::string_view method = scalarReadMethod(call, ctx.source());
-    if (method.empty()) return;
+    std::string_view conversion = method.empty() ? scalarConversion(ctx.model(), call) : std::string_view{};
+    if (method.empty() && conversion.empty()) return;
     // Built once per file, on the first candidate call.
     const auto& regions =
         analysis::CompiledRegions::of(ctx.model(), ctx.settings().compile_decorators, ctx.settings().project);
-    if (regions.capturesScalarOutputs()) return;
+    // Captured as a symbolic scalar; `bool(t)` still breaks (a guard on a data-dependent value).
+    if (regions.capturesScalarOutputs() && conversion != "bool") return;
     const auto* fn = regions.functionAt(call);
     if (fn == nullptr || regions.isSkippedWhileCompiling(call)) return;
 
+    // `int(t)` reads the value as `t.item()` does.
+    std::string what = method.empty() ? fmt::format("`{}()` of a tensor", conversion) : fmt::format("`.{}()`", method);
     std::string message =
         fn->caller == nullptr
-            ? fmt::format("`.{}()` in compiled `{}` breaks the graph and waits for the device", method,
-                          fn->display_name)
-            : fmt::format("`.{}()` in `{}`, which compiled `{}` calls, breaks the graph and waits for the device",
-                          method, fn->display_name, fn->root->display_name);
+            ? fmt::format("{} in compiled `{}` breaks the graph and waits for the device", what, fn->display_name)
+            : fmt::format("{} in `{}`, which compiled `{}` calls, breaks the graph and waits for the device", what,
+                          fn->display_name, fn->root->display_name);
     Diagnostic& d = ctx.report(call, std::move(message));
     addCompilePath(d, *fn);
   }
