@@ -101,7 +101,7 @@ TEST_P(ProjectFixture, FindingsMatchExpectations) {
 INSTANTIATE_TEST_SUITE_P(Projects, ProjectFixture,
                          testing::Values("nanogpt", "relimport", "srclayout", "namespace", "keraslike", "flexattn",
                                          "flexunknown", "determinism_unset", "gptlike", "timmlike", "containers", "diffuserslike",
-                                         "trainerlike", "graphbreaks"));
+                                         "trainerlike", "graphbreaks", "capturescalars"));
 
 TEST(ProjectIndex, RelatedInformationNamesTheCompileSiteInTheOtherFile) {
   workspace::ProjectIndex index(readText);
