@@ -189,7 +189,7 @@ class DataDependentBranchInCompiledRegion final : public Rule {
   std::vector<std::string_view> nodeKinds() const override {
     return {"if_statement", "elif_clause", "while_statement", "conditional_expression"};
   }
-  std::vector<std::string_view> triggers() const override { return {"compile"}; }
+  std::vector<std::string_view> triggers() const override { return {"compile", "optimize"}; }
   bool triggersDependOnSettings() const override { return true; }
   std::vector<std::string_view> triggersFor(const Settings& settings) const override {
     // Compiled from another file: every finding reads a value through one of these calls.

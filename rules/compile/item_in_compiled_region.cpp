@@ -30,6 +30,11 @@ Reports `Tensor.item()` and `Tensor.tolist()` calls inside code that `torch.comp
   `compile-decorators` setting;
 - functions and bound methods passed to `torch.compile(fn)`, and the `forward` of a module
   class defined in the same file whose instance is passed to `torch.compile(model)`;
+- the same through `torch._dynamo.optimize(backend)(fn)` and `@torch._dynamo.optimize(backend)`
+  (still in PyTorch 2.14), `functools.partial(torch.compile, ...)` applied or bound to a name
+  and then applied (`compiler = partial(torch.compile, mode=...)`, `compiler(fn)`, `@compiler`),
+  and a function of the file that compiles its parameter (`def maybe_compile(m): return
+  torch.compile(m)`): what each call of it in the file passes there;
 - transitively, every function and method of the same file that compiled code calls directly
   (`helper(x)`, `self.helper(x)`, `super().forward(x)`, `self.block(x)` for a module of the file).
 
@@ -40,13 +45,17 @@ is fine and not reported, and so is code that only runs eagerly because
 `if not torch.compiler.is_compiling(): log(loss.item())`.
 
 Across the files of a project (found from the file: the nearest folder holding
-`pyproject.toml`, `setup.py`, `setup.cfg` or `.git`), the same holds when the compile site is in
+`pyproject.toml`, `setup.py`, `setup.cfg` or `.git`; without one, the script's own folder, which
+`python train.py` puts on `sys.path`, and for a package the folder holding it, with the scripts
+beside it), the same holds when the compile site is in
 another file: `model = torch.compile(GPT(config))` or `model.compile()` in `train.py` compiles
 `GPT.forward` in `model.py`, and from there the `forward` of the submodules `__init__` binds to
 `self.<attr>` (also inside `nn.ModuleList`, `nn.Sequential` and `nn.ModuleDict`, called as
 `self.<attr>(x)`, `self.<attr>[i](x)`, `self.<attr>["name"](x)`, `self.transformer.h` for a
 `ModuleDict` element, or through `for block in self.<attr>` / `enumerate(...)` / `.values()` /
-`.items()`; containers filled by `append` / `extend` in `__init__`; `A(...) if c else B(...)`), a
+`.items()`; containers filled by `append` / `extend` in `__init__`; `A(...) if c else B(...)`;
+each element compiled in a loop, `for block in model.blocks: block.compile()` or over
+`self.blocks` in a method), a
 method or submodule of a submodule (`self.encoder.encode(x)`), and the functions imported from
 other modules that compiled code calls. What is compiled is followed through factories:
 `torch.compile(build_model(cfg))`, `GPT.from_pretrained(...)` (what their `return`s build),
@@ -161,7 +170,7 @@ class ItemInCompiledRegion final : public Rule {
  public:
   const RuleMeta& meta() const override { return kItemInCompiledRegion; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
-  std::vector<std::string_view> triggers() const override { return {"compile"}; }
+  std::vector<std::string_view> triggers() const override { return {"compile", "optimize"}; }
   bool triggersDependOnSettings() const override { return true; }
   std::vector<std::string_view> triggersFor(const Settings& settings) const override {
     // Compiled from another file: every finding is an `.item()` / `.tolist()` call.

@@ -1,0 +1,22 @@
+import torch.nn as nn
+
+
+class Block(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.fc = nn.Linear(dim, dim)
+
+    def forward(self, x):
+        y = self.fc(x)
+        print(y.mean().item())  # expect: PTL501, PTL502
+        return y
+
+
+class Head(nn.Module):
+    def forward(self, x):
+        return x.sum().item()  # expect: PTL501
+
+
+class Unused(nn.Module):
+    def forward(self, x):
+        return x.sum().item()  # never compiled
