@@ -964,7 +964,9 @@ std::vector<fs::path> ProjectIndex::linkedProjects() const {
 }
 
 bool ProjectIndex::racy(const ScanEntry& entry) const {
-  return std::max(entry.mtime_ns, entry.ctime_ns) + kTimestampTickNs >= scan_cache_written_ns_;
+  // The mtime alone, as git: a write sets mtime and ctime alike, and a time put back (`touch -r`,
+  // `cp -p`) changes the ctime, which the entry must match exactly.
+  return entry.mtime_ns + kTimestampTickNs >= scan_cache_written_ns_;
 }
 
 ProjectIndex::ScanVerdict ProjectIndex::scanFile(const fs::path& file, std::string& raw) {
@@ -989,8 +991,12 @@ ProjectIndex::ScanVerdict ProjectIndex::scanFile(const fs::path& file, std::stri
     auto it = scan_cache_.find(key);
     if (it != scan_cache_.end() && it->second.size == static_cast<uint64_t>(st.st_size) &&
         it->second.inode == static_cast<uint64_t>(st.st_ino) && it->second.mtime_ns == nanoseconds(st.st_mtim) &&
-        it->second.ctime_ns == nanoseconds(st.st_ctim) && !racy(it->second))
-      return {it->second.may_compile, it->second.may_set_environment};
+        it->second.ctime_ns == nanoseconds(st.st_ctim)) {
+      if (!racy(it->second)) return {it->second.may_compile, it->second.may_set_environment};
+      // Racy, and read again below: the cache is written anew, so that once the file is older
+      // than a tick its entry is trusted (else a fresh checkout would be read on every run).
+      scan_cache_dirty_ = true;
+    }
   }
   if (static_cast<size_t>(st.st_size) > max_bytes_ && S_ISREG(st.st_mode)) {
     ScanVerdict verdict;

@@ -16,6 +16,11 @@
 namespace fs = std::filesystem;
 using namespace ptlint;
 
+namespace ptlint::shapes {
+// gtest names a shape by its name, not its bytes.
+void PrintTo(const Shape& shape, std::ostream* os) { *os << shape.name; }
+}  // namespace ptlint::shapes
+
 namespace {
 
 std::optional<std::string> readText(const fs::path& path) {

@@ -191,6 +191,36 @@ TEST(ScanCache, AnEditThatRemovesTheSiteKeepingTheStatIsSeen) {
   }
 }
 
+TEST(ScanCache, RacyEntriesReadAgainAreWrittenAnew) {
+  // Files written just before the cache are read again on the next run, and the cache is then
+  // rewritten (its new time makes the entries trustworthy once the files are a tick older);
+  // left as it was, every later run would read them again.
+  TempProject p("scan-racy-rewrite");
+  fs::path cache = p.dir / ".ptlint_cache";
+  p.write("model.py", kHelper);
+  p.write("train.py", "import torch\nfrom model import helper\nf = torch.compile(helper)\n");
+  p.write("other.py", "x = 1\n");
+  auto inodeOfCache = [&] {
+    struct stat st {};
+    return ::stat((cache / "project-scan.json").c_str(), &st) == 0 ? st.st_ino : 0;
+  };
+  {
+    workspace::ProjectIndex index(readText);
+    index.useScanCache(cache);
+    EXPECT_EQ(compiledFindings(index, p.dir / "model.py"), 1u);
+    EXPECT_TRUE(index.saveScanCache());
+  }
+  auto first = inodeOfCache();
+  ASSERT_NE(first, 0u);
+  {
+    workspace::ProjectIndex index(readText);
+    index.useScanCache(cache);
+    EXPECT_EQ(compiledFindings(index, p.dir / "model.py"), 1u);
+    EXPECT_TRUE(index.saveScanCache());
+  }
+  EXPECT_NE(inodeOfCache(), first);  // written again (a new file renamed over the old one)
+}
+
 nlohmann::json readJson(const fs::path& file) { return nlohmann::json::parse(*readText(file)); }
 
 TEST(ScanCache, EntriesOfDeletedFilesAreDropped) {
