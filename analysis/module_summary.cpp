@@ -145,8 +145,6 @@ class Summarizer {
     });
     for (size_t i = 0; i < defs_.size(); ++i) index_by_def_[defs_[i].def.id] = i;
     walk();
-    // A file that also assigns it another value (`= old` in a `finally`) sets it for a while only.
-    out_.captures_scalar_outputs = captures_set_ && !captures_restored_;
     return std::move(out_);
   }
 
@@ -927,12 +925,10 @@ class Summarizer {
 
   void noteAssignment(TSNode assignment) {
     TSNode left = unparenthesize(fieldOf(assignment, "left"));
-    if (isKind(left, "attribute") && textOf(fieldOf(left, "attribute"), source_) == "capture_scalar_outputs") {
+    if (isKind(left, "attribute") && textOf(fieldOf(left, "attribute"), source_) == "capture_scalar_outputs" &&
+        isKind(unparenthesize(fieldOf(assignment, "right")), "true")) {
       auto q = model_.qualifiedName(left);
-      if (q && q->starts_with("torch.")) {
-        if (isKind(unparenthesize(fieldOf(assignment, "right")), "true")) captures_set_ = true;
-        else captures_restored_ = true;
-      }
+      if (q && q->starts_with("torch.")) out_.captures_scalar_outputs = true;
       return;
     }
     if (!isKind(left, "subscript")) return;
@@ -990,7 +986,6 @@ class Summarizer {
   std::unordered_map<const void*, size_t> index_by_def_;
   std::unordered_map<size_t, std::unordered_set<std::string>> poisoned_;  // class -> attrs bound to unknowns
   std::vector<NameRef> classes_of_owner_;  // scratch for noteCompileSite
-  bool captures_set_ = false, captures_restored_ = false;  // `...capture_scalar_outputs = True` / other
 };
 
 }  // namespace

@@ -136,9 +136,8 @@ struct ModuleSummary {
   // factory's result): it may compile anything.
   std::vector<SourcePos> unknown_compile_sites;
   std::vector<Construction> constructions;
-  // `torch._dynamo.config.capture_scalar_outputs = True`, never assigned another value in the
-  // file (a `finally` restoring it makes the setting temporary): Dynamo's configuration is one
-  // per process, so it holds for what every file of the project compiles.
+  // `torch._dynamo.config.capture_scalar_outputs = True`: Dynamo's configuration is one per
+  // process, so it holds for what every file of the project compiles.
   bool captures_scalar_outputs = false;
 
   const ClassSummary* findClass(std::string_view name) const;

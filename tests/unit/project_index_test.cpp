@@ -101,7 +101,7 @@ TEST_P(ProjectFixture, FindingsMatchExpectations) {
 INSTANTIATE_TEST_SUITE_P(Projects, ProjectFixture,
                          testing::Values("nanogpt", "relimport", "srclayout", "namespace", "keraslike", "flexattn",
                                          "flexunknown", "determinism_unset", "gptlike", "timmlike", "containers", "diffuserslike",
-                                         "trainerlike", "graphbreaks", "capturescalars", "compilereach", "scriptfolder", "capturetemporary"));
+                                         "trainerlike", "graphbreaks", "capturescalars", "compilereach", "scriptfolder"));
 
 // A folder of scripts with no project marker (an unpacked archive, a notebook upload): the
 // script's folder is an import root, as `python train.py` makes it, and a package beside the
