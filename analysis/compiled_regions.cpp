@@ -108,9 +108,6 @@ class CompiledRegions::Builder {
   void run() {
     // No root can exist: nothing is compiled (the capture flag is still read where it is set).
     bool external = out_.project_ != nullptr && !out_.project_->empty();
-    // Dynamo's configuration is one per process: set in any file of the project, it holds here.
-    if (out_.project_ != nullptr && out_.project_->project != nullptr && out_.project_->project->captures_scalar_outputs)
-      out_.captures_scalars_ = true;
     if (!external && !CompiledRegions::mayCompileAnything(model_.file(), out_.extra_decorators_) &&
         source_.find("capture_scalar_outputs") == std::string_view::npos)
       return;

@@ -78,9 +78,8 @@ class CompiledRegions {
   const std::vector<std::unique_ptr<Function>>& functions() const { return compiled_; }
   const std::vector<std::string>& extraDecorators() const { return extra_decorators_; }
 
-  // True when the file, or any file of its project (the setting is process-wide), turns on
-  // `torch._dynamo.config.capture_scalar_outputs`, under which Dynamo captures `.item()` in the
-  // graph instead of breaking it.
+  // True when the file turns on `torch._dynamo.config.capture_scalar_outputs`, under which
+  // Dynamo captures `.item()` in the graph instead of breaking it.
   bool capturesScalarOutputs() const { return captures_scalars_; }
 
  private:

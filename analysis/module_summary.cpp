@@ -925,12 +925,6 @@ class Summarizer {
 
   void noteAssignment(TSNode assignment) {
     TSNode left = unparenthesize(fieldOf(assignment, "left"));
-    if (isKind(left, "attribute") && textOf(fieldOf(left, "attribute"), source_) == "capture_scalar_outputs" &&
-        isKind(unparenthesize(fieldOf(assignment, "right")), "true")) {
-      auto q = model_.qualifiedName(left);
-      if (q && q->starts_with("torch.")) out_.captures_scalar_outputs = true;
-      return;
-    }
     if (!isKind(left, "subscript")) return;
     auto q = model_.qualifiedName(fieldOf(left, "value"));
     if (!q || *q != "os.environ") return;

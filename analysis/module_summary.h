@@ -11,7 +11,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -136,9 +135,6 @@ struct ModuleSummary {
   // factory's result): it may compile anything.
   std::vector<SourcePos> unknown_compile_sites;
   std::vector<Construction> constructions;
-  // `torch._dynamo.config.capture_scalar_outputs = True`: Dynamo's configuration is one per
-  // process, so it holds for what every file of the project compiles.
-  bool captures_scalar_outputs = false;
 
   const ClassSummary* findClass(std::string_view name) const;
   const FunctionSummary* findFunction(std::string_view name) const;
@@ -174,8 +170,6 @@ struct ProjectWideFacts {
   // Environment variables some file of the project sets in code, among those the index looks
   // for (`CUBLAS_WORKSPACE_CONFIG`), with where.
   std::vector<std::pair<std::string, CrossFileNote>> environment;
-  // Some file turns on `torch._dynamo.config.capture_scalar_outputs` (process-wide): where.
-  std::optional<CrossFileNote> captures_scalar_outputs;
   const CrossFileNote* setsEnvironment(std::string_view variable) const;
 };
 
@@ -193,8 +187,7 @@ struct ProjectFacts {
 bool mayHoldCompileSite(std::string_view text);
 
 // The environment variables the project index looks for in every file (a raw byte scan first,
-// then the summary of the files holding one): `CUBLAS_WORKSPACE_CONFIG`; and the process-wide
-// Dynamo settings, by name (`capture_scalar_outputs`).
+// then the summary of the files holding one): `CUBLAS_WORKSPACE_CONFIG`.
 const std::vector<std::string_view>& indexedEnvironmentVariables();
 
 }  // namespace ptlint::analysis

@@ -44,7 +44,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Construction::Argument, keyword, index, class
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Construction, callee, arguments, unknown_arguments, at)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CompileSite, kind, target, owner, attr, method, at, parameter_index)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ModuleSummary, imports, definitions, functions, classes, compile_sites, environment,
-                                   unknown_compile_sites, constructions, captures_scalar_outputs)
+                                   unknown_compile_sites, constructions)
 }  // namespace ptlint::analysis
 
 namespace ptlint::workspace {
@@ -731,8 +731,6 @@ class ProjectIndex::Project {
         for (std::string_view wanted : analysis::indexedEnvironmentVariables())
           if (variable == wanted && wide->setsEnvironment(wanted) == nullptr)
             wide->environment.push_back({variable, {file.string(), {}, fmt::format("`{}` is set here", variable)}});
-      if (summary->captures_scalar_outputs && !wide->captures_scalar_outputs)
-        wide->captures_scalar_outputs = CrossFileNote{file.string(), {}, "`capture_scalar_outputs` is turned on here"};
       if (!verdict.may_compile) continue;
       if (!summary->unknown_compile_sites.empty()) wide->compiles_unknown = true;
       for (const auto& site : summary->compile_sites) {
@@ -860,7 +858,6 @@ class ProjectIndex::Project {
     wide->linked = true;
     std::string wide_digest = fmt::format("linked;unknown={};", wide->compiles_unknown);
     for (const auto& [variable, where] : wide->environment) wide_digest += fmt::format("env={}@{};", variable, where.path);
-    if (wide->captures_scalar_outputs) wide_digest += fmt::format("scalars@{};", wide->captures_scalar_outputs->path);
     {
       auto base = std::make_shared<ProjectFacts>();
       base->project = wide;
@@ -975,8 +972,6 @@ ProjectIndex::ScanVerdict ProjectIndex::scanFile(const fs::path& file, std::stri
     verdict.may_compile = analysis::mayHoldCompileSite(text);
     for (std::string_view variable : analysis::indexedEnvironmentVariables())
       verdict.may_set_environment = verdict.may_set_environment || text.find(variable) != std::string_view::npos;
-    // Dynamo's process-wide configuration, read with the environment.
-    verdict.may_set_environment = verdict.may_set_environment || text.find("capture_scalar_outputs") != std::string_view::npos;
     return verdict;
   };
   if (overlay_)

@@ -118,7 +118,7 @@ class ProjectIndex {
     int64_t mtime_ns = 0;
     int64_t ctime_ns = 0;  // changes on every write, and `touch`/`utime` cannot set it back
     bool may_compile = false;
-    bool may_set_environment = false;  // holds an indexed variable's name (CUBLAS_WORKSPACE_CONFIG) or `capture_scalar_outputs`
+    bool may_set_environment = false;  // holds an indexed variable's name (CUBLAS_WORKSPACE_CONFIG)
   };
   std::filesystem::path scan_cache_dir_;
   std::unordered_map<std::string, ScanEntry> scan_cache_;  // guarded by mutex_

@@ -89,11 +89,9 @@ or a comparison with one, or a parameter annotated `torch.Tensor`, every rebindi
 `int(n)` of a Python number, `int(x.shape[0])`, `int(len(x))` and `float(x.numel())` are sizes,
 not reads, and a parameter without annotation is not known to be a tensor.
 
-When `torch._dynamo.config.capture_scalar_outputs = True` is set, Dynamo captures `.item()`,
-`int(t)` and `float(t)` as symbolic scalars instead of breaking, and the rule stays silent on
-them; `bool(t)` still breaks (it guards on the value). Dynamo's configuration is one per
-process, so the setting counts in the file that sets it and, in a project, in every file
-(`configure()` in `settings.py` covers the model compiled in `train.py`).
+When the file turns on `torch._dynamo.config.capture_scalar_outputs = True`, Dynamo captures
+`.item()`, `int(t)` and `float(t)` as symbolic scalars instead of breaking, and the rule stays
+silent on them in that file; `bool(t)` still breaks there (it guards on the value).
 
 ## Example
 ```python

@@ -101,13 +101,13 @@ TEST_P(ProjectFixture, FindingsMatchExpectations) {
 INSTANTIATE_TEST_SUITE_P(Projects, ProjectFixture,
                          testing::Values("nanogpt", "relimport", "srclayout", "namespace", "keraslike", "flexattn",
                                          "flexunknown", "determinism_unset", "gptlike", "timmlike", "containers", "diffuserslike",
-                                         "trainerlike", "graphbreaks", "capturescalars", "compilereach", "scriptfolder"));
+                                         "trainerlike", "graphbreaks", "compilereach", "scriptfolder"));
 
 // A folder of scripts with no project marker (an unpacked archive, a notebook upload): the
 // script's folder is an import root, as `python train.py` makes it, and a package beside the
 // scripts is compiled from them. The findings match those of the same files under a marker.
 TEST(ProjectIndex, WithoutAMarkerTheFindingsAreTheSame) {
-  for (const char* name : {"scriptfolder", "compilereach", "capturescalars", "nanogpt"}) {
+  for (const char* name : {"scriptfolder", "compilereach", "nanogpt"}) {
     SCOPED_TRACE(name);
     fs::path marked = kProjects / name;
     fs::path bare = fs::temp_directory_path() / ("ptlint-bare-" + std::to_string(::getpid())) / name;
