@@ -18,6 +18,11 @@ bool isTorchCompile(std::string_view qualified) {
   return qualified == "torch.compile" || qualified == "torch.compiler.compile";
 }
 
+bool isDynamoOptimize(std::string_view qualified) {
+  return qualified == "torch._dynamo.optimize" || qualified == "torch._dynamo.eval_frame.optimize" ||
+         qualified == "torch._dynamo.optimize_assert" || qualified == "torch._dynamo.eval_frame.optimize_assert";
+}
+
 bool isDynamoDisable(std::string_view qualified) {
   return qualified == "torch.compiler.disable" || qualified == "torch._dynamo.disable" ||
          qualified == "torch._dynamo.eval_frame.disable" || qualified == "torch._disable_dynamo";
@@ -107,6 +112,7 @@ class CompiledRegions::Builder {
         source_.find("capture_scalar_outputs") == std::string_view::npos)
       return;
     collect();
+    addPartialCalls();
     findRoots();
     grow();
     // What other files compile, after what this file reaches itself (whose chains are shorter).
@@ -158,6 +164,7 @@ class CompiledRegions::Builder {
             if (isKind(def, "function_definition")) decorated_.push_back(functionIndex(def));
           } else if (kind == "assignment") {
             noteCaptureAssignment(node);
+            notePartialOfCompile(node);
           } else if (kind == "keyword_argument") {
             if (textOf(fieldOf(node, "name"), source_) == "capture_scalar_outputs" &&
                 isKind(unparenthesize(fieldOf(node, "value")), "true"))
@@ -175,6 +182,7 @@ class CompiledRegions::Builder {
       if (!word.empty()) forEachOccurrence(source_, word, [&](size_t at) { out.push_back(static_cast<uint32_t>(at)); });
     };
     add("compile");
+    add("optimize");  // `torch._dynamo.optimize(...)`
     add("disable");  // also `_disable_dynamo`
     add("@");
     add("capture_scalar_outputs");
@@ -285,6 +293,7 @@ class CompiledRegions::Builder {
     if (!isKind(name, "identifier")) return false;
     std::string_view text = textOf(name, source_);
     if (text == "compile" || text == "disable" || text == "_disable_dynamo") return true;
+    if (partial_names_.count(text)) return true;
     for (const auto& extra : out_.extra_decorators_)
       if (lastSegment(extra) == text) return true;
     return false;
@@ -300,6 +309,43 @@ class CompiledRegions::Builder {
       auto q = model_.qualifiedName(left);
       if (q && q->starts_with("torch.")) out_.captures_scalars_ = true;
     }
+  }
+
+  // `compiler = functools.partial(torch.compile, ...)`: the name's calls compile (found again by
+  // `addPartialCalls`, as the calls of it hold none of the anchor words).
+  void notePartialOfCompile(TSNode assignment) {
+    TSNode left = unparenthesize(fieldOf(assignment, "left"));
+    if (isKind(left, "identifier") && isPartialOfCompile(fieldOf(assignment, "right")))
+      partial_names_.insert(textOf(left, source_));
+  }
+
+  // The calls and decorators naming a partial of torch.compile, in tree order with the others.
+  void addPartialCalls() {
+    if (partial_names_.empty()) return;
+    for (std::string_view name : partial_names_) {
+      forEachWholeWord(source_, name, [&](size_t at) {
+        TSNode node = ts_node_descendant_for_byte_range(model_.file().root(), static_cast<uint32_t>(at),
+                                                        static_cast<uint32_t>(at + name.size()));
+        if (!isKind(node, "identifier")) return false;
+        TSNode parent = ts_node_parent(node);
+        if (isKind(parent, "call") && sameNode(fieldOf(parent, "function"), node)) {
+          site_calls_.push_back(parent);
+        } else if (isKind(parent, "decorator")) {
+          TSNode def = fieldOf(ts_node_parent(parent), "definition");
+          if (isKind(def, "function_definition")) decorated_.push_back(functionIndex(def));
+        }
+        return false;
+      });
+    }
+    auto byPosition = [](TSNode a, TSNode b) {
+      return startOf(a) != startOf(b) ? startOf(a) < startOf(b) : endOf(a) > endOf(b);
+    };
+    std::sort(site_calls_.begin(), site_calls_.end(), byPosition);
+    site_calls_.erase(std::unique(site_calls_.begin(), site_calls_.end(), [](TSNode a, TSNode b) { return sameNode(a, b); }),
+                      site_calls_.end());
+    std::sort(decorated_.begin(), decorated_.end(),
+              [&](int a, int b) { return startOf(functions_[a].def) < startOf(functions_[b].def); });
+    decorated_.erase(std::unique(decorated_.begin(), decorated_.end()), decorated_.end());
   }
 
   // `<name>.<attr> = value` in a function's body.
@@ -336,6 +382,27 @@ class CompiledRegions::Builder {
       }
     }
     return false;
+  }
+
+  // `functools.partial(torch.compile, ...)`: calling it compiles its first argument.
+  bool isPartialOfCompile(TSNode call) const {
+    call = unparenthesize(call);
+    if (!isKind(call, "call") || disablesItself(call, source_)) return false;
+    auto q = model_.qualifiedName(unparenthesize(fieldOf(call, "function")));
+    if (!q || *q != "functools.partial") return false;
+    TSNode func = unparenthesize(targetArgument(call, "func", source_));
+    return !ts_node_is_null(func) && isCompileName(func, model_.qualifiedName(func));
+  }
+
+  // A name every binding of which is such a partial (`compiler = partial(torch.compile, ...)`).
+  bool namesPartialOfCompile(TSNode ident) const {
+    if (!isKind(ident, "identifier")) return false;
+    const Binding* b = model_.resolve(textOf(ident, source_), ident);
+    const auto* all = b != nullptr ? model_.bindingsOf(*b->scope, b->name) : nullptr;
+    if (all == nullptr || all->empty()) return false;
+    for (const Binding* c : *all)
+      if (c->kind != BindingKind::Assignment || !isPartialOfCompile(c->value)) return false;
+    return true;
   }
 
   // The binding `name` refers to at `ident`, skipping the statement that contains it
@@ -591,10 +658,20 @@ class CompiledRegions::Builder {
       TSNode callee = unparenthesize(fieldOf(call, "function"));
       TSNode target{};
       if (isKind(callee, "call")) {
-        // `torch.compile(mode="max-autotune")(fn)`
+        // `torch.compile(mode="max-autotune")(fn)`, `torch._dynamo.optimize("eager")(fn)`,
+        // `functools.partial(torch.compile, mode=...)(fn)`
         TSNode inner = unparenthesize(fieldOf(callee, "function"));
-        if (!isCompileName(inner, model_.qualifiedName(inner)) || disablesItself(callee, source_)) continue;
-        if (ts_node_is_null(targetArgument(callee, "model", source_))) target = targetArgument(call, {}, source_);
+        auto qi = model_.qualifiedName(inner);
+        if (qi && isDynamoOptimize(*qi)) {
+          if (!disablesItself(callee, source_)) target = targetArgument(call, {}, source_);
+        } else if (isPartialOfCompile(callee)) {
+          target = targetArgument(call, {}, source_);
+        } else {
+          if (!isCompileName(inner, qi) || disablesItself(callee, source_)) continue;
+          if (ts_node_is_null(targetArgument(callee, "model", source_))) target = targetArgument(call, {}, source_);
+        }
+      } else if (namesPartialOfCompile(callee)) {
+        target = targetArgument(call, {}, source_);  // `compiler(fn)` for `compiler = partial(torch.compile)`
       } else {
         auto q = model_.qualifiedName(callee);
         if (q && isDynamoDisable(*q)) {
@@ -608,18 +685,81 @@ class CompiledRegions::Builder {
       if (ts_node_is_null(target)) continue;  // a decorator factory: `@torch.compile(mode=...)`
       int fn = runTarget(target);
       if (fn >= 0) roots.emplace_back(fn, call);
+      else noteParameterCompile(target, call);
     }
+    addHelperCallRoots(roots);
     for (int i : decorated_) {
       for (TSNode decorator : functions_[i].decorators) {
         TSNode callee = isKind(decorator, "call") ? unparenthesize(fieldOf(decorator, "function")) : decorator;
         if (isKind(decorator, "call") && (disablesItself(decorator, source_) || isKind(callee, "call"))) continue;
-        if (isCompileName(callee, model_.qualifiedName(callee))) {
+        auto q = model_.qualifiedName(callee);
+        // `@torch._dynamo.optimize("eager")`, `@partial(torch.compile, mode=...)`, `@compiler`.
+        bool factory = isKind(decorator, "call") && ((q && isDynamoOptimize(*q)) || isPartialOfCompile(decorator));
+        if (factory || namesPartialOfCompile(decorator) || isCompileName(callee, q)) {
           addCompiled(i, decorator, nullptr);
           break;
         }
       }
     }
     for (auto& [fn, site] : roots) addCompiled(fn, site, nullptr);
+  }
+
+  // `def maybe_compile(m): return torch.compile(m)`: a top-level function that compiles its
+  // parameter compiles what each call of it in the file passes there.
+  struct ParameterCompile {
+    int function = -1;
+    int position = -1;  // -1: keyword-only
+    std::string_view name;
+  };
+  std::vector<ParameterCompile> parameter_compiles_;
+
+  void noteParameterCompile(TSNode target, TSNode call) {
+    target = unparenthesize(target);
+    if (!isKind(target, "identifier")) return;
+    const Binding* b = bindingFor(target);
+    if (b == nullptr || b->kind != BindingKind::Parameter) return;
+    int owner = functionIndexIfDef(b->statement);
+    if (owner < 0 || enclosingFunction(call) != owner || !ts_node_is_null(functions_[owner].cls)) return;
+    int position = 0, found = -1;
+    bool keyword_only = false;
+    forEachNamedChild(fieldOf(functions_[owner].def, "parameters"), [&](TSNode param) {
+      std::string_view kind = kindOf(param);
+      TSNode id{};
+      if (kind == "identifier") id = param;
+      else if (kind == "default_parameter" || kind == "typed_default_parameter") id = fieldOf(param, "name");
+      else if (kind == "typed_parameter") id = ts_node_named_child(param, 0);
+      else if (kind == "list_splat_pattern" || kind == "keyword_separator" || kind == "dictionary_splat_pattern") keyword_only = true;
+      if (isKind(id, "identifier") && sameNode(id, b->name_node)) found = keyword_only ? -1 : position;
+      if (isKind(id, "identifier")) ++position;
+    });
+    parameter_compiles_.push_back({owner, found, b->name});
+  }
+
+  // The calls of those functions (found by their name's whole-word occurrences, not a walk).
+  void addHelperCallRoots(std::vector<std::pair<int, TSNode>>& roots) {
+    for (const ParameterCompile& pc : parameter_compiles_) {
+      std::string_view name = functions_[pc.function].name;
+      forEachWholeWord(source_, name, [&](size_t at) {
+        TSNode node = ts_node_descendant_for_byte_range(model_.file().root(), static_cast<uint32_t>(at),
+                                                        static_cast<uint32_t>(at + name.size()));
+        TSNode call = ts_node_parent(node);
+        if (!isKind(node, "identifier") || !isKind(call, "call") || !sameNode(fieldOf(call, "function"), node)) return false;
+        if (functionOf(node) != pc.function) return false;
+        TSNode arg{};
+        int position = 0;
+        forEachNamedChild(fieldOf(call, "arguments"), [&](TSNode a) {
+          if (isKind(a, "keyword_argument")) {
+            if (textOf(fieldOf(a, "name"), source_) == pc.name) arg = fieldOf(a, "value");
+          } else if (!isKind(a, "comment") && !isKind(a, "list_splat") && !isKind(a, "dictionary_splat")) {
+            if (position++ == pc.position && pc.position >= 0) arg = a;
+          }
+        });
+        if (ts_node_is_null(arg)) return false;
+        int fn = runTarget(arg);
+        if (fn >= 0) roots.emplace_back(fn, call);
+        return false;
+      });
+    }
   }
 
   // Functions other files compile: top-level functions and methods of top-level classes, by name.
@@ -691,6 +831,7 @@ class CompiledRegions::Builder {
   mutable std::unordered_map<const void*, std::unordered_map<std::string, int>> methods_;  // class id -> name -> def
   std::vector<TSNode> site_calls_;  // calls that may compile or disable something, in tree order
   std::vector<int> decorated_;      // decorated defs, in tree order
+  std::unordered_set<std::string_view> partial_names_;  // names bound to partial(torch.compile, ...)
   mutable std::unordered_map<std::string, TSNode> attribute_class_;
   mutable std::unordered_map<std::string, int> method_of_;                 // class id, name -> def
   mutable std::unordered_map<const void*, TSNode> instance_class_;         // identifier -> class
@@ -711,7 +852,7 @@ CompiledRegions::~CompiledRegions() = default;
 // the file compiles nothing.
 bool CompiledRegions::mayCompileAnything(const ParsedFile& file, const std::vector<std::string>& extra_decorators) {
   std::string_view source = file.text();
-  std::vector<std::string_view> words{"compile"};
+  std::vector<std::string_view> words{"compile", "optimize"};
   for (const auto& extra : extra_decorators) words.push_back(lastSegment(extra));
   for (std::string_view word : words) {
     if (word.empty()) continue;

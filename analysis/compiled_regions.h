@@ -94,6 +94,9 @@ class CompiledRegions {
 
 // Is `qualified` torch's compile entry point (`torch.compile`, `torch.compiler.compile`)?
 bool isTorchCompile(std::string_view qualified);
+// Is `qualified` Dynamo's older compile entry point, a decorator factory
+// (`torch._dynamo.optimize("inductor")(fn)`)?
+bool isDynamoOptimize(std::string_view qualified);
 // Is `qualified` a predicate that is true while Dynamo traces (`torch.compiler.is_compiling`, ...)?
 bool isCompilingPredicate(std::string_view qualified);
 // Is `qualified` a decorator that keeps Dynamo out of a function (`torch.compiler.disable`,

@@ -680,6 +680,13 @@ class Summarizer {
 
   // `block` bound by `for block in self.<attr>` (or `.values()`, `enumerate(...)` aside): attr.
   std::string loopOverSelfAttribute(TSNode ident, const Def* d) const {
+    TSNode right = loopIterable(ident);
+    return ts_node_is_null(right) ? std::string{} : selfPath(right, d);
+  }
+
+  // What a `for` target walks over: `self.h` for `block` in `for block in self.h`,
+  // `enumerate(self.h)`, `self.heads.values()` / `.items()`; null when `ident` is no such target.
+  TSNode loopIterable(TSNode ident) const {
     const Binding* b = model_.resolve(textOf(ident, source_), ident);
     if (b == nullptr || b->kind != BindingKind::Other || !isKind(b->statement, "for_statement")) return {};
     TSNode left = unparenthesize(fieldOf(b->statement, "left"));
@@ -702,7 +709,7 @@ class Summarizer {
     } else if (pair) {
       return {};
     }
-    return selfPath(right, d);
+    return right;
   }
 
   void noteCall(TSNode call, const Def* d) {
@@ -800,7 +807,26 @@ class Summarizer {
       } else if (initParameter(object, d, site.attr, site.parameter_index)) {
         site.kind = CompileSite::Kind::Parameter;
         site.owner = out_.classes[d->index].name;
+      } else if (std::string looped = isKind(object, "identifier") ? loopOverSelfAttribute(object, d) : std::string{};
+                 !looped.empty() && looped.find('.') == std::string::npos) {
+        // `for block in self.blocks: block.compile()`: each element of the container.
+        site.kind = CompileSite::Kind::SelfAttr;
+        site.owner = out_.classes[d->index].name;
+        site.attr = std::move(looped);
+      } else if (TSNode over = isKind(object, "identifier") ? loopIterable(object) : TSNode{};
+                 isKind(over, "attribute") && instanceClasses(fieldOf(over, "object"), 0, classes_of_owner_)) {
+        // `for block in model.blocks: block.compile()`: the elements of a model's container.
+        site.kind = CompileSite::Kind::InstanceAttr;
+        site.attr = std::string(textOf(fieldOf(over, "attribute"), source_));
+        std::vector<NameRef> owners = std::move(classes_of_owner_);
+        classes_of_owner_.clear();
+        for (auto& cls : owners) {
+          site.target = std::move(cls);
+          out_.compile_sites.push_back(site);
+        }
+        return;
       } else {
+        classes_of_owner_.clear();
         out_.unknown_compile_sites.push_back(site.at);
         return;
       }
@@ -953,6 +979,7 @@ class Summarizer {
   std::vector<Def> defs_;
   std::unordered_map<const void*, size_t> index_by_def_;
   std::unordered_map<size_t, std::unordered_set<std::string>> poisoned_;  // class -> attrs bound to unknowns
+  std::vector<NameRef> classes_of_owner_;  // scratch for noteCompileSite
 };
 
 }  // namespace

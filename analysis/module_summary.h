@@ -112,11 +112,12 @@ struct CompileSite {
     Function,  // `torch.compile(fn)`, `@torch.compile`
     SelfAttr,  // `torch.compile(self.<attr>)` in a method of `owner`
     Parameter,  // `torch.compile(<param>)` in `owner.__init__`: `attr` is the parameter's name
+    InstanceAttr,  // `for block in model.blocks: block.compile()`: `target`'s `attr` elements
   };
   Kind kind = Kind::Instance;
-  NameRef target;     // Instance: the class; Function: the function (`Cls.method` for a method)
+  NameRef target;     // Instance, InstanceAttr: the class; Function: the function (`Cls.method` for a method)
   std::string owner;  // SelfAttr: the class whose method compiles
-  std::string attr;   // SelfAttr
+  std::string attr;   // SelfAttr, InstanceAttr
   bool method = false;  // `obj.compile()`: only nn.Module's own method compiles
   SourcePos at;
   int parameter_index = -1;  // Parameter: its position after `self` (-1 keyword-only)

@@ -143,6 +143,7 @@ class ProjectIndex::Project {
 
   // Is `file` among the files this project scans?
   bool contains(const fs::path& file) const {
+    if (withRootFiles() && file.parent_path() == root_) return true;
     if (!recursive_) return file.parent_path() == scan_;
     auto rel = file.lexically_relative(scan_);
     return !rel.empty() && *rel.begin() != "..";
@@ -166,6 +167,9 @@ class ProjectIndex::Project {
   }
   const fs::path& root() const { return root_; }
   bool recursive() const { return recursive_; }
+  // A package found without a project marker: `python train.py` next to it imports it (the
+  // script's folder is on `sys.path`), so the scripts beside the package belong to its project.
+  bool withRootFiles() const { return recursive_ && root_ != scan_ && !scan_.lexically_relative(root_).empty(); }
 
  private:
   struct Symbol {
@@ -647,7 +651,14 @@ class ProjectIndex::Project {
       index_.problem({std::move(message), limit});
     };
     std::vector<fs::path> stack{scan_};
-    while (!stack.empty()) {
+    std::optional<fs::path> root_files;  // the scripts beside a package, without recursion
+    if (withRootFiles()) root_files = root_;
+    while (!stack.empty() || root_files) {
+      bool beside = stack.empty();
+      if (beside) {
+        stack.push_back(std::move(*root_files));
+        root_files.reset();
+      }
       fs::path dir = std::move(stack.back());
       stack.pop_back();
       fs::directory_iterator it(dir, ec);
@@ -668,7 +679,7 @@ class ProjectIndex::Project {
           continue;
         }
         if (fs::is_directory(status)) {
-          if (recursive_ && !skippedFolder(path)) stack.push_back(path);
+          if (recursive_ && !beside && !skippedFolder(path)) stack.push_back(path);
           continue;
         }
         if (!isSourceFile(path) || !it->is_regular_file(ec)) continue;  // a link to a file counts
@@ -730,6 +741,7 @@ class ProjectIndex::Project {
         if (site.kind == analysis::CompileSite::Kind::Parameter) target = site.attr;
         if (size_t dot = target.rfind('.'); dot != std::string::npos && !on_self)
           target = target.substr(dot + 1);
+        if (site.kind == analysis::CompileSite::Kind::InstanceAttr) target += "." + site.attr;
         std::vector<CrossFileNote> trail{{file.string(), site.at, fmt::format("`{}` is compiled here", target)}};
         switch (site.kind) {
           case analysis::CompileSite::Kind::Instance:
@@ -741,6 +753,20 @@ class ProjectIndex::Project {
             } else if (!site.target.name.starts_with("torch.")) {
               // A class the index cannot find, or another library's factory
               // (`instantiate(cfg.model)`), which may build any class of the project.
+              wide->compiles_unknown = true;
+            }
+            break;
+          case analysis::CompileSite::Kind::InstanceAttr:
+            if (auto built = resolve(file, site.target)) {
+              auto classes = classesOf(*built);
+              if (!classes) wide->compiles_unknown = true;
+              for (const Symbol& owner : classes.value_or(std::vector<Symbol>{})) {
+                auto elements = attributeClasses(owner, site.attr);
+                if (elements.empty()) wide->compiles_unknown = true;  // bound to what the index cannot name
+                for (const Symbol& cls : elements)
+                  if (isTorchModuleWith(cls, "compile")) compileInstance(cls, trail);
+              }
+            } else if (!site.target.name.starts_with("torch.")) {
               wide->compiles_unknown = true;
             }
             break;

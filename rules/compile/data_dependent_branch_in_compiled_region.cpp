@@ -5,6 +5,7 @@
 
 #include "analysis/compiled_regions.h"
 #include "analysis/syntax.h"
+#include "analysis/tensor_values.h"
 #include "analysis/text_search.h"
 #include "rules/all_rules.h"
 #include "rules/compile/compile_path.h"
@@ -32,7 +33,15 @@ inside code that `torch.compile` traces (the same compiled regions as PTL501, co
 other files of the project included) whose test calls
 `.item()`, `.any()`, `.all()`, `torch.any`, `torch.all`, `torch.equal`, `torch.allclose`,
 `torch.is_nonzero`, or `bool(...)` of a tensor-valued `torch` call (`bool(torch.isnan(x))`),
-through any import or alias. `assert` statements are not reported: Dynamo rewrites an assert on
+through any import or alias, and tests that use a value known to be a tensor as a `bool`:
+`if x.sum() > 0:`, `while x.max() > 1:`, `if bool(x.sum()):`, `if (x > 0).sum():`. A value is
+known to be a tensor when it comes from a tensor-returning `torch` call, a tensor method on
+such a value, arithmetic or a comparison with one, or a parameter annotated `torch.Tensor`
+(every rebinding included); a parameter without annotation is not. Sizes are not values:
+`x.shape[0] > 1`, `x.size(0)`, `x.ndim`, `x.dim()`, `x.numel()` and `len(x)` are static under
+the default dynamic-shape settings (Dynamo guards on them) and are not reported; on PyTorch 2.6
+and 2.14 each reported form is a graph break ("Dynamic control flow is not supported" on 2.6,
+"Data-dependent branching" on 2.14). `assert` statements are not reported: Dynamo rewrites an assert on
 a tensor to `torch._assert_async` (`torch._dynamo.config.rewrite_assert_with_torch_assert`,
 on by default). Code guarded by `torch.compiler.is_compiling()` and functions under
 `torch.compiler.disable` are not compiled and not reported.
@@ -141,12 +150,23 @@ std::string valueRead(const analysis::SemanticModel& model, TSNode test) {
         return true;
       },
       [](TSNode) {});
+  // `x.sum() > 0`, `bool(x.max())`, `x.mean()`: a value known to be a tensor used as a `bool`.
+  if (found.empty()) {
+    TSNode read = analysis::tensorTruthRead(model, test);
+    if (!ts_node_is_null(read)) found = std::string(analysis::textOf(read, source));
+  }
   if (found.size() > 60) found = found.substr(0, 57) + "...";
   return found;
 }
 
 // The calls through which every finding reads a tensor's value (`x.item()`, `(x > 0).any()`).
-constexpr std::array<std::string_view, 7> kReads{"item", "any", "all", "equal", "allclose", "is_nonzero", "bool"};
+// Also the words of what `tensorTruthRead` knows to be a tensor: a reduction compared
+// (`x.sum() > 0`), a `torch` call, a parameter annotated `Tensor`.
+constexpr std::array<std::string_view, 19> kReads{"item", "any",  "all",  "equal", "allclose", "is_nonzero", "bool",
+                                                  "sum",  "mean", "max",  "min",   "amax",     "amin",       "norm",
+                                                  "prod", "std",  "var",  "abs",   "count_nonzero"};
+// Words whose mere presence may make a value a tensor (`x: Tensor`, `t = torch.zeros(...)`).
+constexpr std::array<std::string_view, 2> kTensorWords{"Tensor", "torch"};
 
 // Does the text call one of them (the name, then `(`)?
 bool callsARead(std::string_view text) {
@@ -158,6 +178,8 @@ bool callsARead(std::string_view text) {
     });
     if (called) return true;
   }
+  for (std::string_view word : kTensorWords)
+    if (analysis::forEachWholeWord(text, word, [](size_t) { return true; })) return true;
   return false;
 }
 
@@ -167,7 +189,7 @@ class DataDependentBranchInCompiledRegion final : public Rule {
   std::vector<std::string_view> nodeKinds() const override {
     return {"if_statement", "elif_clause", "while_statement", "conditional_expression"};
   }
-  std::vector<std::string_view> triggers() const override { return {"compile"}; }
+  std::vector<std::string_view> triggers() const override { return {"compile", "optimize"}; }
   bool triggersDependOnSettings() const override { return true; }
   std::vector<std::string_view> triggersFor(const Settings& settings) const override {
     // Compiled from another file: every finding reads a value through one of these calls.
@@ -194,7 +216,11 @@ class DataDependentBranchInCompiledRegion final : public Rule {
     return analysis::CompiledRegions::mayCompileAnything(file, settings.compile_decorators);
   }
   // Functions of this file may be compiled from another one (`torch.compile(Model())` in train.py).
-  std::vector<std::string_view> projectWords() const override { return {kReads.begin(), kReads.end()}; }
+  std::vector<std::string_view> projectWords() const override {
+    std::vector<std::string_view> words{kReads.begin(), kReads.end()};
+    words.push_back("Tensor");
+    return words;
+  }
 
   // Every finding is in a compiled function.
   bool checksWithinRanges() const override { return true; }

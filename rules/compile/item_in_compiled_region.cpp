@@ -3,6 +3,7 @@
 #include <string>
 
 #include "analysis/compiled_regions.h"
+#include "analysis/tensor_values.h"
 #include "analysis/text_search.h"
 #include "analysis/syntax.h"
 #include "rules/all_rules.h"
@@ -29,6 +30,11 @@ Reports `Tensor.item()` and `Tensor.tolist()` calls inside code that `torch.comp
   `compile-decorators` setting;
 - functions and bound methods passed to `torch.compile(fn)`, and the `forward` of a module
   class defined in the same file whose instance is passed to `torch.compile(model)`;
+- the same through `torch._dynamo.optimize(backend)(fn)` and `@torch._dynamo.optimize(backend)`
+  (still in PyTorch 2.14), `functools.partial(torch.compile, ...)` applied or bound to a name
+  and then applied (`compiler = partial(torch.compile, mode=...)`, `compiler(fn)`, `@compiler`),
+  and a function of the file that compiles its parameter (`def maybe_compile(m): return
+  torch.compile(m)`): what each call of it in the file passes there;
 - transitively, every function and method of the same file that compiled code calls directly
   (`helper(x)`, `self.helper(x)`, `super().forward(x)`, `self.block(x)` for a module of the file).
 
@@ -39,13 +45,17 @@ is fine and not reported, and so is code that only runs eagerly because
 `if not torch.compiler.is_compiling(): log(loss.item())`.
 
 Across the files of a project (found from the file: the nearest folder holding
-`pyproject.toml`, `setup.py`, `setup.cfg` or `.git`), the same holds when the compile site is in
+`pyproject.toml`, `setup.py`, `setup.cfg` or `.git`; without one, the script's own folder, which
+`python train.py` puts on `sys.path`, and for a package the folder holding it, with the scripts
+beside it), the same holds when the compile site is in
 another file: `model = torch.compile(GPT(config))` or `model.compile()` in `train.py` compiles
 `GPT.forward` in `model.py`, and from there the `forward` of the submodules `__init__` binds to
 `self.<attr>` (also inside `nn.ModuleList`, `nn.Sequential` and `nn.ModuleDict`, called as
 `self.<attr>(x)`, `self.<attr>[i](x)`, `self.<attr>["name"](x)`, `self.transformer.h` for a
 `ModuleDict` element, or through `for block in self.<attr>` / `enumerate(...)` / `.values()` /
-`.items()`; containers filled by `append` / `extend` in `__init__`; `A(...) if c else B(...)`), a
+`.items()`; containers filled by `append` / `extend` in `__init__`; `A(...) if c else B(...)`;
+each element compiled in a loop, `for block in model.blocks: block.compile()` or over
+`self.blocks` in a method), a
 method or submodule of a submodule (`self.encoder.encode(x)`), and the functions imported from
 other modules that compiled code calls. What is compiled is followed through factories:
 `torch.compile(build_model(cfg))`, `GPT.from_pretrained(...)` (what their `return`s build),
@@ -71,8 +81,17 @@ PyTorch's own guide lists "direct tensor data accesses (`.item`, `.data_ptr`)" a
 graph breaks (PyTorch 2.8 documentation). `torch.compile` exists since PyTorch 2.0;
 `torch.compiler.disable` since 2.1.
 
+`int(t)`, `float(t)` and `bool(t)` of a value known to be a tensor read it the same way (Dynamo
+turns `int(t)` into `t.item()`: "Unsupported: Tensor.item" on PyTorch 2.6 and 2.14). A value
+is known to be a tensor when it comes from a tensor-returning `torch` call (`torch.sum(x)`,
+`torch.zeros(...)`), a tensor method on such a value (`t.sum()`, `(t > 0).float()`), arithmetic
+or a comparison with one, or a parameter annotated `torch.Tensor`, every rebinding included;
+`int(n)` of a Python number, `int(x.shape[0])`, `int(len(x))` and `float(x.numel())` are sizes,
+not reads, and a parameter without annotation is not known to be a tensor.
+
 When the file turns on `torch._dynamo.config.capture_scalar_outputs = True`, Dynamo captures
-`.item()` as a symbolic scalar instead of breaking, and the rule stays silent in that file.
+`.item()`, `int(t)` and `float(t)` as symbolic scalars instead of breaking, and the rule stays
+silent on them in that file; `bool(t)` still breaks there (it guards on the value).
 
 ## Example
 ```python
@@ -127,18 +146,33 @@ std::string_view scalarReadMethod(TSNode call, std::string_view source) {
   return has_argument ? std::string_view{} : method;
 }
 
-// The methods this rule reports.
-constexpr std::array<std::string_view, 2> kScalarReads{"item", "tolist"};
+// `int(t)`, `float(t)`, `bool(t)` of a value known to be a tensor (Dynamo calls `t.item()` for
+// them); the builtin's name, else empty.
+std::string_view scalarConversion(const analysis::SemanticModel& model, TSNode call) {
+  TSNode function = analysis::fieldOf(call, "function");
+  if (!analysis::isKind(function, "identifier")) return {};
+  std::string_view name = model.text(function);
+  if (name != "int" && name != "float" && name != "bool") return {};
+  if (model.resolve(name, function) != nullptr) return {};  // a shadowing definition
+  TSNode args = analysis::fieldOf(call, "arguments");
+  if (!analysis::isKind(args, "argument_list") || ts_node_named_child_count(args) != 1) return {};
+  TSNode arg = ts_node_named_child(args, 0);
+  if (analysis::isKind(arg, "keyword_argument") || !analysis::isProvablyTensor(model, arg)) return {};
+  return name;
+}
+
+// The methods and builtins this rule reports.
+constexpr std::array<std::string_view, 5> kScalarReads{"item", "tolist", "int", "float", "bool"};
 
 class ItemInCompiledRegion final : public Rule {
  public:
   const RuleMeta& meta() const override { return kItemInCompiledRegion; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
-  std::vector<std::string_view> triggers() const override { return {"compile"}; }
+  std::vector<std::string_view> triggers() const override { return {"compile", "optimize"}; }
   bool triggersDependOnSettings() const override { return true; }
   std::vector<std::string_view> triggersFor(const Settings& settings) const override {
     // Compiled from another file: every finding is an `.item()` / `.tolist()` call.
-    if (settings.project != nullptr && !settings.project->empty()) return {"item", "tolist"};
+    if (settings.project != nullptr && !settings.project->empty()) return {kScalarReads.begin(), kScalarReads.end()};
     std::vector<std::string_view> words = triggers();
     for (const std::string& decorator : settings.compile_decorators) {
       std::string_view name = decorator;
@@ -157,9 +191,9 @@ class ItemInCompiledRegion final : public Rule {
   }
   bool mayReportIn(const analysis::ParsedFile& file, const Settings& settings) const override {
     // Every finding is a call of a method named `item` or `tolist` in compiled code.
-    if (analysis::findBytes(file.text(), "item") == std::string_view::npos &&
-        analysis::findBytes(file.text(), "tolist") == std::string_view::npos)
-      return false;
+    bool words = false;
+    for (std::string_view word : kScalarReads) words = words || analysis::findBytes(file.text(), word) != std::string_view::npos;
+    if (!words) return false;
     if (settings.project != nullptr && !settings.project->empty()) return true;
     return analysis::CompiledRegions::mayCompileAnything(file, settings.compile_decorators);
   }
@@ -178,20 +212,23 @@ class ItemInCompiledRegion final : public Rule {
 
   void check(TSNode call, Context& ctx) const override {
     std::string_view method = scalarReadMethod(call, ctx.source());
-    if (method.empty()) return;
+    std::string_view conversion = method.empty() ? scalarConversion(ctx.model(), call) : std::string_view{};
+    if (method.empty() && conversion.empty()) return;
     // Built once per file, on the first candidate call.
     const auto& regions =
         analysis::CompiledRegions::of(ctx.model(), ctx.settings().compile_decorators, ctx.settings().project);
-    if (regions.capturesScalarOutputs()) return;
+    // Captured as a symbolic scalar; `bool(t)` still breaks (a guard on a data-dependent value).
+    if (regions.capturesScalarOutputs() && conversion != "bool") return;
     const auto* fn = regions.functionAt(call);
     if (fn == nullptr || regions.isSkippedWhileCompiling(call)) return;
 
+    // `int(t)` reads the value as `t.item()` does.
+    std::string what = method.empty() ? fmt::format("`{}()` of a tensor", conversion) : fmt::format("`.{}()`", method);
     std::string message =
         fn->caller == nullptr
-            ? fmt::format("`.{}()` in compiled `{}` breaks the graph and waits for the device", method,
-                          fn->display_name)
-            : fmt::format("`.{}()` in `{}`, which compiled `{}` calls, breaks the graph and waits for the device",
-                          method, fn->display_name, fn->root->display_name);
+            ? fmt::format("{} in compiled `{}` breaks the graph and waits for the device", what, fn->display_name)
+            : fmt::format("{} in `{}`, which compiled `{}` calls, breaks the graph and waits for the device", what,
+                          fn->display_name, fn->root->display_name);
     Diagnostic& d = ctx.report(call, std::move(message));
     addCompilePath(d, *fn);
   }

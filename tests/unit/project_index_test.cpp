@@ -101,7 +101,36 @@ TEST_P(ProjectFixture, FindingsMatchExpectations) {
 INSTANTIATE_TEST_SUITE_P(Projects, ProjectFixture,
                          testing::Values("nanogpt", "relimport", "srclayout", "namespace", "keraslike", "flexattn",
                                          "flexunknown", "determinism_unset", "gptlike", "timmlike", "containers", "diffuserslike",
-                                         "trainerlike", "graphbreaks"));
+                                         "trainerlike", "graphbreaks", "compilereach", "scriptfolder"));
+
+// A folder of scripts with no project marker (an unpacked archive, a notebook upload): the
+// script's folder is an import root, as `python train.py` makes it, and a package beside the
+// scripts is compiled from them. The findings match those of the same files under a marker.
+TEST(ProjectIndex, WithoutAMarkerTheFindingsAreTheSame) {
+  for (const char* name : {"scriptfolder", "compilereach", "nanogpt"}) {
+    SCOPED_TRACE(name);
+    fs::path marked = kProjects / name;
+    fs::path bare = fs::temp_directory_path() / ("ptlint-bare-" + std::to_string(::getpid())) / name;
+    fs::remove_all(bare);
+    fs::create_directories(bare);
+    fs::copy(marked, bare, fs::copy_options::recursive);
+    fs::remove(bare / "pyproject.toml");
+    ASSERT_EQ(workspace::ProjectIndex::projectRoot(bare / "train.py"), bare);  // no marker above
+    workspace::ProjectIndex with_marker(readText), without(readText);
+    size_t total = 0;
+    for (const fs::path& file : pythonFiles(marked)) {
+      fs::path rel = file.lexically_relative(marked);
+      SCOPED_TRACE(rel.string());
+      std::vector<std::pair<uint32_t, std::string>> a, b;
+      for (auto& f : lintInProject(with_marker, file)) a.emplace_back(f.row, f.code);
+      for (auto& f : lintInProject(without, bare / rel)) b.emplace_back(f.row, f.code);
+      EXPECT_EQ(a, b);
+      total += a.size();
+    }
+    EXPECT_GT(total, 0u);
+    fs::remove_all(bare.parent_path());
+  }
+}
 
 TEST(ProjectIndex, RelatedInformationNamesTheCompileSiteInTheOtherFile) {
   workspace::ProjectIndex index(readText);
