@@ -1,32 +1,41 @@
 #!/usr/bin/env bash
 # Whole-corpus fix check: `ptlint check --fix --unsafe-fixes --select=ALL` over copies of Debian's
-# torch, torchvision, torchaudio and skorch sources and their CRLF and BOM variants. Fails on:
+# torch, torchvision, torchaudio and skorch sources, of the fixture projects (tests/projects/*, with
+# their pyproject.toml) and of the single-file rule fixtures (tests/fixtures/*.py, grouped under a
+# pyproject.toml that sets the `torch-version` / `compile-decorators` of their `# ptlint-test:`
+# header), and their CRLF and BOM variants. Files that do not parse before the fix (PTL000
+# fixtures) are checked for crashes and convergence only. Fails on:
 #  - a syntax error a fix introduced (tree-sitter: `--select=PTL000`; CPython: `ast.parse`),
 #  - a file left at the fix pass cap or a reverted fix (ptlint prints a warning naming it),
 #  - a second `--fix` run that still changes something,
 #  - an undefined name a fix introduced (pyflakes, when a Python with it is found: `PYFLAKES_PYTHON`,
 #    default /usr/bin/python3),
-#  - a changed line that no reported fix edit covers (pure insertions excepted), a changed
+#  - a changed line that no reported fix edit (or finding without a fix yet: a later pass may
+#    fix it) covers (pure insertions excepted), a changed
 #    line ending or BOM,
 #  - an import a fix added above the file's first statement or leading comment block (shebang,
 #    encoding, licence), its docstring or its `from __future__` imports,
 #  - an import a fix added at module level of a package the file imported only inside a
-#    function, a `try` or another block (it may be optional there),
+#    function, a `try` or another block (it may be optional there; torch is not optional where
+#    functorch, torchvision, torchaudio or torchtext is imported at module level),
 #  - a `--diff` that shows more changed lines than the fix changed (a real line diff).
-# Usage: scripts/corpus_fix_check.sh [PTLINT] [PACKAGE...]   (env SAMPLE=N: every Nth file only)
+# Usage: scripts/corpus_fix_check.sh [PTLINT] [PACKAGE...]   (env SAMPLE=N: every Nth package file
+# only; FIXTURES=0: skip the fixture corpora)
 set -euo pipefail
 PTLINT=$(realpath "${1:-build/ptlint}")
 shift || true
 PACKAGES=("${@:-torch torchvision torchaudio skorch}")
 read -r -a PACKAGES <<<"${PACKAGES[*]}"
 SITE=/usr/lib/python3/dist-packages
+TESTS=$(realpath "$(dirname "$0")/../tests")
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/ptlint-corpus-XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
-exec python3 - "$PTLINT" "$WORK" "$SITE" "${SAMPLE:-1}" "${PACKAGES[@]}" <<'PYEOF'
-import ast, difflib, json, os, shutil, subprocess, sys, time, warnings
+exec python3 - "$PTLINT" "$WORK" "$SITE" "${SAMPLE:-1}" "$TESTS" "${FIXTURES:-1}" "${PACKAGES[@]}" <<'PYEOF'
+import ast, difflib, json, os, re, shutil, subprocess, sys, time, warnings
 
 ptlint, work, site, sample = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-packages = sys.argv[5:]
+tests, with_fixtures = sys.argv[5], sys.argv[6] != "0"
+packages = sys.argv[7:]
 warnings.simplefilter("ignore")  # SyntaxWarning from invalid escapes in real sources
 VARIANTS = {
     "lf": lambda b: b,
@@ -81,6 +90,9 @@ def import_roots(tree):
         else:
             continue
         (top if id(node) in top_nodes else nested).update(names)
+    # A package that cannot be imported without torch makes torch no longer optional.
+    if top & {"functorch", "torchvision", "torchaudio", "torchtext"}:
+        top.add("torch")
     return top, nested
 
 
@@ -146,37 +158,95 @@ def snapshot(root):
     out = {}
     for dirpath, _, files in os.walk(root):
         for f in files:
+            if not f.endswith((".py", ".pyi")):
+                continue  # a fixture project's pyproject.toml
             p = os.path.join(dirpath, f)
             with open(p, "rb") as h:
                 out[p] = h.read()
     return out
 
 
-total = {"files": 0, "changed": 0, "seconds": 0.0, "edits": 0}
-for pkg in packages:
+def package_corpus(pkg):
+    """(relative path, content) of a Debian package's Python files (every `sample`th)."""
     src_root = os.path.join(site, pkg)
     sources = []
     for dirpath, _, files in os.walk(src_root):
         for f in sorted(files):
             if f.endswith((".py", ".pyi")):
                 sources.append(os.path.join(dirpath, f))
-    sources = sorted(sources)[::sample]
+    for s in sorted(sources)[::sample]:
+        with open(s, "rb") as h:
+            yield os.path.relpath(s, src_root), h.read()
+
+
+def projects_corpus():
+    """Every file of tests/projects/*, configuration included."""
+    src_root = os.path.join(tests, "projects")
+    for dirpath, _, files in sorted(os.walk(src_root)):
+        for f in sorted(files):
+            with open(os.path.join(dirpath, f), "rb") as h:
+                yield os.path.relpath(os.path.join(dirpath, f), src_root), h.read()
+
+
+def toml_str(s):
+    return json.dumps(s)  # a JSON string is a TOML basic string
+
+
+def fixtures_corpus():
+    """tests/fixtures/*.py, one folder per header setting the fixture harness honours beside
+    `select` and `unsafe-fixes` (every rule runs here, with unsafe fixes), with its pyproject.toml."""
+    src_root = os.path.join(tests, "fixtures")
+    groups = {}
+    for f in sorted(os.listdir(src_root)):
+        if not f.endswith(".py"):
+            continue
+        with open(os.path.join(src_root, f), "rb") as h:
+            data = h.read()
+        m = re.search(rb"# ptlint-test:([^\r\n]*)", data)
+        opts = m.group(1).decode().split() if m else []
+        key = tuple(sorted(o for o in opts if o.startswith(("torch-version=", "compile-decorators="))))
+        groups.setdefault(key, []).append((f, data))
+    for i, (key, files) in enumerate(sorted(groups.items())):
+        folder = f"g{i:02}"
+        if key:
+            conf = ["[tool.ptlint]"]
+            for o in key:
+                name, value = o.split("=", 1)
+                conf.append(f"{name} = " + (toml_str(value) if name == "torch-version"
+                                            else "[" + ", ".join(map(toml_str, value.split(","))) + "]"))
+            yield f"{folder}/pyproject.toml", ("\n".join(conf) + "\n").encode()
+        for f, data in files:
+            yield f"{folder}/{f}", data
+
+
+corpora = [(pkg, lambda pkg=pkg: package_corpus(pkg)) for pkg in packages]
+if with_fixtures:
+    corpora += [("projects", projects_corpus), ("fixtures", fixtures_corpus)]
+total = {"files": 0, "changed": 0, "seconds": 0.0, "edits": 0}
+summary = []
+for pkg, corpus in corpora:
+    contents = list(corpus())
+    corpus_files = corpus_changed = 0
+    corpus_failures = len(failures)
     for variant, transform in VARIANTS.items():
         root = os.path.join(work, variant, pkg)
-        for s in sources:
-            dest = os.path.join(root, os.path.relpath(s, src_root))
+        for rel, data in contents:
+            dest = os.path.join(root, rel)
             os.makedirs(os.path.dirname(dest), exist_ok=True)
-            with open(s, "rb") as h:
-                data = h.read()
             with open(dest, "wb") as h:
-                h.write(transform(data))
+                h.write(transform(data) if rel.endswith((".py", ".pyi")) else data)
         before = snapshot(root)
         ts_before = syntax_errors(root)
         # The edits on offer, to check that nothing outside them changes.
         p = ptlint_run(["check", "--no-cache", "--exit-zero", "--select=ALL", "--unsafe-fixes", "--output-format",
                         "json", root])
+        # A finding without a fix yet may get one in a later pass, once another fix landed (a
+        # `training=` added, an import added): its lines count as covered too.
         fix_rows = {}
         for d in json.loads(p.stdout or b"[]"):
+            if not d.get("fix") and d.get("location") and d.get("end_location"):
+                fix_rows.setdefault(os.path.realpath(d["filename"]), set()).update(
+                    range(d["location"]["row"], d["end_location"]["row"] + 1))
             for e in (d.get("fix") or {}).get("edits", []):
                 fix_rows.setdefault(os.path.realpath(d["filename"]), set()).update(
                     range(e["location"]["row"], e["end_location"]["row"] + 1))
@@ -230,8 +300,14 @@ for pkg in packages:
         for f in again:
             if again[f] != after.get(f):
                 fail(f"{variant}: the second --fix run changed {f}")
+        corpus_files += len(before)
+        corpus_changed += len(changed)
         print(f"{pkg:12} {variant:5} files={len(before):5} changed={len(changed):4} "
               f"syntax-errors(before)={len(ts_before)}", flush=True)
+    summary.append(f"{pkg:12} files={corpus_files:5} changed={corpus_changed:4} failures={len(failures) - corpus_failures}")
+print("per corpus (all variants):")
+for line in summary:
+    print("  " + line)
 print(f"total: {total['files']} files, {total['changed']} changed, {total['edits']} first-pass edits, "
       f"fix time {total['seconds']:.1f}s, {len(failures)} failures")
 sys.exit(1 if failures else 0)
