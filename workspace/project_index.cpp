@@ -693,12 +693,11 @@ class ProjectIndex::Project {
   void link() {
     // Compile sites can only be in files holding the word `compile`.
     wide_ = std::make_shared<analysis::ProjectWideFacts>();
-    std::vector<fs::path> files = listFiles(*wide_);
-    std::sort(files.begin(), files.end());
-    files_ = files;
+    files_ = listFiles(*wide_);
+    std::sort(files_.begin(), files_.end());
     std::string raw;
     const auto& wide = wide_;
-    for (const fs::path& file : files) {
+    for (const fs::path& file : files_) {
       // A raw look first: most files hold no site and are never decoded or parsed.
       ScanVerdict verdict = index_.scanFile(file, raw);
       if (verdict.too_large) {
