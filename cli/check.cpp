@@ -318,6 +318,7 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
       } catch (const std::exception& e) {
         reports[i].error = e.what();  // memory, on one file: the others go on
       }
+      result = workspace::FileResult{};  // the report holds what is shown: the run's results are not read
     };
     hooks.warn = [&](const std::string& warning) {
       std::lock_guard lock(err_mutex);
