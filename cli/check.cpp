@@ -55,7 +55,7 @@ std::string displayPath(const fs::path& absolute, fs::path cwd = {}) {
 // with --fix the file written back (compare-and-swap). Runs on the engine's worker, no lock held.
 void finishReport(FileReport& report, workspace::FileResult& result, const CheckOptions& options,
                   const std::vector<fs::path>& roots, const fs::path& cwd) {
-  report.path = result.path;
+  report.path = result.path.native();
   report.display_path = displayPath(report.path, cwd);
   report.unsafe_fixes = result.unsafe_fixes;
   if (result.status == workspace::FileStatus::ConfigError) {
@@ -182,7 +182,7 @@ std::optional<int> checkStdin(const CheckOptions& options, std::istream& in, std
   workspace::Engine engine(engineOptions(options, false));
   FileReport report;
   std::error_code ec;
-  report.path = fs::absolute(*options.stdin_filename, ec).lexically_normal();
+  report.path = fs::absolute(*options.stdin_filename, ec).lexically_normal().native();
   if (options.compile_log && !applyCompileLog(*options.compile_log, {report.path}, engine, err)) had_error = true;
   report.display_path = displayPath(report.path);
   std::string bytes;
@@ -305,7 +305,8 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
     if (options.compile_log && !applyCompileLog(*options.compile_log, walk.files, engine, err)) had_error = true;
     std::vector<workspace::FileInput> inputs;
     inputs.reserve(walk.files.size());
-    for (auto& file : walk.files) inputs.push_back({file, std::nullopt, std::nullopt});
+    for (auto& file : walk.files) inputs.push_back({std::move(file), std::nullopt, std::nullopt});
+    walk.files = {};  // moved: no second copy of every path
     reports.resize(inputs.size());
     std::mutex err_mutex;
     std::error_code cwd_error;
@@ -317,6 +318,7 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
       } catch (const std::exception& e) {
         reports[i].error = e.what();  // memory, on one file: the others go on
       }
+      result = workspace::FileResult{};  // the report holds what is shown: the run's results are not read
     };
     hooks.warn = [&](const std::string& warning) {
       std::lock_guard lock(err_mutex);

@@ -167,7 +167,7 @@ json diagnosticToJson(const FileReport& file, size_t index) {
   }
   json row = {{"code", d.code},
               {"message", d.message},
-              {"filename", file.path.string()},
+              {"filename", file.path},
               {"location", locationJson(start)},
               {"end_location", locationJson(end)},
               {"fix", fix},
@@ -229,7 +229,7 @@ void writeDiagnostics(std::ostream& out, const std::vector<FileReport>& files, c
           Location s = locate(f, d.start), e = locate(f, d.end);
           out << fmt::format("::{} title={},file={},line={},col={},endLine={},endColumn={}::{}\n",
                              d.severity == rules::Severity::Error ? "error" : "warning",
-                             githubProperty(fmt::format("ptlint ({})", d.code)), githubProperty(f.path.string()), s.row,
+                             githubProperty(fmt::format("ptlint ({})", d.code)), githubProperty(f.path), s.row,
                              s.column, e.row, e.column,
                              githubData(fmt::format("{}: {} {}", where(f, s), d.code, d.message)));
         }

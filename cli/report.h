@@ -15,7 +15,7 @@
 namespace ptlint::cli {
 
 struct FileReport {
-  std::filesystem::path path;      // absolute
+  std::string path;                // absolute (a string: a path object holds one object per level)
   std::string display_path;        // relative to the working folder when inside it
   std::string text;                // final text (after fixes), without BOM; kept only when needed
   analysis::LineIndex lines;       // of `text`

@@ -385,7 +385,8 @@ class ProjectIndex::Project {
     size_t unsummarised = 0;
     std::string raw;
     struct stat st {};
-    for (const fs::path& file : files_) {
+    for (const std::string& name : files_) {
+      const fs::path file(name);
       if (!readRaw(file, index_.max_bytes_, raw, st) ||
           !analysis::forEachWholeWord(raw, word, [](size_t) { return true; }))
         continue;
@@ -643,8 +644,9 @@ class ProjectIndex::Project {
   // The project's source files. A folder or entry that cannot be read, and the file limit, are
   // told through `index_.problem` and make the facts incomplete (`compiles_unknown`), never
   // dropped in silence. Iterative: a tree thousands of folders deep costs no stack.
-  std::vector<fs::path> listFiles(analysis::ProjectWideFacts& wide) {
-    std::vector<fs::path> files;
+  // Native strings, not path objects: a path holds one object per level of its folder.
+  std::vector<std::string> listFiles(analysis::ProjectWideFacts& wide) {
+    std::vector<std::string> files;
     std::error_code ec;
     auto incomplete = [&](std::string message, bool limit = false) {
       wide.compiles_unknown = true;
@@ -690,7 +692,7 @@ class ProjectIndex::Project {
                      true);
           return files;
         }
-        files.push_back(path);
+        files.push_back(path.native());
       }
       if (ec) {
         incomplete(fmt::format("project index: cannot read folder {} ({}); cross-file findings may be missing",
@@ -704,12 +706,18 @@ class ProjectIndex::Project {
   void link() {
     // Compile sites can only be in files holding the word `compile`.
     wide_ = std::make_shared<analysis::ProjectWideFacts>();
-    std::vector<fs::path> files = listFiles(*wide_);
-    std::sort(files.begin(), files.end());
-    files_ = files;
+    files_ = listFiles(*wide_);
+    // In path order (by component): the separator sorts before every other byte.
+    std::sort(files_.begin(), files_.end(), [](const std::string& a, const std::string& b) {
+      return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
+        auto key = [](char c) { return c == '/' ? -1 : static_cast<int>(static_cast<unsigned char>(c)); };
+        return key(x) < key(y);
+      });
+    });
     std::string raw;
     const auto& wide = wide_;
-    for (const fs::path& file : files) {
+    for (const std::string& name : files_) {
+      const fs::path file(name);
       // A raw look first: most files hold no site and are never decoded or parsed.
       ScanVerdict verdict = index_.scanFile(file, raw);
       if (verdict.too_large) {
@@ -894,7 +902,7 @@ class ProjectIndex::Project {
   std::deque<std::pair<Symbol, std::vector<CrossFileNote>>> queue_;
   std::unordered_map<std::string, std::shared_ptr<const ProjectFacts>> facts_;
   std::shared_ptr<analysis::ProjectWideFacts> wide_;  // filled while linking
-  std::vector<fs::path> files_;                         // the project's source files
+  std::vector<std::string> files_;                      // the project's source files
   std::unordered_map<std::string, std::optional<std::vector<Symbol>>> registries_;
   std::unordered_map<std::string, std::optional<std::vector<Symbol>>> arguments_;
   std::unordered_map<std::string, std::optional<std::vector<fs::path>>> naming_;  // by word

@@ -515,18 +515,18 @@ std::optional<rules::TorchRange> TorchRangeFinder::forFolder(const fs::path& dir
   // every folder it passed gets that answer. A folder under no project maps to the empty root
   // (only the environment's torch can then say), shared by all such folders.
   fs::path root;
-  std::vector<fs::path> passed;
+  std::vector<std::string> passed;
   bool known = false;
   for (fs::path d = dir; !d.empty(); d = d.parent_path()) {
     {
       std::lock_guard lock(mutex_);
-      if (auto it = root_by_dir_.find(d); it != root_by_dir_.end()) {
+      if (auto it = root_by_dir_.find(d.native()); it != root_by_dir_.end()) {
         root = it->second;
         known = true;
         break;
       }
     }
-    passed.push_back(d);
+    passed.push_back(d.native());
     if (declaresProject(d)) {
       root = d;
       known = true;
@@ -537,7 +537,7 @@ std::optional<rules::TorchRange> TorchRangeFinder::forFolder(const fs::path& dir
   (void)known;
   {
     std::lock_guard lock(mutex_);
-    for (const auto& d : passed) root_by_dir_[d] = root;
+    for (auto& d : passed) root_by_dir_[std::move(d)] = root.native();
     if (auto r = by_root_.find(root); r != by_root_.end()) return r->second;
   }
   auto found = findProjectTorchRange(root, env_);  // read outside the lock; a race reads twice

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "rules/settings.h"
@@ -52,7 +53,9 @@ class TorchRangeFinder {
  private:
   TorchEnv env_;
   std::mutex mutex_;
-  std::map<std::filesystem::path, std::filesystem::path> root_by_dir_;
+  // By folder, as native strings: a path object per level of a deep tree, for every folder of
+  // it, would make memory grow with the square of its depth.
+  std::unordered_map<std::string, std::string> root_by_dir_;
   std::map<std::filesystem::path, std::optional<rules::TorchRange>> by_root_;
 };
 

@@ -224,7 +224,9 @@ WalkResult collectFiles(const std::vector<fs::path>& roots, ConfigResolver& reso
       for (auto& sub : subdirs) stack.push_back(std::move(sub));
     }
   }
-  result.files.assign(seen_files.begin(), seen_files.end());
+  // Moved out node by node, never copied: each path holds one object per level of its folder.
+  result.files.reserve(seen_files.size());
+  while (!seen_files.empty()) result.files.push_back(std::move(seen_files.extract(seen_files.begin()).value()));
   return result;
 }
 

@@ -5,6 +5,7 @@ not checked)."""
 import json
 import os
 import pwd
+import resource
 import shutil
 import stat
 import subprocess
@@ -12,6 +13,7 @@ import subprocess
 from hostile_common import Failure, check, limit_memory, main, run_ptlint
 
 CODE = "import torch\nwith torch.cuda.amp.autocast():\n    pass\n"
+COMPILED = "import torch\ndef h(x):\n    return x.item()\nt = torch.compile(h)\n"
 
 
 def build_tree(root):
@@ -88,5 +90,64 @@ def test_unreadable_folder(ptlint, tmp):
     os.chmod(locked, 0o755)
 
 
+DEEP_LEVELS = 1000
+DEEP_MEMORY_LIMIT = 170 << 20  # a path object per level of every path kept needs over 200 MB here
+
+
+def sanitized(ptlint):
+    with open(ptlint, "rb") as f:
+        data = f.read()
+    return b"__asan_init" in data or b"__tsan_init" in data or b"__msan_init" in data
+
+
+def test_deep_folders(ptlint, tmp):
+    """A package nested 1,000 folders deep, `__init__.py` at each level: the walk, the project
+    index and the reports keep every file's path, and memory must grow with the sum of their
+    lengths, not with one object per level of each."""
+    root = os.path.join(tmp, "tree")
+    os.makedirs(root)
+    with open(os.path.join(root, "pyproject.toml"), "w"):
+        pass
+    with open(os.path.join(root, "top.py"), "w") as f:
+        f.write(COMPILED)
+    folders = [root]
+    for _ in range(DEEP_LEVELS):
+        folders.append(os.path.join(folders[-1], "p"))
+        os.mkdir(folders[-1])
+        with open(os.path.join(folders[-1], "__init__.py"), "w"):
+            pass
+    with open(os.path.join(folders[-1], "leaf.py"), "w") as f:
+        f.write(COMPILED)
+    try:
+        check_deep_tree(ptlint, root)
+    finally:
+        for folder in reversed(folders):  # bottom up: shutil.rmtree recurses once per level
+            for name in os.listdir(folder):
+                if not os.path.isdir(os.path.join(folder, name)):
+                    os.unlink(os.path.join(folder, name))
+            os.rmdir(folder)
+
+
+def check_deep_tree(ptlint, root):
+    if sanitized(ptlint):
+        print("     sanitizer build: memory budget not checked")
+        return
+
+    def budget():
+        resource.setrlimit(resource.RLIMIT_AS, (DEEP_MEMORY_LIMIT, DEEP_MEMORY_LIMIT))
+
+    env = dict(os.environ, MALLOC_ARENA_MAX="1")  # one arena: the budget does not depend on the cores
+    try:
+        proc = subprocess.run([ptlint, "check", "--no-cache", "-j", "1", "--output-format", "json", root],
+                              capture_output=True, timeout=120, preexec_fn=budget, env=env)
+    except subprocess.TimeoutExpired:
+        raise Failure("timed out on a tree 1,000 folders deep")
+    stderr = proc.stderr.decode(errors="replace")[-2000:]
+    check(proc.returncode == 1, f"exit code {proc.returncode} under {DEEP_MEMORY_LIMIT >> 20} MB:\n{stderr}")
+    files = {os.path.basename(f) for f in linted_files(proc, root)}
+    check(files == {"top.py", "leaf.py"}, f"findings in {sorted(files)}, expected top.py and leaf.py\n{stderr}")
+
+
 if __name__ == "__main__":
-    main({"links_fifo_device": test_links_fifo_device, "unreadable_folder": test_unreadable_folder})
+    main({"links_fifo_device": test_links_fifo_device, "unreadable_folder": test_unreadable_folder,
+          "deep_folders": test_deep_folders})
