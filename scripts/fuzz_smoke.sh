@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET=${1:-20}
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(analysis fix config jsonrpc lsp_session)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(analysis fix config jsonrpc lsp_session project watch_events)
 BUILD=${PTLINT_FUZZ_BUILD:-build-asan}
 JOBS=${JOBS:-2}
 
