@@ -66,7 +66,7 @@ FixLoopResult fixToFixpoint(std::string text, Applicability minimum, const FixPr
       break;
     }
     std::vector<Fix> fixes = provider(current);
-    {
+    if (!fixes.empty()) {  // the scan reads the whole text: not for a pass with nothing to guard
       LexicalMap lexical(current.text());
       std::erase_if(fixes, [&](const Fix& fix) { return !lexical.allows(fix); });
     }

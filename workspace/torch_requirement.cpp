@@ -489,6 +489,8 @@ std::optional<rules::TorchRange> fromEnvironments(const fs::path& root, const To
 
 namespace {
 
+// Does `d` hold the files that declare a project: pyproject.toml, setup.py, setup.cfg,
+// environment.yml, .git or a requirements*.txt?
 bool declaresProject(const fs::path& d) {
   std::error_code ec;
   for (const char* marker : {"pyproject.toml", "setup.py", "setup.cfg", "environment.yml", "environment.yaml", ".git"})
@@ -502,39 +504,27 @@ bool declaresProject(const fs::path& d) {
 
 }  // namespace
 
-fs::path torchProjectRoot(const fs::path& dir) {
-  for (fs::path d = dir; !d.empty(); d = d.parent_path()) {
-    if (declaresProject(d)) return d;
-    if (d == d.parent_path()) break;
-  }
-  return dir;
-}
-
 std::optional<rules::TorchRange> TorchRangeFinder::forFolder(const fs::path& dir) {
   // Each folder is asked about once: the walk up stops at the first folder already known, and
   // every folder it passed gets that answer. A folder under no project maps to the empty root
   // (only the environment's torch can then say), shared by all such folders.
   fs::path root;
   std::vector<std::string> passed;
-  bool known = false;
   for (fs::path d = dir; !d.empty(); d = d.parent_path()) {
     {
       std::lock_guard lock(mutex_);
       if (auto it = root_by_dir_.find(d.native()); it != root_by_dir_.end()) {
         root = it->second;
-        known = true;
         break;
       }
     }
     passed.push_back(d.native());
     if (declaresProject(d)) {
       root = d;
-      known = true;
       break;
     }
     if (d == d.parent_path()) break;
   }
-  (void)known;
   {
     std::lock_guard lock(mutex_);
     for (auto& d : passed) root_by_dir_[std::move(d)] = root.native();

@@ -38,10 +38,6 @@ struct TorchEnv {
 };
 std::optional<rules::TorchRange> findProjectTorchRange(const std::filesystem::path& root, const TorchEnv& env);
 
-// The folder whose files declare the project of `dir`: the nearest one holding pyproject.toml,
-// setup.py, setup.cfg, a requirements*.txt, environment.yml or .git; `dir` itself when none.
-std::filesystem::path torchProjectRoot(const std::filesystem::path& dir);
-
 // Caches both lookups: the root per folder and the range per root (files read once per project).
 // Thread-safe.
 class TorchRangeFinder {

@@ -74,20 +74,10 @@ best-effort basis, and ptlint says so.
 - [tlparse, the reader of `TORCH_TRACE` traces](https://github.com/pytorch/tlparse)
 )md"};
 
-class GraphBreak final : public Rule {
- public:
-  const RuleMeta& meta() const override { return kGraphBreak; }
-  std::vector<std::string_view> nodeKinds() const override { return {"module"}; }
-  bool mayMatchSource(const analysis::PrefilterText&, const Settings& settings) const override {
-    return settings.runtime != nullptr && !settings.runtime->findings.empty();
-  }
-  void check(TSNode, Context& ctx) const override { reportRuntimeFindings(ctx, RuntimeFinding::Kind::GraphBreak); }
-};
-
 }  // namespace
 
 const Rule& graphBreakRule() {
-  static const GraphBreak rule;
+  static const RuntimeFindingsRule rule(kGraphBreak, RuntimeFinding::Kind::GraphBreak);
   return rule;
 }
 

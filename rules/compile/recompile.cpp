@@ -65,20 +65,10 @@ when there is one reason in 2.14 (both are read).
 - [torch.compile troubleshooting: recompilation](https://docs.pytorch.org/docs/stable/torch.compiler_troubleshooting.html)
 )md"};
 
-class Recompile final : public Rule {
- public:
-  const RuleMeta& meta() const override { return kRecompile; }
-  std::vector<std::string_view> nodeKinds() const override { return {"module"}; }
-  bool mayMatchSource(const analysis::PrefilterText&, const Settings& settings) const override {
-    return settings.runtime != nullptr && !settings.runtime->findings.empty();
-  }
-  void check(TSNode, Context& ctx) const override { reportRuntimeFindings(ctx, RuntimeFinding::Kind::Recompile); }
-};
-
 }  // namespace
 
 const Rule& recompileRule() {
-  static const Recompile rule;
+  static const RuntimeFindingsRule rule(kRecompile, RuntimeFinding::Kind::Recompile);
   return rule;
 }
 

@@ -19,4 +19,21 @@ void reportRuntimeFindings(Context& ctx, RuntimeFinding::Kind kind);
 void crossReferenceRuntime(std::vector<Diagnostic>& diagnostics, const analysis::ParsedFile& file,
                            const Settings& settings);
 
+// PTL901 and PTL902: a rule that reports one kind of the compile log's findings, and runs only on
+// a file the log has findings for.
+class RuntimeFindingsRule final : public Rule {
+ public:
+  RuntimeFindingsRule(const RuleMeta& meta, RuntimeFinding::Kind kind) : meta_(meta), kind_(kind) {}
+  const RuleMeta& meta() const override { return meta_; }
+  std::vector<std::string_view> nodeKinds() const override { return {"module"}; }
+  bool mayMatchSource(const analysis::PrefilterText&, const Settings& settings) const override {
+    return settings.runtime != nullptr && !settings.runtime->findings.empty();
+  }
+  void check(TSNode, Context& ctx) const override { reportRuntimeFindings(ctx, kind_); }
+
+ private:
+  const RuleMeta& meta_;
+  RuntimeFinding::Kind kind_;
+};
+
 }  // namespace ptlint::rules

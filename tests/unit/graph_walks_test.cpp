@@ -12,6 +12,7 @@
 #include "rules/linter.h"
 #include "tests/graph_shapes.h"
 #include "workspace/project_index.h"
+#include "tests/unit/test_files.h"
 
 namespace fs = std::filesystem;
 using namespace ptlint;
@@ -23,17 +24,9 @@ void PrintTo(const Shape& shape, std::ostream* os) { *os << shape.name; }
 
 namespace {
 
-std::optional<std::string> readText(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
 // Findings of the compiled-code rules in `file`, linted as `ptlint check` lints it.
 size_t compiledFindings(workspace::ProjectIndex& index, const fs::path& file) {
-  std::string text = *readText(file);
+  std::string text = *test_files::readIfPresent(file);
   rules::Settings settings;
   settings.select = {"PTL501", "PTL502", "PTL504"};
   if (rules::asksProject(text, settings)) settings.project = index.factsFor(fs::absolute(file));
@@ -49,7 +42,7 @@ TEST_P(GraphShape, FinishesWithTheFindingsPythonGives) {
   fs::path dir = fs::temp_directory_path() / ("ptlint-shape-" + shape.name + "-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   shapes::writeShape(shape, dir);
-  workspace::ProjectIndex index(readText);
+  workspace::ProjectIndex index(test_files::readIfPresent);
   size_t found = compiledFindings(index, dir / shape.probe);
   if (shape.expected >= 0) {
     EXPECT_EQ(found, static_cast<size_t>(shape.expected));

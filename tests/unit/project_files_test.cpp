@@ -15,22 +15,15 @@
 #include "rules/linter.h"
 #include "workspace/cache.h"
 #include "workspace/project_index.h"
+#include "tests/unit/test_files.h"
 
 namespace fs = std::filesystem;
 using namespace ptlint;
 
 namespace {
 
-std::optional<std::string> readText(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
 size_t compiledFindings(workspace::ProjectIndex& index, const fs::path& file) {
-  std::string text = *readText(file);
+  std::string text = *test_files::readIfPresent(file);
   rules::Settings settings;
   settings.select = {"PTL501"};
   if (rules::asksProject(text, settings)) settings.project = index.factsFor(fs::absolute(file));
@@ -63,7 +56,7 @@ TEST(ModuleResolution, APackageWinsOverAModuleBesideIt) {
   p.write("util.py", kQuietHelper);
   p.write("util/__init__.py", kHelper);
   p.write("train.py", "import torch\nfrom util import helper\nf = torch.compile(helper)\n");
-  workspace::ProjectIndex index(readText);
+  workspace::ProjectIndex index(test_files::readIfPresent);
   EXPECT_EQ(compiledFindings(index, p.dir / "util" / "__init__.py"), 1u);
   EXPECT_EQ(compiledFindings(index, p.dir / "util.py"), 0u);
 }
@@ -75,7 +68,7 @@ TEST(ModuleResolution, APackageWinsForDottedAndRelativeImports) {
   p.write("pkg/ops/__init__.py", kHelper);
   p.write("pkg/train.py", "import torch\nfrom .ops import helper\nf = torch.compile(helper)\n");
   p.write("main.py", "import torch\nimport pkg.ops\ng = torch.compile(pkg.ops.helper)\n");
-  workspace::ProjectIndex index(readText);
+  workspace::ProjectIndex index(test_files::readIfPresent);
   EXPECT_EQ(compiledFindings(index, p.dir / "pkg" / "ops" / "__init__.py"), 1u);
   EXPECT_EQ(compiledFindings(index, p.dir / "pkg" / "ops.py"), 0u);
 }
@@ -85,7 +78,7 @@ TEST(ProjectFileLimit, PastTheLimitTheIndexSaysSoAndTheFactsAreIncomplete) {
   for (int i = 0; i < 12; ++i) p.write("filler/f" + std::to_string(i) + ".py", "x = 1\n");
   p.write("model.py", kHelper);
   p.write("train.py", "import torch\nfrom model import helper\nf = torch.compile(helper)\n");
-  workspace::ProjectIndex index(readText);
+  workspace::ProjectIndex index(test_files::readIfPresent);
   index.setMaxProjectFiles(5);
   auto facts = index.factsFor(p.dir / "model.py");
   auto problems = index.problems();
@@ -101,7 +94,7 @@ TEST(ProjectFileLimit, UnderTheLimitNothingIsTold) {
   for (int i = 0; i < 12; ++i) p.write("filler/f" + std::to_string(i) + ".py", "x = 1\n");
   p.write("model.py", kHelper);
   p.write("train.py", "import torch\nfrom model import helper\nf = torch.compile(helper)\n");
-  workspace::ProjectIndex index(readText);
+  workspace::ProjectIndex index(test_files::readIfPresent);
   index.setMaxProjectFiles(15);
   EXPECT_EQ(compiledFindings(index, p.dir / "model.py"), 1u);
   EXPECT_TRUE(index.problems().empty());
@@ -111,7 +104,7 @@ TEST(ProjectFileLimit, AFileTooLargeToScanIsToldNotSkipped) {
   TempProject p("size-limit");
   p.write("model.py", kHelper);
   p.write("train.py", "import torch\nfrom model import helper\nf = torch.compile(helper)\n" + std::string(200, '#') + "\n");
-  workspace::ProjectIndex index(readText, 128);
+  workspace::ProjectIndex index(test_files::readIfPresent, 128);
   auto facts = index.factsFor(p.dir / "model.py");
   auto problems = index.problems();
   ASSERT_EQ(problems.size(), 1u);
@@ -158,14 +151,14 @@ TEST(ScanCache, AnEditThatKeepsSizeInodeAndMtimeIsSeen) {
   p.write("train.py", "import torch\nfrom model import helper\nf = torch.Compile(helper)\n");  // no compile word
   age(p.dir / "train.py");
   {
-    workspace::ProjectIndex index(readText);
+    workspace::ProjectIndex index(test_files::readIfPresent);
     index.useScanCache(cache);
     EXPECT_EQ(compiledFindings(index, p.dir / "model.py"), 0u);
     EXPECT_TRUE(index.saveScanCache());
   }
   rewriteKeepingStat(p, "train.py", "import torch\nfrom model import helper\nf = torch.compile(helper)\n");
   {
-    workspace::ProjectIndex index(readText);
+    workspace::ProjectIndex index(test_files::readIfPresent);
     index.useScanCache(cache);
     EXPECT_EQ(compiledFindings(index, p.dir / "model.py"), 1u);
   }
@@ -178,14 +171,14 @@ TEST(ScanCache, AnEditThatRemovesTheSiteKeepingTheStatIsSeen) {
   p.write("model.py", kHelper);
   p.write("train.py", "import torch\nfrom model import helper\nf = torch.compile(helper)\n");
   {
-    workspace::ProjectIndex index(readText);
+    workspace::ProjectIndex index(test_files::readIfPresent);
     index.useScanCache(cache);
     EXPECT_EQ(compiledFindings(index, p.dir / "model.py"), 1u);
     EXPECT_TRUE(index.saveScanCache());
   }
   rewriteKeepingStat(p, "train.py", "import torch\nfrom model import helper\nf = torch.Compile(helper)\n");
   {
-    workspace::ProjectIndex index(readText);
+    workspace::ProjectIndex index(test_files::readIfPresent);
     index.useScanCache(cache);
     EXPECT_EQ(compiledFindings(index, p.dir / "model.py"), 0u);
   }
@@ -205,7 +198,7 @@ TEST(ScanCache, RacyEntriesReadAgainAreWrittenAnew) {
     return ::stat((cache / "project-scan.json").c_str(), &st) == 0 ? st.st_ino : 0;
   };
   {
-    workspace::ProjectIndex index(readText);
+    workspace::ProjectIndex index(test_files::readIfPresent);
     index.useScanCache(cache);
     EXPECT_EQ(compiledFindings(index, p.dir / "model.py"), 1u);
     EXPECT_TRUE(index.saveScanCache());
@@ -213,7 +206,7 @@ TEST(ScanCache, RacyEntriesReadAgainAreWrittenAnew) {
   auto first = inodeOfCache();
   ASSERT_NE(first, 0u);
   {
-    workspace::ProjectIndex index(readText);
+    workspace::ProjectIndex index(test_files::readIfPresent);
     index.useScanCache(cache);
     EXPECT_EQ(compiledFindings(index, p.dir / "model.py"), 1u);
     EXPECT_TRUE(index.saveScanCache());
@@ -221,7 +214,7 @@ TEST(ScanCache, RacyEntriesReadAgainAreWrittenAnew) {
   EXPECT_NE(inodeOfCache(), first);  // written again (a new file renamed over the old one)
 }
 
-nlohmann::json readJson(const fs::path& file) { return nlohmann::json::parse(*readText(file)); }
+nlohmann::json readJson(const fs::path& file) { return nlohmann::json::parse(*test_files::readIfPresent(file)); }
 
 TEST(ScanCache, EntriesOfDeletedFilesAreDropped) {
   TempProject p("scan-prune");
@@ -231,7 +224,7 @@ TEST(ScanCache, EntriesOfDeletedFilesAreDropped) {
     std::string gen = "gen" + std::to_string(round);
     for (int i = 0; i < 5; ++i) p.write(gen + "/f" + std::to_string(i) + ".py", "x = " + std::to_string(i) + "\n");
     {
-      workspace::ProjectIndex index(readText);
+      workspace::ProjectIndex index(test_files::readIfPresent);
       index.useScanCache(cache);
       compiledFindings(index, p.dir / "train.py");
       index.saveScanCache();
@@ -240,7 +233,7 @@ TEST(ScanCache, EntriesOfDeletedFilesAreDropped) {
   }
   // One more run: what is left names only files that exist.
   {
-    workspace::ProjectIndex index(readText);
+    workspace::ProjectIndex index(test_files::readIfPresent);
     index.useScanCache(cache);
     compiledFindings(index, p.dir / "train.py");
     index.saveScanCache();

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -14,6 +15,15 @@ namespace ptlint::test_files {
 // The whole file, bytes as they are (empty when it cannot be read).
 inline std::string readFile(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+// The whole file, or nothing when it cannot be read: the reader `workspace::ProjectIndex` takes.
+inline std::optional<std::string> readIfPresent(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
   std::ostringstream out;
   out << in.rdbuf();
   return out.str();

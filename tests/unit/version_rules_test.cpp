@@ -4,23 +4,14 @@
 
 #include "rules/linter.h"
 #include "rules/registry.h"
+#include "tests/unit/lint_source.h"
 
 using namespace ptlint;
 
 namespace {
 
-std::vector<rules::Diagnostic> lint(const std::string& source, std::string code, std::string torch_version = "") {
-  rules::Settings settings;
-  settings.select = {std::move(code)};
-  if (!torch_version.empty()) {
-    auto version = rules::TorchVersion::parse(torch_version);
-    EXPECT_TRUE(version.has_value());
-    if (version) settings.torch_version = *version;
-  }
-  return rules::lintFile(analysis::ParsedFile::parse(source), settings).diagnostics;
-}
-
-bool has(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
+using lint_source::has;
+using lint_source::lint;
 
 TEST(VersionRules, SymeigIsRemovedFromTwoZero) {
   auto at26 = lint("import torch\nw, v = torch.symeig(a)\n", "PTL106");
