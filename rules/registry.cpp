@@ -3,10 +3,14 @@
 #include <algorithm>
 #include <array>
 
-#include "rules/all_rules.h"
 #include "rules/noqa/unused_noqa.h"
 
 namespace ptlint::rules {
+
+// The accessors PTLINT_REGISTER_RULE defines, one per rule file.
+#define PTLINT_RULE(CODE) const Rule& registeredRule_##CODE();
+#include "rules/rule_list.inc"
+#undef PTLINT_RULE
 
 namespace {
 
@@ -59,65 +63,14 @@ type-parameter default, an invalid assignment target such as `f() = 1`) are not 
 - [Python language reference: full grammar](https://docs.python.org/3/reference/grammar.html)
 )md"};
 
-// The table: one line per rule, kept in code order.
+// The table: every PTLINT_REGISTER_RULE of rules/<area>/*.cpp (rules/register.h), listed by
+// cmake/CollectRules.cmake in code order.
 const std::vector<const Rule*>& table() {
   static const std::vector<const Rule*> rules = [] {
     std::vector<const Rule*> all{
-        // One line per rule (any order; sorted below).
-        &deprecatedCudaAmpRule(),
-        &gradScalerWithBf16Rule(),
-        &ddpFindUnusedParametersRule(),
-        &dataLoaderWorkerInitFnRule(),
-        &itemInCompiledRegionRule(),
-        &handRolledAttentionRule(),
-        &deprecatedBackwardHookRule(),
-        &renamedDynamoCacheLimitRule(),
-        &fairscaleShardingRule(),
-        &removedDatapipesRule(),
-        &deprecatedTorchFunctionRule(),
-        &requiresGradTypoRule(),
-        &checkpointUseReentrantRule(),
-        &torchvisionPretrainedRule(),
-        &torchvisionToTensorV2Rule(),
-        &unstableNumericsRule(),
-        &torchLoadWithoutWeightsOnlyRule(),
-        &workerOptionWithoutWorkersRule(),
-        &graphBreakCallInCompiledRegionRule(),
-        &dataDependentBranchInCompiledRegionRule(),
-        &anomalyDetectionEnabledRule(),
-        &deterministicWithoutCublasConfigRule(),
-        &cudnnBenchmarkWithDeterminismRule(),
-        &dynamoSuppressErrorsRule(),
-        &raisedRecompileLimitRule(),
-        &backwardInsideAutocastRule(),
-        &fp16AutocastWithoutGradScalerRule(),
-        &flashBackendWithMaskRule(),
-        &forcedMathSdpaBackendRule(),
-        &flexAttentionNotCompiledRule(),
-        &pinMemoryWithoutNonBlockingRule(),
-        &lowPrecisionGradientReduceRule(),
-        &fsdp1InNewCodeRule(),
-        &synchronousDataLoaderRule(),
-        &dataLoaderPersistentWorkersRule(),
-        &invalidAllocConfRule(),
-        &legacyTf32ApiRule(),
-        &torchscriptDeprecatedRule(),
-        &deprecatedArgumentRule(),
-        &torchVersionAsNumberRule(),
-        &localRankArgumentRule(),
-        &sdpaDropoutInEvalRule(),
-        &functionalDropoutInEvalRule(),
-        &mhaWeightsDiscardedRule(),
-        &stateDictOfWrapperRule(),
-        &clipWithoutUnscaleRule(),
-        &lossAccumulatedWithGraphRule(),
-        &evalWithGradRule(),
-        &loadStateDictUncheckedRule(),
-        &perStepHostSyncRule(),
-        &emptyCacheInLoopRule(),
-        &distributedSamplerWithoutSetEpochRule(),
-        &graphBreakRule(),
-        &recompileRule(),
+#define PTLINT_RULE(CODE) &registeredRule_##CODE(),
+#include "rules/rule_list.inc"
+#undef PTLINT_RULE
     };
     std::sort(all.begin(), all.end(), [](const Rule* a, const Rule* b) { return a->meta().code < b->meta().code; });
     return all;

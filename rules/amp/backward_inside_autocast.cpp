@@ -1,7 +1,7 @@
 // PTL204 backward-inside-autocast: `.backward()` lexically inside a `with autocast(...)` block.
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/amp/autocast_dtype.h"
 #include "rules/common/blocks.h"
 #include "rules/helpers.h"
@@ -98,9 +98,6 @@ class BackwardInsideAutocast final : public Rule {
 
 }  // namespace
 
-const Rule& backwardInsideAutocastRule() {
-  static const BackwardInsideAutocast rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL204, BackwardInsideAutocast)
 
 }  // namespace ptlint::rules

@@ -5,7 +5,7 @@
 
 #include "analysis/syntax.h"
 #include "analysis/value_resolution.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/common/blocks.h"
 #include "rules/common/training_loops.h"
 #include "rules/helpers.h"
@@ -268,9 +268,6 @@ class ClipWithoutUnscale final : public Rule {
 
 }  // namespace
 
-const Rule& clipWithoutUnscaleRule() {
-  static const ClipWithoutUnscale rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL205, ClipWithoutUnscale)
 
 }  // namespace ptlint::rules

@@ -14,7 +14,7 @@
 
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "quickfix/imports.h"
 #include "rules/helpers.h"
 #include "rules/torch_releases.h"
@@ -837,9 +837,6 @@ class DeprecatedCudaAmp final : public Rule {
 
 }  // namespace
 
-const Rule& deprecatedCudaAmpRule() {
-  static const DeprecatedCudaAmp rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL101, DeprecatedCudaAmp)
 
 }  // namespace ptlint::rules

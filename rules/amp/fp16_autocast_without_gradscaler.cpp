@@ -1,7 +1,7 @@
 // PTL202 fp16-autocast-without-gradscaler: a float16 autocast in training code with no GradScaler.
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/amp/autocast_dtype.h"
 #include "rules/common/blocks.h"
 #include "rules/helpers.h"
@@ -153,9 +153,6 @@ class Fp16AutocastWithoutGradScaler final : public Rule {
 
 }  // namespace
 
-const Rule& fp16AutocastWithoutGradScalerRule() {
-  static const Fp16AutocastWithoutGradScaler rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL202, Fp16AutocastWithoutGradScaler)
 
 }  // namespace ptlint::rules

@@ -11,7 +11,7 @@
 #include "analysis/node_path.h"
 #include "analysis/syntax.h"
 #include "analysis/value_resolution.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/amp/autocast_dtype.h"
 #include "rules/helpers.h"
 
@@ -613,9 +613,6 @@ class GradScalerWithBf16 final : public Rule {
 
 }  // namespace
 
-const Rule& gradScalerWithBf16Rule() {
-  static const GradScalerWithBf16 rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL201, GradScalerWithBf16)
 
 }  // namespace ptlint::rules

@@ -3,7 +3,7 @@
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
 #include "analysis/value_resolution.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/attention/sdpa_backends.h"
 #include "rules/common/blocks.h"
 #include "rules/helpers.h"
@@ -127,9 +127,6 @@ class FlashBackendWithMask final : public Rule {
 
 }  // namespace
 
-const Rule& flashBackendWithMaskRule() {
-  static const FlashBackendWithMask rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL602, FlashBackendWithMask)
 
 }  // namespace ptlint::rules

@@ -5,7 +5,7 @@
 #include "analysis/compiled_regions.h"
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 
 namespace ptlint::rules {
 namespace {
@@ -213,9 +213,6 @@ class FlexAttentionNotCompiled final : public Rule {
 
 }  // namespace
 
-const Rule& flexAttentionNotCompiledRule() {
-  static const FlexAttentionNotCompiled rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL603, FlexAttentionNotCompiled)
 
 }  // namespace ptlint::rules

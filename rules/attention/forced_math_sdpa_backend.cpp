@@ -1,6 +1,6 @@
 // PTL604 forced-math-sdpa-backend: `sdpa_kernel(SDPBackend.MATH)` alone.
 #include "analysis/syntax.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/attention/sdpa_backends.h"
 
 namespace ptlint::rules {
@@ -68,9 +68,6 @@ class ForcedMathSdpaBackend final : public Rule {
 
 }  // namespace
 
-const Rule& forcedMathSdpaBackendRule() {
-  static const ForcedMathSdpaBackend rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL604, ForcedMathSdpaBackend)
 
 }  // namespace ptlint::rules

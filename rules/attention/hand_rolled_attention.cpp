@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "analysis/syntax.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/attention/attention_flow.h"
 #include "quickfix/imports.h"
 #include "rules/helpers.h"
@@ -2081,9 +2081,6 @@ class HandRolledAttention final : public Rule {
 
 }  // namespace
 
-const Rule& handRolledAttentionRule() {
-  static const HandRolledAttention rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL601, HandRolledAttention)
 
 }  // namespace ptlint::rules

@@ -4,7 +4,7 @@
 
 #include "analysis/syntax.h"
 #include "analysis/value_resolution.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/common/blocks.h"
 #include "rules/helpers.h"
 
@@ -177,9 +177,6 @@ class MhaWeightsDiscarded final : public Rule {
 
 }  // namespace
 
-const Rule& mhaWeightsDiscardedRule() {
-  static const MhaWeightsDiscarded rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL606, MhaWeightsDiscarded)
 
 }  // namespace ptlint::rules

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "analysis/syntax.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/common/blocks.h"
 #include "rules/common/dropout_values.h"
 #include "rules/common/module_methods.h"
@@ -130,9 +130,6 @@ class SdpaDropoutInEval final : public Rule {
 
 }  // namespace
 
-const Rule& sdpaDropoutInEvalRule() {
-  static const SdpaDropoutInEval rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL605, SdpaDropoutInEval)
 
 }  // namespace ptlint::rules

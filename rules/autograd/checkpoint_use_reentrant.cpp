@@ -1,7 +1,7 @@
 // PTL108 checkpoint-use-reentrant: activation checkpointing without an explicit `use_reentrant=`.
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/helpers.h"
 #include "rules/torch_releases.h"
 
@@ -112,9 +112,6 @@ class CheckpointUseReentrant final : public Rule {
 
 }  // namespace
 
-const Rule& checkpointUseReentrantRule() {
-  static const CheckpointUseReentrant rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL108, CheckpointUseReentrant)
 
 }  // namespace ptlint::rules

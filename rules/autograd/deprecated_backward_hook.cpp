@@ -1,6 +1,6 @@
 // PTL102 deprecated-backward-hook: `Module.register_backward_hook`.
 #include "analysis/syntax.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/helpers.h"
 
 namespace ptlint::rules {
@@ -80,9 +80,6 @@ class DeprecatedBackwardHook final : public Rule {
 
 }  // namespace
 
-const Rule& deprecatedBackwardHookRule() {
-  static const DeprecatedBackwardHook rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL102, DeprecatedBackwardHook)
 
 }  // namespace ptlint::rules

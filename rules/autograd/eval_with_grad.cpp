@@ -6,7 +6,7 @@
 
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/common/blocks.h"
 #include "rules/common/training_loops.h"
 #include "rules/helpers.h"
@@ -238,9 +238,6 @@ class EvalWithGrad final : public Rule {
 
 }  // namespace
 
-const Rule& evalWithGradRule() {
-  static const EvalWithGrad rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL707, EvalWithGrad)
 
 }  // namespace ptlint::rules

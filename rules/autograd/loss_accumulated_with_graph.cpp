@@ -7,7 +7,7 @@
 
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/common/blocks.h"
 #include "rules/helpers.h"
 
@@ -303,9 +303,6 @@ class LossAccumulatedWithGraph final : public Rule {
 
 }  // namespace
 
-const Rule& lossAccumulatedWithGraphRule() {
-  static const LossAccumulatedWithGraph rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL708, LossAccumulatedWithGraph)
 
 }  // namespace ptlint::rules

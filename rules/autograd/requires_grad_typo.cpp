@@ -3,7 +3,7 @@
 
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/helpers.h"
 
 namespace ptlint::rules {
@@ -123,9 +123,6 @@ class RequiresGradTypo final : public Rule {
 
 }  // namespace
 
-const Rule& requiresGradTypoRule() {
-  static const RequiresGradTypo rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL107, RequiresGradTypo)
 
 }  // namespace ptlint::rules

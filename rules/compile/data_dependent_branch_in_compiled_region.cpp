@@ -7,7 +7,7 @@
 #include "analysis/syntax.h"
 #include "analysis/tensor_values.h"
 #include "analysis/text_search.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/compile/compile_path.h"
 #include "rules/common/blocks.h"
 #include "rules/helpers.h"
@@ -258,9 +258,6 @@ class DataDependentBranchInCompiledRegion final : public Rule {
 
 }  // namespace
 
-const Rule& dataDependentBranchInCompiledRegionRule() {
-  static const DataDependentBranchInCompiledRegion rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL504, DataDependentBranchInCompiledRegion)
 
 }  // namespace ptlint::rules

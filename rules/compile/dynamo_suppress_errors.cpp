@@ -1,6 +1,6 @@
 // PTL505 dynamo-suppress-errors: `torch._dynamo.config.suppress_errors = True`.
 #include "analysis/syntax.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/common/blocks.h"
 
 namespace ptlint::rules {
@@ -87,9 +87,6 @@ class DynamoSuppressErrors final : public Rule {
 
 }  // namespace
 
-const Rule& dynamoSuppressErrorsRule() {
-  static const DynamoSuppressErrors rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL505, DynamoSuppressErrors)
 
 }  // namespace ptlint::rules

@@ -1,6 +1,6 @@
 // PTL901 graph-break: the graph breaks a real run of torch.compile logged, on the user lines the
 // log names (read by workspace/compile_log.h; only with `--compile-log` or `compileLog`).
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/compile/runtime_report.h"
 
 namespace ptlint::rules {
@@ -76,9 +76,6 @@ best-effort basis, and ptlint says so.
 
 }  // namespace
 
-const Rule& graphBreakRule() {
-  static const RuntimeFindingsRule rule(kGraphBreak, RuntimeFinding::Kind::GraphBreak);
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL901, RuntimeFindingsRule, kGraphBreak, RuntimeFinding::Kind::GraphBreak)
 
 }  // namespace ptlint::rules

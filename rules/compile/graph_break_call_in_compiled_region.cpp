@@ -6,7 +6,7 @@
 #include "analysis/compiled_regions.h"
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/compile/compile_path.h"
 #include "rules/common/blocks.h"
 #include "rules/common/training_loops.h"
@@ -218,9 +218,6 @@ class GraphBreakCallInCompiledRegion final : public Rule {
 
 }  // namespace
 
-const Rule& graphBreakCallInCompiledRegionRule() {
-  static const GraphBreakCallInCompiledRegion rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL502, GraphBreakCallInCompiledRegion)
 
 }  // namespace ptlint::rules

@@ -6,7 +6,7 @@
 #include "analysis/tensor_values.h"
 #include "analysis/text_search.h"
 #include "analysis/syntax.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/compile/compile_path.h"
 #include "rules/helpers.h"
 
@@ -236,9 +236,6 @@ class ItemInCompiledRegion final : public Rule {
 
 }  // namespace
 
-const Rule& itemInCompiledRegionRule() {
-  static const ItemInCompiledRegion rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL501, ItemInCompiledRegion)
 
 }  // namespace ptlint::rules

@@ -1,7 +1,7 @@
 // PTL503 raised-recompile-limit: Dynamo's per-function recompile limit raised above its default.
 #include "analysis/syntax.h"
 #include "analysis/value_resolution.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/common/blocks.h"
 #include "rules/helpers.h"
 
@@ -117,9 +117,6 @@ class RaisedRecompileLimit final : public Rule {
 
 }  // namespace
 
-const Rule& raisedRecompileLimitRule() {
-  static const RaisedRecompileLimit rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL503, RaisedRecompileLimit)
 
 }  // namespace ptlint::rules

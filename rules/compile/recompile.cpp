@@ -1,6 +1,6 @@
 // PTL902 recompile: the functions a real run of torch.compile compiled again, with the guards
 // that failed (read by workspace/compile_log.h; only with `--compile-log` or `compileLog`).
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/compile/runtime_report.h"
 
 namespace ptlint::rules {
@@ -67,9 +67,6 @@ when there is one reason in 2.14 (both are read).
 
 }  // namespace
 
-const Rule& recompileRule() {
-  static const RuntimeFindingsRule rule(kRecompile, RuntimeFinding::Kind::Recompile);
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL902, RuntimeFindingsRule, kRecompile, RuntimeFinding::Kind::Recompile)
 
 }  // namespace ptlint::rules

@@ -2,7 +2,7 @@
 #include <array>
 
 #include "analysis/syntax.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/helpers.h"
 
 namespace ptlint::rules {
@@ -140,9 +140,6 @@ class RenamedDynamoCacheLimit final : public Rule {
 
 }  // namespace
 
-const Rule& renamedDynamoCacheLimitRule() {
-  static const RenamedDynamoCacheLimit rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL103, RenamedDynamoCacheLimit)
 
 }  // namespace ptlint::rules

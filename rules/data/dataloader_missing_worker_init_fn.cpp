@@ -10,7 +10,7 @@
 
 #include "analysis/syntax.h"
 #include "analysis/value_resolution.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "quickfix/imports.h"
 #include "rules/helpers.h"
 
@@ -713,9 +713,6 @@ class DataLoaderWorkerInitFn final : public Rule {
 
 }  // namespace
 
-const Rule& dataLoaderWorkerInitFnRule() {
-  static const DataLoaderWorkerInitFn rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL401, DataLoaderWorkerInitFn)
 
 }  // namespace ptlint::rules

@@ -1,7 +1,7 @@
 // PTL403 dataloader-persistent-workers: a DataLoader with workers, iterated once per epoch,
 // without `persistent_workers=True`.
 #include "analysis/syntax.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/common/blocks.h"
 #include "rules/data/dataloader_args.h"
 #include "rules/helpers.h"
@@ -118,9 +118,6 @@ class DataLoaderPersistentWorkers final : public Rule {
 
 }  // namespace
 
-const Rule& dataLoaderPersistentWorkersRule() {
-  static const DataLoaderPersistentWorkers rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL403, DataLoaderPersistentWorkers)
 
 }  // namespace ptlint::rules

@@ -4,7 +4,7 @@
 
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/common/blocks.h"
 #include "rules/helpers.h"
 
@@ -170,9 +170,6 @@ class DistributedSamplerWithoutSetEpoch final : public Rule {
 
 }  // namespace
 
-const Rule& distributedSamplerWithoutSetEpochRule() {
-  static const DistributedSamplerWithoutSetEpoch rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL406, DistributedSamplerWithoutSetEpoch)
 
 }  // namespace ptlint::rules

@@ -6,7 +6,7 @@
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
 #include "analysis/value_resolution.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/amp/autocast_dtype.h"
 #include "rules/common/blocks.h"
 #include "rules/data/dataloader_args.h"
@@ -228,9 +228,6 @@ class PinMemoryWithoutNonBlocking final : public Rule {
 
 }  // namespace
 
-const Rule& pinMemoryWithoutNonBlockingRule() {
-  static const PinMemoryWithoutNonBlocking rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL402, PinMemoryWithoutNonBlocking)
 
 }  // namespace ptlint::rules

@@ -1,6 +1,6 @@
 // PTL105 removed-datapipes: torchdata's DataPipes and DataLoader2, removed from torchdata.
 #include "analysis/syntax.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/deprecated/module_uses.h"
 
 namespace ptlint::rules {
@@ -83,9 +83,6 @@ class RemovedDatapipes final : public Rule {
 
 }  // namespace
 
-const Rule& removedDatapipesRule() {
-  static const RemovedDatapipes rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL105, RemovedDatapipes)
 
 }  // namespace ptlint::rules

@@ -1,7 +1,7 @@
 // PTL405 synchronous-dataloader: a DataLoader that loads every batch in the main process.
 #include "analysis/syntax.h"
 #include "analysis/value_resolution.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/data/dataloader_args.h"
 
 namespace ptlint::rules {
@@ -92,9 +92,6 @@ class SynchronousDataLoader final : public Rule {
 
 }  // namespace
 
-const Rule& synchronousDataLoaderRule() {
-  static const SynchronousDataLoader rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL405, SynchronousDataLoader)
 
 }  // namespace ptlint::rules

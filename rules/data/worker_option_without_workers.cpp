@@ -2,7 +2,7 @@
 // a DataLoader that has no worker processes, which raises ValueError at construction.
 #include "analysis/syntax.h"
 #include "analysis/value_resolution.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/common/blocks.h"
 #include "rules/data/dataloader_args.h"
 #include "rules/helpers.h"
@@ -130,9 +130,6 @@ class WorkerOptionWithoutWorkers final : public Rule {
 
 }  // namespace
 
-const Rule& workerOptionWithoutWorkersRule() {
-  static const WorkerOptionWithoutWorkers rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL404, WorkerOptionWithoutWorkers)
 
 }  // namespace ptlint::rules

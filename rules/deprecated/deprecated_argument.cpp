@@ -5,7 +5,7 @@
 
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/helpers.h"
 #include "rules/version_facts.h"
 
@@ -362,9 +362,6 @@ class DeprecatedArgument final : public Rule {
 
 }  // namespace
 
-const Rule& deprecatedArgumentRule() {
-  static const DeprecatedArgument rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL113, DeprecatedArgument)
 
 }  // namespace ptlint::rules

@@ -14,7 +14,7 @@
 #include "analysis/code_text.h"
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/deprecated/call_rewrite.h"
 #include "rules/deprecated/deprecated_symbols.h"
 #include "quickfix/imports.h"
@@ -859,9 +859,6 @@ class DeprecatedTorchFunction final : public Rule {
 
 }  // namespace
 
-const Rule& deprecatedTorchFunctionRule() {
-  static const DeprecatedTorchFunction rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL106, DeprecatedTorchFunction)
 
 }  // namespace ptlint::rules

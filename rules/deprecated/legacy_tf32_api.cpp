@@ -2,7 +2,7 @@
 // PyTorch 2.9 replaced with the `fp32_precision` settings.
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/helpers.h"
 #include "rules/version_facts.h"
 
@@ -215,9 +215,6 @@ class LegacyTf32Api final : public Rule {
 
 }  // namespace
 
-const Rule& legacyTf32ApiRule() {
-  static const LegacyTf32Api rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL111, LegacyTf32Api)
 
 }  // namespace ptlint::rules

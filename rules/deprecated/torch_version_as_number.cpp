@@ -3,7 +3,7 @@
 
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/common/blocks.h"
 #include "rules/helpers.h"
 
@@ -270,9 +270,6 @@ class TorchVersionAsNumber final : public Rule {
 
 }  // namespace
 
-const Rule& torchVersionAsNumberRule() {
-  static const TorchVersionAsNumber rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL114, TorchVersionAsNumber)
 
 }  // namespace ptlint::rules

@@ -4,7 +4,7 @@
 
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/helpers.h"
 #include "rules/version_facts.h"
 
@@ -213,9 +213,6 @@ class TorchscriptDeprecated final : public Rule {
 
 }  // namespace
 
-const Rule& torchscriptDeprecatedRule() {
-  static const TorchscriptDeprecated rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL112, TorchscriptDeprecated)
 
 }  // namespace ptlint::rules

@@ -9,7 +9,7 @@
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
 #include "analysis/value_resolution.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/helpers.h"
 
 namespace ptlint::rules {
@@ -279,9 +279,6 @@ class DdpFindUnusedParameters final : public Rule {
 
 }  // namespace
 
-const Rule& ddpFindUnusedParametersRule() {
-  static const DdpFindUnusedParameters rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL301, DdpFindUnusedParameters)
 
 }  // namespace ptlint::rules

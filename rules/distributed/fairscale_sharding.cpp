@@ -2,7 +2,7 @@
 #include <array>
 
 #include "analysis/syntax.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/deprecated/module_uses.h"
 
 namespace ptlint::rules {
@@ -88,9 +88,6 @@ class FairscaleSharding final : public Rule {
 
 }  // namespace
 
-const Rule& fairscaleShardingRule() {
-  static const FairscaleSharding rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL104, FairscaleSharding)
 
 }  // namespace ptlint::rules

@@ -1,6 +1,6 @@
 // PTL302 fsdp1-in-new-code: FSDP1's `FullyShardedDataParallel(...)` where FSDP2 is available.
 #include "analysis/syntax.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 
 namespace ptlint::rules {
 namespace {
@@ -72,9 +72,6 @@ class Fsdp1InNewCode final : public Rule {
 
 }  // namespace
 
-const Rule& fsdp1InNewCodeRule() {
-  static const Fsdp1InNewCode rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL302, Fsdp1InNewCode)
 
 }  // namespace ptlint::rules

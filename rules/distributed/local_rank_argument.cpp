@@ -2,7 +2,7 @@
 // spelling the launcher passes since PyTorch 2.0.
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/helpers.h"
 #include "rules/version_facts.h"
 
@@ -131,9 +131,6 @@ class LocalRankArgument final : public Rule {
 
 }  // namespace
 
-const Rule& localRankArgumentRule() {
-  static const LocalRankArgument rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL303, LocalRankArgument)
 
 }  // namespace ptlint::rules

@@ -1,6 +1,6 @@
 // PTL203 low-precision-gradient-reduce: FSDP mixed precision that reduces gradients in bf16/fp16.
 #include "analysis/syntax.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/common/blocks.h"
 #include "rules/amp/autocast_dtype.h"
 #include "quickfix/imports.h"
@@ -115,9 +115,6 @@ class LowPrecisionGradientReduce final : public Rule {
 
 }  // namespace
 
-const Rule& lowPrecisionGradientReduceRule() {
-  static const LowPrecisionGradientReduce rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL203, LowPrecisionGradientReduce)
 
 }  // namespace ptlint::rules

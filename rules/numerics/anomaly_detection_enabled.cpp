@@ -1,6 +1,6 @@
 // PTL701 anomaly-detection-enabled: autograd anomaly detection switched on unconditionally.
 #include "analysis/syntax.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/common/blocks.h"
 #include "rules/helpers.h"
 
@@ -99,9 +99,6 @@ class AnomalyDetectionEnabled final : public Rule {
 
 }  // namespace
 
-const Rule& anomalyDetectionEnabledRule() {
-  static const AnomalyDetectionEnabled rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL701, AnomalyDetectionEnabled)
 
 }  // namespace ptlint::rules

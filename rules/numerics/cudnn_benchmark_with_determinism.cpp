@@ -2,7 +2,7 @@
 // deterministic results.
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/common/blocks.h"
 #include "rules/helpers.h"
 
@@ -149,9 +149,6 @@ class CudnnBenchmarkWithDeterminism final : public Rule {
 
 }  // namespace
 
-const Rule& cudnnBenchmarkWithDeterminismRule() {
-  static const CudnnBenchmarkWithDeterminism rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL703, CudnnBenchmarkWithDeterminism)
 
 }  // namespace ptlint::rules

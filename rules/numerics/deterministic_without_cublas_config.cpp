@@ -3,7 +3,7 @@
 #include "analysis/module_summary.h"
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/common/blocks.h"
 #include "quickfix/imports.h"
 #include "rules/helpers.h"
@@ -159,9 +159,6 @@ class DeterministicWithoutCublasConfig final : public Rule {
 
 }  // namespace
 
-const Rule& deterministicWithoutCublasConfigRule() {
-  static const DeterministicWithoutCublasConfig rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL702, DeterministicWithoutCublasConfig)
 
 }  // namespace ptlint::rules

@@ -1,7 +1,7 @@
 // PTL710 empty-cache-in-loop: `torch.cuda.empty_cache()` on every iteration of a training or
 // inference loop.
 #include "analysis/syntax.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/common/blocks.h"
 #include "rules/common/training_loops.h"
 #include "rules/helpers.h"
@@ -92,9 +92,6 @@ class EmptyCacheInLoop final : public Rule {
 
 }  // namespace
 
-const Rule& emptyCacheInLoopRule() {
-  static const EmptyCacheInLoop rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL710, EmptyCacheInLoop)
 
 }  // namespace ptlint::rules

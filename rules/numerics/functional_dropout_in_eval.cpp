@@ -6,7 +6,7 @@
 
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/common/blocks.h"
 #include "rules/common/dropout_values.h"
 #include "rules/common/module_methods.h"
@@ -172,9 +172,6 @@ class FunctionalDropoutInEval final : public Rule {
 
 }  // namespace
 
-const Rule& functionalDropoutInEvalRule() {
-  static const FunctionalDropoutInEval rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL706, FunctionalDropoutInEval)
 
 }  // namespace ptlint::rules

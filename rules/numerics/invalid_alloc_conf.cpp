@@ -2,7 +2,7 @@
 // allocator rejects.
 #include "analysis/env_check.h"
 #include "analysis/syntax.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/common/blocks.h"
 #include "rules/helpers.h"
 
@@ -106,9 +106,6 @@ class InvalidAllocConf final : public Rule {
 
 }  // namespace
 
-const Rule& invalidAllocConfRule() {
-  static const InvalidAllocConf rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL705, InvalidAllocConf)
 
 }  // namespace ptlint::rules

@@ -1,6 +1,6 @@
 // PTL709 per-step-host-sync: `.item()`, `.tolist()`, `.cpu()` every step of a training loop.
 #include "analysis/syntax.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/common/blocks.h"
 #include "rules/common/training_loops.h"
 #include "rules/helpers.h"
@@ -115,9 +115,6 @@ class PerStepHostSync final : public Rule {
 
 }  // namespace
 
-const Rule& perStepHostSyncRule() {
-  static const PerStepHostSync rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL709, PerStepHostSync)
 
 }  // namespace ptlint::rules

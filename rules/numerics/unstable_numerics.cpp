@@ -9,7 +9,7 @@
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
 #include "analysis/value_resolution.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/deprecated/call_rewrite.h"
 #include "quickfix/imports.h"
 #include "rules/helpers.h"
@@ -564,9 +564,6 @@ class UnstableNumerics final : public Rule {
 
 }  // namespace
 
-const Rule& unstableNumericsRule() {
-  static const UnstableNumerics rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL704, UnstableNumerics)
 
 }  // namespace ptlint::rules

@@ -1,7 +1,7 @@
 // PTL803 load-state-dict-unchecked: `m.load_state_dict(sd, strict=False)` whose missing and
 // unexpected keys are thrown away.
 #include "analysis/syntax.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/common/blocks.h"
 #include "rules/helpers.h"
 
@@ -86,9 +86,6 @@ class LoadStateDictUnchecked final : public Rule {
 
 }  // namespace
 
-const Rule& loadStateDictUncheckedRule() {
-  static const LoadStateDictUnchecked rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL803, LoadStateDictUnchecked)
 
 }  // namespace ptlint::rules

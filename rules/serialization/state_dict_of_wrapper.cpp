@@ -3,7 +3,7 @@
 #include <string>
 
 #include "analysis/syntax.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/common/blocks.h"
 #include "rules/helpers.h"
 
@@ -190,9 +190,6 @@ class StateDictOfWrapper final : public Rule {
 
 }  // namespace
 
-const Rule& stateDictOfWrapperRule() {
-  static const StateDictOfWrapper rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL802, StateDictOfWrapper)
 
 }  // namespace ptlint::rules

@@ -1,7 +1,7 @@
 // PTL801 torch-load-without-weights-only: `torch.load` that may unpickle arbitrary objects.
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/helpers.h"
 #include "rules/torch_releases.h"
 
@@ -171,9 +171,6 @@ class TorchLoadWithoutWeightsOnly final : public Rule {
 
 }  // namespace
 
-const Rule& torchLoadWithoutWeightsOnlyRule() {
-  static const TorchLoadWithoutWeightsOnly rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL801, TorchLoadWithoutWeightsOnly)
 
 }  // namespace ptlint::rules

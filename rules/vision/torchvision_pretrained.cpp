@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "analysis/syntax.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/deprecated/call_rewrite.h"
 #include "quickfix/imports.h"
 #include "rules/helpers.h"
@@ -218,9 +218,6 @@ class TorchvisionPretrained final : public Rule {
 
 }  // namespace
 
-const Rule& torchvisionPretrainedRule() {
-  static const TorchvisionPretrained rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL109, TorchvisionPretrained)
 
 }  // namespace ptlint::rules

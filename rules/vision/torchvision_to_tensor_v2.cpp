@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "analysis/syntax.h"
-#include "rules/all_rules.h"
+#include "rules/register.h"
 #include "rules/deprecated/call_rewrite.h"
 #include "quickfix/imports.h"
 #include "rules/helpers.h"
@@ -158,9 +158,6 @@ class TorchvisionToTensorV2 final : public Rule {
 
 }  // namespace
 
-const Rule& torchvisionToTensorV2Rule() {
-  static const TorchvisionToTensorV2 rule;
-  return rule;
-}
+PTLINT_REGISTER_RULE(PTL110, TorchvisionToTensorV2)
 
 }  // namespace ptlint::rules
