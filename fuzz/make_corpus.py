@@ -24,7 +24,9 @@ def put(target, data, name=None):
 
 def python_seeds():
     seeds = []
-    for path in sorted(glob.glob(os.path.join(ROOT, "tests", "fixtures", "*.py"))):
+    fixtures = os.path.join(ROOT, "tests", "fixtures")
+    for path in sorted(glob.glob(os.path.join(fixtures, "*.py")) + glob.glob(os.path.join(fixtures, "*", "*.py")),
+                       key=os.path.basename):
         with open(path, "rb") as f:
             seeds.append(f.read())
     for pattern in ("torch/cuda/amp/*.py", "torch/amp/grad_scaler.py", "torch/utils/data/_utils/worker.py",

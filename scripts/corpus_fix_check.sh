@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Whole-corpus fix check: `ptlint check --fix --unsafe-fixes --select=ALL` over copies of Debian's
 # torch, torchvision, torchaudio and skorch sources, of the fixture projects (tests/projects/*, with
-# their pyproject.toml) and of the single-file rule fixtures (tests/fixtures/*.py, grouped under a
+# their pyproject.toml) and of the single-file rule fixtures (tests/fixtures/<area>/*.py, grouped under a
 # pyproject.toml that sets the `torch-version` / `compile-decorators` of their `# ptlint-test:`
 # header), and their CRLF and BOM variants. Files that do not parse before the fix (PTL000
 # fixtures) are checked for crashes and convergence only. Fails on:
@@ -31,7 +31,7 @@ TESTS=$(realpath "$(dirname "$0")/../tests")
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/ptlint-corpus-XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 exec python3 - "$PTLINT" "$WORK" "$SITE" "${SAMPLE:-1}" "$TESTS" "${FIXTURES:-1}" "${PACKAGES[@]}" <<'PYEOF'
-import ast, difflib, json, os, re, shutil, subprocess, sys, time, warnings
+import ast, difflib, glob, json, os, re, shutil, subprocess, sys, time, warnings
 
 ptlint, work, site, sample = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 tests, with_fixtures = sys.argv[5], sys.argv[6] != "0"
@@ -193,14 +193,15 @@ def toml_str(s):
 
 
 def fixtures_corpus():
-    """tests/fixtures/*.py, one folder per header setting the fixture harness honours beside
+    """tests/fixtures/**/*.py, one folder per header setting the fixture harness honours beside
     `select` and `unsafe-fixes` (every rule runs here, with unsafe fixes), with its pyproject.toml."""
     src_root = os.path.join(tests, "fixtures")
     groups = {}
-    for f in sorted(os.listdir(src_root)):
-        if not f.endswith(".py"):
-            continue
-        with open(os.path.join(src_root, f), "rb") as h:
+    paths = sorted(glob.glob(os.path.join(src_root, "*.py")) + glob.glob(os.path.join(src_root, "*", "*.py")),
+                   key=os.path.basename)
+    for path in paths:
+        f = os.path.basename(path)
+        with open(path, "rb") as h:
             data = h.read()
         m = re.search(rb"# ptlint-test:([^\r\n]*)", data)
         opts = m.group(1).decode().split() if m else []

@@ -2,7 +2,7 @@
 give every worker its own random numbers once fixed, and the fixture before the fix must not
 (where the rule's premise holds for that PyTorch). Exits 77 when torch or numpy is missing.
 
-    python3 tests/ecosystem/run_fixed_goldens.py tests/fixtures
+    python3 tests/ecosystem/run_fixed_goldens.py tests/fixtures/data
 """
 import importlib.util
 import os
@@ -77,4 +77,4 @@ def main(fixtures):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else "tests/fixtures"))
+    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else "tests/fixtures/data"))

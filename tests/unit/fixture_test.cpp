@@ -1,4 +1,4 @@
-// The rule-fixture harness. Each tests/fixtures/<CODE>[_topic].py is a Python file whose
+// The rule-fixture harness. Each tests/fixtures/<area>/<CODE>[_topic].py is a Python file whose
 // expectations live inside it (clang-tidy's CHECK-MESSAGES, Ruff's snapshots):
 //
 //   # ptlint-test: select=PTL501 torch-version=>=2.3,<2.9 unsafe-fixes error-ok compile-decorators=a.b
@@ -91,13 +91,9 @@ Fixture loadFixture(const fs::path& path) {
   return f;
 }
 
-std::vector<fs::path> fixturePaths() {
-  std::vector<fs::path> out;
-  for (const auto& entry : fs::directory_iterator(PTLINT_FIXTURES_DIR))
-    if (entry.path().extension() == ".py") out.push_back(entry.path());
-  std::sort(out.begin(), out.end());
-  return out;
-}
+// tests/fixtures/<area>/ (the area of rules/<area>/ the code lives in) and, for fixtures added
+// before the split, tests/fixtures/ itself.
+std::vector<fs::path> fixturePaths() { return test_files::pythonFilesUnder(PTLINT_FIXTURES_DIR); }
 
 quickfix::Applicability minimumFor(const rules::Settings& s) {
   return s.unsafe_fixes ? quickfix::Applicability::Unsafe : quickfix::Applicability::Safe;

@@ -90,9 +90,8 @@ TEST(RangedDispatch, EveryNodeWhenARuleDoesNotSayWhereItLooks) {
 TEST(RangedDispatch, FixturesGiveTheSameFindingsAsTheWholeWalk) {
   SeesEveryCall every;
   int compared = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(PTLINT_FIXTURES_DIR)) {
-    if (entry.path().extension() != ".py") continue;
-    std::string text = test_files::readFile(entry.path());
+  for (const auto& path : test_files::pythonFilesUnder(PTLINT_FIXTURES_DIR)) {
+    std::string text = test_files::readFile(path);
     auto file = analysis::ParsedFile::parse(text);
     for (const rules::Rule* rule : rules::allRules()) {
       if (!rule->checksWithinRanges()) continue;
@@ -103,7 +102,7 @@ TEST(RangedDispatch, FixturesGiveTheSameFindingsAsTheWholeWalk) {
       auto ranged = rules::lintFile(file, settings, candidates);
       candidates.push_back(&every);
       auto whole = rules::lintFile(file, settings, candidates);
-      EXPECT_EQ(describe(ranged), describe(whole)) << entry.path().filename() << " " << rule->meta().code;
+      EXPECT_EQ(describe(ranged), describe(whole)) << path.filename() << " " << rule->meta().code;
       compared += ranged.diagnostics.empty() ? 0 : 1;
     }
   }
