@@ -67,4 +67,12 @@ TEST(Registry, DocsListEveryCode) {
   EXPECT_EQ(pages, allCodes()) << "run scripts/gen_rule_docs.sh";
 }
 
+TEST(Registry, ReadmeTableListsEveryCode) {
+  std::string readme = test_files::readFile(kRepo / "README.md");
+  std::vector<std::string> rows;
+  std::regex row(R"(\n\| \[(PTL[0-9]{3})\]\()");
+  for (std::sregex_iterator it(readme.begin(), readme.end(), row), end; it != end; ++it) rows.push_back((*it)[1]);
+  EXPECT_EQ(rows, allCodes()) << "run scripts/gen_rule_docs.sh";
+}
+
 }  // namespace
