@@ -108,8 +108,8 @@ PTLINT_REGISTER_RULE($code, $class)
 CPP
 
 cat > "$fixture" <<PY
-# Expectations: \`# expect: $code\` on each line a finding starts on; nothing else may be reported.
-# The header line \`# ptlint-test: ...\` (see tests/unit/fixture_test.cpp) sets options.
+# $code $name: each line a finding starts on says so at its end; nothing else may be
+# reported (tests/unit/fixture_test.cpp has the comment syntax and the header options).
 import torch
 from torch import scaffold_old as old
 

@@ -14,5 +14,5 @@ cmake --build "$build" -j"${PTLINT_JOBS:-$(nproc)}" --target ptlint ptlint_unit_
 # Fixture test names are the fixture's file name (FixtureTest.FindingsMatchExpectations/PTL601_x);
 # other unit tests say the code in their name (RuleMessages.PTL601..., Ptl601Fix...).
 filter="*${code}*:*Ptl${code:3}*:Registry.*"
-"$build/tests/ptlint_unit_tests" --gtest_filter="$filter" --gtest_brief=1
+"$build/tests/ptlint_unit_tests" --gtest_filter="$filter"
 ctest --test-dir "$build" -R '^docs\.' --output-on-failure
