@@ -7,6 +7,7 @@
   third-party headers stay in the folders that own them (Asio in server/, torch in gpu_check/).
 - UTF-16 is counted only in server/ and, for positions in other files (related information),
   in analysis/module_summary.cpp; the files that carry that precomputed column are listed.
+- A rule's fixtures sit in tests/fixtures/<area>/ for the rules/<area>/ that holds the rule.
 - ARCHITECTURE.md stays a map (at most 10,000 characters), names every top-level folder, and every
   path it or CONTRIBUTING.md names in backticks exists.
 """
@@ -102,6 +103,19 @@ def main(root):
                 continue  # not a path of this repository (`torch/` ...)
             if not glob.glob(os.path.join(root, name.rstrip("/"))):
                 failures.append(f"{doc}: names `{name}`, which does not exist")
+
+    # A fixture sits in the area of its rule: tests/fixtures/<area>/ beside rules/<area>/.
+    area_of = {"PTL000": "syntax", "PTL001": "noqa"}
+    for path in glob.glob(os.path.join(root, "rules", "*", "*.cpp")):
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for code in re.findall(r"^PTLINT_REGISTER_RULE\((PTL\d{3}),", f.read(), re.M):
+                area_of[code] = os.path.basename(os.path.dirname(path))
+    for path in sorted(glob.glob(os.path.join(root, "tests", "fixtures", "*", "PTL*"))):
+        area = os.path.basename(os.path.dirname(path))
+        code = os.path.basename(path)[:6]
+        if area_of.get(code) != area:
+            failures.append(f"{os.path.relpath(path, root)}: {code} is a rule of "
+                            f"{area_of.get(code, 'no area')}/, not of {area}/")
 
     for failure in failures:
         print("FAIL:", failure)
