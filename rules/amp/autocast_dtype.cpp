@@ -104,33 +104,66 @@ bool isAutocastName(std::string_view name) {
   return name == "torch.amp.autocast" || name == "torch.cuda.amp.autocast" || name == "torch.cpu.amp.autocast";
 }
 
-// Does the file name `partial` at all? Asked once per file: most files have no partial of an
-// autocast, and their calls then need no value flow.
-bool namesPartial(const analysis::SemanticModel& model) {
+// Can a call of the file reach an autocast through a value: a `partial`, or an autocast named
+// without being called (`amp_autocast = torch.cuda.amp.autocast`)? Asked once per file: in most
+// files no call can, and their calls then need no value flow.
+bool mayCallIndirectly(const analysis::SemanticModel& model) {
   static const int kTag = 0;
   return model.perFileAnalysis<bool>(&kTag, [&] {
-    return std::make_shared<const bool>(analysis::findBytes(model.file().text(), "partial") != std::string_view::npos);
+    std::string_view text = model.file().text();
+    bool found = analysis::findBytes(text, "partial") != std::string_view::npos;
+    for (size_t at = text.find("autocast"); !found && at != std::string_view::npos; at = text.find("autocast", at + 1)) {
+      size_t next = at + 8;
+      while (next < text.size() && (text[next] == ' ' || text[next] == '\t')) ++next;
+      found = next >= text.size() || text[next] != '(';
+    }
+    return std::make_shared<const bool>(found);
   });
 }
 
-// The `functools.partial(<autocast>, ...)` the callee of `call` holds, or null.
-TSNode autocastPartial(const analysis::SemanticModel& model, TSNode call) {
+// An autocast reached through the value of a call's callee: the autocast's name and, for a
+// `functools.partial` of one, the partial call (whose arguments come first).
+struct IndirectAutocast {
+  std::string callee;
+  TSNode partial{};
+};
+
+// Among the values the callee may hold (`amp_autocast = suppress`, then `amp_autocast =
+// partial(torch.autocast, ...)`; `self.amp_autocast`), the one autocast: values that are no
+// autocast (a `nullcontext`) do not count, two different autocasts leave it undecided.
+std::optional<IndirectAutocast> indirectAutocast(const analysis::SemanticModel& model, TSNode call) {
   TSNode function = analysis::unparenthesize(fieldOf(call, "function"));
-  // A name, or an attribute of a name (`self.autocast`).
-  if (!isKind(function, "identifier") &&
-      !(isKind(function, "attribute") && isKind(analysis::unparenthesize(fieldOf(function, "object")), "identifier")))
-    return {};
-  if (!namesPartial(model)) return {};
-  auto values = analysis::valuesOf(model, function);
-  if (values.unknown || values.values.size() != 1) return {};
-  TSNode partial = values.values[0].node;
-  if (values.values[0].kind != analysis::FlowValue::Kind::Expression || !isKind(partial, "call")) return {};
-  auto callee = model.calleeName(partial);
-  if (!callee || *callee != "functools.partial") return {};
-  auto args = positionalArguments(partial);
-  if (args.empty()) return {};
-  auto wrapped = model.qualifiedName(args[0]);
-  return wrapped && isAutocastName(*wrapped) ? partial : TSNode{};
+  // A name, or an attribute of `self`.
+  if (!isKind(function, "identifier") && !(isKind(function, "attribute") && model.text(fieldOf(function, "object")) == "self")) return std::nullopt;
+  if (!mayCallIndirectly(model)) return std::nullopt;
+  std::optional<IndirectAutocast> found;
+  for (const auto& value : analysis::valuesOf(model, function).values) {
+    if (value.kind != analysis::FlowValue::Kind::Expression) continue;
+    IndirectAutocast one;
+    if (isKind(value.node, "call")) {
+      auto callee = model.calleeName(value.node);
+      auto args = positionalArguments(value.node);
+      if (!callee || *callee != "functools.partial" || args.empty()) continue;
+      auto wrapped = model.qualifiedName(args[0]);
+      if (!wrapped || !isAutocastName(*wrapped)) continue;
+      one = {*wrapped, value.node};
+    } else if (isKind(value.node, "identifier") || isKind(value.node, "attribute")) {
+      if (analysis::sameNode(value.node, function)) continue;
+      auto wrapped = model.qualifiedName(value.node);
+      if (!wrapped || !isAutocastName(*wrapped)) continue;
+      one = {*wrapped, TSNode{}};
+    } else {
+      continue;
+    }
+    if (found && (found->callee != one.callee || !analysis::sameNode(found->partial, one.partial))) return std::nullopt;
+    found = one;
+  }
+  return found;
+}
+
+TSNode autocastPartial(const analysis::SemanticModel& model, TSNode call) {
+  auto indirect = indirectAutocast(model, call);
+  return indirect ? indirect->partial : TSNode{};
 }
 
 }  // namespace
@@ -146,9 +179,9 @@ std::optional<std::string> autocastCallee(const analysis::SemanticModel& model, 
     auto callee = model.calleeName(call);
     if (callee && isAutocastName(*callee)) return callee;
   }
-  TSNode partial = autocastPartial(model, call);
-  if (ts_node_is_null(partial)) return std::nullopt;
-  return model.qualifiedName(positionalArguments(partial)[0]);
+  auto indirect = indirectAutocast(model, call);
+  if (!indirect) return std::nullopt;
+  return indirect->callee;
 }
 
 bool autocastHidesArguments(const analysis::SemanticModel& model, TSNode call) {
