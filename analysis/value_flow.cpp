@@ -40,6 +40,7 @@ struct FileIndex {
   std::unordered_map<std::string, std::vector<Site>> subscript_sites;  // by the subscripted name
   std::unordered_map<std::string, int> mutating_calls;                 // `name.update(...)` and the like
   std::unordered_map<std::string, std::vector<TSNode>> options;        // `add_argument` / `set_defaults` by dest
+  std::unordered_map<std::string, std::vector<TSNode>> calls;          // `f(...)` by the name `f`
   bool has_setattr = false;
 };
 
@@ -410,6 +411,56 @@ class Flow {
     return out;
   }
 
+  // A parameter of a function of the file: the arguments its calls in the file pass (or its
+  // default where a call passes none), and always unknown besides (callers elsewhere, other
+  // values). Methods, lambdas and decorated functions are not followed.
+  ValueSet parameterValues(const Binding& b, int depth) {
+    ValueSet out = unknown();
+    TSNode def = b.statement;
+    if (!isKind(def, "function_definition") || isKind(ts_node_parent(def), "decorated_definition") ||
+        !ts_node_is_null(classOfMethod(def)))
+      return out;
+    // The parameter's position among the plain ones, and its default.
+    size_t slot = 0, position = SIZE_MAX;
+    TSNode default_value{};
+    bool keyword_only = false;
+    forEachNamedChild(fieldOf(def, "parameters"), [&](TSNode param) {
+      if (position != SIZE_MAX) return;
+      std::string_view kind = kindOf(param);
+      if (kind == "list_splat_pattern" || kind == "keyword_separator" || kind == "dictionary_splat_pattern") {
+        keyword_only = true;
+        return;
+      }
+      if (kind == "positional_separator") return;
+      TSNode name = kind == "identifier" ? param : fieldOf(param, "name");
+      if (kind == "typed_parameter") name = ts_node_named_child(param, 0);
+      if (sameNode(name, b.name_node)) {
+        position = keyword_only ? SIZE_MAX - 1 : slot;
+        if (kind == "default_parameter" || kind == "typed_default_parameter") default_value = fieldOf(param, "value");
+        return;
+      }
+      ++slot;
+    });
+    if (position == SIZE_MAX) return out;
+    const FileIndex& idx = index();
+    auto it = idx.calls.find(std::string(model_.text(fieldOf(def, "name"))));
+    if (it == idx.calls.end()) return out;
+    for (TSNode call : it->second) {
+      TSNode function = fieldOf(call, "function");
+      const Binding* callee = model_.resolve(model_.text(function), function);
+      if (callee == nullptr || !sameNode(callee->statement, def)) continue;
+      TSNode arg = keyword(call, b.name, source_);
+      if (ts_node_is_null(arg)) {
+        if (hasSplat(call)) continue;  // `*args` / `**kwargs`: already unknown
+        auto args = positional(call);
+        if (position < args.size()) arg = args[position];
+        else arg = default_value;
+      }
+      if (!ts_node_is_null(arg)) add(out, values(arg, depth + 1));
+    }
+    return out;
+  }
+
   ValueSet bindingValues(const Binding& b, int depth) {
     switch (b.kind) {
       case BindingKind::Import:
@@ -417,7 +468,7 @@ class Flow {
       case BindingKind::Class:
         return leaf(b.name_node);
       case BindingKind::Parameter:
-        return unknown();
+        return parameterValues(b, depth);
       case BindingKind::Assignment:
         if (ts_node_is_null(b.value)) return unknown();
         return values(b.value, depth + 1);
@@ -441,7 +492,22 @@ class Flow {
       TSNode element = elementFor(left, unparenthesize(right), site.target);
       if (!ts_node_is_null(element)) return values(element, depth + 1);
       if (ts_node_is_null(right)) return unknown();
-      return leaf(right, FlowValue::Kind::Part);
+      // `train, val = get_loaders()` where the function returns `a, b`: the element of each
+      // tuple the right side may be; any other value stays a part of the right side.
+      ValueSet out;
+      bool unpacked = false, other = sources_unknown(right, depth);
+      for (const FlowValue& v : values(right, depth + 1).values) {
+        TSNode e = v.kind == FlowValue::Kind::Expression ? elementFor(left, v.node, site.target) : TSNode{};
+        if (ts_node_is_null(e)) {
+          other = true;
+          continue;
+        }
+        unpacked = true;
+        add(out, values(e, depth + 1));
+      }
+      if (!unpacked) return leaf(right, FlowValue::Kind::Part);
+      if (other) addValue(out, {FlowValue::Kind::Part, right});
+      return out;
     }
     if (kind == "as_pattern") {
       TSNode item = ts_node_parent(statement);
@@ -449,6 +515,8 @@ class Flow {
     }
     return unknown();  // augmented assignment, `except ... as`, `match` captures
   }
+
+  bool sources_unknown(TSNode right, int depth) { return values(right, depth + 1).unknown; }
 
   static TSNode elementFor(TSNode left, TSNode right, TSNode target) {
     auto flat = [](TSNode node) {
@@ -506,7 +574,11 @@ class Flow {
             }
           } else if (kind == "call") {
             TSNode function = fieldOf(node, "function");
-            if (isKind(function, "identifier") && model_.text(function) == "setattr") index->has_setattr = true;
+            if (isKind(function, "identifier")) {
+              if (model_.text(function) == "setattr") index->has_setattr = true;
+              auto& calls = index->calls[std::string(model_.text(function))];
+              if (calls.size() < 64) calls.push_back(node);
+            }
             if (isKind(function, "attribute")) {
               std::string_view method = model_.text(fieldOf(function, "attribute"));
               TSNode object = unparenthesize(fieldOf(function, "object"));

@@ -172,6 +172,29 @@ TEST(ValueFlow, ParametersAndAugmentedAssignmentsAreUnknown) {
   EXPECT_EQ(f.values("n", 2), "?");
 }
 
+TEST(ValueFlow, ParametersTakeTheArgumentsOfTheFilesCalls) {
+  Flow f(R"(import torch
+from torch.utils.data import DataLoader
+def get_loaders():
+    train = DataLoader(ds, pin_memory=True)
+    return train, DataLoader(ds)
+def fit(model, loader, device="cuda", *, steps=1):
+    use(loader, device, steps)
+def main():
+    train_loader, val_loader = get_loaders()
+    fit(model, train_loader)
+    fit(model, loader=val_loader, device="cpu", steps=2)
+class C:
+    def method(self, loader):
+        use(loader)
+C().method(DataLoader(ds))
+)");
+  EXPECT_EQ(f.values("loader", 1), "DataLoader(ds) | DataLoader(ds, pin_memory=True) | ?");
+  EXPECT_EQ(f.values("device", 1), "\"cpu\" | \"cuda\" | ?");
+  EXPECT_EQ(f.values("steps", 1), "1 | 2 | ?");
+  EXPECT_EQ(f.values("loader", 4), "?");
+}
+
 TEST(ValueFlow, ModuleNamesReadInAFunctionTakeEveryBinding) {
   Flow f(R"(import torch
 DEV = "cpu"
