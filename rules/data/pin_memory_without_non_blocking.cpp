@@ -238,9 +238,18 @@ class PinMemoryWithoutNonBlocking final : public Rule {
     const auto& model = ctx.model();
     std::string_view source = ctx.source();
     TSNode loader = data::dataLoaderOfIterable(model, fieldOf(loop, "right"));
-    if (ts_node_is_null(loader)) return;
-    TSNode pin = data::dataLoaderArgument(loader, "pin_memory", source);
-    if (boolValue(model, pin) != true) return;
+    if (ts_node_is_null(loader) || boolValue(model, data::dataLoaderArgument(loader, "pin_memory", source)) != true) {
+      // A loader the loop may iterate by value flow (a parameter the file's calls pass one to, a
+      // function's return): the first that pins its batches.
+      loader = TSNode{};
+      for (TSNode candidate : data::dataLoadersOfIterable(model, fieldOf(loop, "right"))) {
+        if (boolValue(model, data::dataLoaderArgument(candidate, "pin_memory", source)) == true) {
+          loader = candidate;
+          break;
+        }
+      }
+      if (ts_node_is_null(loader)) return;
+    }
 
     std::set<std::string_view> targets;
     addBoundNames(fieldOf(loop, "left"), source, targets);
