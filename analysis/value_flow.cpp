@@ -14,6 +14,9 @@ namespace ptlint::analysis {
 namespace {
 
 constexpr int kMaxDepth = 16;
+// More binding sites than this for one name, attribute or key: not followed (the values would
+// not fit a set anyway), so that a generated file with thousands of rebindings stays linear.
+constexpr size_t kMaxSites = 64;
 
 struct NodeKey {
   uint32_t start, end;
@@ -298,6 +301,7 @@ class Flow {
       return b->kind == BindingKind::Import || b->kind == BindingKind::Function || b->kind == BindingKind::Class;
     });
     if (declarations_only) return leaf(name);
+    if (all->size() > kMaxSites) return unknown();
     std::vector<Site> sites;
     for (const Binding* b : *all) sites.push_back({b->name_node, b->statement});
     ValueSet out;
@@ -703,6 +707,7 @@ class Flow {
     auto it = idx.options.find(std::string(dest));
     if (it == idx.options.end()) return std::nullopt;
     ValueSet out;
+    if (it->second.size() > kMaxSites) return unknown();
     for (TSNode call : it->second) {
       bool is_default = model_.text(fieldOf(fieldOf(call, "function"), "attribute")) == "set_defaults";
       TSNode value = keyword(call, is_default ? dest : "default", source_);
@@ -794,6 +799,7 @@ class Flow {
     ValueSet out;
     auto it = idx.attribute_sites.find(std::string(name));
     if (it != idx.attribute_sites.end()) {
+      if (it->second.size() > 4 * kMaxSites) return unknown();
       for (const Site& site : it->second) {
         if (!contains(cls, site.target)) continue;
         TSNode object = unparenthesize(fieldOf(site.target, "object"));
@@ -889,6 +895,7 @@ class Flow {
       std::string name(model_.text(object));
       if (idx.mutating_calls.count(name)) out.unknown = true;
       if (auto it = idx.subscript_sites.find(name); it != idx.subscript_sites.end()) {
+        if (it->second.size() > kMaxSites) return unknown();
         for (const Site& site : it->second) {
           auto text = literalString(fieldOf(site.target, "subscript"), source_);
           if (!text || isKind(site.statement, "augmented_assignment") ||

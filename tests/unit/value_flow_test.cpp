@@ -346,4 +346,15 @@ TEST(ValueFlow, DeepChainsStayBounded) {
   EXPECT_TRUE(got == "?" || got == "'cuda'") << got;
 }
 
+TEST(ValueFlow, ThousandsOfRebindingsAndDeepExpressionsStayBounded) {
+  std::string source = "def f(x):\n";
+  for (int i = 0; i < 5000; ++i) source += "    d = 'cuda:" + std::to_string(i) + "'\n    use(d)\n";
+  source += "    y = 'a' if x else ";
+  for (int i = 0; i < 3000; ++i) source += "('b' if x else ";
+  source += "'c'" + std::string(3000, ')') + "\n    use(y)\n";
+  Flow f(source);
+  EXPECT_EQ(f.values("d", 1), "?");  // too many sites to follow
+  EXPECT_EQ(f.values("y", 1), "'a' | 'b' | ?");
+}
+
 }  // namespace
