@@ -49,7 +49,8 @@ torch.bfloat16`, or a class-level default `amp_dtype = torch.bfloat16` no method
 the `dtype=` keyword or the positional slot (`torch.autocast("cuda", torch.bfloat16)`), a
 `functools.partial` of an autocast (`autocast = partial(torch.autocast, device_type="cuda",
 dtype=torch.bfloat16)`), the values a dtype name may hold when they all agree (bound in
-branches, in a dataclass or dict literal of the file), and autocast objects made elsewhere and
+branches, a dataclass field's default, a dict literal indexed by an argparse option whose
+`choices` fix it), and autocast objects made elsewhere and
 entered later (`ctx = torch.autocast(...)`, `with ctx:`; `ctx = nullcontext()` then `if amp:
 ctx = torch.autocast(...)`; `self.ctx`; a function of the file that returns one). The scaler may
 be spelled `torch.GradScaler` (2.3+). The bf16 autocast is shown as related information.
