@@ -417,12 +417,11 @@ class Flow {
 
   // A parameter of a function of the file: the arguments its calls in the file pass (or its
   // default where a call passes none), and always unknown besides (callers elsewhere, other
-  // values). Methods, lambdas and decorated functions are not followed.
+  // values). Methods, lambdas and functions a decorator may call otherwise are not followed.
   ValueSet parameterValues(const Binding& b, int depth) {
     ValueSet out = unknown();
     TSNode def = b.statement;
-    if (!isKind(def, "function_definition") || isKind(ts_node_parent(def), "decorated_definition") ||
-        !ts_node_is_null(classOfMethod(def)))
+    if (!isKind(def, "function_definition") || !harmlessDecorators(def) || !ts_node_is_null(classOfMethod(def)))
       return out;
     // The parameter's position among the plain ones, and its default.
     size_t slot = 0, position = SIZE_MAX;
@@ -957,7 +956,11 @@ class Flow {
       std::string_view text = model_.text(expr);
       if (text == "staticmethod" || text == "classmethod" || text == "property") return;
       auto name = model_.qualifiedName(expr);
-      if (name && (*name == "functools.cache" || *name == "functools.lru_cache")) return;
+      // Decorators that call the function with its own arguments and return what it returns.
+      static constexpr std::string_view kPassThrough[] = {
+          "functools.cache", "functools.lru_cache", "torch.no_grad", "torch.inference_mode", "torch.enable_grad",
+          "torch.amp.autocast", "torch.compile", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"};
+      if (name && std::find(std::begin(kPassThrough), std::end(kPassThrough), *name) != std::end(kPassThrough)) return;
       ok = false;
     });
     return ok;

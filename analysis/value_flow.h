@@ -64,7 +64,9 @@ ValueSet valuesOf(const SemanticModel& model, TSNode expr);
 
 // The expressions a function of the file returns (`return x` followed to x's values); unknown
 // when it may end without a `return`, returns nothing, yields, or is decorated (the decorator may
-// replace it), except by `functools.cache` / `lru_cache`, `staticmethod`, `classmethod`.
+// replace it), except by decorators that pass its arguments and result through: `functools.cache`
+// / `lru_cache`, `staticmethod`, `classmethod`, `torch.no_grad()`, `torch.inference_mode()`,
+// `torch.compile`, an autocast.
 ValueSet returnValues(const SemanticModel& model, TSNode function_definition);
 
 }  // namespace ptlint::analysis
