@@ -233,12 +233,6 @@ AutocastDtype autocastCallDtype(const analysis::SemanticModel& model, TSNode cal
   return out;
 }
 
-TSNode autocastCallOf(const analysis::SemanticModel& model, TSNode expr) {
-  TSNode value = analysis::resolveValue(model, expr);
-  if (isKind(value, "call") && isAutocastCall(model, value)) return value;
-  return {};
-}
-
 std::vector<TSNode> autocastCallsOf(const analysis::SemanticModel& model, TSNode expr) {
   std::vector<TSNode> out;
   expr = analysis::unparenthesize(expr);

@@ -54,10 +54,6 @@ struct AutocastDtype {
 // autocast with literal `enabled=False` casts nothing: Other.
 AutocastDtype autocastCallDtype(const analysis::SemanticModel& model, TSNode call);
 
-// The autocast an expression denotes: the call itself, or a name bound once to such a call
-// (`ctx = torch.autocast(...)`, entered later with `with ctx:`). Null when it is neither.
-TSNode autocastCallOf(const analysis::SemanticModel& model, TSNode expr);
-
 // The autocasts an expression may denote where it stands, by value flow: `ctx = nullcontext();
 // if amp: ctx = torch.autocast(...)`, `self.ctx` set in `__init__`, a function of the file that
 // returns one (`with get_autocast():`). Empty when none.

@@ -109,13 +109,15 @@ class BackwardInsideAutocast final : public Rule {
     }
     TSNode decorated = ts_node_is_null(function) ? TSNode{} : ts_node_parent(function);
     if (!analysis::isKind(decorated, "decorated_definition")) return;
+    bool reported = false;
     analysis::forEachNamedChild(decorated, [&](TSNode decorator) {
-      if (!analysis::isKind(decorator, "decorator")) return;
+      if (reported || !analysis::isKind(decorator, "decorator")) return;
       TSNode expr = analysis::unparenthesize(ts_node_named_child(decorator, 0));
       if (!analysis::isKind(expr, "call") || !amp::isAutocastCall(model, expr)) return;
       if (boolValue(model, amp::autocastArgument(model, expr, "enabled", amp::kKeywordOnly)) == false) return;
       report(ctx, call, decorator, "the function runs under this autocast",
              "call it outside the decorated function");
+      reported = true;
     });
   }
 

@@ -99,8 +99,7 @@ bool isFloat16Autocast(const analysis::SemanticModel& model, TSNode call) {
 // (`def get_ctx(): return torch.autocast("cuda")`), the code around each call of that function.
 std::vector<TSNode> regionsOf(const analysis::SemanticModel& model, TSNode call) {
   std::vector<TSNode> out;
-  TSNode child = call;
-  for (TSNode up = ts_node_parent(call); !ts_node_is_null(up); child = up, up = ts_node_parent(up)) {
+  for (TSNode up = ts_node_parent(call); !ts_node_is_null(up); up = ts_node_parent(up)) {
     if (isKind(up, "decorator")) {
       TSNode definition = fieldOf(ts_node_parent(up), "definition");
       if (isKind(definition, "function_definition")) return {definition};
@@ -123,7 +122,12 @@ std::vector<TSNode> regionsOf(const analysis::SemanticModel& model, TSNode call)
             const analysis::Binding* b = model.resolve(name, callee);
             calls = b != nullptr && analysis::sameNode(b->statement, function);
           } else if (isKind(callee, "attribute") && model.text(fieldOf(callee, "attribute")) == name) {
-            calls = isKind(analysis::unparenthesize(fieldOf(callee, "object")), "identifier");
+            // `self.get_ctx()` in the methods of the class that defines it.
+            TSNode up = ts_node_parent(function);
+            if (isKind(up, "decorated_definition")) up = ts_node_parent(up);
+            TSNode cls = ts_node_parent(up);  // block -> class
+            calls = model.text(fieldOf(callee, "object")) == "self" && isKind(cls, "class_definition") &&
+                    analysis::contains(cls, node);
           }
           if (calls) out.push_back(enclosingFunctionOrModule(node));
           return true;
