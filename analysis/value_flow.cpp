@@ -1,59 +1,14 @@
 #include "analysis/value_flow.h"
 
 #include <algorithm>
-#include <map>
 #include <memory>
-#include <mutex>
-#include <optional>
 #include <string>
-#include <unordered_map>
 
 #include "analysis/syntax.h"
+#include "analysis/value_flow_impl.h"
 
 namespace ptlint::analysis {
-namespace {
-
-constexpr int kMaxDepth = 16;
-// More binding sites than this for one name, attribute or key: not followed (the values would
-// not fit a set anyway), so that a generated file with thousands of rebindings stays linear.
-constexpr size_t kMaxSites = 64;
-
-struct NodeKey {
-  uint32_t start, end;
-  TSSymbol symbol;
-  bool operator==(const NodeKey&) const = default;
-};
-struct NodeKeyHash {
-  size_t operator()(const NodeKey& k) const {
-    return std::hash<uint64_t>()((uint64_t(k.start) << 32) ^ uint64_t(k.end) ^ (uint64_t(k.symbol) << 20));
-  }
-};
-NodeKey keyOf(TSNode node) { return {startOf(node), endOf(node), ts_node_symbol(node)}; }
-
-// Where a name, a `self.<attr>` or a subscript is bound: the target node and the statement.
-struct Site {
-  TSNode target;
-  TSNode statement;
-};
-
-// Per-file indexes built on first use: assignments to `<x>.<attr>` and `<x>[...]` by the name
-// of the attribute / of `x`, and argparse options by destination.
-struct FileIndex {
-  std::unordered_map<std::string, std::vector<Site>> attribute_sites;  // by attribute name
-  std::unordered_map<std::string, std::vector<Site>> subscript_sites;  // by the subscripted name
-  std::unordered_map<std::string, int> mutating_calls;                 // `name.update(...)` and the like
-  std::unordered_map<std::string, std::vector<TSNode>> options;        // `add_argument` / `set_defaults` by dest
-  std::unordered_map<std::string, std::vector<TSNode>> calls;          // `f(...)` by the name `f`
-  bool has_setattr = false;
-};
-
-// Kept with the model (perFileAnalysis hands it out const): what it memoises is mutable.
-struct FlowCache {
-  mutable std::mutex mutex;
-  mutable std::unordered_map<NodeKey, ValueSet, NodeKeyHash> values;
-  mutable std::unordered_map<NodeKey, ValueSet, NodeKeyHash> returns;
-  mutable std::unique_ptr<FileIndex> index;
-};
+namespace flow_detail {
 
 bool isStatementContainer(TSNode node) { return isKind(node, "block") || isKind(node, "module"); }
 
@@ -117,7 +72,7 @@ std::vector<TSNode> positional(TSNode call) {
 }
 
 // True when every path through `block` ends in `return` or `raise`.
-bool alwaysExits(TSNode block, int depth = 0) {
+bool alwaysExits(TSNode block, int depth) {
   if (depth > 32 || ts_node_is_null(block)) return false;
   TSNode last{};
   forEachNamedChild(block, [&](TSNode child) {
@@ -181,837 +136,448 @@ TSNode firstParameterNode(TSNode function) {
   return isKind(first, "identifier") ? first : TSNode{};
 }
 
-class Flow {
- public:
-  Flow(const SemanticModel& model, const FlowCache& cache) : model_(model), source_(model.file().text()), cache_(cache) {}
-
-  ValueSet values(TSNode expr, int depth) {
-    ValueSet out;
-    if (ts_node_is_null(expr)) {
-      out.unknown = true;
-      return out;
-    }
-    expr = unparenthesize(expr);
-    NodeKey key = keyOf(expr);
-    {
-      std::lock_guard lock(cache_.mutex);
-      if (auto it = cache_.values.find(key); it != cache_.values.end()) return it->second;
-    }
-    if (depth > kMaxDepth) {
-      out.unknown = true;
-      return out;
-    }
-    if (std::find(active_.begin(), active_.end(), key) != active_.end()) {
-      cycle_ = true;
-      return out;  // a cycle adds no value of its own
-    }
-    active_.push_back(key);
-    bool outer_cycle = cycle_;
-    cycle_ = false;
-    out = compute(expr, depth);
-    bool hit = cycle_;
-    cycle_ = outer_cycle || hit;
-    active_.pop_back();
-    if (!hit || active_.empty()) {
-      std::lock_guard lock(cache_.mutex);
-      cache_.values.emplace(key, out);
-    }
-    return out;
-  }
-
-  ValueSet returns(TSNode function, int depth) {
-    ValueSet out;
-    NodeKey key = keyOf(function);
-    {
-      std::lock_guard lock(cache_.mutex);
-      if (auto it = cache_.returns.find(key); it != cache_.returns.end()) return it->second;
-    }
-    if (depth > kMaxDepth || std::find(active_.begin(), active_.end(), key) != active_.end()) {
-      if (depth <= kMaxDepth) cycle_ = true;  // recursion: the other returns give the values
-      else out.unknown = true;
-      return out;
-    }
-    active_.push_back(key);
-    bool outer_cycle = cycle_;
-    cycle_ = false;
-    out = computeReturns(function, depth);
-    bool hit = cycle_;
-    cycle_ = outer_cycle || hit;
-    active_.pop_back();
-    if (!hit || active_.empty()) {
-      std::lock_guard lock(cache_.mutex);
-      cache_.returns.emplace(key, out);
-    }
-    return out;
-  }
-
- private:
-  static void add(ValueSet& out, const ValueSet& in) {
-    out.unknown = out.unknown || in.unknown;
-    for (const FlowValue& v : in.values) addValue(out, v);
-  }
-  static void addValue(ValueSet& out, FlowValue v) {
-    for (const FlowValue& have : out.values)
-      if (have.kind == v.kind && sameNode(have.node, v.node)) return;
-    if (out.values.size() >= 64) {
-      out.unknown = true;
-      return;
-    }
-    out.values.push_back(v);
-  }
-  static ValueSet leaf(TSNode node, FlowValue::Kind kind = FlowValue::Kind::Expression) {
-    ValueSet out;
-    out.values.push_back({kind, node});
-    return out;
-  }
-  static ValueSet unknown() {
-    ValueSet out;
+ValueSet Flow::values(TSNode expr, int depth) {
+  ValueSet out;
+  if (ts_node_is_null(expr)) {
     out.unknown = true;
     return out;
   }
-
-  ValueSet compute(TSNode expr, int depth) {
-    std::string_view kind = kindOf(expr);
-    if (kind == "identifier") return nameValues(expr, depth);
-    if (kind == "conditional_expression" && ts_node_named_child_count(expr) == 3) {
-      ValueSet out = values(ts_node_named_child(expr, 0), depth + 1);
-      add(out, values(ts_node_named_child(expr, 2), depth + 1));
-      return out;
-    }
-    if (kind == "boolean_operator") {
-      ValueSet out = values(fieldOf(expr, "left"), depth + 1);
-      add(out, values(fieldOf(expr, "right"), depth + 1));
-      return out;
-    }
-    if (kind == "named_expression") return values(fieldOf(expr, "value"), depth + 1);
-    if (kind == "attribute") return attributeValues(expr, depth);
-    if (kind == "subscript") return subscriptValues(expr, depth);
-    if (kind == "call") return callValues(expr, depth);
-    return leaf(expr);
-  }
-
-  // ---- names ----
-
-  ValueSet nameValues(TSNode name, int depth) {
-    const Binding* binding = model_.resolve(model_.text(name), name);
-    if (binding == nullptr) return leaf(name);  // a builtin, or undefined
-    const auto* all = model_.bindingsOf(*binding->scope, binding->name);
-    if (all == nullptr || all->empty()) return leaf(name);
-    bool declarations_only = std::all_of(all->begin(), all->end(), [](const Binding* b) {
-      return b->kind == BindingKind::Import || b->kind == BindingKind::Function || b->kind == BindingKind::Class;
-    });
-    if (declarations_only) return leaf(name);
-    if (all->size() > kMaxSites) return unknown();
-    std::vector<Site> sites;
-    for (const Binding* b : *all) sites.push_back({b->name_node, b->statement});
-    ValueSet out;
-    bool same_scope = flowsInScope(name, *binding->scope);
-    std::vector<size_t> reaching = same_scope ? reachingSites(sites, name, binding->scope->node) : allSites(sites);
-    if (reaching.empty()) return unknown();
-    for (size_t i : reaching) add(out, bindingValues(*(*all)[i], depth));
-    return out;
-  }
-
-  // True when `use` runs in `scope` itself (or in a comprehension inside it), so the order of
-  // statements decides; a nested def or lambda may run after any binding.
-  bool flowsInScope(TSNode use, const Scope& scope) {
-    for (const Scope* s = &model_.scopeAt(use); s != nullptr; s = s->parent) {
-      if (s == &scope) return true;
-      if (s->kind != Scope::Kind::Comprehension) return false;
-    }
-    return false;
-  }
-
-  static std::vector<size_t> allSites(const std::vector<Site>& sites) {
-    std::vector<size_t> out(sites.size());
-    for (size_t i = 0; i < sites.size(); ++i) out[i] = i;
-    return out;
-  }
-
-  // A site inside a def or lambda nested in `owner` (a `global` / `nonlocal` rebinding): it may run
-  // at any time.
-  static bool foreign(const Site& site, TSNode owner) {
-    for (TSNode up = ts_node_parent(site.target); !ts_node_is_null(up); up = ts_node_parent(up)) {
-      if (sameNode(up, owner)) return false;
-      if (isKind(up, "function_definition") || isKind(up, "lambda")) return true;
-    }
-    return false;
-  }
-
-  // The comprehension a `for ... in` clause belongs to.
-  static bool inComprehensionOf(const Site& site, uint32_t pos) {
-    if (!isKind(site.statement, "for_in_clause")) return false;
-    TSNode comprehension = ts_node_parent(site.statement);
-    return containsPos(comprehension, pos);
-  }
-
-  // Is the binding made before the point `pos` is reached (not in the right side being evaluated
-  // there)?
-  static bool precedes(const Site& site, uint32_t pos) {
-    if (startOf(site.target) >= pos) return false;
-    TSNode statement = site.statement;
-    if (!containsPos(statement, pos)) return true;
-    std::string_view kind = kindOf(statement);
-    if (kind == "for_statement") return containsPos(fieldOf(statement, "body"), pos);
-    if (kind == "except_clause" || kind == "function_definition" || kind == "class_definition" || kind == "lambda")
-      return true;
-    return false;  // an assignment whose right side holds the point
-  }
-
-  // Does the binding run on every path to `pos`?
-  static bool dominates(const Site& site, uint32_t pos) {
-    TSNode statement = site.statement;
-    std::string_view kind = kindOf(statement);
-    if (kind == "for_statement") return containsPos(fieldOf(statement, "body"), pos);
-    if (kind == "for_in_clause") return inComprehensionOf(site, pos);
-    if (kind == "except_clause") return containsPos(statement, pos);
-    TSNode anchor = anchorOf(statement);
-    if (isKind(statement, "as_pattern") && isKind(anchor, "with_statement") && containsPos(fieldOf(anchor, "body"), pos))
-      return true;
-    if (kind == "named_expression" && !sameNode(anchor, statement)) return false;  // in a condition
-    TSNode container = ts_node_parent(anchor);
-    return !ts_node_is_null(container) && containsPos(container, pos) && endOf(anchor) <= pos;
-  }
-
-  // The sites of `sites` that reach `use` within the scope owned by `owner`.
-  std::vector<size_t> reachingSites(const std::vector<Site>& sites, TSNode use, TSNode owner) {
-    uint32_t pos = startOf(use);
-    std::vector<size_t> before, after, out;
-    for (size_t i = 0; i < sites.size(); ++i) {
-      const Site& s = sites[i];
-      if (foreign(s, owner)) out.push_back(i);
-      else if (inComprehensionOf(s, pos) || precedes(s, pos)) before.push_back(i);
-      else after.push_back(i);
-    }
-    std::vector<size_t> dominators;
-    for (size_t i : before)
-      if (dominates(sites[i], pos)) dominators.push_back(i);
-    for (size_t i : before) {
-      bool killed = false;
-      for (size_t d : dominators)
-        killed = killed || (d != i && startOf(sites[d].target) > startOf(sites[i].target) &&
-                            !containsPos(sites[d].statement, startOf(sites[i].target)));
-      if (!killed) out.push_back(i);
-    }
-    // A binding later in a loop that holds the use reaches it through the next iteration, unless
-    // a binding inside that loop dominates the use.
-    for (size_t i : after) {
-      TSNode loop{};
-      for (TSNode up = ts_node_parent(sites[i].target); !ts_node_is_null(up); up = ts_node_parent(up)) {
-        if (sameNode(up, owner) || isScopeBoundary(up)) break;
-        if (isLoop(up) && containsPos(up, pos)) {
-          TSNode iterable = isKind(up, "for_statement") ? fieldOf(up, "right") : TSNode{};
-          if (!ts_node_is_null(iterable) && containsPos(iterable, pos)) continue;
-          loop = up;
-          break;
-        }
-      }
-      if (ts_node_is_null(loop)) continue;
-      bool killed = false;
-      for (size_t d : dominators) killed = killed || containsPos(loop, startOf(sites[d].target));
-      if (!killed) out.push_back(i);
-    }
-    std::sort(out.begin(), out.end());
-    return out;
-  }
-
-  // A parameter of a function of the file: the arguments its calls in the file pass (or its
-  // default where a call passes none), and always unknown besides (callers elsewhere, other
-  // values). Methods, lambdas and functions a decorator may call otherwise are not followed.
-  ValueSet parameterValues(const Binding& b, int depth) {
-    ValueSet out = unknown();
-    TSNode def = b.statement;
-    if (!isKind(def, "function_definition") || !harmlessDecorators(def) || !ts_node_is_null(classOfMethod(def)))
-      return out;
-    // The parameter's position among the plain ones, and its default.
-    size_t slot = 0, position = SIZE_MAX;
-    TSNode default_value{};
-    bool keyword_only = false;
-    forEachNamedChild(fieldOf(def, "parameters"), [&](TSNode param) {
-      if (position != SIZE_MAX) return;
-      std::string_view kind = kindOf(param);
-      if (kind == "list_splat_pattern" || kind == "keyword_separator" || kind == "dictionary_splat_pattern") {
-        keyword_only = true;
-        return;
-      }
-      if (kind == "positional_separator") return;
-      TSNode name = kind == "identifier" ? param : fieldOf(param, "name");
-      if (kind == "typed_parameter") name = ts_node_named_child(param, 0);
-      if (sameNode(name, b.name_node)) {
-        position = keyword_only ? SIZE_MAX - 1 : slot;
-        if (kind == "default_parameter" || kind == "typed_default_parameter") default_value = fieldOf(param, "value");
-        return;
-      }
-      ++slot;
-    });
-    if (position == SIZE_MAX) return out;
-    const FileIndex& idx = index();
-    auto it = idx.calls.find(std::string(model_.text(fieldOf(def, "name"))));
-    if (it == idx.calls.end()) return out;
-    for (TSNode call : it->second) {
-      TSNode function = fieldOf(call, "function");
-      const Binding* callee = model_.resolve(model_.text(function), function);
-      if (callee == nullptr || !sameNode(callee->statement, def)) continue;
-      TSNode arg = keyword(call, b.name, source_);
-      if (ts_node_is_null(arg)) {
-        if (hasSplat(call)) continue;  // `*args` / `**kwargs`: already unknown
-        auto args = positional(call);
-        if (position < args.size()) arg = args[position];
-        else arg = default_value;
-      }
-      if (!ts_node_is_null(arg)) add(out, values(arg, depth + 1));
-    }
-    return out;
-  }
-
-  ValueSet bindingValues(const Binding& b, int depth) {
-    switch (b.kind) {
-      case BindingKind::Import:
-      case BindingKind::Function:
-      case BindingKind::Class:
-        return leaf(b.name_node);
-      case BindingKind::Parameter:
-        return parameterValues(b, depth);
-      case BindingKind::Assignment:
-        if (ts_node_is_null(b.value)) return unknown();
-        return values(b.value, depth + 1);
-      case BindingKind::Other:
-        return siteValues({b.name_node, b.statement}, depth);
-    }
-    return unknown();
-  }
-
-  // The value a target receives at a binding site that is not a plain `name = value`.
-  ValueSet siteValues(const Site& site, int depth) {
-    TSNode statement = site.statement;
-    std::string_view kind = kindOf(statement);
-    if (kind == "for_statement" || kind == "for_in_clause") return leaf(statement, FlowValue::Kind::LoopTarget);
-    if (kind == "assignment") {
-      TSNode left = fieldOf(statement, "left");
-      TSNode right = fieldOf(statement, "right");
-      while (isKind(right, "assignment")) right = fieldOf(right, "right");
-      if (sameNode(unparenthesize(left), site.target)) return values(right, depth + 1);
-      // `a, b = x, y`: element by element when both sides are flat and of one length.
-      TSNode element = elementFor(left, unparenthesize(right), site.target);
-      if (!ts_node_is_null(element)) return values(element, depth + 1);
-      if (ts_node_is_null(right)) return unknown();
-      // `train, val = get_loaders()` where the function returns `a, b`: the element of each
-      // tuple the right side may be; any other value stays a part of the right side.
-      ValueSet out;
-      bool unpacked = false, other = sources_unknown(right, depth);
-      for (const FlowValue& v : values(right, depth + 1).values) {
-        TSNode e = v.kind == FlowValue::Kind::Expression ? elementFor(left, v.node, site.target) : TSNode{};
-        if (ts_node_is_null(e)) {
-          other = true;
-          continue;
-        }
-        unpacked = true;
-        add(out, values(e, depth + 1));
-      }
-      if (!unpacked) return leaf(right, FlowValue::Kind::Part);
-      if (other) addValue(out, {FlowValue::Kind::Part, right});
-      return out;
-    }
-    if (kind == "as_pattern") {
-      TSNode item = ts_node_parent(statement);
-      if (isKind(item, "with_item")) return leaf(ts_node_named_child(statement, 0), FlowValue::Kind::Entered);
-    }
-    return unknown();  // augmented assignment, `except ... as`, `match` captures
-  }
-
-  bool sources_unknown(TSNode right, int depth) { return values(right, depth + 1).unknown; }
-
-  static TSNode elementFor(TSNode left, TSNode right, TSNode target) {
-    auto flat = [](TSNode node) {
-      std::vector<TSNode> out;
-      std::string_view kind = kindOf(node);
-      if (kind != "pattern_list" && kind != "tuple_pattern" && kind != "list_pattern" && kind != "expression_list" &&
-          kind != "tuple" && kind != "list")
-        return out;
-      forEachNamedChild(node, [&](TSNode child) {
-        if (!isKind(child, "comment")) out.push_back(child);
-      });
-      return out;
-    };
-    auto targets = flat(unparenthesize(left));
-    auto sources = flat(right);
-    if (targets.empty() || targets.size() != sources.size()) return {};
-    for (size_t i = 0; i < targets.size(); ++i) {
-      if (isKind(targets[i], "list_splat_pattern") || isKind(sources[i], "list_splat")) return {};
-    }
-    for (size_t i = 0; i < targets.size(); ++i)
-      if (sameNode(targets[i], target)) return sources[i];
-    return {};
-  }
-
-  // ---- attributes ----
-
-  const FileIndex& index() {
+  expr = unparenthesize(expr);
+  NodeKey key = keyOf(expr);
+  {
     std::lock_guard lock(cache_.mutex);
-    if (!cache_.index) cache_.index = buildIndex();
-    return *cache_.index;
+    if (auto it = cache_.values.find(key); it != cache_.values.end()) return it->second;
   }
-
-  std::unique_ptr<FileIndex> buildIndex() {
-    auto index = std::make_unique<FileIndex>();
-    walkTree(
-        model_.file().root(),
-        [&](TSNode node) {
-          std::string_view kind = kindOf(node);
-          if (kind == "string" || kind == "comment") return false;
-          if (kind == "assignment" || kind == "augmented_assignment") {
-            std::vector<TSNode> targets{fieldOf(node, "left")};
-            for (size_t i = 0; i < targets.size() && i < 64; ++i) {
-              TSNode t = unparenthesize(targets[i]);
-              std::string_view tk = kindOf(t);
-              if (tk == "attribute") {
-                index->attribute_sites[std::string(model_.text(fieldOf(t, "attribute")))].push_back({t, node});
-              } else if (tk == "subscript") {
-                TSNode object = unparenthesize(fieldOf(t, "value"));
-                if (isKind(object, "identifier"))
-                  index->subscript_sites[std::string(model_.text(object))].push_back({t, node});
-              } else if (tk == "pattern_list" || tk == "tuple_pattern" || tk == "list_pattern" || tk == "tuple" ||
-                         tk == "list") {
-                forEachNamedChild(t, [&](TSNode child) { targets.push_back(child); });
-              }
-            }
-          } else if (kind == "call") {
-            TSNode function = fieldOf(node, "function");
-            if (isKind(function, "identifier")) {
-              if (model_.text(function) == "setattr") index->has_setattr = true;
-              auto& calls = index->calls[std::string(model_.text(function))];
-              if (calls.size() < 64) calls.push_back(node);
-            }
-            if (isKind(function, "attribute")) {
-              std::string_view method = model_.text(fieldOf(function, "attribute"));
-              TSNode object = unparenthesize(fieldOf(function, "object"));
-              if (method == "add_argument") {
-                if (auto dest = optionDestination(node)) index->options[*dest].push_back(node);
-              } else if (method == "set_defaults") {
-                forEachNamedChild(fieldOf(node, "arguments"), [&](TSNode arg) {
-                  if (isKind(arg, "keyword_argument"))
-                    index->options[std::string(model_.text(fieldOf(arg, "name")))].push_back(node);
-                });
-              } else if ((method == "update" || method == "setdefault" || method == "pop" || method == "clear" ||
-                          method == "__setitem__") &&
-                         isKind(object, "identifier")) {
-                ++index->mutating_calls[std::string(model_.text(object))];
-              }
-            }
-          }
-          return true;
-        },
-        [](TSNode) {});
-    return index;
-  }
-
-  // `parser.add_argument("--lr-scale", ...)` stores into `lr_scale`; `dest=` wins.
-  std::optional<std::string> optionDestination(TSNode call) {
-    if (auto dest = literalString(keyword(call, "dest", source_), source_)) return dest;
-    std::optional<std::string> first_long, plain;
-    for (TSNode arg : positional(call)) {
-      auto text = literalString(arg, source_);
-      if (!text) return std::nullopt;
-      if (text->starts_with("--") && !first_long) first_long = text->substr(2);
-      else if (!text->starts_with("-") && !plain) plain = *text;
-    }
-    std::optional<std::string> name = first_long ? first_long : plain;
-    if (name) std::replace(name->begin(), name->end(), '-', '_');
-    return name;
-  }
-
-  // The method `node` is in, when its first parameter is `self` of a class (not a staticmethod).
-  TSNode enclosingMethod(TSNode node) {
-    for (TSNode up = ts_node_parent(node); !ts_node_is_null(up); up = ts_node_parent(up)) {
-      if (isKind(up, "function_definition")) {
-        if (ts_node_is_null(classOfMethod(up))) return {};
-        TSNode decorated = ts_node_parent(up);
-        if (isKind(decorated, "decorated_definition")) {
-          bool is_static = false;
-          forEachNamedChild(decorated, [&](TSNode d) {
-            if (isKind(d, "decorator") && model_.text(ts_node_named_child(d, 0)) == "staticmethod") is_static = true;
-          });
-          if (is_static) return {};
-        }
-        return up;
-      }
-      if (isKind(up, "class_definition") || isKind(up, "lambda")) return {};
-    }
-    return {};
-  }
-
-  ValueSet attributeValues(TSNode attr, int depth) {
-    TSNode object = unparenthesize(fieldOf(attr, "object"));
-    std::string_view name = model_.text(fieldOf(attr, "attribute"));
-    if (isKind(object, "identifier")) {
-      const Binding* b = model_.resolve(model_.text(object), object);
-      if (b != nullptr && b->kind == BindingKind::Parameter) {
-        TSNode method = enclosingMethod(attr);
-        TSNode self = ts_node_is_null(method) ? TSNode{} : firstParameterNode(method);
-        if (!ts_node_is_null(self) && sameNode(self, b->name_node))
-          return selfAttributeValues(classOfMethod(method), name, attr, method, depth);
-        // A parameter named for parsed options read as `args.<dest>` in a file that declares that
-        // option: its default and choices, and whatever else a caller passes.
-        if (isOptionsName(model_.text(object))) {
-          if (auto options = optionValues(name, depth)) {
-            options->unknown = true;
-            return *options;
-          }
-        }
-        return leaf(attr);
-      }
-    }
-    if (model_.qualifiedName(attr)) return leaf(attr);  // `torch.bfloat16`, a module member
-    ValueSet objects = values(object, depth + 1);
-    if (objects.unknown || objects.values.empty()) return leaf(attr);
-    ValueSet out;
-    for (const FlowValue& v : objects.values) {
-      if (v.kind != FlowValue::Kind::Expression || !isKind(v.node, "call")) return leaf(attr);
-      TSNode call = v.node;
-      TSNode function = unparenthesize(fieldOf(call, "function"));
-      if (isKind(function, "attribute") && model_.text(fieldOf(function, "attribute")) == "parse_args") {
-        auto options = optionValues(name, depth);
-        if (!options) return leaf(attr);
-        add(out, *options);
-        continue;
-      }
-      TSNode cls = classOfCall(call);
-      if (ts_node_is_null(cls)) return leaf(attr);
-      ValueSet fields = instanceAttributeValues(cls, call, name, depth);
-      if (fields.unknown && fields.values.empty()) return leaf(attr);
-      add(out, fields);
-    }
+  if (depth > kMaxDepth) {
+    out.unknown = true;
     return out;
   }
-
-  static bool isOptionsName(std::string_view name) {
-    for (std::string_view n : {"args", "opt", "opts", "options", "flags", "hparams", "cmd_args", "parsed_args"})
-      if (n == name) return true;
-    return false;
+  if (std::find(active_.begin(), active_.end(), key) != active_.end()) {
+    cycle_ = true;
+    return out;  // a cycle adds no value of its own
   }
+  active_.push_back(key);
+  bool outer_cycle = cycle_;
+  cycle_ = false;
+  out = compute(expr, depth);
+  bool hit = cycle_;
+  cycle_ = outer_cycle || hit;
+  active_.pop_back();
+  if (!hit || active_.empty()) {
+    std::lock_guard lock(cache_.mutex);
+    cache_.values.emplace(key, out);
+  }
+  return out;
+}
 
-  // The class of the file a call constructs, or null.
-  TSNode classOfCall(TSNode call) {
-    TSNode function = unparenthesize(fieldOf(call, "function"));
-    if (!isKind(function, "identifier")) return {};
+ValueSet Flow::returns(TSNode function, int depth) {
+  ValueSet out;
+  NodeKey key = keyOf(function);
+  {
+    std::lock_guard lock(cache_.mutex);
+    if (auto it = cache_.returns.find(key); it != cache_.returns.end()) return it->second;
+  }
+  if (depth > kMaxDepth || std::find(active_.begin(), active_.end(), key) != active_.end()) {
+    if (depth <= kMaxDepth) cycle_ = true;  // recursion: the other returns give the values
+    else out.unknown = true;
+    return out;
+  }
+  active_.push_back(key);
+  bool outer_cycle = cycle_;
+  cycle_ = false;
+  out = computeReturns(function, depth);
+  bool hit = cycle_;
+  cycle_ = outer_cycle || hit;
+  active_.pop_back();
+  if (!hit || active_.empty()) {
+    std::lock_guard lock(cache_.mutex);
+    cache_.returns.emplace(key, out);
+  }
+  return out;
+}
+
+void Flow::add(ValueSet& out, const ValueSet& in) {
+  out.unknown = out.unknown || in.unknown;
+  for (const FlowValue& v : in.values) addValue(out, v);
+}
+
+void Flow::addValue(ValueSet& out, FlowValue v) {
+  for (const FlowValue& have : out.values)
+    if (have.kind == v.kind && sameNode(have.node, v.node)) return;
+  if (out.values.size() >= 64) {
+    out.unknown = true;
+    return;
+  }
+  out.values.push_back(v);
+}
+
+ValueSet Flow::leaf(TSNode node, FlowValue::Kind kind) {
+  ValueSet out;
+  out.values.push_back({kind, node});
+  return out;
+}
+
+ValueSet Flow::unknown() {
+  ValueSet out;
+  out.unknown = true;
+  return out;
+}
+
+ValueSet Flow::compute(TSNode expr, int depth) {
+  std::string_view kind = kindOf(expr);
+  if (kind == "identifier") return nameValues(expr, depth);
+  if (kind == "conditional_expression" && ts_node_named_child_count(expr) == 3) {
+    ValueSet out = values(ts_node_named_child(expr, 0), depth + 1);
+    add(out, values(ts_node_named_child(expr, 2), depth + 1));
+    return out;
+  }
+  if (kind == "boolean_operator") {
+    ValueSet out = values(fieldOf(expr, "left"), depth + 1);
+    add(out, values(fieldOf(expr, "right"), depth + 1));
+    return out;
+  }
+  if (kind == "named_expression") return values(fieldOf(expr, "value"), depth + 1);
+  if (kind == "attribute") return attributeValues(expr, depth);
+  if (kind == "subscript") return subscriptValues(expr, depth);
+  if (kind == "call") return callValues(expr, depth);
+  return leaf(expr);
+}
+
+ValueSet Flow::nameValues(TSNode name, int depth) {
+  const Binding* binding = model_.resolve(model_.text(name), name);
+  if (binding == nullptr) return leaf(name);  // a builtin, or undefined
+  const auto* all = model_.bindingsOf(*binding->scope, binding->name);
+  if (all == nullptr || all->empty()) return leaf(name);
+  bool declarations_only = std::all_of(all->begin(), all->end(), [](const Binding* b) {
+    return b->kind == BindingKind::Import || b->kind == BindingKind::Function || b->kind == BindingKind::Class;
+  });
+  if (declarations_only) return leaf(name);
+  if (all->size() > kMaxSites) return unknown();
+  std::vector<Site> sites;
+  for (const Binding* b : *all) sites.push_back({b->name_node, b->statement});
+  ValueSet out;
+  bool same_scope = flowsInScope(name, *binding->scope);
+  std::vector<size_t> reaching = same_scope ? reachingSites(sites, name, binding->scope->node) : allSites(sites);
+  if (reaching.empty()) return unknown();
+  for (size_t i : reaching) add(out, bindingValues(*(*all)[i], depth));
+  return out;
+}
+
+bool Flow::flowsInScope(TSNode use, const Scope& scope) {
+  for (const Scope* s = &model_.scopeAt(use); s != nullptr; s = s->parent) {
+    if (s == &scope) return true;
+    if (s->kind != Scope::Kind::Comprehension) return false;
+  }
+  return false;
+}
+
+std::vector<size_t> Flow::allSites(const std::vector<Site>& sites) {
+  std::vector<size_t> out(sites.size());
+  for (size_t i = 0; i < sites.size(); ++i) out[i] = i;
+  return out;
+}
+
+bool Flow::foreign(const Site& site, TSNode owner) {
+  for (TSNode up = ts_node_parent(site.target); !ts_node_is_null(up); up = ts_node_parent(up)) {
+    if (sameNode(up, owner)) return false;
+    if (isKind(up, "function_definition") || isKind(up, "lambda")) return true;
+  }
+  return false;
+}
+
+bool Flow::inComprehensionOf(const Site& site, uint32_t pos) {
+  if (!isKind(site.statement, "for_in_clause")) return false;
+  TSNode comprehension = ts_node_parent(site.statement);
+  return containsPos(comprehension, pos);
+}
+
+bool Flow::precedes(const Site& site, uint32_t pos) {
+  if (startOf(site.target) >= pos) return false;
+  TSNode statement = site.statement;
+  if (!containsPos(statement, pos)) return true;
+  std::string_view kind = kindOf(statement);
+  if (kind == "for_statement") return containsPos(fieldOf(statement, "body"), pos);
+  if (kind == "except_clause" || kind == "function_definition" || kind == "class_definition" || kind == "lambda")
+    return true;
+  return false;  // an assignment whose right side holds the point
+}
+
+bool Flow::dominates(const Site& site, uint32_t pos) {
+  TSNode statement = site.statement;
+  std::string_view kind = kindOf(statement);
+  if (kind == "for_statement") return containsPos(fieldOf(statement, "body"), pos);
+  if (kind == "for_in_clause") return inComprehensionOf(site, pos);
+  if (kind == "except_clause") return containsPos(statement, pos);
+  TSNode anchor = anchorOf(statement);
+  if (isKind(statement, "as_pattern") && isKind(anchor, "with_statement") && containsPos(fieldOf(anchor, "body"), pos))
+    return true;
+  if (kind == "named_expression" && !sameNode(anchor, statement)) return false;  // in a condition
+  TSNode container = ts_node_parent(anchor);
+  return !ts_node_is_null(container) && containsPos(container, pos) && endOf(anchor) <= pos;
+}
+
+std::vector<size_t> Flow::reachingSites(const std::vector<Site>& sites, TSNode use, TSNode owner) {
+  uint32_t pos = startOf(use);
+  std::vector<size_t> before, after, out;
+  for (size_t i = 0; i < sites.size(); ++i) {
+    const Site& s = sites[i];
+    if (foreign(s, owner)) out.push_back(i);
+    else if (inComprehensionOf(s, pos) || precedes(s, pos)) before.push_back(i);
+    else after.push_back(i);
+  }
+  std::vector<size_t> dominators;
+  for (size_t i : before)
+    if (dominates(sites[i], pos)) dominators.push_back(i);
+  for (size_t i : before) {
+    bool killed = false;
+    for (size_t d : dominators)
+      killed = killed || (d != i && startOf(sites[d].target) > startOf(sites[i].target) &&
+                          !containsPos(sites[d].statement, startOf(sites[i].target)));
+    if (!killed) out.push_back(i);
+  }
+  // A binding later in a loop that holds the use reaches it through the next iteration, unless
+  // a binding inside that loop dominates the use.
+  for (size_t i : after) {
+    TSNode loop{};
+    for (TSNode up = ts_node_parent(sites[i].target); !ts_node_is_null(up); up = ts_node_parent(up)) {
+      if (sameNode(up, owner) || isScopeBoundary(up)) break;
+      if (isLoop(up) && containsPos(up, pos)) {
+        TSNode iterable = isKind(up, "for_statement") ? fieldOf(up, "right") : TSNode{};
+        if (!ts_node_is_null(iterable) && containsPos(iterable, pos)) continue;
+        loop = up;
+        break;
+      }
+    }
+    if (ts_node_is_null(loop)) continue;
+    bool killed = false;
+    for (size_t d : dominators) killed = killed || containsPos(loop, startOf(sites[d].target));
+    if (!killed) out.push_back(i);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+ValueSet Flow::parameterValues(const Binding& b, int depth) {
+  ValueSet out = unknown();
+  TSNode def = b.statement;
+  if (!isKind(def, "function_definition") || !harmlessDecorators(def) || !ts_node_is_null(classOfMethod(def)))
+    return out;
+  // The parameter's position among the plain ones, and its default.
+  size_t slot = 0, position = SIZE_MAX;
+  TSNode default_value{};
+  bool keyword_only = false;
+  forEachNamedChild(fieldOf(def, "parameters"), [&](TSNode param) {
+    if (position != SIZE_MAX) return;
+    std::string_view kind = kindOf(param);
+    if (kind == "list_splat_pattern" || kind == "keyword_separator" || kind == "dictionary_splat_pattern") {
+      keyword_only = true;
+      return;
+    }
+    if (kind == "positional_separator") return;
+    TSNode name = kind == "identifier" ? param : fieldOf(param, "name");
+    if (kind == "typed_parameter") name = ts_node_named_child(param, 0);
+    if (sameNode(name, b.name_node)) {
+      position = keyword_only ? SIZE_MAX - 1 : slot;
+      if (kind == "default_parameter" || kind == "typed_default_parameter") default_value = fieldOf(param, "value");
+      return;
+    }
+    ++slot;
+  });
+  if (position == SIZE_MAX) return out;
+  const FileIndex& idx = index();
+  auto it = idx.calls.find(std::string(model_.text(fieldOf(def, "name"))));
+  if (it == idx.calls.end()) return out;
+  for (TSNode call : it->second) {
+    TSNode function = fieldOf(call, "function");
+    const Binding* callee = model_.resolve(model_.text(function), function);
+    if (callee == nullptr || !sameNode(callee->statement, def)) continue;
+    TSNode arg = keyword(call, b.name, source_);
+    if (ts_node_is_null(arg)) {
+      if (hasSplat(call)) continue;  // `*args` / `**kwargs`: already unknown
+      auto args = positional(call);
+      if (position < args.size()) arg = args[position];
+      else arg = default_value;
+    }
+    if (!ts_node_is_null(arg)) add(out, values(arg, depth + 1));
+  }
+  return out;
+}
+
+ValueSet Flow::bindingValues(const Binding& b, int depth) {
+  switch (b.kind) {
+    case BindingKind::Import:
+    case BindingKind::Function:
+    case BindingKind::Class:
+      return leaf(b.name_node);
+    case BindingKind::Parameter:
+      return parameterValues(b, depth);
+    case BindingKind::Assignment:
+      if (ts_node_is_null(b.value)) return unknown();
+      return values(b.value, depth + 1);
+    case BindingKind::Other:
+      return siteValues({b.name_node, b.statement}, depth);
+  }
+  return unknown();
+}
+
+ValueSet Flow::siteValues(const Site& site, int depth) {
+  TSNode statement = site.statement;
+  std::string_view kind = kindOf(statement);
+  if (kind == "for_statement" || kind == "for_in_clause") return leaf(statement, FlowValue::Kind::LoopTarget);
+  if (kind == "assignment") {
+    TSNode left = fieldOf(statement, "left");
+    TSNode right = fieldOf(statement, "right");
+    while (isKind(right, "assignment")) right = fieldOf(right, "right");
+    if (sameNode(unparenthesize(left), site.target)) return values(right, depth + 1);
+    // `a, b = x, y`: element by element when both sides are flat and of one length.
+    TSNode element = elementFor(left, unparenthesize(right), site.target);
+    if (!ts_node_is_null(element)) return values(element, depth + 1);
+    if (ts_node_is_null(right)) return unknown();
+    // `train, val = get_loaders()` where the function returns `a, b`: the element of each
+    // tuple the right side may be; any other value stays a part of the right side.
+    ValueSet out;
+    bool unpacked = false, other = sourcesUnknown(right, depth);
+    for (const FlowValue& v : values(right, depth + 1).values) {
+      TSNode e = v.kind == FlowValue::Kind::Expression ? elementFor(left, v.node, site.target) : TSNode{};
+      if (ts_node_is_null(e)) {
+        other = true;
+        continue;
+      }
+      unpacked = true;
+      add(out, values(e, depth + 1));
+    }
+    if (!unpacked) return leaf(right, FlowValue::Kind::Part);
+    if (other) addValue(out, {FlowValue::Kind::Part, right});
+    return out;
+  }
+  if (kind == "as_pattern") {
+    TSNode item = ts_node_parent(statement);
+    if (isKind(item, "with_item")) return leaf(ts_node_named_child(statement, 0), FlowValue::Kind::Entered);
+  }
+  return unknown();  // augmented assignment, `except ... as`, `match` captures
+}
+
+TSNode Flow::elementFor(TSNode left, TSNode right, TSNode target) {
+  auto flat = [](TSNode node) {
+    std::vector<TSNode> out;
+    std::string_view kind = kindOf(node);
+    if (kind != "pattern_list" && kind != "tuple_pattern" && kind != "list_pattern" && kind != "expression_list" &&
+        kind != "tuple" && kind != "list")
+      return out;
+    forEachNamedChild(node, [&](TSNode child) {
+      if (!isKind(child, "comment")) out.push_back(child);
+    });
+    return out;
+  };
+  auto targets = flat(unparenthesize(left));
+  auto sources = flat(right);
+  if (targets.empty() || targets.size() != sources.size()) return {};
+  for (size_t i = 0; i < targets.size(); ++i) {
+    if (isKind(targets[i], "list_splat_pattern") || isKind(sources[i], "list_splat")) return {};
+  }
+  for (size_t i = 0; i < targets.size(); ++i)
+    if (sameNode(targets[i], target)) return sources[i];
+  return {};
+}
+
+ValueSet Flow::callValues(TSNode call, int depth) {
+  TSNode function = unparenthesize(fieldOf(call, "function"));
+  TSNode def{};
+  if (isKind(function, "identifier")) {
     const Binding* b = model_.resolve(model_.text(function), function);
-    if (b == nullptr || b->kind != BindingKind::Class) return {};
-    const auto* all = model_.bindingsOf(*b->scope, b->name);
-    if (all == nullptr || all->size() != 1) return {};
-    return b->statement;
-  }
-
-  std::optional<ValueSet> optionValues(std::string_view dest, int depth) {
-    const FileIndex& idx = index();
-    auto it = idx.options.find(std::string(dest));
-    if (it == idx.options.end()) return std::nullopt;
-    ValueSet out;
-    if (it->second.size() > kMaxSites) return unknown();
-    for (TSNode call : it->second) {
-      bool is_default = model_.text(fieldOf(fieldOf(call, "function"), "attribute")) == "set_defaults";
-      TSNode value = keyword(call, is_default ? dest : "default", source_);
-      if (ts_node_is_null(value)) {
-        if (!is_default) out.unknown = true;  // None, or the `store_true` / `store_false` flag
-      } else {
-        add(out, values(value, depth + 1));
-      }
-      if (is_default) continue;
-      TSNode choices = unparenthesize(keyword(call, "choices", source_));
-      if (isKind(choices, "list") || isKind(choices, "tuple") || isKind(choices, "set")) {
-        forEachNamedChild(choices, [&](TSNode c) {
-          if (!isKind(c, "comment")) addValue(out, {FlowValue::Kind::Expression, c});
-        });
-      } else {
-        out.unknown = true;  // the command line may give any other value
-      }
+    if (b != nullptr && b->kind == BindingKind::Function) {
+      const auto* all = model_.bindingsOf(*b->scope, b->name);
+      if (all != nullptr && all->size() == 1) def = b->statement;
     }
-    return out;
-  }
-
-  static bool isDataclass(const SemanticModel& model, TSNode cls) {
-    TSNode decorated = ts_node_parent(cls);
-    if (!isKind(decorated, "decorated_definition")) return false;
-    bool found = false;
-    forEachNamedChild(decorated, [&](TSNode d) {
-      if (!isKind(d, "decorator")) return;
-      TSNode expr = ts_node_named_child(d, 0);
-      if (isKind(expr, "call")) expr = fieldOf(expr, "function");
-      auto name = model.qualifiedName(expr);
-      found = found || (name && *name == "dataclasses.dataclass");
-    });
-    return found;
-  }
-
-  // `Config(...).name`: the constructor's argument for a dataclass field, else its default; for
-  // another class of the file, what its methods assign to `self.name`.
-  ValueSet instanceAttributeValues(TSNode cls, TSNode call, std::string_view name, int depth) {
-    if (!isDataclass(model_, cls)) return selfAttributeValues(cls, name, TSNode{}, TSNode{}, depth);
-    ValueSet out;
-    TSNode given = keyword(call, name, source_);
-    if (!ts_node_is_null(given)) return values(given, depth + 1);
-    if (hasSplat(call)) return unknown();
-    auto args = positional(call);
-    size_t index = 0;
-    TSNode found_default{};
-    bool found = false;
-    forEachNamedChild(fieldOf(cls, "body"), [&](TSNode statement) {
-      if (found || !isKind(statement, "expression_statement")) return;
-      TSNode assignment = ts_node_named_child(statement, 0);
-      if (!isKind(assignment, "assignment") || ts_node_is_null(fieldOf(assignment, "type"))) return;
-      TSNode left = fieldOf(assignment, "left");
-      if (!isKind(left, "identifier")) return;
-      if (model_.text(left) == name) {
-        found = true;
-        found_default = fieldOf(assignment, "right");
-        return;
-      }
-      ++index;
-    });
-    if (!found) return unknown();
-    if (index < args.size()) return values(args[index], depth + 1);
-    if (ts_node_is_null(found_default)) return unknown();
-    TSNode value = unparenthesize(found_default);
-    if (isKind(value, "call")) {
-      auto callee = model_.calleeName(value);
-      if (callee && *callee == "dataclasses.field") {
-        TSNode d = keyword(value, "default", source_);
-        return ts_node_is_null(d) ? unknown() : values(d, depth + 1);
-      }
-    }
-    add(out, values(value, depth + 1));
-    // `cfg.name = ...` elsewhere in the file changes it.
-    if (index_has_attribute_sites(name)) out.unknown = true;
-    return out;
-  }
-
-  bool index_has_attribute_sites(std::string_view name) {
-    const FileIndex& idx = index();
-    return idx.attribute_sites.count(std::string(name)) > 0;
-  }
-
-  // What the methods of `cls` assign to `self.<name>` (and a class-level `name = ...`): when the
-  // use's own method assigns it on every path before the use, those assignments alone.
-  ValueSet selfAttributeValues(TSNode cls, std::string_view name, TSNode use, TSNode use_method, int depth) {
-    const FileIndex& idx = index();
-    if (idx.has_setattr) return unknown();
-    std::vector<Site> method_sites, class_sites;
-    ValueSet out;
-    auto it = idx.attribute_sites.find(std::string(name));
-    if (it != idx.attribute_sites.end()) {
-      if (it->second.size() > 4 * kMaxSites) return unknown();
-      for (const Site& site : it->second) {
-        if (!contains(cls, site.target)) continue;
-        TSNode object = unparenthesize(fieldOf(site.target, "object"));
-        TSNode method = enclosingMethod(site.target);
-        if (ts_node_is_null(method) || !sameNode(classOfMethod(method), cls)) continue;
-        TSNode self = firstParameterNode(method);
-        if (ts_node_is_null(self) || !isKind(object, "identifier") || model_.text(object) != model_.text(self)) continue;
-        class_sites.push_back(site);
-        if (!ts_node_is_null(use_method) && sameNode(method, use_method)) method_sites.push_back(site);
-      }
-    }
-    // A class-level default and a property of that name.
-    forEachNamedChild(fieldOf(cls, "body"), [&](TSNode statement) {
-      if (isKind(statement, "expression_statement")) {
-        TSNode assignment = ts_node_named_child(statement, 0);
-        if (isKind(assignment, "assignment") && isKind(fieldOf(assignment, "left"), "identifier") &&
-            model_.text(fieldOf(assignment, "left")) == name) {
-          TSNode right = fieldOf(assignment, "right");
-          if (ts_node_is_null(right)) out.unknown = true;
-          else add(out, values(right, depth + 1));
-        }
-      } else if (isKind(statement, "decorated_definition") || isKind(statement, "function_definition")) {
-        TSNode def = isKind(statement, "decorated_definition") ? fieldOf(statement, "definition") : statement;
-        if (isKind(def, "function_definition") && model_.text(fieldOf(def, "name")) == name) {
-          if (isKind(statement, "decorated_definition") &&
-              model_.text(ts_node_named_child(ts_node_named_child(statement, 0), 0)) == "property") {
-            add(out, returns(def, depth + 1));
-          } else {
-            addValue(out, {FlowValue::Kind::Expression, fieldOf(def, "name")});  // a bound method
-          }
-        }
-      }
-    });
-    std::vector<Site> chosen = class_sites;
-    if (!method_sites.empty() && !ts_node_is_null(use)) {
-      std::vector<size_t> reaching = reachingSites(method_sites, use, use_method);
-      bool dominated = false;
-      for (size_t i : reaching) dominated = dominated || dominates(method_sites[i], startOf(use));
-      if (dominated) {
-        chosen.clear();
-        for (size_t i : reaching) chosen.push_back(method_sites[i]);
-        out = ValueSet{};
-      }
-    }
-    if (chosen.empty() && out.values.empty()) return unknown();
-    for (const Site& site : chosen) {
-      if (isKind(site.statement, "augmented_assignment")) {
-        out.unknown = true;
-        continue;
-      }
-      add(out, siteValues(site, depth));
-    }
-    return out;
-  }
-
-  // ---- subscripts ----
-
-  ValueSet subscriptValues(TSNode subscript, int depth) {
-    TSNode key_node = fieldOf(subscript, "subscript");
-    if (ts_node_is_null(key_node) || !ts_node_is_null(ts_node_next_named_sibling(key_node))) return leaf(subscript);
-    ValueSet keys = values(key_node, depth + 1);
-    std::vector<std::string> key_texts;
-    if (!keys.all([&](const FlowValue& v) {
-          auto text = v.kind == FlowValue::Kind::Expression ? literalString(v.node, source_) : std::nullopt;
-          if (text) key_texts.push_back(*text);
-          return text.has_value();
-        }))
-      return leaf(subscript);
-    TSNode object = unparenthesize(fieldOf(subscript, "value"));
-    ValueSet dicts = values(object, depth + 1);
-    if (!dicts.all([](const FlowValue& v) { return v.kind == FlowValue::Kind::Expression && isKind(v.node, "dictionary"); }))
-      return leaf(subscript);
-    ValueSet out;
-    for (const FlowValue& dict : dicts.values) {
-      for (const std::string& key : key_texts) {
-        int matches = 0;
-        forEachNamedChild(dict.node, [&](TSNode pair) {
-          if (isKind(pair, "dictionary_splat")) out.unknown = true;
-          if (!isKind(pair, "pair")) return;
-          auto text = literalString(fieldOf(pair, "key"), source_);
-          if (!text) out.unknown = true;
-          else if (*text == key) {
-            ++matches;
-            add(out, values(fieldOf(pair, "value"), depth + 1));
+  } else if (isKind(function, "attribute")) {
+    // `self.helper()`: a method of the class.
+    TSNode object = unparenthesize(fieldOf(function, "object"));
+    TSNode method = isKind(object, "identifier") ? enclosingMethod(call) : TSNode{};
+    TSNode self = ts_node_is_null(method) ? TSNode{} : firstParameterNode(method);
+    if (!ts_node_is_null(self) && model_.text(self) == model_.text(object)) {
+      const Binding* b = model_.resolve(model_.text(object), object);
+      if (b != nullptr && sameNode(b->name_node, self)) {
+        std::string_view name = model_.text(fieldOf(function, "attribute"));
+        int count = 0;
+        forEachNamedChild(fieldOf(classOfMethod(method), "body"), [&](TSNode statement) {
+          TSNode d = isKind(statement, "decorated_definition") ? fieldOf(statement, "definition") : statement;
+          if (isKind(d, "function_definition") && model_.text(fieldOf(d, "name")) == name) {
+            def = d;
+            ++count;
           }
         });
-        if (matches == 0) out.unknown = true;
+        if (count != 1) def = TSNode{};
       }
     }
-    // `cfg["dtype"] = ...` or `cfg.update(...)` elsewhere in the file.
-    if (isKind(object, "identifier")) {
-      const FileIndex& idx = index();
-      std::string name(model_.text(object));
-      if (idx.mutating_calls.count(name)) out.unknown = true;
-      if (auto it = idx.subscript_sites.find(name); it != idx.subscript_sites.end()) {
-        if (it->second.size() > kMaxSites) return unknown();
-        for (const Site& site : it->second) {
-          auto text = literalString(fieldOf(site.target, "subscript"), source_);
-          if (!text || isKind(site.statement, "augmented_assignment") ||
-              !sameNode(unparenthesize(fieldOf(site.statement, "left")), site.target)) {
-            out.unknown = true;
-          } else if (std::find(key_texts.begin(), key_texts.end(), *text) != key_texts.end()) {
-            add(out, values(fieldOf(site.statement, "right"), depth + 1));
-          }
+  }
+  if (ts_node_is_null(def) || !isKind(def, "function_definition")) return leaf(call);
+  return returns(def, depth + 1);
+}
+
+bool Flow::harmlessDecorators(TSNode def) {
+  TSNode decorated = ts_node_parent(def);
+  if (!isKind(decorated, "decorated_definition")) return true;
+  bool ok = true;
+  forEachNamedChild(decorated, [&](TSNode d) {
+    if (!isKind(d, "decorator")) return;
+    TSNode expr = ts_node_named_child(d, 0);
+    if (isKind(expr, "call")) expr = fieldOf(expr, "function");
+    std::string_view text = model_.text(expr);
+    if (text == "staticmethod" || text == "classmethod" || text == "property") return;
+    auto name = model_.qualifiedName(expr);
+    // Decorators that call the function with its own arguments and return what it returns.
+    static constexpr std::string_view kPassThrough[] = {
+        "functools.cache", "functools.lru_cache", "torch.no_grad", "torch.inference_mode", "torch.enable_grad",
+        "torch.amp.autocast", "torch.compile", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"};
+    if (name && std::find(std::begin(kPassThrough), std::end(kPassThrough), *name) != std::end(kPassThrough)) return;
+    ok = false;
+  });
+  return ok;
+}
+
+ValueSet Flow::computeReturns(TSNode def, int depth) {
+  TSNode body = fieldOf(def, "body");
+  if (ts_node_is_null(body) || !harmlessDecorators(def)) return unknown();
+  // `async def` returns a coroutine.
+  if (model_.text(def).starts_with("async")) return unknown();
+  ValueSet out;
+  bool gives_up = false;
+  walkTree(
+      body,
+      [&](TSNode node) {
+        if (gives_up) return false;
+        std::string_view kind = kindOf(node);
+        if (isScopeBoundary(node) || kind == "string" || kind == "comment") return false;
+        if (kind == "yield") {
+          gives_up = true;
+          return false;
         }
-      }
-    }
-    return out;
-  }
-
-  // ---- calls ----
-
-  ValueSet callValues(TSNode call, int depth) {
-    TSNode function = unparenthesize(fieldOf(call, "function"));
-    TSNode def{};
-    if (isKind(function, "identifier")) {
-      const Binding* b = model_.resolve(model_.text(function), function);
-      if (b != nullptr && b->kind == BindingKind::Function) {
-        const auto* all = model_.bindingsOf(*b->scope, b->name);
-        if (all != nullptr && all->size() == 1) def = b->statement;
-      }
-    } else if (isKind(function, "attribute")) {
-      // `self.helper()`: a method of the class.
-      TSNode object = unparenthesize(fieldOf(function, "object"));
-      TSNode method = isKind(object, "identifier") ? enclosingMethod(call) : TSNode{};
-      TSNode self = ts_node_is_null(method) ? TSNode{} : firstParameterNode(method);
-      if (!ts_node_is_null(self) && model_.text(self) == model_.text(object)) {
-        const Binding* b = model_.resolve(model_.text(object), object);
-        if (b != nullptr && sameNode(b->name_node, self)) {
-          std::string_view name = model_.text(fieldOf(function, "attribute"));
-          int count = 0;
-          forEachNamedChild(fieldOf(classOfMethod(method), "body"), [&](TSNode statement) {
-            TSNode d = isKind(statement, "decorated_definition") ? fieldOf(statement, "definition") : statement;
-            if (isKind(d, "function_definition") && model_.text(fieldOf(d, "name")) == name) {
-              def = d;
-              ++count;
-            }
-          });
-          if (count != 1) def = TSNode{};
+        if (kind == "return_statement") {
+          TSNode value = ts_node_named_child(node, 0);
+          if (ts_node_is_null(value)) out.unknown = true;
+          else add(out, values(value, depth + 1));
         }
-      }
-    }
-    if (ts_node_is_null(def) || !isKind(def, "function_definition")) return leaf(call);
-    return returns(def, depth + 1);
-  }
+        return true;
+      },
+      [](TSNode) {});
+  if (gives_up) return unknown();
+  if (!alwaysExits(body)) out.unknown = true;  // falls off the end: None
+  return out;
+}
 
-  bool harmlessDecorators(TSNode def) {
-    TSNode decorated = ts_node_parent(def);
-    if (!isKind(decorated, "decorated_definition")) return true;
-    bool ok = true;
-    forEachNamedChild(decorated, [&](TSNode d) {
-      if (!isKind(d, "decorator")) return;
-      TSNode expr = ts_node_named_child(d, 0);
-      if (isKind(expr, "call")) expr = fieldOf(expr, "function");
-      std::string_view text = model_.text(expr);
-      if (text == "staticmethod" || text == "classmethod" || text == "property") return;
-      auto name = model_.qualifiedName(expr);
-      // Decorators that call the function with its own arguments and return what it returns.
-      static constexpr std::string_view kPassThrough[] = {
-          "functools.cache", "functools.lru_cache", "torch.no_grad", "torch.inference_mode", "torch.enable_grad",
-          "torch.amp.autocast", "torch.compile", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"};
-      if (name && std::find(std::begin(kPassThrough), std::end(kPassThrough), *name) != std::end(kPassThrough)) return;
-      ok = false;
-    });
-    return ok;
-  }
+}  // namespace flow_detail
 
-  ValueSet computeReturns(TSNode def, int depth) {
-    TSNode body = fieldOf(def, "body");
-    if (ts_node_is_null(body) || !harmlessDecorators(def)) return unknown();
-    // `async def` returns a coroutine.
-    if (model_.text(def).starts_with("async")) return unknown();
-    ValueSet out;
-    bool gives_up = false;
-    walkTree(
-        body,
-        [&](TSNode node) {
-          if (gives_up) return false;
-          std::string_view kind = kindOf(node);
-          if (isScopeBoundary(node) || kind == "string" || kind == "comment") return false;
-          if (kind == "yield") {
-            gives_up = true;
-            return false;
-          }
-          if (kind == "return_statement") {
-            TSNode value = ts_node_named_child(node, 0);
-            if (ts_node_is_null(value)) out.unknown = true;
-            else add(out, values(value, depth + 1));
-          }
-          return true;
-        },
-        [](TSNode) {});
-    if (gives_up) return unknown();
-    if (!alwaysExits(body)) out.unknown = true;  // falls off the end: None
-    return out;
-  }
+namespace {
 
-  const SemanticModel& model_;
-  std::string_view source_;
-  const FlowCache& cache_;
-  std::vector<NodeKey> active_;
-  bool cycle_ = false;
-};
-
-const FlowCache& cacheOf(const SemanticModel& model) {
+const flow_detail::FlowCache& cacheOf(const SemanticModel& model) {
   static const int kTag = 0;
-  return model.perFileAnalysis<FlowCache>(&kTag, [] { return std::make_shared<const FlowCache>(); });
+  return model.perFileAnalysis<flow_detail::FlowCache>(&kTag, [] { return std::make_shared<const flow_detail::FlowCache>(); });
 }
 
 }  // namespace
 
 ValueSet valuesOf(const SemanticModel& model, TSNode expr) {
-  Flow flow(model, cacheOf(model));
+  flow_detail::Flow flow(model, cacheOf(model));
   return flow.values(expr, 0);
 }
 
@@ -1021,7 +587,7 @@ ValueSet returnValues(const SemanticModel& model, TSNode function_definition) {
     out.unknown = true;
     return out;
   }
-  Flow flow(model, cacheOf(model));
+  flow_detail::Flow flow(model, cacheOf(model));
   return flow.returns(function_definition, 0);
 }
 
