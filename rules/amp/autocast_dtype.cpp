@@ -1,6 +1,10 @@
 #include "rules/amp/autocast_dtype.h"
 
+#include <memory>
+
 #include "analysis/syntax.h"
+#include "analysis/text_search.h"
+#include "analysis/value_flow.h"
 #include "analysis/value_resolution.h"
 #include "rules/helpers.h"
 
@@ -46,7 +50,30 @@ TSNode dictionaryLookup(const analysis::SemanticModel& model, TSNode subscript) 
 
 }  // namespace
 
+namespace {
+
+DtypeKind resolveDtypeOnce(const analysis::SemanticModel& model, TSNode expr);
+
+}  // namespace
+
 DtypeKind resolveDtype(const analysis::SemanticModel& model, TSNode expr) {
+  DtypeKind kind = resolveDtypeOnce(model, expr);
+  if (kind != DtypeKind::Unknown || ts_node_is_null(expr)) return kind;
+  auto values = analysis::valuesOf(model, expr);
+  if (values.unknown || values.values.empty()) return DtypeKind::Unknown;
+  DtypeKind common = DtypeKind::Unknown;
+  for (const auto& value : values.values) {
+    if (value.kind != analysis::FlowValue::Kind::Expression) return DtypeKind::Unknown;
+    DtypeKind one = resolveDtypeOnce(model, value.node);
+    if (one == DtypeKind::Unknown || (common != DtypeKind::Unknown && one != common)) return DtypeKind::Unknown;
+    common = one;
+  }
+  return common;
+}
+
+namespace {
+
+DtypeKind resolveDtypeOnce(const analysis::SemanticModel& model, TSNode expr) {
   for (int depth = 0; depth < 8 && !ts_node_is_null(expr); ++depth) {
     TSNode value = analysis::resolveValue(model, expr);
     if (isKind(value, "identifier") || isKind(value, "attribute")) {
@@ -73,15 +100,114 @@ DtypeKind resolveDtype(const analysis::SemanticModel& model, TSNode expr) {
   return DtypeKind::Unknown;
 }
 
-bool isAutocastCall(const analysis::SemanticModel& model, TSNode call) {
+bool isAutocastName(std::string_view name) {
+  return name == "torch.amp.autocast" || name == "torch.cuda.amp.autocast" || name == "torch.cpu.amp.autocast";
+}
+
+// Can a call of the file reach an autocast through a value: a `partial`, or an autocast named
+// without being called (`amp_autocast = torch.cuda.amp.autocast`)? Asked once per file: in most
+// files no call can, and their calls then need no value flow.
+bool mayCallIndirectly(const analysis::SemanticModel& model) {
+  static const int kTag = 0;
+  return model.perFileAnalysis<bool>(&kTag, [&] {
+    std::string_view text = model.file().text();
+    bool found = analysis::findBytes(text, "partial") != std::string_view::npos;
+    for (size_t at = text.find("autocast"); !found && at != std::string_view::npos; at = text.find("autocast", at + 1)) {
+      size_t next = at + 8;
+      while (next < text.size() && (text[next] == ' ' || text[next] == '\t')) ++next;
+      found = next >= text.size() || text[next] != '(';
+    }
+    return std::make_shared<const bool>(found);
+  });
+}
+
+// An autocast reached through the value of a call's callee: the autocast's name and, for a
+// `functools.partial` of one, the partial call (whose arguments come first).
+struct IndirectAutocast {
+  std::string callee;
+  TSNode partial{};
+};
+
+// Among the values the callee may hold (`amp_autocast = suppress`, then `amp_autocast =
+// partial(torch.autocast, ...)`; `self.amp_autocast`), the one autocast: values that are no
+// autocast (a `nullcontext`) do not count, two different autocasts leave it undecided.
+std::optional<IndirectAutocast> indirectAutocast(const analysis::SemanticModel& model, TSNode call) {
+  TSNode function = analysis::unparenthesize(fieldOf(call, "function"));
+  // A name, or an attribute of `self`.
+  if (!isKind(function, "identifier") && !(isKind(function, "attribute") && model.text(fieldOf(function, "object")) == "self")) return std::nullopt;
+  if (!mayCallIndirectly(model)) return std::nullopt;
+  std::optional<IndirectAutocast> found;
+  for (const auto& value : analysis::valuesOf(model, function).values) {
+    if (value.kind != analysis::FlowValue::Kind::Expression) continue;
+    IndirectAutocast one;
+    if (isKind(value.node, "call")) {
+      auto callee = model.calleeName(value.node);
+      auto args = positionalArguments(value.node);
+      if (!callee || *callee != "functools.partial" || args.empty()) continue;
+      auto wrapped = model.qualifiedName(args[0]);
+      if (!wrapped || !isAutocastName(*wrapped)) continue;
+      one = {*wrapped, value.node};
+    } else if (isKind(value.node, "identifier") || isKind(value.node, "attribute")) {
+      if (analysis::sameNode(value.node, function)) continue;
+      auto wrapped = model.qualifiedName(value.node);
+      if (!wrapped || !isAutocastName(*wrapped)) continue;
+      one = {*wrapped, TSNode{}};
+    } else {
+      continue;
+    }
+    if (found && (found->callee != one.callee || !analysis::sameNode(found->partial, one.partial))) return std::nullopt;
+    found = one;
+  }
+  return found;
+}
+
+TSNode autocastPartial(const analysis::SemanticModel& model, TSNode call) {
+  auto indirect = indirectAutocast(model, call);
+  return indirect ? indirect->partial : TSNode{};
+}
+
+}  // namespace
+
+bool isAutocastCall(const analysis::SemanticModel& model, TSNode call) { return autocastCallee(model, call).has_value(); }
+
+std::optional<std::string> autocastCallee(const analysis::SemanticModel& model, TSNode call) {
   // `a.b.f(...)` resolves to a name ending in `.f`: a method not named `autocast` is not one, and
   // needs no resolution (most calls of a file are such methods).
   TSNode function = analysis::unparenthesize(analysis::fieldOf(call, "function"));
-  if (analysis::isKind(function, "attribute") && model.text(analysis::fieldOf(function, "attribute")) != "autocast")
-    return false;
-  auto callee = model.calleeName(call);
-  if (!callee) return false;
-  return *callee == "torch.amp.autocast" || *callee == "torch.cuda.amp.autocast" || *callee == "torch.cpu.amp.autocast";
+  bool named = !analysis::isKind(function, "attribute") || model.text(analysis::fieldOf(function, "attribute")) == "autocast";
+  if (named) {
+    auto callee = model.calleeName(call);
+    if (callee && isAutocastName(*callee)) return callee;
+  }
+  auto indirect = indirectAutocast(model, call);
+  if (!indirect) return std::nullopt;
+  return indirect->callee;
+}
+
+bool autocastHidesArguments(const analysis::SemanticModel& model, TSNode call) {
+  if (hasStarArguments(call) || hasDoubleStarArguments(call)) return true;
+  TSNode partial = autocastPartial(model, call);
+  return !ts_node_is_null(partial) && (hasStarArguments(partial) || hasDoubleStarArguments(partial));
+}
+
+TSNode autocastArgument(const analysis::SemanticModel& model, TSNode call, std::string_view keyword, size_t slot) {
+  std::string_view source = model.file().text();
+  TSNode value = keywordArgument(call, keyword, source);
+  if (!ts_node_is_null(value)) return value;
+  TSNode partial = autocastPartial(model, call);
+  if (!ts_node_is_null(partial)) {
+    value = keywordArgument(partial, keyword, source);
+    if (!ts_node_is_null(value)) return value;
+  }
+  std::vector<TSNode> positional;
+  if (!ts_node_is_null(partial)) {
+    if (hasStarArguments(partial) || hasDoubleStarArguments(partial)) return {};
+    auto bound = positionalArguments(partial);
+    positional.assign(bound.begin() + 1, bound.end());
+  }
+  if (hasStarArguments(call) || hasDoubleStarArguments(call)) return {};
+  for (TSNode arg : positionalArguments(call)) positional.push_back(arg);
+  return slot < positional.size() ? positional[slot] : TSNode{};
 }
 
 AutocastDtype autocastCallDtype(const analysis::SemanticModel& model, TSNode call) {
@@ -89,6 +215,10 @@ AutocastDtype autocastCallDtype(const analysis::SemanticModel& model, TSNode cal
   out.call = call;
   std::string_view source = model.file().text();
   TSNode enabled = keywordArgument(call, "enabled", source);
+  if (ts_node_is_null(enabled)) {
+    TSNode partial = autocastPartial(model, call);
+    if (!ts_node_is_null(partial)) enabled = keywordArgument(partial, "enabled", source);
+  }
   if (!ts_node_is_null(enabled) && isFalseLiteral(analysis::resolveValue(model, enabled))) {
     out.kind = DtypeKind::Other;
     return out;
@@ -98,14 +228,24 @@ AutocastDtype autocastCallDtype(const analysis::SemanticModel& model, TSNode cal
     auto positional = positionalArguments(call);
     if (positional.size() >= 2 && !hasStarArguments(call)) dtype = positional[1];
   }
+  if (ts_node_is_null(dtype)) dtype = autocastArgument(model, call, "dtype", 1);
   out.kind = resolveDtype(model, dtype);
   return out;
 }
 
-TSNode autocastCallOf(const analysis::SemanticModel& model, TSNode expr) {
-  TSNode value = analysis::resolveValue(model, expr);
-  if (isKind(value, "call") && isAutocastCall(model, value)) return value;
-  return {};
+std::vector<TSNode> autocastCallsOf(const analysis::SemanticModel& model, TSNode expr) {
+  std::vector<TSNode> out;
+  expr = analysis::unparenthesize(expr);
+  if (isKind(expr, "call") && isAutocastCall(model, expr)) {
+    out.push_back(expr);
+    return out;
+  }
+  for (const auto& value : analysis::valuesOf(model, expr).values) {
+    if (value.kind == analysis::FlowValue::Kind::Expression && isKind(value.node, "call") &&
+        isAutocastCall(model, value.node))
+      out.push_back(value.node);
+  }
+  return out;
 }
 
 }  // namespace ptlint::rules::amp

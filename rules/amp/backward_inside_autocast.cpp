@@ -24,9 +24,12 @@ constexpr RuleMeta kBackwardInsideAutocast{
 Reports `.backward()` calls (`loss.backward()`, `scaler.scale(loss).backward()`,
 `torch.autograd.backward(...)`) written inside the body of a `with` statement that enters an
 autocast: `torch.autocast(...)`, `torch.amp.autocast(...)`, `torch.cuda.amp.autocast(...)`,
-`torch.cpu.amp.autocast(...)` through any import or alias, or a name bound once to such a call
-(`ctx = torch.autocast("cuda"); with ctx:`). An autocast with literal `enabled=False` is not an
-autocast; a backward in a function defined inside the block is not reported (it does not run
+`torch.cpu.amp.autocast(...)` through any import or alias, a `functools.partial` of one, or an
+expression that may hold such a call where the `with` stands — `ctx = torch.autocast("cuda");
+with ctx:`, `ctx = nullcontext()` then `if amp: ctx = torch.autocast(...)`, `self.ctx` set in
+another method, a function of the file that returns one (`with get_autocast():`) — or inside a
+function decorated with `@torch.autocast(...)`. An autocast with literal `enabled=False` is not
+an autocast; a backward in a function defined inside the block is not reported (it does not run
 there).
 
 ## Why is this bad?
@@ -71,28 +74,60 @@ class BackwardInsideAutocast final : public Rule {
   std::vector<std::string_view> requiredWords() const override { return {"backward"}; }
   bool triggersAreWholeWords() const override { return true; }
   bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
-    // A `with` block around a call of something named `backward`.
+    // A `with` block or a decorator around a call of something named `backward`.
     std::string_view text = file.text();
     // (`backward` itself is a required word: checked before parsing.)
-    return analysis::findBytes(text, "with") != std::string_view::npos && namesIdentifier(file, "autocast") &&
-           namesIdentifier(file, "backward");
+    return (analysis::findBytes(text, "with") != std::string_view::npos ||
+            analysis::findBytes(text, "@") != std::string_view::npos) &&
+           namesIdentifier(file, "autocast") && namesIdentifier(file, "backward");
   }
 
   void check(TSNode call, Context& ctx) const override {
     const auto& model = ctx.model();
     if (!isBackwardCall(model, call)) return;
     for (TSNode item : enclosingWithItems(call)) {
-      TSNode autocast = amp::autocastCallOf(model, item);
-      if (ts_node_is_null(autocast)) continue;
-      // The innermost autocast decides: `with autocast(enabled=False):` turns it off.
-      if (boolValue(model, keywordArgument(autocast, "enabled", ctx.source())) == false) return;
-      Diagnostic& d = ctx.report(call,
-                                 "backward pass inside an autocast block: backward ops already run in the dtype "
-                                 "autocast chose for their forward ops, and PyTorch recommends against backward "
-                                 "under autocast; call it after the `with` block");
-      d.related.push_back({analysis::startOf(item), analysis::endOf(item), "the autocast region is entered here"});
+      std::vector<TSNode> autocasts = amp::autocastCallsOf(model, item);
+      if (autocasts.empty()) continue;
+      // The innermost autocast decides: `with autocast(enabled=False):` turns it off. Of the
+      // values a context may hold (`ctx = nullcontext()`, then `ctx = torch.autocast(...)` when
+      // AMP is on), one that enables autocast is enough.
+      bool enabled = false;
+      for (TSNode autocast : autocasts)
+        enabled = enabled || boolValue(model, amp::autocastArgument(model, autocast, "enabled", amp::kKeywordOnly)) != false;
+      if (!enabled) return;
+      report(ctx, call, item, "the autocast region is entered here", "call it after the `with` block");
       return;
     }
+    // `@torch.autocast(...)` on the function the call runs in.
+    TSNode function{};
+    for (TSNode up = ts_node_parent(call); !ts_node_is_null(up); up = ts_node_parent(up)) {
+      if (analysis::isKind(up, "lambda") || analysis::isKind(up, "class_definition")) return;
+      if (analysis::isKind(up, "function_definition")) {
+        function = up;
+        break;
+      }
+    }
+    TSNode decorated = ts_node_is_null(function) ? TSNode{} : ts_node_parent(function);
+    if (!analysis::isKind(decorated, "decorated_definition")) return;
+    bool reported = false;
+    analysis::forEachNamedChild(decorated, [&](TSNode decorator) {
+      if (reported || !analysis::isKind(decorator, "decorator")) return;
+      TSNode expr = analysis::unparenthesize(ts_node_named_child(decorator, 0));
+      if (!analysis::isKind(expr, "call") || !amp::isAutocastCall(model, expr)) return;
+      if (boolValue(model, amp::autocastArgument(model, expr, "enabled", amp::kKeywordOnly)) == false) return;
+      report(ctx, call, decorator, "the function runs under this autocast",
+             "call it outside the decorated function");
+      reported = true;
+    });
+  }
+
+ private:
+  static void report(Context& ctx, TSNode call, TSNode region, const char* note, const char* advice) {
+    Diagnostic& d = ctx.report(call, fmt::format("backward pass inside an autocast block: backward ops already run in "
+                                                 "the dtype autocast chose for their forward ops, and PyTorch "
+                                                 "recommends against backward under autocast; {}",
+                                                 advice));
+    d.related.push_back({analysis::startOf(region), analysis::endOf(region), note});
   }
 };
 

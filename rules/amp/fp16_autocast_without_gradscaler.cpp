@@ -24,8 +24,11 @@ constexpr RuleMeta kFp16AutocastWithoutGradScaler{
 ## What it does
 Reports an autocast whose dtype is float16 — `dtype=torch.float16` / `torch.half` (any alias,
 or a name bound once to it), or a CUDA autocast without a `dtype` (`torch.autocast("cuda")`,
-`torch.amp.autocast(device_type="cuda")`, `torch.cuda.amp.autocast()`), whose default is
-float16 — in a function (or module-level code) that also calls `.backward()` on a loss, when
+`torch.amp.autocast(device_type="cuda")`, `torch.cuda.amp.autocast()`, a `functools.partial`
+of one), whose default is
+float16 — in a function (or module-level code) that also calls `.backward()` on a loss — the function
+decorated with `@torch.autocast(...)`, or, for an autocast a function returns
+(`def get_ctx(): return torch.autocast("cuda")`), the code that calls that function — when
 the file has no `GradScaler` (any namespace, FSDP's `ShardedGradScaler` included) and the
 backward is not `scaler.scale(loss).backward()`. A device type or dtype the analysis cannot
 resolve, an autocast with `enabled=False`, and a CPU autocast (bfloat16 by default) are not
@@ -77,22 +80,63 @@ There is no fix: adding a scaler changes several lines of the training step.
 
 // True when the autocast runs in float16: explicit, or CUDA without a dtype.
 bool isFloat16Autocast(const analysis::SemanticModel& model, TSNode call) {
-  std::string_view source = model.file().text();
   amp::AutocastDtype dtype = amp::autocastCallDtype(model, call);
   if (dtype.kind == amp::DtypeKind::Float16) return true;
   if (dtype.kind != amp::DtypeKind::Unknown) return false;
   // No explicit dtype (or an unresolved one): only the absent case counts, with a CUDA device.
-  if (!ts_node_is_null(keywordArgument(call, "dtype", source))) return false;
-  if (hasStarArguments(call) || hasDoubleStarArguments(call)) return false;
-  auto callee = model.calleeName(call);
+  if (amp::autocastHidesArguments(model, call)) return false;
+  if (!ts_node_is_null(amp::autocastArgument(model, call, "dtype", 1))) return false;
+  auto callee = amp::autocastCallee(model, call);
   if (!callee) return false;
-  auto positional = positionalArguments(call);
-  if (*callee == "torch.cuda.amp.autocast") return positional.size() < 2;
-  if (*callee != "torch.amp.autocast" || positional.size() >= 2) return false;
-  TSNode device = keywordArgument(call, "device_type", source);
-  if (ts_node_is_null(device) && !positional.empty()) device = positional[0];
-  auto value = stringValue(model, device);
+  if (*callee == "torch.cuda.amp.autocast") return true;
+  if (*callee != "torch.amp.autocast") return false;
+  auto value = stringValue(model, amp::autocastArgument(model, call, "device_type", 0));
   return value && *value == "cuda";
+}
+
+// The function (or module) whose code runs under the autocast: the decorated function for
+// `@torch.autocast(...)`, else the code around the call; and when a function returns the autocast
+// (`def get_ctx(): return torch.autocast("cuda")`), the code around each call of that function.
+std::vector<TSNode> regionsOf(const analysis::SemanticModel& model, TSNode call) {
+  std::vector<TSNode> out;
+  for (TSNode up = ts_node_parent(call); !ts_node_is_null(up); up = ts_node_parent(up)) {
+    if (isKind(up, "decorator")) {
+      TSNode definition = fieldOf(ts_node_parent(up), "definition");
+      if (isKind(definition, "function_definition")) return {definition};
+      return {};
+    }
+    if (isKind(up, "parenthesized_expression") || isKind(up, "conditional_expression")) continue;
+    if (!isKind(up, "return_statement")) break;
+    // `return torch.autocast(...)`: the callers of the enclosing function.
+    TSNode function = enclosingFunctionOrModule(up);
+    if (!isKind(function, "function_definition")) break;
+    std::string_view name = model.text(fieldOf(function, "name"));
+    analysis::walkTree(
+        model.file().root(),
+        [&](TSNode node) {
+          if (out.size() >= 32 || isKind(node, "string") || isKind(node, "comment")) return false;
+          if (!isKind(node, "call")) return true;
+          TSNode callee = analysis::unparenthesize(fieldOf(node, "function"));
+          bool calls = false;
+          if (isKind(callee, "identifier") && model.text(callee) == name) {
+            const analysis::Binding* b = model.resolve(name, callee);
+            calls = b != nullptr && analysis::sameNode(b->statement, function);
+          } else if (isKind(callee, "attribute") && model.text(fieldOf(callee, "attribute")) == name) {
+            // `self.get_ctx()` in the methods of the class that defines it.
+            TSNode up = ts_node_parent(function);
+            if (isKind(up, "decorated_definition")) up = ts_node_parent(up);
+            TSNode cls = ts_node_parent(up);  // block -> class
+            calls = model.text(fieldOf(callee, "object")) == "self" && isKind(cls, "class_definition") &&
+                    analysis::contains(cls, node);
+          }
+          if (calls) out.push_back(enclosingFunctionOrModule(node));
+          return true;
+        },
+        [](TSNode) {});
+    break;
+  }
+  out.insert(out.begin(), enclosingFunctionOrModule(call));
+  return out;
 }
 
 // The first `.backward()` in `scope` outside nested defs and classes, or null. `scaled` is set
@@ -139,10 +183,14 @@ class Fp16AutocastWithoutGradScaler final : public Rule {
   void check(TSNode call, Context& ctx) const override {
     const auto& model = ctx.model();
     if (!amp::isAutocastCall(model, call) || !isFloat16Autocast(model, call)) return;
-    TSNode scope = enclosingFunctionOrModule(call);
-    bool scaled = false;
-    TSNode backward = findBackward(model, scope, scaled);
-    if (ts_node_is_null(backward) || scaled) return;
+    TSNode backward{};
+    for (TSNode scope : regionsOf(model, call)) {
+      bool scaled = false;
+      TSNode found = findBackward(model, scope, scaled);
+      if (scaled) return;
+      if (ts_node_is_null(backward)) backward = found;
+    }
+    if (ts_node_is_null(backward)) return;
     Diagnostic& d = ctx.report(call,
                                "float16 autocast with `.backward()` and no `GradScaler`: small gradients underflow "
                                "to zero in float16 and their updates are lost; scale the loss with "

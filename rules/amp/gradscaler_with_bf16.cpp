@@ -46,9 +46,14 @@ The dtype is followed through aliases (`import torch as T; T.bfloat16`), names b
 (`amp_dtype = torch.bfloat16`), attributes a class assigns once (`self.amp_dtype =
 torch.bfloat16`, or a class-level default `amp_dtype = torch.bfloat16` no method rebinds), a literal table indexed by a fixed key (`ptdtype = {"float16": torch.float16,
 "bfloat16": torch.bfloat16}[dtype]` with `dtype = "bfloat16"`), `getattr(torch, "bfloat16")`,
-the `dtype=` keyword or the positional slot (`torch.autocast("cuda", torch.bfloat16)`), and
-autocast objects built once and entered later (`ctx = torch.autocast(...)`, `with ctx:`). The
-bf16 autocast is shown as related information.
+the `dtype=` keyword or the positional slot (`torch.autocast("cuda", torch.bfloat16)`), a
+`functools.partial` of an autocast (`autocast = partial(torch.autocast, device_type="cuda",
+dtype=torch.bfloat16)`), the values a dtype name may hold when they all agree (bound in
+branches, a dataclass field's default, a dict literal indexed by an argparse option whose
+`choices` fix it), and autocast objects made elsewhere and
+entered later (`ctx = torch.autocast(...)`, `with ctx:`; `ctx = nullcontext()` then `if amp:
+ctx = torch.autocast(...)`; `self.ctx`; a function of the file that returns one). The scaler may
+be spelled `torch.GradScaler` (2.3+). The bf16 autocast is shown as related information.
 
 A scaler whose `enabled=` (or an enclosing `if`) tests the precision is reported only when the
 test holds for bfloat16: `enabled=(args.dtype in ["float16", "bfloat16"])` is reported,
@@ -448,15 +453,17 @@ const std::vector<std::pair<TSNode, TSNode>>& autocastCandidates(const analysis:
           std::string_view kind = kindOf(node);
           if (kind == "function_definition" || kind == "class_definition" || kind == "string" || kind == "comment")
             return false;
-          TSNode autocast{};
           if (kind == "call" && amp::isAutocastCall(model, node)) {
-            autocast = node;
+            found.emplace_back(node, node);
           } else if (kind == "with_item") {
-            // `with ctx:` where `ctx = torch.autocast(...)` was bound once, possibly elsewhere.
+            // `with ctx:` where `ctx` may hold an autocast made elsewhere (`ctx = nullcontext()`
+            // then `ctx = torch.autocast(...)`, `self.ctx`, `with get_ctx():`): every one it may be.
             TSNode value = analysis::unparenthesize(fieldOf(node, "value"));
-            if (isKind(value, "identifier")) autocast = amp::autocastCallOf(model, value);
+            if (isKind(value, "as_pattern")) value = analysis::unparenthesize(ts_node_named_child(value, 0));
+            bool direct = isKind(value, "call") && amp::isAutocastCall(model, value);
+            if (!direct && (isKind(value, "identifier") || isKind(value, "attribute") || isKind(value, "call")))
+              for (TSNode autocast : amp::autocastCallsOf(model, value)) found.emplace_back(node, autocast);
           }
-          if (!ts_node_is_null(autocast)) found.emplace_back(node, autocast);
           return true;
         },
         [](TSNode) {});

@@ -2,6 +2,7 @@
 
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
+#include "analysis/value_flow.h"
 #include "analysis/value_resolution.h"
 #include "rules/helpers.h"
 
@@ -108,20 +109,39 @@ bool inExclusiveBranches(TSNode a, TSNode b) {
   return false;
 }
 
-std::optional<bool> boolValue(const analysis::SemanticModel& model, TSNode expr) {
-  if (ts_node_is_null(expr)) return std::nullopt;
+namespace {
+
+std::optional<bool> literalTruth(const analysis::SemanticModel& model, TSNode expr) {
   TSNode value = analysis::resolveValue(model, expr);
   if (isTrueLiteral(value)) return true;
   if (isFalseLiteral(value)) return false;
   return std::nullopt;
 }
 
+}  // namespace
+
+std::optional<bool> boolValue(const analysis::SemanticModel& model, TSNode expr) {
+  if (ts_node_is_null(expr)) return std::nullopt;
+  if (auto truth = literalTruth(model, expr)) return truth;
+  // Every value the expression may hold is the same literal (`pin = True` in both branches).
+  std::optional<bool> common;
+  auto values = analysis::valuesOf(model, expr);
+  bool agree = values.all([&](const analysis::FlowValue& v) {
+    auto one = v.kind == analysis::FlowValue::Kind::Expression ? literalTruth(model, v.node) : std::nullopt;
+    if (!one || (common && *common != *one)) return false;
+    common = one;
+    return true;
+  });
+  return agree ? common : std::nullopt;
+}
+
 }  // namespace ptlint::rules
 
 namespace ptlint::rules {
 
-std::optional<std::string_view> stringValue(const analysis::SemanticModel& model, TSNode expr) {
-  if (ts_node_is_null(expr)) return std::nullopt;
+namespace {
+
+std::optional<std::string_view> plainString(const analysis::SemanticModel& model, TSNode expr) {
   TSNode value = analysis::resolveValue(model, expr);
   if (!analysis::isKind(value, "string")) return std::nullopt;
   std::string_view text = model.text(value);
@@ -132,6 +152,23 @@ std::optional<std::string_view> stringValue(const analysis::SemanticModel& model
   std::string_view inner = text.substr(1, text.size() - 2);
   if (inner.find('\\') != std::string_view::npos || inner.find(quote) != std::string_view::npos) return std::nullopt;
   return inner;
+}
+
+}  // namespace
+
+std::optional<std::string_view> stringValue(const analysis::SemanticModel& model, TSNode expr) {
+  if (ts_node_is_null(expr)) return std::nullopt;
+  if (auto text = plainString(model, expr)) return text;
+  // Every value the expression may hold is the same string (`device_type = "cuda"` in each branch).
+  std::optional<std::string_view> common;
+  auto values = analysis::valuesOf(model, expr);
+  bool agree = values.all([&](const analysis::FlowValue& v) {
+    auto one = v.kind == analysis::FlowValue::Kind::Expression ? plainString(model, v.node) : std::nullopt;
+    if (!one || (common && *common != *one)) return false;
+    common = one;
+    return true;
+  });
+  return agree ? common : std::nullopt;
 }
 
 namespace {

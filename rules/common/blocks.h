@@ -44,7 +44,8 @@ TSNode enclosingStatement(TSNode node);
 // or one `try` (the body against a handler), so they never both run in one pass.
 bool inExclusiveBranches(TSNode a, TSNode b);
 
-// A value's literal truth when the source fixes it: resolved through names bound once.
+// A value's literal truth when the source fixes it: resolved through names bound once, or the
+// one literal every value the expression may hold is (value flow).
 std::optional<bool> boolValue(const analysis::SemanticModel& model, TSNode expr);
 
 }  // namespace ptlint::rules
@@ -52,7 +53,8 @@ std::optional<bool> boolValue(const analysis::SemanticModel& model, TSNode expr)
 namespace ptlint::rules {
 
 // The content of a plain string literal (`"cuda"`, `'cuda'`; no prefix, no interpolation,
-// no escapes), resolved through names bound once; nullopt otherwise.
+// no escapes), resolved through names bound once, or the one string every value the expression
+// may hold is (value flow); nullopt otherwise.
 std::optional<std::string_view> stringValue(const analysis::SemanticModel& model, TSNode expr);
 
 // A call of the method `backward` (`loss.backward()`, `scaler.scale(loss).backward()`) or of

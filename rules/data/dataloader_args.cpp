@@ -3,6 +3,7 @@
 #include <array>
 
 #include "analysis/syntax.h"
+#include "analysis/value_flow.h"
 #include "analysis/value_resolution.h"
 #include "rules/common/blocks.h"
 #include "rules/helpers.h"
@@ -73,7 +74,40 @@ TSNode dataLoaderOfIterableAt(const analysis::SemanticModel& model, TSNode itera
   return {};
 }
 
+bool isIterableWrapper(const analysis::SemanticModel& model, TSNode call) {
+  auto callee = model.calleeName(call);
+  return isBuiltinCall(model, call, "enumerate") || isBuiltinCall(model, call, "zip") ||
+         (callee && (*callee == "tqdm.tqdm" || *callee == "tqdm.auto.tqdm" || *callee == "tqdm.notebook.tqdm" ||
+                     *callee == "tqdm.rich.tqdm" || *callee == "tqdm.std.tqdm"));
+}
+
+void collectDataLoaders(const analysis::SemanticModel& model, TSNode iterable, int depth, std::vector<TSNode>& out) {
+  if (depth > 4 || out.size() >= 16) return;
+  for (const auto& value : analysis::valuesOf(model, iterable).values) {
+    if (value.kind != analysis::FlowValue::Kind::Expression || !isKind(value.node, "call")) continue;
+    if (isDataLoaderCall(model, value.node)) {
+      bool seen = false;
+      for (TSNode have : out) seen = seen || analysis::sameNode(have, value.node);
+      if (!seen) out.push_back(value.node);
+      continue;
+    }
+    if (!isIterableWrapper(model, value.node)) continue;
+    auto positional = positionalArguments(value.node);
+    if (isBuiltinCall(model, value.node, "zip")) {
+      for (TSNode arg : positional) collectDataLoaders(model, arg, depth + 1, out);
+    } else if (!positional.empty()) {
+      collectDataLoaders(model, positional[0], depth + 1, out);
+    }
+  }
+}
+
 }  // namespace
+
+std::vector<TSNode> dataLoadersOfIterable(const analysis::SemanticModel& model, TSNode iterable) {
+  std::vector<TSNode> out;
+  collectDataLoaders(model, iterable, 0, out);
+  return out;
+}
 
 TSNode dataLoaderOfIterable(const analysis::SemanticModel& model, TSNode iterable) {
   return dataLoaderOfIterableAt(model, iterable, 0);

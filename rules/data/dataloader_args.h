@@ -2,6 +2,8 @@
 // (PTL402-PTL405). Values resolve through names bound once; anything else is unknown.
 #pragma once
 
+#include <vector>
+
 #include <tree_sitter/api.h>
 
 #include <optional>
@@ -26,5 +28,11 @@ std::optional<long long> numWorkers(const analysis::SemanticModel& model, TSNode
 // through `enumerate(x)`, `zip(x, ...)` (every argument tried), `tqdm(x)` / `tqdm.tqdm(x)`
 // / `tqdm.auto.tqdm(x)`. Null when none.
 TSNode dataLoaderOfIterable(const analysis::SemanticModel& model, TSNode iterable);
+
+// The DataLoader calls an iterable may denote where it stands, by value flow: through names
+// bound in branches, the returns of a function of the file (`train, val = get_loaders()`), the
+// arguments the file's calls pass to a parameter (`def fit(model, loader)`), and the same
+// wrappers. Empty when none.
+std::vector<TSNode> dataLoadersOfIterable(const analysis::SemanticModel& model, TSNode iterable);
 
 }  // namespace ptlint::rules::data

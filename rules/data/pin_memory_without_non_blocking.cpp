@@ -5,6 +5,7 @@
 
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
+#include "analysis/value_flow.h"
 #include "analysis/value_resolution.h"
 #include "rules/register.h"
 #include "rules/amp/autocast_dtype.h"
@@ -34,9 +35,15 @@ itself or a name bound once to it, also through `enumerate(...)`, `zip(...)` and
 `tqdm(...)` — reports `.to(device)` and `.cuda()` calls on the loop's batch (a loop variable,
 an attribute or item of one, or a name the loop body unpacks from it: `x.to(device)`,
 `batch["image"].cuda()`, `inputs, labels = data`, `{k: v.to(device) for k, v in batch.items()}`)
-that do not pass `non_blocking=`. A `.to(torch.float16)` (a dtype, not a device) is not a copy to the device and
-is not reported, nor is a loader whose `pin_memory` the analysis cannot resolve, nor a loader
-held in an attribute (`self.loader`). The DataLoader is given as related information.
+that do not pass `non_blocking=`. The target is judged on every value it may hold where the
+call stands: `device = "cuda" if torch.cuda.is_available() else "cpu"`, a device returned by a
+function of the file (`device = infer_device()`), `self.device` assigned in another method,
+`accelerator.device` are devices; a target that is only ever `"cpu"` (or `"meta"`,
+`torch.device("cpu")`) is no host-to-device copy and is not reported, nor is a dtype
+(`.to(torch.float16)`), nor a batch name that already holds a `.to()` / `.cuda()` copy where it
+is read (`x = x.cuda(non_blocking=True)` then `x.to(device)`), nor a loader whose `pin_memory`
+the analysis cannot resolve, nor a loader held in an attribute (`self.loader`). The DataLoader
+is given as related information.
 
 ## Why is this bad?
 `pin_memory=True` makes the loader put each batch in page-locked host memory, and the only
@@ -121,22 +128,95 @@ bool fromBatch(TSNode value, std::string_view source, const std::set<std::string
   return true;
 }
 
-// `.to(...)` moves to a device unless its only target is a dtype.
+// What a `.to()` target may be, value by value.
+enum class Target { Device, Host, Dtype, Opaque };
+
+Target classifyTarget(const analysis::SemanticModel& model, const analysis::FlowValue& value, int depth = 0) {
+  if (value.kind != analysis::FlowValue::Kind::Expression) return Target::Device;  // `for dev in devices`
+  TSNode node = value.node;
+  std::string_view source = model.file().text();
+  if (amp::resolveDtype(model, node) != amp::DtypeKind::Unknown) return Target::Dtype;  // `torch.float16`, ...
+  if (isKind(node, "string")) {
+    // "cpu" and "meta" are no host-to-device copy; an f-string is judged by its leading text.
+    std::string_view text = analysis::textOf(node, source);
+    size_t quote = text.find_first_of("\"'");
+    std::string_view body = quote == std::string_view::npos ? text : text.substr(quote + 1);
+    while (!body.empty() && (body.front() == '"' || body.front() == '\'')) body.remove_prefix(1);
+    return body.starts_with("cpu") || body.starts_with("meta") ? Target::Host : Target::Device;
+  }
+  if (isKind(node, "integer")) return Target::Device;
+  if (isKind(node, "identifier") || isKind(node, "attribute")) return Target::Device;
+  if (isKind(node, "call")) {
+    auto callee = model.calleeName(node);
+    if (!callee || *callee != "torch.device") return Target::Opaque;
+    TSNode type = keywordArgument(node, "type", source);
+    if (ts_node_is_null(type)) {
+      auto positional = positionalArguments(node);
+      if (positional.empty()) return Target::Opaque;
+      type = positional[0];
+    }
+    if (depth > 2) return Target::Device;
+    auto types = analysis::valuesOf(model, type);
+    if (types.any([&](const analysis::FlowValue& v) { return classifyTarget(model, v, depth + 1) == Target::Device; }))
+      return Target::Device;
+    if (types.all([&](const analysis::FlowValue& v) { return classifyTarget(model, v, depth + 1) == Target::Host; }))
+      return Target::Host;
+    return Target::Device;  // `torch.device(name)`: a device, its type not known
+  }
+  return Target::Opaque;
+}
+
+// `.to(...)` moves to a device unless its target is a dtype or the host: decided on every value
+// the target may hold (`device = "cuda" if torch.cuda.is_available() else "cpu"` may be CUDA;
+// `"cpu"` is not), else on the expression as written (a name or attribute is taken for a device,
+// an unknown call is not).
 bool movesToDevice(const analysis::SemanticModel& model, TSNode call, std::string_view method) {
   std::string_view source = model.file().text();
   if (method == "cuda") return true;
-  if (!ts_node_is_null(keywordArgument(call, "device", source))) return true;
-  auto positional = positionalArguments(call);
-  if (positional.empty()) return false;
-  TSNode first = analysis::resolveValue(model, positional[0]);
-  if (amp::resolveDtype(model, first) != amp::DtypeKind::Unknown) return false;  // `torch.float16`, ...
-  if (isKind(first, "string") || isKind(first, "identifier") || isKind(first, "attribute") || isKind(first, "integer"))
-    return true;
-  if (isKind(first, "call")) {
-    auto callee = model.calleeName(first);
-    return callee && *callee == "torch.device";
+  TSNode target = keywordArgument(call, "device", source);
+  if (ts_node_is_null(target)) {
+    auto positional = positionalArguments(call);
+    if (positional.empty()) return false;
+    target = positional[0];
   }
-  return false;
+  auto values = analysis::valuesOf(model, target);
+  bool device = false, dtype = false, all_host = !values.unknown && !values.values.empty();
+  for (const auto& value : values.values) {
+    Target kind = classifyTarget(model, value);
+    device = device || kind == Target::Device;
+    dtype = dtype || kind == Target::Dtype;
+    all_host = all_host && kind == Target::Host;
+  }
+  if (dtype || all_host) return false;
+  if (device) return true;
+  // Nothing decided: a name the flow does not follow (a parameter) is taken for a device.
+  TSNode first = analysis::resolveValue(model, target);
+  if (amp::resolveDtype(model, first) != amp::DtypeKind::Unknown) return false;
+  return isKind(first, "identifier") || isKind(first, "attribute") || isKind(first, "integer");
+}
+
+// A batch name that already holds a device copy where the call reads it (`x = x.cuda(...)` before
+// `x.to(device)`): every value reaching it is a `.to()` / `.cuda()` result, or a comprehension of
+// them.
+bool isCopy(const analysis::SemanticModel& model, TSNode expr) {
+  std::string_view source = model.file().text();
+  expr = analysis::unparenthesize(expr);
+  if (isKind(expr, "dictionary_comprehension")) {
+    TSNode body = fieldOf(expr, "body");
+    return isKind(body, "pair") && isCopy(model, fieldOf(body, "value"));
+  }
+  if (isKind(expr, "list_comprehension") || isKind(expr, "generator_expression"))
+    return isCopy(model, fieldOf(expr, "body"));
+  if (!isKind(expr, "call")) return false;
+  std::string_view method = methodName(expr, source);
+  return method == "to" || method == "cuda";
+}
+
+bool alreadyMoved(const analysis::SemanticModel& model, TSNode name) {
+  auto values = analysis::valuesOf(model, name);
+  return values.all([&](const analysis::FlowValue& v) {
+    return v.kind == analysis::FlowValue::Kind::Expression && isCopy(model, v.node);
+  });
 }
 
 class PinMemoryWithoutNonBlocking final : public Rule {
@@ -158,9 +238,18 @@ class PinMemoryWithoutNonBlocking final : public Rule {
     const auto& model = ctx.model();
     std::string_view source = ctx.source();
     TSNode loader = data::dataLoaderOfIterable(model, fieldOf(loop, "right"));
-    if (ts_node_is_null(loader)) return;
-    TSNode pin = data::dataLoaderArgument(loader, "pin_memory", source);
-    if (boolValue(model, pin) != true) return;
+    if (ts_node_is_null(loader) || boolValue(model, data::dataLoaderArgument(loader, "pin_memory", source)) != true) {
+      // A loader the loop may iterate by value flow (a parameter the file's calls pass one to, a
+      // function's return): the first that pins its batches.
+      loader = TSNode{};
+      for (TSNode candidate : data::dataLoadersOfIterable(model, fieldOf(loop, "right"))) {
+        if (boolValue(model, data::dataLoaderArgument(candidate, "pin_memory", source)) == true) {
+          loader = candidate;
+          break;
+        }
+      }
+      if (ts_node_is_null(loader)) return;
+    }
 
     std::set<std::string_view> targets;
     addBoundNames(fieldOf(loop, "left"), source, targets);
@@ -200,6 +289,7 @@ class PinMemoryWithoutNonBlocking final : public Rule {
     if (method != "to" && method != "cuda") return;
     TSNode receiver = rootName(fieldOf(fieldOf(call, "function"), "object"));
     if (ts_node_is_null(receiver) || !targets.count(ctx.text(receiver))) return;
+    if (alreadyMoved(model, receiver)) return;
     // The name must still be the loop's: not rebound to something else that the loop also names.
     if (!ts_node_is_null(keywordArgumentNode(call, "non_blocking", source)) || hasDoubleStarArguments(call)) return;
     if (method == "cuda" && positionalArguments(call).size() >= 2) return;  // cuda(device, non_blocking)

@@ -1,5 +1,7 @@
 // PTL203 low-precision-gradient-reduce: FSDP mixed precision that reduces gradients in bf16/fp16.
 #include "analysis/syntax.h"
+#include "analysis/value_flow.h"
+#include "analysis/value_resolution.h"
 #include "rules/register.h"
 #include "rules/common/blocks.h"
 #include "rules/amp/autocast_dtype.h"
@@ -26,7 +28,9 @@ Reports FSDP2's `MixedPrecisionPolicy(reduce_dtype=...)` (`torch.distributed.fsd
 `torch.distributed._composable.fsdp` before 2.6) and FSDP1's `MixedPrecision(reduce_dtype=...)`
 (`torch.distributed.fsdp`), through any import or alias, when `reduce_dtype` — the keyword or
 the second positional argument — resolves to `torch.bfloat16` or `torch.float16` (literal,
-alias, or a name bound once). A dtype the analysis cannot resolve is not reported.
+alias, a name whose values all are), and when `reduce_dtype` is omitted or `None` while
+`param_dtype` is one of them: both APIs then reduce in `param_dtype`. A dtype the analysis
+cannot resolve is not reported.
 
 ## Why is this bad?
 `reduce_dtype` is the precision in which FSDP reduce-scatters (or all-reduces) the gradients
@@ -60,6 +64,12 @@ a low-precision reduction may be a deliberate trade-off.
 ## References
 - [FSDP2 `fully_shard` and `MixedPrecisionPolicy`](https://pytorch.org/docs/stable/distributed.fsdp.fully_shard.html)
 - [FSDP1 `MixedPrecision`](https://pytorch.org/docs/stable/fsdp.html#torch.distributed.fsdp.MixedPrecision)
+  (`torch/distributed/fsdp/api.py`, 2.6 and 2.14: "If this is `None` but `param_dtype` is not
+  `None`, then this takes on the `param_dtype` value, still running gradient reduction in low
+  precision"; 1.13's `fully_sharded_data_parallel.py` says the same)
+- FSDP2 `MixedPrecisionPolicy` (`torch/distributed/fsdp/_fully_shard/_fsdp_api.py`, 2.6 and
+  2.14: "If this is `None` but `param_dtype` is not `None`, then the reduction uses the compute
+  dtype")
 )md"};
 
 bool isMixedPrecisionClass(std::string_view name) {
@@ -70,6 +80,22 @@ bool isMixedPrecisionClass(std::string_view name) {
          name == "torch.distributed._composable.fsdp._fsdp_api.MixedPrecisionPolicy" ||
          name == "torch.distributed.fsdp.MixedPrecision" || name == "torch.distributed.fsdp.api.MixedPrecision" ||
          name == "torch.distributed.fsdp.fully_sharded_data_parallel.MixedPrecision";
+}
+
+// "bfloat16" / "float16" when the dtype is one; "bfloat16 or float16" when every value it may
+// hold is one of them; empty otherwise.
+std::string_view lowPrecisionName(const analysis::SemanticModel& model, TSNode dtype) {
+  amp::DtypeKind kind = amp::resolveDtype(model, dtype);
+  if (kind == amp::DtypeKind::BFloat16) return "bfloat16";
+  if (kind == amp::DtypeKind::Float16) return "float16";
+  if (kind != amp::DtypeKind::Unknown || ts_node_is_null(dtype)) return {};
+  auto values = analysis::valuesOf(model, dtype);
+  bool low = values.all([&](const analysis::FlowValue& v) {
+    if (v.kind != analysis::FlowValue::Kind::Expression) return false;
+    amp::DtypeKind one = amp::resolveDtype(model, v.node);
+    return one == amp::DtypeKind::BFloat16 || one == amp::DtypeKind::Float16;
+  });
+  return low ? "bfloat16 or float16" : "";
 }
 
 class LowPrecisionGradientReduce final : public Rule {
@@ -86,17 +112,23 @@ class LowPrecisionGradientReduce final : public Rule {
     auto callee = model.calleeName(call);
     if (!callee || !isMixedPrecisionClass(*callee)) return;
     TSNode value = keywordArgument(call, "reduce_dtype", ctx.source());
-    if (ts_node_is_null(value)) {
-      auto positional = positionalArguments(call);
-      if (positional.size() >= 2 && !hasStarArguments(call)) value = positional[1];
+    auto positional = positionalArguments(call);
+    if (ts_node_is_null(value) && positional.size() >= 2 && !hasStarArguments(call)) value = positional[1];
+    // No `reduce_dtype` (or `None`): gradients are reduced in `param_dtype`.
+    TSNode param{};
+    if (ts_node_is_null(value) || analysis::isKind(analysis::resolveValue(model, value), "none")) {
+      if (hasStarArguments(call) || hasDoubleStarArguments(call)) return;
+      param = keywordArgument(call, "param_dtype", ctx.source());
+      if (ts_node_is_null(param) && !positional.empty()) param = positional[0];
+      if (ts_node_is_null(param)) return;
     }
-    amp::DtypeKind kind = amp::resolveDtype(model, value);
-    if (kind != amp::DtypeKind::BFloat16 && kind != amp::DtypeKind::Float16) return;
-    std::string_view dtype = kind == amp::DtypeKind::BFloat16 ? "bfloat16" : "float16";
-    Diagnostic& d = ctx.report(call, fmt::format("gradients are reduced across ranks in {}: the sum loses small "
+    std::string_view dtype = lowPrecisionName(model, ts_node_is_null(param) ? value : param);
+    if (dtype.empty()) return;
+    std::string_view why = ts_node_is_null(param) ? "" : " (no `reduce_dtype`: the reduction takes `param_dtype`)";
+    Diagnostic& d = ctx.report(call, fmt::format("gradients are reduced across ranks in {}{}: the sum loses small "
                                                  "contributions (and float16 can overflow); use "
                                                  "`reduce_dtype=torch.float32` and keep low precision for compute",
-                                                 dtype));
+                                                 dtype, why));
     bool needs_import = false;
     std::string torch_name = torchModuleName(model, call, needs_import);
     if (torch_name.empty()) return;
@@ -108,7 +140,8 @@ class LowPrecisionGradientReduce final : public Rule {
       if (!edit) return;
       fix.edits.push_back(std::move(*edit));
     }
-    fix.edits.push_back({analysis::startOf(value), analysis::endOf(value), torch_name + ".float32"});
+    if (ts_node_is_null(value)) fix.edits.push_back(appendArgument(call, "reduce_dtype=" + torch_name + ".float32", ctx.source()));
+    else fix.edits.push_back({analysis::startOf(value), analysis::endOf(value), torch_name + ".float32"});
     d.fix = std::move(fix);
   }
 };
