@@ -15,6 +15,7 @@
 #include "rules/helpers.h"
 #include "rules/rule.h"
 #include "rules/torch_releases.h"
+#include "rules/version_facts.h"
 
 namespace ptlint::rules {
 
@@ -2052,14 +2053,16 @@ class HandRolledAttention final : public Rule {
     if (!p.score_mod.empty() && !p.opaque_mod) {
       message = "Hand-rolled attention with " + p.score_mod +
                 ": `softmax(mod(Q·Kᵀ))·V` is one call to `torch.nn.attention.flex_attention` with a `score_mod`, "
-                "which runs a fused kernel without materialising the score matrix";
+                "which runs a fused kernel without materialising the score matrix" +
+                versions::judgedFor(ctx.settings());
     } else {
       std::string detail;
       if (p.mask == MaskKind::Causal) detail = " with a causal mask";
       else if (p.mask != MaskKind::None) detail = " with a mask";
       message = "Hand-rolled attention" + detail +
                 ": `softmax(Q·Kᵀ)·V` is one call to `scaled_dot_product_attention`, which runs fused kernels "
-                "(FlashAttention, memory-efficient) without materialising the score matrix";
+                "(FlashAttention, memory-efficient) without materialising the score matrix" +
+                versions::judgedFor(ctx.settings());
     }
     if (!p.score_mod.empty() && !p.opaque_mod &&
         !releases::existsAt("torch.nn.attention.flex_attention", ctx.settings().torch_version))

@@ -7,6 +7,7 @@
 #include "rules/all_rules.h"
 #include "rules/common/blocks.h"
 #include "rules/helpers.h"
+#include "rules/version_facts.h"
 
 namespace ptlint::rules {
 namespace {
@@ -166,8 +167,8 @@ class MhaWeightsDiscarded final : public Rule {
     Diagnostic& d = ctx.report(
         call, fmt::format("attention weights discarded ({}) but `need_weights` is True: `nn.MultiheadAttention` "
                           "materialises and averages them on its unfused path; pass `need_weights=False` to use "
-                          "`scaled_dot_product_attention`",
-                          how));
+                          "`scaled_dot_product_attention`{}",
+                          how, versions::judgedFor(ctx.settings())));
     quickfix::Edit edit = ts_node_is_null(need)
                               ? appendArgument(call, "need_weights=False", source)
                               : quickfix::Edit{analysis::startOf(need), analysis::endOf(need), "need_weights=False"};

@@ -4,6 +4,7 @@
 #include "analysis/syntax.h"
 #include "rules/all_rules.h"
 #include "rules/helpers.h"
+#include "rules/version_facts.h"
 
 namespace ptlint::rules {
 namespace {
@@ -123,7 +124,7 @@ class RenamedDynamoCacheLimit final : public Rule {
  private:
   static void report(TSNode name, TSNode range, std::string_view old, std::string_view replacement, Context& ctx) {
     Diagnostic& d = ctx.report(range, "`" + std::string(old) + "` is renamed `" + std::string(replacement) +
-                                          "` since PyTorch 2.7; the old name is a deprecated alias");
+                                          "` since PyTorch 2.7" + versions::judgedFor(ctx.settings()) + "; the old name is a deprecated alias");
     d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use `" + std::string(replacement) + "`",
                           {{startOf(name), endOf(name), std::string(replacement)}}};
   }
@@ -132,7 +133,7 @@ class RenamedDynamoCacheLimit final : public Rule {
     std::string_view replacement = newName(content);
     if (replacement.empty()) return;
     Diagnostic& d = ctx.report(string, "`" + std::string(content) + "` is renamed `" + std::string(replacement) +
-                                           "` since PyTorch 2.7; the old name is a deprecated alias");
+                                           "` since PyTorch 2.7" + versions::judgedFor(ctx.settings()) + "; the old name is a deprecated alias");
     d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use `" + std::string(replacement) + "`",
                           {{startOf(string) + 1, endOf(string) - 1, std::string(replacement)}}};
   }

@@ -19,6 +19,7 @@
 #include "rules/deprecated/deprecated_symbols.h"
 #include "quickfix/imports.h"
 #include "rules/helpers.h"
+#include "rules/version_facts.h"
 
 namespace ptlint::rules {
 namespace {
@@ -216,7 +217,7 @@ std::string message(const Symbol& s, const Context& ctx, std::string_view writte
            ") and raises at run time";
   else
     text = name + " is deprecated " + sinceText(s.deprecated);
-  return text + "; use `" + std::string(s.replacement) + "`";
+  return text + versions::judgedFor(ctx.settings()) + "; use `" + std::string(s.replacement) + "`";
 }
 
 // --- The rewrite of one use --------------------------------------------------------------
@@ -713,7 +714,7 @@ void checkImports(TSNode root, Context& ctx) {
     }
     if (deprecated_names.empty()) continue;
     std::string text = deprecated_names.size() == 1 ? "Import of " + message(*deprecated_names.front()->symbol, ctx, {})
-                                                     : "Import of deprecated " + list;
+                                                     : "Import of deprecated " + list + versions::judgedFor(ctx.settings());
     Diagnostic& d = ctx.report(statement, text);
     if (removed) d.severity = Severity::Error;
 

@@ -1,6 +1,7 @@
 // PTL302 fsdp1-in-new-code: FSDP1's `FullyShardedDataParallel(...)` where FSDP2 is available.
 #include "analysis/syntax.h"
 #include "rules/all_rules.h"
+#include "rules/version_facts.h"
 
 namespace ptlint::rules {
 namespace {
@@ -64,7 +65,8 @@ class Fsdp1InNewCode final : public Rule {
     if (!callee || (*callee != "torch.distributed.fsdp.FullyShardedDataParallel" &&
                     *callee != "torch.distributed.fsdp.fully_sharded_data_parallel.FullyShardedDataParallel"))
       return;
-    ctx.report(call, "FSDP1 `FullyShardedDataParallel` in code for PyTorch 2.6+: FSDP2 "
+    ctx.report(call, "FSDP1 `FullyShardedDataParallel` in code for PyTorch 2.6+" + versions::judgedFor(ctx.settings()) +
+                         ": FSDP2 "
                      "(`torch.distributed.fsdp.fully_shard`) is the recommended API, with per-parameter "
                      "sharding and simpler state dicts");
   }

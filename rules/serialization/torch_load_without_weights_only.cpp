@@ -4,6 +4,7 @@
 #include "rules/all_rules.h"
 #include "rules/helpers.h"
 #include "rules/torch_releases.h"
+#include "rules/version_facts.h"
 
 namespace ptlint::rules {
 namespace {
@@ -162,7 +163,8 @@ class TorchLoadWithoutWeightsOnly final : public Rule {
     if (hasDoubleStarArguments(call) && !splatsKnownWithout(call, "weights_only", ctx)) return;
     Diagnostic& d = ctx.report(call,
                                "`torch.load` without `weights_only=` unpickles arbitrary objects before PyTorch "
-                               "2.6: loading an untrusted file runs the code it names; pass `weights_only=True`");
+                               "2.6" + versions::judgedFor(ctx.settings()) +
+                                   ": loading an untrusted file runs the code it names; pass `weights_only=True`");
     if (ctx.torchAtLeast(1, 13) && !ts_node_is_null(argumentList(call)) && !hasStarArguments(call))
       d.fix = quickfix::Fix{quickfix::Applicability::Unsafe, "Add `weights_only=True`",
                             {appendArgument(call, "weights_only=True", ctx.source())}};

@@ -8,6 +8,7 @@
 #include "rules/deprecated/call_rewrite.h"
 #include "quickfix/imports.h"
 #include "rules/helpers.h"
+#include "rules/version_facts.h"
 #include "rules/vision/torchvision_weights.h"
 
 namespace ptlint::rules {
@@ -195,7 +196,7 @@ class TorchvisionPretrained final : public Rule {
     }
     std::string what = by_position ? "`" + std::string(old_name) + "` passed by position (`" + std::string(ctx.text(value)) + "`)"
                                    : "`" + std::string(old_name) + "=`";
-    Diagnostic& d = ctx.report(keyword, what + " is deprecated since torchvision 0.13; pass `" + suggestion + "` (or `" +
+    Diagnostic& d = ctx.report(keyword, what + " is deprecated since torchvision 0.13" + versions::judgedFor(ctx.settings()) + "; pass `" + suggestion + "` (or `" +
                                             std::string(new_name) + "=None`)");
     if (!fixable) return;
     if (!ts_node_is_null(keywordArgumentNode(call, new_name, ctx.source())) || hasDoubleStarArguments(call)) return;

@@ -7,6 +7,7 @@
 #include "rules/deprecated/call_rewrite.h"
 #include "quickfix/imports.h"
 #include "rules/helpers.h"
+#include "rules/version_facts.h"
 
 namespace ptlint::rules {
 namespace {
@@ -93,7 +94,7 @@ class TorchvisionToTensorV2 final : public Rule {
       if (isKind(parent, "attribute") || isKind(parent, "dotted_name")) return;
       auto q = ctx.model().qualifiedName(node);
       if (q && isV2ToTensor(*q))
-        ctx.report(node, "`v2.ToTensor` is deprecated; use "
+        ctx.report(node, "`v2.ToTensor` is deprecated" + versions::judgedFor(ctx.settings()) + "; use "
                          "`v2.Compose([v2.ToImage(), v2.ToDtype(torch.float32, scale=True)])`");
       return;
     }
@@ -112,7 +113,8 @@ class TorchvisionToTensorV2 final : public Rule {
       found = found || isV2ToTensor(module_name + "." + std::string(ctx.text(dotted)));
     });
     if (found)
-      ctx.report(node, "Import of the deprecated `torchvision.transforms.v2.ToTensor`; use "
+      ctx.report(node, "Import of the deprecated `torchvision.transforms.v2.ToTensor`" + versions::judgedFor(ctx.settings()) +
+                           "; use "
                        "`v2.Compose([v2.ToImage(), v2.ToDtype(torch.float32, scale=True)])`");
   }
 
@@ -121,7 +123,7 @@ class TorchvisionToTensorV2 final : public Rule {
     if (!ctx.text(callee).ends_with("ToTensor")) return;
     auto q = ctx.model().qualifiedName(callee);
     if (!q || !isV2ToTensor(*q)) return;
-    Diagnostic& d = ctx.report(call, "`v2.ToTensor()` is deprecated; use "
+    Diagnostic& d = ctx.report(call, "`v2.ToTensor()` is deprecated" + versions::judgedFor(ctx.settings()) + "; use "
                                      "`v2.Compose([v2.ToImage(), v2.ToDtype(torch.float32, scale=True)])`");
     auto args = rewrite::plainArguments(call, ctx.source());
     if (!ctx.torchAtLeast(2, 1) || !args || !args->positional.empty() || !args->keywords.empty()) return;

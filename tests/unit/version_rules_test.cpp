@@ -37,7 +37,7 @@ TEST(VersionRules, DeprecationsDatedByTheOldestReleaseReadSaySo) {
   EXPECT_TRUE(has(ger[0].message, "since PyTorch 1.13 or earlier")) << ger[0].message;
   auto qr = lint("import torch\ny = torch.qr(a)\n", "PTL106");
   ASSERT_EQ(qr.size(), 1u);
-  EXPECT_TRUE(has(qr[0].message, "since PyTorch 1.9;")) << qr[0].message;
+  EXPECT_TRUE(has(qr[0].message, "since PyTorch 1.9 (judged for `torch-version` >=2.6);")) << qr[0].message;
 }
 
 TEST(VersionRules, RenamedDynamoLimitDocsSayOldReleasesRaise) {
@@ -99,3 +99,24 @@ TEST(VersionRules, LegacyTf32MixedWithFp32PrecisionIsAnError) {
 }
 
 }  // namespace
+
+// Every version-gated finding names the range it was judged for.
+TEST(VersionRules, MessagesNameTheRangeJudged) {
+  struct Case {
+    const char* source;
+    const char* code;
+    const char* version;
+  } cases[] = {
+      {"import torch\ns = torch.cuda.amp.GradScaler()\n", "PTL101", "2.4"},
+      {"import torch\ny = torch.qr(a)\n", "PTL106", "2.4"},
+      {"from torch.utils.checkpoint import checkpoint\ny = checkpoint(f, x)\n", "PTL108", "2.4"},
+      {"import torch\nm = torch.load('m.pt')\n", "PTL801", "2.4"},
+      {"import torch._dynamo\ntorch._dynamo.config.cache_size_limit = 8\n", "PTL103", "2.7"},
+      {"from torch.distributed.fsdp import FullyShardedDataParallel as FSDP\nm = FSDP(model)\n", "PTL302", "2.6"},
+  };
+  for (const auto& c : cases) {
+    auto found = lint(c.source, c.code, c.version);
+    ASSERT_EQ(found.size(), 1u) << c.code;
+    EXPECT_TRUE(has(found[0].message, std::string("judged for `torch-version` >=") + c.version)) << found[0].message;
+  }
+}
