@@ -139,6 +139,13 @@ oldest release read), `torch.amp.GradScaler` and its re-export `torch.GradScaler
 those the old spelling is the only one and nothing is reported. The deprecation warnings
 themselves are 2.4's (`torch/cuda/amp/*.py` of 2.6 and 2.14).
 
+## Releases
+The premise is 2.4's: `torch/cuda/amp/autocast_mode.py` and `grad_scaler.py` warn "is deprecated"
+in 2.6 and 2.14, not in 1.13. The replacements are `torch.amp.autocast` (1.13's
+`torch/amp/autocast_mode.py`), `torch.amp.GradScaler` (2.3; absent from 1.13's `torch/amp/`) and
+`torch.amp.custom_fwd`/`custom_bwd` (2.4): a use is reported, and a fix written, only where the
+range's oldest release has the replacement.
+
 ## References
 - [`torch/cuda/amp/autocast_mode.py`](https://github.com/pytorch/pytorch/blob/main/torch/cuda/amp/autocast_mode.py):
   the `@deprecated(..., category=FutureWarning)` on `autocast.__init__`, `custom_fwd`, `custom_bwd`.

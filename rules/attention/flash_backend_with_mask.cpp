@@ -71,6 +71,11 @@ with sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION]):
 ## Fix safety
 There is no fix: replacing a mask by `is_causal=True` is only right for a causal mask.
 
+## Releases
+`torch/nn/attention/__init__.py`: `sdpa_kernel` with a list of backends from 2.3 (absent from
+1.13); cuDNN attention takes a mask from 2.5 — the message and the verdict follow the range's
+oldest release.
+
 ## References
 - [`torch.nn.attention.sdpa_kernel`](https://pytorch.org/docs/stable/generated/torch.nn.attention.sdpa_kernel.html)
 - [`torch.nn.functional.scaled_dot_product_attention`](https://pytorch.org/docs/stable/generated/torch.nn.functional.scaled_dot_product_attention.html)

@@ -150,6 +150,11 @@ starts below 2.0. Its `scale=` argument appeared in 2.1 (`torch/nn/functional.py
 fixed. The `score_mod` form names `torch.nn.attention.flex_attention` (2.5) and is reported only
 when the range starts at 2.5 or later.
 
+## Releases
+`torch/nn/functional.py`: `scaled_dot_product_attention` from 2.0 (absent from 1.13), `scale=`
+from 2.1, `enable_gqa=` from 2.5; `torch/nn/attention/flex_attention.py` from 2.5. Reported where
+the range's oldest release has SDPA (or flex_attention); a fix only writes what that release has.
+
 ## References
 - [`torch.nn.functional.scaled_dot_product_attention`](https://pytorch.org/docs/stable/generated/torch.nn.functional.scaled_dot_product_attention.html) (added in 2.0; `scale=` since 2.1)
 - [SDPA backends and `torch.nn.attention.sdpa_kernel`](https://pytorch.org/docs/stable/backends.html)

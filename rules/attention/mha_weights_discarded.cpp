@@ -68,6 +68,10 @@ The fix adds `need_weights=False` (or replaces `need_weights=True`). It is safe:
 the same attention (up to floating-point rounding of the fused kernel) and the second element
 of the result, which the caller discards, becomes `None`.
 
+## Releases
+`torch/nn/modules/activation.py`: `MultiheadAttention(..., need_weights=True)` and its fast path
+in 1.13, 2.6 and 2.14; the SDPA path it can take is 2.0's, so the rule reports from 2.0.
+
 ## References
 - [`torch.nn.MultiheadAttention`](https://docs.pytorch.org/docs/stable/generated/torch.nn.MultiheadAttention.html)
 - [`torch/nn/functional.py` (2.6), `multi_head_attention_forward`](https://github.com/pytorch/pytorch/blob/v2.6.0/torch/nn/functional.py)

@@ -57,6 +57,12 @@ with torch._dynamo.config.patch(accumulated_recompile_limit=512):
 ## Fix safety
 The fix renames the setting and is safe: both names refer to the same configuration value.
 
+## Releases
+`torch/_dynamo/config.py`: 2.14 defines `recompile_limit` / `accumulated_recompile_limit` and
+keeps the old names as aliases; 2.6 has only `cache_size_limit` / `accumulated_cache_size_limit`
+(renamed in 2.7). Reported, and fixed, only where the range starts at 2.7 or later; 1.13 has no
+`torch._dynamo`.
+
 ## References
 - [torch/_dynamo/config.py](https://github.com/pytorch/pytorch/blob/main/torch/_dynamo/config.py)
 - [torch/utils/_config_module.py (2.6)](https://github.com/pytorch/pytorch/blob/v2.6.0/torch/utils/_config_module.py): unknown names raise `AttributeError`

@@ -161,6 +161,13 @@ where the replacement needs it.
   imported from `torch.func` on the next line. No fix is offered when the statement holds a
   comment or shares its line with another statement; the message then says so.
 
+## Releases
+Each symbol carries its own dates, read in the release that deprecated or removed it
+(`torch/_linalg_utils.py`, `torch/functional.py`, `torch/testing/_deprecated.py`, ... of 1.13, 2.6
+and 2.14); a deprecation is reported when its replacement exists at the range's oldest release, a
+removal when it falls inside the range (`torch.symeig`: removed in 2.0). Where 1.13 already
+deprecates, the message says "1.13 or earlier".
+
 ## References
 - [torch.linalg](https://pytorch.org/docs/stable/linalg.html) and the deprecation notes on
   [torch.qr](https://pytorch.org/docs/stable/generated/torch.qr.html),

@@ -48,6 +48,10 @@ fully_shard(model)
 There is no fix: FSDP2 is applied per submodule and changes how the optimizer and checkpoints
 see the parameters.
 
+## Releases
+FSDP2 (`fully_shard` exported by `torch/distributed/fsdp/__init__.py`) exists in 2.6 and 2.14, not
+in 1.13: reported where the range starts at 2.6 or later.
+
 ## References
 - [`torch.distributed.fsdp.fully_shard` (FSDP2)](https://pytorch.org/docs/stable/distributed.fsdp.fully_shard.html)
 - [FSDP1 to FSDP2 migration guide](https://docs.pytorch.org/tutorials/intermediate/FSDP_tutorial.html#fsdp1-to-fsdp2-migration-guide)

@@ -69,6 +69,12 @@ Judged at the oldest release of `torch-version`: the default changed in 2.6
 2.14), so a call without the argument is reported when the range starts below 2.6;
 `weights_only=` itself exists from 1.13, the oldest release read (the fix is offered from there).
 
+## Releases
+`torch/serialization.py`: `weights_only=` from 1.13 (False by default); the default is True from
+2.6, except with `pickle_module=` (2.6 and 2.14 keep False then); `weights_only=True` with
+`pickle_module=` raises in 1.13, 2.6 and 2.14. The missing argument is reported where the range
+starts below 2.6; the fix is written only where 1.13's argument exists.
+
 ## References
 - [torch.load](https://pytorch.org/docs/stable/generated/torch.load.html)
 - [Serialization semantics: weights_only](https://pytorch.org/docs/stable/notes/serialization.html#weights-only)

@@ -82,6 +82,10 @@ module-level call. No fix is offered when `weights=` is also given, when the bui
 `pretrained=True` (`vit_h_14`), or when the shim's choice depends on an argument that is not a
 literal (`quantize=flag`).
 
+## Releases
+A torchvision premise (deprecated in torchvision 0.13, which pairs with PyTorch 1.12): reported
+where the range starts at 1.12 or later.
+
 ## References
 - [torchvision/models/_utils.py: handle_legacy_interface](https://github.com/pytorch/vision/blob/main/torchvision/models/_utils.py)
 - [torchvision models: the weights API](https://pytorch.org/vision/stable/models.html)

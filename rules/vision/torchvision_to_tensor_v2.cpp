@@ -66,6 +66,10 @@ float32. `ToImage` and `ToDtype(..., scale=True)` exist from torchvision 0.16 (P
 fix is offered for older `torch-version` settings. `import torch` and
 `from torchvision.transforms import v2` are added where no name for them is visible.
 
+## Releases
+A torchvision premise (`transforms.v2`, paired with PyTorch 2.0+; `ToImage`/`ToDtype(scale=True)`
+with 2.1+): reported from 2.0, fixed from 2.1.
+
 ## References
 - [torchvision/transforms/v2/_deprecated.py](https://github.com/pytorch/vision/blob/main/torchvision/transforms/v2/_deprecated.py)
 - [torchvision transforms: conversion](https://pytorch.org/vision/stable/transforms.html#conversion)

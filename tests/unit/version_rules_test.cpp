@@ -120,3 +120,10 @@ TEST(VersionRules, MessagesNameTheRangeJudged) {
     EXPECT_TRUE(has(found[0].message, std::string("judged for `torch-version` >=") + c.version)) << found[0].message;
   }
 }
+
+// Every rule's documentation says which releases its premise and its fix depend on.
+TEST(VersionRules, EveryRuleDocumentsItsReleases) {
+  for (const rules::RuleMeta* meta : rules::allMetas()) {
+    EXPECT_TRUE(has(std::string(meta->docs), "\n## Releases\n")) << meta->code;
+  }
+}
