@@ -1965,7 +1965,13 @@ std::optional<quickfix::Fix> buildFix(const Pattern& p, const ScaleInfo& scale, 
 
   quickfix::Fix fix;
   fix.applicability = quickfix::Applicability::Unsafe;
-  fix.message = "Replace with `" + function + "(...)`";
+  // The title names the release the rewrite needs (SDPA 2.0, `scale=` 2.1), which the range's
+  // oldest release has (checked above).
+  fix.message = "Replace with `" + function + "(...)` (" +
+                (scale_arg.empty() ? "PyTorch " + releases::addedIn("torch.nn.functional.scaled_dot_product_attention") + "+"
+                                   : "`scale=`: PyTorch " +
+                                         releases::addedIn("torch.nn.functional.scaled_dot_product_attention(scale=)") + "+") +
+                "; judged for `torch-version` " + versions::rangeText(ctx.settings()) + ")";
   for (TSNode s : statements) {
     auto edit = deleteLines(s, ctx.file());
     if (!edit) return refuse("an intermediate step shares its line with other code");

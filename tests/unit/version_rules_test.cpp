@@ -5,6 +5,7 @@
 #include "rules/linter.h"
 #include "rules/registry.h"
 #include "tests/unit/lint_source.h"
+#include "tests/unit/test_files.h"
 
 using namespace ptlint;
 
@@ -126,4 +127,18 @@ TEST(VersionRules, EveryRuleDocumentsItsReleases) {
   for (const rules::RuleMeta* meta : rules::allMetas()) {
     EXPECT_TRUE(has(std::string(meta->docs), "\n## Releases\n")) << meta->code;
   }
+}
+
+// PTL601's fix titles name the release the rewrite needs and the range it was judged for.
+TEST(VersionRules, AttentionFixTitlesNameTheReleaseTheyNeed) {
+  std::string source = test_files::readFile(std::string(PTLINT_FIXTURES_DIR) + "/PTL601.py");
+  int with_scale = 0, without = 0;
+  for (const auto& d : lint(source, "PTL601", "2.1")) {
+    if (!d.fix) continue;
+    EXPECT_TRUE(has(d.fix->message, "; judged for `torch-version` >=2.1)")) << d.fix->message;
+    if (has(d.fix->message, "(`scale=`: PyTorch 2.1+;")) ++with_scale;
+    if (has(d.fix->message, "(PyTorch 2.0+;")) ++without;
+  }
+  EXPECT_GT(with_scale, 0);
+  EXPECT_GT(without, 0);
 }
