@@ -306,7 +306,8 @@ struct Parser2_6 {
       const std::string key = t[i];
       if (auto r = option()) return r;
       if (i + 1 < t.size() && !consume(++i, ",")) {
-        return reject(key, fmt::format("unexpected `{}` after the value of `{}` (options are separated by `,`)", t[i], key));
+        return reject(key, fmt::format("unexpected `{}` after the value of `{}` (options are separated by `,`)",
+                                       t[i], key));
       }
     }
     return std::nullopt;
@@ -362,7 +363,9 @@ struct Parser2_14 {
     }
     while (++i < t.size() && t[i] != "]") {
       size_t interval = i;
-      if (!inBounds(++i) || !inBounds(++i)) return reject(key, fmt::format("`{}` list is missing its closing `]`", key));
+      if (!inBounds(++i) || !inBounds(++i)) {
+        return reject(key, fmt::format("`{}` list is missing its closing `]`", key));
+      }
       auto div = stoullLike(t[i]);
       if (!div) return notANumber(key, t[i]);
       if (*div != 0 && !isPowerOfTwo(*div)) {
