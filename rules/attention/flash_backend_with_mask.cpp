@@ -7,6 +7,7 @@
 #include "rules/attention/sdpa_backends.h"
 #include "rules/common/blocks.h"
 #include "rules/helpers.h"
+#include "rules/version_facts.h"
 
 namespace ptlint::rules {
 namespace {
@@ -122,8 +123,9 @@ class FlashBackendWithMask final : public Rule {
       if (masked_backend || !backends->count("FLASH_ATTENTION")) return;
       Diagnostic& d = ctx.report(call,
                                  "`attn_mask` with only FlashAttention allowed: FlashAttention takes no mask, so this "
-                                 "call raises \"No available kernel\" at run time; use `is_causal=True` for a causal "
-                                 "mask, or also allow `SDPBackend.EFFICIENT_ATTENTION`");
+                                 "call raises \"No available kernel\" at run time" + versions::judgedFor(ctx.settings()) +
+                                     "; use `is_causal=True` for a causal mask, or also allow "
+                                     "`SDPBackend.EFFICIENT_ATTENTION`");
       d.related.push_back({analysis::startOf(item), analysis::endOf(item), "the backends are restricted here"});
       return;
     }

@@ -315,6 +315,8 @@ class DeprecatedArgument final : public Rule {
     if (removed)
       text += " and removed in PyTorch " + versions::removedIn(key).str() + " (a `TypeError` there; judged for `torch-version` " +
               versions::rangeText(ctx.settings()) + ")";
+    else
+      text += versions::judgedFor(ctx.settings());
     Diagnostic& d = ctx.report(keyword, text + "; use " + instead);
     if (removed) d.severity = Severity::Error;
     TSNode value = fieldOf(keyword, "value");

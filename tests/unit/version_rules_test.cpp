@@ -114,6 +114,9 @@ TEST(VersionRules, MessagesNameTheRangeJudged) {
       {"import torch\nm = torch.load('m.pt')\n", "PTL801", "2.4"},
       {"import torch._dynamo\ntorch._dynamo.config.cache_size_limit = 8\n", "PTL103", "2.7"},
       {"from torch.distributed.fsdp import FullyShardedDataParallel as FSDP\nm = FSDP(model)\n", "PTL302", "2.6"},
+      {"import torch\nfrom torch.nn.attention import sdpa_kernel, SDPBackend\nwith sdpa_kernel(SDPBackend.FLASH_ATTENTION):\n"
+       "    y = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=m)\n",
+       "PTL602", "2.6"},
   };
   for (const auto& c : cases) {
     auto found = lint(c.source, c.code, c.version);
