@@ -319,10 +319,9 @@ struct Parser2_6 {
 struct Parser2_14 {
   std::vector<std::string> t;
   size_t i = 0;
-  bool has_large_segment = false;
+  // The large segment size bounds both split sizes. 2.14.1 reads it before the options, from
+  // every `large_segment_size_mb` token (the last wins), wherever it stands.
   unsigned long long large_segment_mb = 20;
-  std::optional<std::pair<std::string, unsigned long long>> split_size;      // max_split_size_mb
-  std::optional<std::pair<std::string, unsigned long long>> non_split_size;  // max_non_split_rounding_mb
 
   static Rejection truncated(const std::string& key) {
     return reject(key, key.empty() ? std::string("the string ends in the middle of an option") : noValue(key).message);
@@ -398,13 +397,13 @@ struct Parser2_14 {
         return checkBackend(key, t[i]);
       case Value::SplitSizeMb:
         if (auto r = size(key, n)) return r;
-        (key == "max_split_size_mb" ? split_size : non_split_size) = std::make_pair(t[i], n);
+        if (n < large_segment_mb) {
+          return reject(key, fmt::format("`{}` must be at least {}, not `{}`", key, large_segment_mb, t[i]));
+        }
         return std::nullopt;
       case Value::LargeSegment:
         if (auto r = size(key, n)) return r;
         if (n <= 10) return reject(key, fmt::format("`{}` must be greater than 10, not `{}`", key, t[i]));
-        has_large_segment = true;
-        large_segment_mb = n;
         return std::nullopt;
       case Value::RegisterThreads:
         if (auto r = size(key, n)) return r;
@@ -437,22 +436,23 @@ struct Parser2_14 {
     return std::nullopt;
   }
 
-  std::optional<Rejection> run() {
+  std::optional<Rejection> largeSegment() {
+    for (size_t j = 0; j < t.size(); ++j) {
+      if (t[j] != "large_segment_size_mb") continue;
+      const std::string key = t[j];
+      if (j + 2 >= t.size()) return truncated(key);
+      auto n = stoullLike(t[j + 2]);
+      if (!n) return notANumber(key, t[j + 2]);
+      if (*n <= 10) return reject(key, fmt::format("`{}` must be greater than 10, not `{}`", key, t[j + 2]));
+      large_segment_mb = *n;
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Rejection> run(bool cuda = true) {
+    if (auto r = largeSegment()) return r;
     if (auto r = pass(false)) return r;
-    // The split sizes are bounded by the large segment size (20 MB unless set); checked once the
-    // whole string is read (the order of the keys does not matter in 2.14.1).
-    if (split_size && split_size->second < large_segment_mb) {
-      return reject("max_split_size_mb", fmt::format("`max_split_size_mb` must be at least {}, not `{}`",
-                                                     large_segment_mb, split_size->first));
-    }
-    // Whether max_non_split_rounding_mb follows a changed large segment size was not verified:
-    // only the default bound (or the smaller of the two) is judged.
-    unsigned long long non_split_min = has_large_segment ? std::min<unsigned long long>(20, large_segment_mb) : 20;
-    if (non_split_size && non_split_size->second < non_split_min) {
-      return reject("max_non_split_rounding_mb",
-                    fmt::format("`max_non_split_rounding_mb` must be at least {}, not `{}`", non_split_min,
-                                non_split_size->first));
-    }
+    if (!cuda) return std::nullopt;
     return pass(true);
   }
 };
@@ -475,6 +475,10 @@ std::optional<Rejection> check(std::string_view value, Parser parser) {
     case Parser::Torch2_14: return Parser2_14{tokenize(value, true)}.run();
   }
   return std::nullopt;
+}
+
+std::optional<Rejection> checkDeviceNeutral2_14(std::string_view value) {
+  return Parser2_14{tokenize(value, true)}.run(false);
 }
 
 }  // namespace ptlint::alloc_conf

@@ -9,7 +9,8 @@
 //   them (`c10/cuda/CUDAAllocatorConfig.h`: one `parse...` member per key).
 // - 2.14: `c10/core/AllocatorConfig.{h,cpp}` (`ConfigTokenizer`, `AcceleratorAllocatorConfig`)
 //   then `c10/cuda/CUDAAllocatorConfig.{h,cpp}` (`getKeys()`, the CUDA keys) — the device-neutral
-//   checks were run against Debian's 2.14.1 (`torch._C._accelerator_setAllocatorSettings`).
+//   pass agrees with Debian's 2.14.1 (`torch._C._accelerator_setAllocatorSettings`) on 1,500
+//   random strings (tests/unit/data/alloc_conf_2_14_cpu.tsv).
 #pragma once
 
 #include <optional>
@@ -31,5 +32,9 @@ struct Rejection {
 // nullopt when that release's parser accepts `value`; else the first error it raises on (PyTorch
 // stops there). Values whose check could not be read at a release are accepted.
 std::optional<Rejection> check(std::string_view value, Parser parser);
+
+// 2.14's device-neutral pass alone (c10/core/AllocatorConfig.cpp), which a CPU-only build runs
+// (`torch._C._accelerator_setAllocatorSettings`): what the tests compare with the real 2.14.
+std::optional<Rejection> checkDeviceNeutral2_14(std::string_view value);
 
 }  // namespace ptlint::alloc_conf

@@ -4,8 +4,11 @@
 // `torch._C._accelerator_setAllocatorSettings` (tests/torch_facts checks a few of them there).
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "analysis/alloc_conf.h"
 #include "lint_source.h"
+#include "test_files.h"
 
 using ptlint::alloc_conf::check;
 using ptlint::alloc_conf::Parser;
@@ -66,6 +69,10 @@ const Row kRows[] = {
     {"", true, true, true},
     {"max_split_size_mb:128,garbage_collection_threshold:0.6", true, true, true},
     {"max_split_size_mb:128 garbage_collection_threshold:0.6", true, false, false},
+    {"max_split_size_mb:19,max_split_size_mb:128", false, false, false},
+    {"large_segment_size_mb:12,max_split_size_mb:15", false, false, true},
+    {"max_split_size_mb:30,large_segment_size_mb:40", false, false, false},
+    {",large_segment_size_mb:0", false, false, false},
 };
 
 void expectVerdict(const Row& row, Parser parser, bool accepted) {
@@ -106,6 +113,28 @@ TEST(AllocConf, MalformedStringsAreJudgedWithoutCrashing) {
   }
   EXPECT_TRUE(check("roundup_power2_divisions:[", Parser::Torch2_14));
   EXPECT_TRUE(check("max_split_size_mb:999999999999999999999999", Parser::Torch2_14));
+}
+
+// 2.14's device-neutral pass against the real one: 1500 random strings of the allocator's keys,
+// values and separators, with Debian 2.14.1's verdict on each (tests/unit/data).
+TEST(AllocConf, DeviceNeutralPassAgreesWithPyTorch2_14) {
+  std::istringstream lines(ptlint::test_files::readFile(std::string(PTLINT_FIXTURES_DIR) +
+                                                        "/../unit/data/alloc_conf_2_14_cpu.tsv"));
+  std::string line;
+  int rows = 0;
+  while (std::getline(lines, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    auto tab = line.find('\t');
+    ASSERT_NE(tab, std::string::npos) << line;
+    std::string value = line.substr(tab + 1);
+    auto rejection = ptlint::alloc_conf::checkDeviceNeutral2_14(value);
+    EXPECT_EQ(!rejection, line[0] == 'A') << "`" << value << "`" << (rejection ? ": " + rejection->message : "");
+    ++rows;
+  }
+  EXPECT_GT(rows, 1000);
+  // The CUDA pass then rejects what only the device-neutral pass skips.
+  EXPECT_FALSE(ptlint::alloc_conf::checkDeviceNeutral2_14(",max_split_size_mb:5"));
+  EXPECT_TRUE(check(",max_split_size_mb:5", Parser::Torch2_14));
 }
 
 }  // namespace
