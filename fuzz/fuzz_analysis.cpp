@@ -1,10 +1,12 @@
 // Target: analysis of arbitrary bytes. `ParsedFile::parse` + `rules::lintFile` with every rule
 // selected must not crash, and every range it hands out (diagnostics, fix edits, related
 // information, syntax errors) must lie inside the buffer; on valid UTF-8 also on code point
-// boundaries, since the CLI and the LSP server convert them to columns.
+// boundaries, since the CLI and the LSP server convert them to columns. The bytes also go through
+// the allocator-configuration parsers PTL705 models (every release's), which must not crash.
 #include <cstdint>
 #include <string>
 
+#include "analysis/alloc_conf.h"
 #include "analysis/line_index.h"
 #include "analysis/parse.h"
 #include "fuzz/fuzz_check.h"
@@ -17,6 +19,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const bool utf8 = analysis::isValidUtf8(text);
   auto file = analysis::ParsedFile::parse(text);
   fuzz::require(file.text() == text, "parse keeps the text");
+  for (auto parser : {alloc_conf::Parser::Torch1_13, alloc_conf::Parser::Torch2_6, alloc_conf::Parser::Torch2_14})
+    (void)alloc_conf::check(text, parser);
 
   rules::Settings settings;
   settings.select = {"ALL"};

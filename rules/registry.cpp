@@ -59,6 +59,9 @@ brackets, and carriage-return line endings. Valid code it still reports:
 Errors that CPython finds after parsing (`return` outside a function, `yield` or `:=` in a
 type-parameter default, an invalid assignment target such as `f() = 1`) are not reported.
 
+## Releases
+No PyTorch premise: a file ptlint cannot parse is reported at every release.
+
 ## References
 - [Python language reference: full grammar](https://docs.python.org/3/reference/grammar.html)
 )md"};

@@ -10,6 +10,11 @@ namespace {
 // 1.13 (Debian bookworm), 2.6 (trixie) and 2.14.1 (sid) were read in full; a date between them
 // is the release that PyTorch's own notes and tagged sources give, and the row says which.
 constexpr std::array kFacts{
+    ReleaseFact{"PYTORCH_ALLOC_CONF", {2, 14}, {}, {},
+                "c10/cuda/CUDAAllocatorConfig.h: 2.14's CUDAAllocatorConfig::instance() reads "
+                "PYTORCH_CUDA_ALLOC_CONF, then PYTORCH_ALLOC_CONF when the first is unset (no deprecation "
+                "warning; the first wins when both are set); 2.6 and 1.13 read PYTORCH_CUDA_ALLOC_CONF only; "
+                "the releases between were not read, so 2.14 is the date"},
     ReleaseFact{"torch.GradScaler", {2, 3}, {}, {},
                 "torch/__init__.py re-exports `from torch.amp import autocast, GradScaler` in 2.6 and 2.14; "
                 "absent from 1.13; added with torch.amp.GradScaler in v2.3.0"},

@@ -58,7 +58,11 @@ class LspServer {
       : transport_(transport),
         outbox_(transport),
         dispatcher_(outbox_),
-        settings_([this](MessageType type, const std::string& m) { dispatcher_.showMessage(type, m); }),
+        settings_([this](MessageType type, const std::string& m) {
+          // Log-level notes (the torch-version range in use) go to the log, the rest is shown.
+          if (type == MessageType::Log) dispatcher_.logMessage(type, m);
+          else dispatcher_.showMessage(type, m);
+        }),
         projects_(docs_, [this](const std::vector<fs::path>& changed) { onProjectRelinked(changed); }),
         analyzer_(settings_, [this](const fs::path& file) { return projects_.factsFor(file); }),
         scheduler_(

@@ -147,6 +147,20 @@ void ServerSettings::reportOnce(const std::string& message) {
   report_(MessageType::Error, message);
 }
 
+// The torch-version range a document is linted for and where it came from, logged the first time
+// each range is used (`window/logMessage`), as `ptlint check --show-settings` prints it.
+void ServerSettings::logTorchRangeOnce(const rules::TorchRange& range) {
+  std::string message = fmt::format("ptlint: torch-version \"{}\" (PyTorch {} to {}), from {}", range.str(),
+                                    range.floor().str(), range.newestKnown().str(),
+                                    range.source.empty() ? "the default" : range.source);
+  {
+    std::lock_guard lock(mutex_);
+    if (!reported_.insert(message).second) return;
+  }
+  logToStderr(message);
+  report_(MessageType::Log, message);
+}
+
 ClientSettings ServerSettings::effectiveLocked(const std::string& folder_key) const {
   ClientSettings s = global_;
   auto it = per_folder_.find(folder_key);
@@ -218,6 +232,7 @@ rules::Settings ServerSettings::settingsFor(const std::string& uri, workspace::F
     workspace::ResolvedConfig config = resolver->forPath(target);
     if (fixes) *fixes = workspace::FixSelection{config.fixable, config.unfixable};
     rules::Settings settings = workspace::settingsForFile(config, target);
+    logTorchRangeOnce(settings.torchRange());
     if (path && client.compileLog) {
       settings.compile_log_given = true;
       settings.runtime = runtimeFor(*path);

@@ -82,6 +82,7 @@ class ServerSettings {
   void rebuildResolversLocked(std::vector<std::string>& problems);
   void reportProblems(const std::vector<std::string>& problems);
   void reportOnce(const std::string& message);
+  void logTorchRangeOnce(const rules::TorchRange& range);
 
   Report report_;
   mutable std::mutex mutex_;

@@ -61,6 +61,10 @@ loss.backward()
 ## Fix safety
 There is no fix: moving the call out of the block can change what follows it in the block.
 
+## Releases
+`torch/amp/autocast_mode.py`: `autocast` in 1.13, 2.6 and 2.14; the advice to run backward outside
+it holds 1.13–2.14.
+
 ## References
 - [`torch.autocast` (see the note on backward passes)](https://pytorch.org/docs/stable/amp.html#torch.autocast)
 - [Automatic mixed precision examples](https://pytorch.org/docs/stable/notes/amp_examples.html)

@@ -72,6 +72,10 @@ one optimizer through the scaler. It is unsafe: it changes the clipped gradients
 point), and `unscale_` may be called only once per optimizer and step, so a second clip or
 unscale elsewhere in the step would raise. There is no fix for a direct `optimizer.step()`.
 
+## Releases
+`GradScaler.unscale_` in `torch/cuda/amp/grad_scaler.py` (1.13) and `torch/amp/grad_scaler.py`
+(2.6, 2.14): the premise and the fix hold 1.13–2.14.
+
 ## References
 - [CUDA AMP examples: working with unscaled gradients (gradient clipping)](https://docs.pytorch.org/docs/stable/notes/amp_examples.html#gradient-clipping)
 - [`torch/amp/grad_scaler.py` (2.6), `GradScaler.unscale_` and `GradScaler.step`](https://github.com/pytorch/pytorch/blob/v2.6.0/torch/amp/grad_scaler.py)

@@ -18,6 +18,7 @@
 #include "quickfix/imports.h"
 #include "rules/helpers.h"
 #include "rules/torch_releases.h"
+#include "rules/version_facts.h"
 
 namespace ptlint::rules {
 namespace {
@@ -137,6 +138,13 @@ oldest release read), `torch.amp.GradScaler` and its re-export `torch.GradScaler
 (`torch/amp/grad_scaler.py`, absent from 1.13), `torch.amp.custom_fwd` / `custom_bwd` 2.4. Below
 those the old spelling is the only one and nothing is reported. The deprecation warnings
 themselves are 2.4's (`torch/cuda/amp/*.py` of 2.6 and 2.14).
+
+## Releases
+The premise is 2.4's: `torch/cuda/amp/autocast_mode.py` and `grad_scaler.py` warn "is deprecated"
+in 2.6 and 2.14, not in 1.13. The replacements are `torch.amp.autocast` (1.13's
+`torch/amp/autocast_mode.py`), `torch.amp.GradScaler` (2.3; absent from 1.13's `torch/amp/`) and
+`torch.amp.custom_fwd`/`custom_bwd` (2.4): a use is reported, and a fix written, only where the
+range's oldest release has the replacement.
 
 ## References
 - [`torch/cuda/amp/autocast_mode.py`](https://github.com/pytorch/pytorch/blob/main/torch/cuda/amp/autocast_mode.py):
@@ -536,14 +544,14 @@ std::string torchPrefix(TSNode ref, const SemanticModel& model, bool& needs_impo
   return torchModuleName(model, ref, needs_import);
 }
 
-std::string describe(const Target& t, const Site& site, const SemanticModel& model) {
+std::string describe(const Target& t, const Site& site, const SemanticModel& model, const std::string& judged) {
   std::string_view written = model.text(site.ref);
   std::string old = "`" + std::string(t.qualified) + "`";
   if (written != t.qualified && written.size() <= 60 && written.find('\n') == std::string_view::npos)
     old = "`" + std::string(written) + "` (" + old + ")";
   std::string use = replacementSpelling(t);
   if (site.form == Form::Decorator) use = "@" + use;
-  std::string text = old + " is deprecated since PyTorch 2.4; use `" + use + "`";
+  std::string text = old + " is deprecated since PyTorch 2.4" + judged + "; use `" + use + "`";
   if (misplacedAutocastArgument(site, t, model))
     text += "; this call is already wrong: its first positional parameter is `enabled`, not the dtype or "
             "device, so the region runs in float16 — pass `dtype=` by keyword";
@@ -688,13 +696,13 @@ class DeprecatedCudaAmp final : public Rule {
         // A name also bound elsewhere in its scope (`if ...: from torch.amp import autocast
         // else: from torch.cuda.amp import autocast`) may mean either: only the import reports.
         if (isAmbiguous(*use.binding, model) || use.shim || !replacementAvailable(*use.target, ctx)) continue;
-        Diagnostic& d = ctx.report(use.site.range, describe(*use.target, use.site, model));
+        Diagnostic& d = ctx.report(use.site.range, describe(*use.target, use.site, model, versions::judgedFor(ctx.settings())));
         d.fix = group.fix;
       }
     }
     for (const Use& use : direct) {
       if (use.shim || !replacementAvailable(*use.target, ctx)) continue;
-      Diagnostic& d = ctx.report(use.site.range, describe(*use.target, use.site, model));
+      Diagnostic& d = ctx.report(use.site.range, describe(*use.target, use.site, model, versions::judgedFor(ctx.settings())));
       d.fix = directFix(use, ctx);
     }
   }
@@ -818,7 +826,8 @@ class DeprecatedCudaAmp final : public Rule {
                        ? "Import of the deprecated namespace " + list +
                              ", of which this file uses nothing; importing it does not warn, but `import torch.amp` "
                              "is the current spelling"
-                       : "Import of deprecated " + list + "; since PyTorch 2.4 use `torch.amp` with an explicit device");
+                       : "Import of deprecated " + list + "; since PyTorch 2.4 use `torch.amp` with an explicit device" +
+                             versions::judgedFor(ctx.settings()));
     auto group = groups.find(statement.id);
     std::optional<Fix> fix;
     if (group != groups.end()) {

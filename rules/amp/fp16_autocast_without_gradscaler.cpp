@@ -72,6 +72,10 @@ or `dtype=torch.bfloat16` on hardware that supports it (no scaler needed).
 ## Fix safety
 There is no fix: adding a scaler changes several lines of the training step.
 
+## Releases
+`torch/amp/autocast_mode.py` (float16 autocast) and `GradScaler` exist in 1.13, 2.6 and 2.14: the
+premise holds 1.13–2.14.
+
 ## References
 - [Automatic Mixed Precision: gradient scaling](https://pytorch.org/docs/stable/amp.html#gradient-scaling)
 - [`torch.autocast` (CUDA default dtype float16)](https://pytorch.org/docs/stable/amp.html#torch.autocast)

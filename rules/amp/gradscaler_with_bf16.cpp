@@ -110,6 +110,10 @@ makes `scale()`, `step()` and `update()` pass-throughs, so the training loop kee
 unsafe because it changes training numerics (no more loss scaling, no more skipped steps), and
 the scaler may also serve a float16 path that the analysis could not see.
 
+## Releases
+`GradScaler` in `torch/cuda/amp/grad_scaler.py` (1.13) and `torch/amp/grad_scaler.py` (2.6, 2.14)
+scales for float16; bfloat16 needs no scaling at any release: the premise holds 1.13–2.14.
+
 ## References
 - [`GradScaler` in `torch/amp/grad_scaler.py`](https://github.com/pytorch/pytorch/blob/main/torch/amp/grad_scaler.py)
   (`torch/cuda/amp/grad_scaler.py` before 2.3)

@@ -7,6 +7,7 @@
 #include "rules/attention/sdpa_backends.h"
 #include "rules/common/blocks.h"
 #include "rules/helpers.h"
+#include "rules/version_facts.h"
 
 namespace ptlint::rules {
 namespace {
@@ -71,6 +72,11 @@ with sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION]):
 ## Fix safety
 There is no fix: replacing a mask by `is_causal=True` is only right for a causal mask.
 
+## Releases
+`torch/nn/attention/__init__.py`: `sdpa_kernel` with a list of backends from 2.3 (absent from
+1.13); cuDNN attention takes a mask from 2.5 — the message and the verdict follow the range's
+oldest release.
+
 ## References
 - [`torch.nn.attention.sdpa_kernel`](https://pytorch.org/docs/stable/generated/torch.nn.attention.sdpa_kernel.html)
 - [`torch.nn.functional.scaled_dot_product_attention`](https://pytorch.org/docs/stable/generated/torch.nn.functional.scaled_dot_product_attention.html)
@@ -117,8 +123,9 @@ class FlashBackendWithMask final : public Rule {
       if (masked_backend || !backends->count("FLASH_ATTENTION")) return;
       Diagnostic& d = ctx.report(call,
                                  "`attn_mask` with only FlashAttention allowed: FlashAttention takes no mask, so this "
-                                 "call raises \"No available kernel\" at run time; use `is_causal=True` for a causal "
-                                 "mask, or also allow `SDPBackend.EFFICIENT_ATTENTION`");
+                                 "call raises \"No available kernel\" at run time" + versions::judgedFor(ctx.settings()) +
+                                     "; use `is_causal=True` for a causal mask, or also allow "
+                                     "`SDPBackend.EFFICIENT_ATTENTION`");
       d.related.push_back({analysis::startOf(item), analysis::endOf(item), "the backends are restricted here"});
       return;
     }

@@ -86,6 +86,10 @@ Compiling the model that calls it (`model = torch.compile(model)`) works as well
 ## Fix safety
 There is no fix: where to compile (the function, the model, once at import) is the project's choice.
 
+## Releases
+`torch/nn/attention/flex_attention.py`: `flex_attention` in 2.6 and 2.14, not in 1.13 (2.5's):
+reported where the range starts at 2.5 or later.
+
 ## References
 - [`torch.nn.attention.flex_attention` (PyTorch 2.5+)](https://docs.pytorch.org/docs/stable/nn.attention.flex_attention.html)
 - [FlexAttention: the flexibility of PyTorch with the performance of FlashAttention](https://pytorch.org/blog/flexattention/)

@@ -46,6 +46,10 @@ with sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION]):
 ## Fix safety
 There is no fix.
 
+## Releases
+`torch/nn/attention/__init__.py`: `sdpa_kernel` in 2.6 and 2.14, not in 1.13 (the list form is
+2.3's).
+
 ## References
 - [`torch.nn.attention.sdpa_kernel`](https://pytorch.org/docs/stable/generated/torch.nn.attention.sdpa_kernel.html)
 - [`torch.nn.functional.scaled_dot_product_attention` (the backends)](https://pytorch.org/docs/stable/generated/torch.nn.functional.scaled_dot_product_attention.html)

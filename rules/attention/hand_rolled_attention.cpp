@@ -15,6 +15,7 @@
 #include "rules/helpers.h"
 #include "rules/rule.h"
 #include "rules/torch_releases.h"
+#include "rules/version_facts.h"
 
 namespace ptlint::rules {
 
@@ -148,6 +149,11 @@ starts below 2.0. Its `scale=` argument appeared in 2.1 (`torch/nn/functional.py
 2.14; 2.0's signature ends at `is_causal`): below 2.1 only a pattern with SDPA's default scale is
 fixed. The `score_mod` form names `torch.nn.attention.flex_attention` (2.5) and is reported only
 when the range starts at 2.5 or later.
+
+## Releases
+`torch/nn/functional.py`: `scaled_dot_product_attention` from 2.0 (absent from 1.13), `scale=`
+from 2.1, `enable_gqa=` from 2.5; `torch/nn/attention/flex_attention.py` from 2.5. Reported where
+the range's oldest release has SDPA (or flex_attention); a fix only writes what that release has.
 
 ## References
 - [`torch.nn.functional.scaled_dot_product_attention`](https://pytorch.org/docs/stable/generated/torch.nn.functional.scaled_dot_product_attention.html) (added in 2.0; `scale=` since 2.1)
@@ -1959,7 +1965,13 @@ std::optional<quickfix::Fix> buildFix(const Pattern& p, const ScaleInfo& scale, 
 
   quickfix::Fix fix;
   fix.applicability = quickfix::Applicability::Unsafe;
-  fix.message = "Replace with `" + function + "(...)`";
+  // The title names the release the rewrite needs (SDPA 2.0, `scale=` 2.1), which the range's
+  // oldest release has (checked above).
+  fix.message = "Replace with `" + function + "(...)` (" +
+                (scale_arg.empty() ? "PyTorch " + releases::addedIn("torch.nn.functional.scaled_dot_product_attention") + "+"
+                                   : "`scale=`: PyTorch " +
+                                         releases::addedIn("torch.nn.functional.scaled_dot_product_attention(scale=)") + "+") +
+                "; judged for `torch-version` " + versions::rangeText(ctx.settings()) + ")";
   for (TSNode s : statements) {
     auto edit = deleteLines(s, ctx.file());
     if (!edit) return refuse("an intermediate step shares its line with other code");
@@ -2052,14 +2064,16 @@ class HandRolledAttention final : public Rule {
     if (!p.score_mod.empty() && !p.opaque_mod) {
       message = "Hand-rolled attention with " + p.score_mod +
                 ": `softmax(mod(Q·Kᵀ))·V` is one call to `torch.nn.attention.flex_attention` with a `score_mod`, "
-                "which runs a fused kernel without materialising the score matrix";
+                "which runs a fused kernel without materialising the score matrix" +
+                versions::judgedFor(ctx.settings());
     } else {
       std::string detail;
       if (p.mask == MaskKind::Causal) detail = " with a causal mask";
       else if (p.mask != MaskKind::None) detail = " with a mask";
       message = "Hand-rolled attention" + detail +
                 ": `softmax(Q·Kᵀ)·V` is one call to `scaled_dot_product_attention`, which runs fused kernels "
-                "(FlashAttention, memory-efficient) without materialising the score matrix";
+                "(FlashAttention, memory-efficient) without materialising the score matrix" +
+                versions::judgedFor(ctx.settings());
     }
     if (!p.score_mod.empty() && !p.opaque_mod &&
         !releases::existsAt("torch.nn.attention.flex_attention", ctx.settings().torch_version))

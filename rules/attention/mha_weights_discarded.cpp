@@ -7,6 +7,7 @@
 #include "rules/register.h"
 #include "rules/common/blocks.h"
 #include "rules/helpers.h"
+#include "rules/version_facts.h"
 
 namespace ptlint::rules {
 namespace {
@@ -66,6 +67,10 @@ class Block(nn.Module):
 The fix adds `need_weights=False` (or replaces `need_weights=True`). It is safe: the output is
 the same attention (up to floating-point rounding of the fused kernel) and the second element
 of the result, which the caller discards, becomes `None`.
+
+## Releases
+`torch/nn/modules/activation.py`: `MultiheadAttention(..., need_weights=True)` and its fast path
+in 1.13, 2.6 and 2.14; the SDPA path it can take is 2.0's, so the rule reports from 2.0.
 
 ## References
 - [`torch.nn.MultiheadAttention`](https://docs.pytorch.org/docs/stable/generated/torch.nn.MultiheadAttention.html)
@@ -166,8 +171,8 @@ class MhaWeightsDiscarded final : public Rule {
     Diagnostic& d = ctx.report(
         call, fmt::format("attention weights discarded ({}) but `need_weights` is True: `nn.MultiheadAttention` "
                           "materialises and averages them on its unfused path; pass `need_weights=False` to use "
-                          "`scaled_dot_product_attention`",
-                          how));
+                          "`scaled_dot_product_attention`{}",
+                          how, versions::judgedFor(ctx.settings())));
     quickfix::Edit edit = ts_node_is_null(need)
                               ? appendArgument(call, "need_weights=False", source)
                               : quickfix::Edit{analysis::startOf(need), analysis::endOf(need), "need_weights=False"};

@@ -75,6 +75,10 @@ The fix makes the probability `<p> if self.training else 0.0`. It is unsafe: it 
 module computes in evaluation mode (which is the point), and code that relied on attention
 dropout at inference (Monte Carlo dropout) would lose it.
 
+## Releases
+`torch/nn/functional.py`: public `scaled_dot_product_attention` with `dropout_p` in 2.6 and 2.14
+(2.0's; 1.13 has only a private one); its dropout ignores `eval()` at every release that has it.
+
 ## References
 - [`torch.nn.functional.scaled_dot_product_attention`](https://docs.pytorch.org/docs/stable/generated/torch.nn.functional.scaled_dot_product_attention.html)
 - [`torch/nn/functional.py` (2.6), the docstring of `scaled_dot_product_attention`](https://github.com/pytorch/pytorch/blob/v2.6.0/torch/nn/functional.py)

@@ -4,6 +4,7 @@
 #include "rules/register.h"
 #include "rules/helpers.h"
 #include "rules/torch_releases.h"
+#include "rules/version_facts.h"
 
 namespace ptlint::rules {
 namespace {
@@ -63,6 +64,12 @@ Judged at the oldest release of `torch-version`. `checkpoint(..., use_reentrant=
 `use_reentrant=None`. Its calls are reported only when the range starts at 2.1 or later (the
 first release known to take the argument; a range starting at 2.0 stays silent).
 
+## Releases
+`torch/utils/checkpoint.py`: `checkpoint(..., use_reentrant=)` in 1.13, 2.6 and 2.14 (warns when
+omitted from 2.x); `checkpoint_sequential` takes `use_reentrant=` from 2.1 (1.13's raises
+"Unexpected keyword arguments"). Reported only where the range's oldest release takes the
+argument.
+
 ## References
 - [torch.utils.checkpoint](https://pytorch.org/docs/stable/checkpoint.html)
 - [torch/utils/checkpoint.py](https://github.com/pytorch/pytorch/blob/main/torch/utils/checkpoint.py)
@@ -102,8 +109,8 @@ class CheckpointUseReentrant final : public Rule {
                             ctx.settings().torch_version))
       return;
     Diagnostic& d = ctx.report(call, "`" + std::string(sequential ? "checkpoint_sequential" : "checkpoint") +
-                                         "` without `use_reentrant=`: PyTorch warns and will raise; pass "
-                                         "`use_reentrant=False` (recommended) or `True` explicitly");
+                                         "` without `use_reentrant=`: PyTorch warns and will raise" + versions::judgedFor(ctx.settings()) +
+                                         "; pass `use_reentrant=False` (recommended) or `True` explicitly");
     if (!ts_node_is_null(argumentList(call)))
       d.fix = quickfix::Fix{quickfix::Applicability::Unsafe, "Add `use_reentrant=False`",
                             {appendArgument(call, "use_reentrant=False", ctx.source())}};

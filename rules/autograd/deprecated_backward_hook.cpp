@@ -52,6 +52,11 @@ than one operation; a hook that modifies its inputs in place, or a module whose 
 modifies its inputs in place, raises with the full hook. The fix is offered when `torch-version`
 is 1.13 or later (the oldest release whose sources were checked for `register_full_backward_hook`).
 
+## Releases
+`Module.register_backward_hook` and `register_full_backward_hook` are both in
+`torch/nn/modules/module.py` of 1.13, 2.6 and 2.14: the premise holds 1.13–2.14; the fix needs
+`register_full_backward_hook` (1.8), so it is offered from 1.13.
+
 ## References
 - [torch.nn.Module.register_full_backward_hook](https://pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.register_full_backward_hook)
 - [torch/nn/modules/module.py](https://github.com/pytorch/pytorch/blob/main/torch/nn/modules/module.py)

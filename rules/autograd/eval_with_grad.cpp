@@ -70,6 +70,10 @@ The fix adds `@torch.no_grad()` to the function when `torch` is imported. It is 
 of the function that needs gradients (a saliency map, an adversarial example) would stop
 working, and the analysis cannot see everything the function calls.
 
+## Releases
+`Module.eval` (`torch/nn/modules/module.py`) changes no grad mode in 1.13, 2.6 and 2.14; the
+premise holds 1.13–2.14.
+
 ## References
 - [`torch.nn.Module.eval`](https://docs.pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.eval)
 - [Autograd mechanics: locally disabling gradient computation](https://docs.pytorch.org/docs/stable/notes/autograd.html#locally-disabling-gradient-computation)

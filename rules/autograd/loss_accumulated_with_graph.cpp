@@ -67,6 +67,10 @@ for x, y in loader:
 The fix writes `loss.detach()`. It is unsafe: the accumulated value no longer requires grad,
 which is the point, but code that later calls `backward()` through it would change.
 
+## Releases
+`Tensor.backward` / autograd graphs (`torch/_tensor.py`) in 1.13, 2.6 and 2.14: the premise holds
+1.13–2.14.
+
 ## References
 - [PyTorch FAQ: "My model reports cuda runtime error(2): out of memory"](https://docs.pytorch.org/docs/stable/notes/faq.html#my-model-reports-cuda-runtime-error-2-out-of-memory)
 )md"};

@@ -55,6 +55,10 @@ w = torch.zeros(3, requires_grad=True)
 The fix renames the attribute or keyword and is safe: the old spelling had no effect (or
 raised), and the rule stays silent in files that read `require_grad` themselves.
 
+## Releases
+No version dependence: `requires_grad_` / `requires_grad` are in `torch/_tensor.py` and
+`torch/nn/modules/module.py` of 1.13, 2.6 and 2.14; the premise holds 1.13–2.14.
+
 ## References
 - [torch.Tensor.requires_grad](https://pytorch.org/docs/stable/generated/torch.Tensor.requires_grad.html)
 - [Autograd mechanics: locally disabling gradient computation](https://pytorch.org/docs/stable/notes/autograd.html#locally-disabling-gradient-computation)

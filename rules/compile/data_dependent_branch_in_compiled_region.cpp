@@ -80,6 +80,9 @@ or `torch.cond(pred, true_fn, false_fn, (x,))` when both branches are functions.
 ## Fix safety
 There is no fix: which tensor formulation is right depends on the branch.
 
+## Releases
+`torch.compile` exists from 2.0 (`torch/__init__.py` of 2.6 and 2.14; absent from 1.13).
+
 ## References
 - [Common graph breaks: data-dependent operations (PyTorch docs)](https://docs.pytorch.org/docs/stable/compile/programming_model.common_graph_breaks.html)
 - [`torch.cond`](https://docs.pytorch.org/docs/stable/generated/torch.cond.html)

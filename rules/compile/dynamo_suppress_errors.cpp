@@ -55,6 +55,9 @@ def unsupported_part(x):
 ## Fix safety
 There is no fix: removing the setting makes failing compilations raise.
 
+## Releases
+`torch/_dynamo/config.py`: `suppress_errors` in 2.6 and 2.14; no `torch._dynamo` in 1.13.
+
 ## References
 - [`torch/_dynamo/config.py`: `suppress_errors`](https://github.com/pytorch/pytorch/blob/v2.6.0/torch/_dynamo/config.py)
 - [torch.compile troubleshooting](https://docs.pytorch.org/docs/stable/torch.compiler_troubleshooting.html)

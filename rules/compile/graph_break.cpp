@@ -68,6 +68,10 @@ The text and trace formats of PyTorch 2.4 through 2.14 are read (the reason is w
 `torch/_dynamo/graph_break_registry.json`). A log in a shape none of these writes is read on a
 best-effort basis, and ptlint says so.
 
+## Releases
+The graph-break log (`TORCH_LOGS=graph_breaks`, registered in `torch/_logging/_registrations.py`)
+exists in 2.6 and 2.14, not in 1.13; logs recorded under 2.6 and 2.14 are read.
+
 ## References
 - [`torch/_dynamo/symbolic_convert.py` (2.6): `log_graph_break`](https://github.com/pytorch/pytorch/blob/v2.6.0/torch/_dynamo/symbolic_convert.py)
 - [torch.compile troubleshooting: graph breaks](https://docs.pytorch.org/docs/stable/torch.compiler_troubleshooting.html)

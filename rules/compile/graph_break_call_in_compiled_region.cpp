@@ -95,6 +95,10 @@ to the end of the graph.
 ## Fix safety
 There is no fix: removing a print or a breakpoint is the author's decision.
 
+## Releases
+`torch.compile` exists from 2.0 (`torch/__init__.py` of 2.6 and 2.14; absent from 1.13); the graph
+breaks named are those 2.14's `graph_break_registry.json` lists.
+
 ## References
 - [`torch/_dynamo/config.py`: `reorderable_logging_functions`](https://github.com/pytorch/pytorch/blob/v2.6.0/torch/_dynamo/config.py)
 - [Common graph breaks (PyTorch docs)](https://docs.pytorch.org/docs/stable/compile/programming_model.common_graph_breaks.html)

@@ -125,6 +125,10 @@ logging into a function decorated with `@torch.compiler.disable`.
 There is no fix: how to remove a data-dependent read (tensor operations, `torch.where`,
 `torch.cond`, moving the read out of the compiled function) depends on what the value is for.
 
+## Releases
+`torch.compile` (`torch/__init__.py`) exists in 2.6 and 2.14, not in 1.13 (2.0's): compiled
+regions exist from 2.0.
+
 ## References
 - [Common graph breaks: data-dependent operations (PyTorch 2.8)](https://docs.pytorch.org/docs/stable/compile/programming_model.common_graph_breaks.html)
 - [Use `fullgraph=True` to identify and eliminate graph breaks (PyTorch 2.8)](https://docs.pytorch.org/docs/stable/compile/programming_model.fullgraph_true.html)

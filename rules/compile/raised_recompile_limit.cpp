@@ -55,6 +55,10 @@ scalars as tensors, or keep Python state out of the compiled function.
 ## Fix safety
 There is no fix: the cause of the recompilations has to be found first.
 
+## Releases
+`torch/_dynamo/config.py`: the recompile limit (`cache_size_limit`, `recompile_limit` from 2.7)
+defaults to 8 in 2.6 and 2.14; no `torch._dynamo` in 1.13.
+
 ## References
 - [`torch/_dynamo/config.py`: `recompile_limit` / `cache_size_limit`](https://github.com/pytorch/pytorch/blob/v2.6.0/torch/_dynamo/config.py)
 - [Dealing with recompilations (PyTorch docs)](https://docs.pytorch.org/docs/stable/compile/programming_model.recompilation.html)

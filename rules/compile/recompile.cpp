@@ -60,6 +60,10 @@ There is no fix.
 2.14; the trace's `recompile_reasons` artifact is a JSON list of reasons in 2.6 and a single string
 when there is one reason in 2.14 (both are read).
 
+## Releases
+The recompile log (`TORCH_LOGS=recompiles`, registered in `torch/_logging/_registrations.py`)
+exists in 2.6 and 2.14, not in 1.13; logs recorded under 2.6 and 2.14 are read.
+
 ## References
 - [`torch/_dynamo/guards.py` (2.6): `get_and_maybe_log_recompilation_reason`](https://github.com/pytorch/pytorch/blob/v2.6.0/torch/_dynamo/guards.py)
 - [torch.compile troubleshooting: recompilation](https://docs.pytorch.org/docs/stable/torch.compiler_troubleshooting.html)

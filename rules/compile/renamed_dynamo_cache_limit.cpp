@@ -4,6 +4,7 @@
 #include "analysis/syntax.h"
 #include "rules/register.h"
 #include "rules/helpers.h"
+#include "rules/version_facts.h"
 
 namespace ptlint::rules {
 namespace {
@@ -55,6 +56,12 @@ with torch._dynamo.config.patch(accumulated_recompile_limit=512):
 
 ## Fix safety
 The fix renames the setting and is safe: both names refer to the same configuration value.
+
+## Releases
+`torch/_dynamo/config.py`: 2.14 defines `recompile_limit` / `accumulated_recompile_limit` and
+keeps the old names as aliases; 2.6 has only `cache_size_limit` / `accumulated_cache_size_limit`
+(renamed in 2.7). Reported, and fixed, only where the range starts at 2.7 or later; 1.13 has no
+`torch._dynamo`.
 
 ## References
 - [torch/_dynamo/config.py](https://github.com/pytorch/pytorch/blob/main/torch/_dynamo/config.py)
@@ -123,7 +130,7 @@ class RenamedDynamoCacheLimit final : public Rule {
  private:
   static void report(TSNode name, TSNode range, std::string_view old, std::string_view replacement, Context& ctx) {
     Diagnostic& d = ctx.report(range, "`" + std::string(old) + "` is renamed `" + std::string(replacement) +
-                                          "` since PyTorch 2.7; the old name is a deprecated alias");
+                                          "` since PyTorch 2.7" + versions::judgedFor(ctx.settings()) + "; the old name is a deprecated alias");
     d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use `" + std::string(replacement) + "`",
                           {{startOf(name), endOf(name), std::string(replacement)}}};
   }
@@ -132,7 +139,7 @@ class RenamedDynamoCacheLimit final : public Rule {
     std::string_view replacement = newName(content);
     if (replacement.empty()) return;
     Diagnostic& d = ctx.report(string, "`" + std::string(content) + "` is renamed `" + std::string(replacement) +
-                                           "` since PyTorch 2.7; the old name is a deprecated alias");
+                                           "` since PyTorch 2.7" + versions::judgedFor(ctx.settings()) + "; the old name is a deprecated alias");
     d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use `" + std::string(replacement) + "`",
                           {{startOf(string) + 1, endOf(string) - 1, std::string(replacement)}}};
   }

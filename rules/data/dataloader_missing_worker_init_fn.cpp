@@ -118,6 +118,12 @@ file whose names for both are taken by other functions gets no fix. It is unsafe
 a run sees change, and the dataset's own seed argument no longer decides them in workers (the
 main process's `torch.manual_seed` does).
 
+## Releases
+`torch/utils/data/_utils/worker.py`: each worker reseeds `random`, torch and (from 1.9,
+`_generate_state`) NumPy's global generator in 1.13, 2.6 and 2.14, but not a generator object the
+dataset holds, which every worker copies: the premise holds 1.13–2.14; below 1.9 NumPy's global
+draws are reported too.
+
 ## References
 - [`_worker_loop` in `torch/utils/data/_utils/worker.py`](https://github.com/pytorch/pytorch/blob/v1.13.0/torch/utils/data/_utils/worker.py):
   the per-worker `random.seed`, `torch.manual_seed` and `np.random.seed`.

@@ -56,6 +56,10 @@ The fix adds `persistent_workers=True`. It is unsafe: the workers keep their mem
 epochs, and a dataset that changes between epochs in the main process (a curriculum, a resampled
 index list) is no longer seen by workers that were started before the change.
 
+## Releases
+`torch/utils/data/dataloader.py`: `persistent_workers` in 1.13, 2.6 and 2.14 (1.7's); the premise
+holds 1.13–2.14.
+
 ## References
 - [`torch.utils.data.DataLoader` (`persistent_workers`)](https://pytorch.org/docs/stable/data.html#torch.utils.data.DataLoader)
 - [`torch/utils/data/dataloader.py`: `DataLoader.__iter__`](https://github.com/pytorch/pytorch/blob/v2.6.0/torch/utils/data/dataloader.py)

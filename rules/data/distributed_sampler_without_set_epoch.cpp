@@ -62,6 +62,10 @@ for epoch in range(epochs):
 There is no fix: the call belongs at the start of the epoch loop, which may be in another
 function.
 
+## Releases
+`torch/utils/data/distributed.py`: `DistributedSampler.set_epoch` in 1.13, 2.6 and 2.14; the
+premise holds 1.13–2.14.
+
 ## References
 - [`torch.utils.data.distributed.DistributedSampler`](https://docs.pytorch.org/docs/stable/data.html#torch.utils.data.distributed.DistributedSampler)
 - [`torch/utils/data/distributed.py` (2.6)](https://github.com/pytorch/pytorch/blob/v2.6.0/torch/utils/data/distributed.py)

@@ -77,6 +77,10 @@ arrived; work queued on the same CUDA stream is ordered after it, but code that 
 destination from the host or from another stream, or that modifies the pinned source while the
 copy runs, needs an explicit synchronisation.
 
+## Releases
+`torch/utils/data/dataloader.py`: `pin_memory=False` by default in 1.13, 2.6 and 2.14; the premise
+holds 1.13–2.14.
+
 ## References
 - [CUDA semantics: use pinned memory buffers](https://pytorch.org/docs/stable/notes/cuda.html#use-pinned-memory-buffers)
 - [A guide on good usage of `non_blocking` and `pin_memory()`](https://pytorch.org/tutorials/intermediate/pinmem_nonblock.html)

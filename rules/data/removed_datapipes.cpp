@@ -49,6 +49,9 @@ loader = StatefulDataLoader(FileDataset(files), shuffle=True, num_workers=4)
 ## Fix safety
 There is no fix: a DataPipe graph has to be rewritten as a `Dataset`.
 
+## Releases
+A premise about torchdata, not PyTorch: independent of the `torch-version` range.
+
 ## References
 - [torchdata: removing DataPipes and DataLoader V2 (README update, pytorch/data#1263)](https://github.com/pytorch/data/pull/1263)
 - [Future of torchdata and dataloading (pytorch/data#1196)](https://github.com/pytorch/data/issues/1196)

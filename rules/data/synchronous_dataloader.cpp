@@ -49,6 +49,10 @@ loader = DataLoader(ds, batch_size=64, shuffle=True, num_workers=8, pin_memory=T
 There is no fix: the right number of workers depends on the machine, and a dataset must be
 picklable to be used by workers.
 
+## Releases
+`torch/utils/data/dataloader.py`: `num_workers: int = 0` in 1.13, 2.6 and 2.14; the premise holds
+1.13–2.14.
+
 ## References
 - [`torch.utils.data.DataLoader` (`num_workers`)](https://pytorch.org/docs/stable/data.html#torch.utils.data.DataLoader)
 - [Single- and multi-process data loading](https://pytorch.org/docs/stable/data.html#single-and-multi-process-data-loading)

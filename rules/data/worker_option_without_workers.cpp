@@ -66,6 +66,11 @@ or drop both options when the data is loaded in the main process.
 ## Fix safety
 There is no fix: whether to add workers or to drop the options is the author's choice.
 
+## Releases
+`torch/utils/data/dataloader.py` raises for `prefetch_factor` / `persistent_workers` without
+workers in 1.13, 2.6 and 2.14 (the `prefetch_factor` default changed in 2.0; the message follows
+the range).
+
 ## References
 - [`torch/utils/data/dataloader.py`: the checks in `DataLoader.__init__`](https://github.com/pytorch/pytorch/blob/v2.6.0/torch/utils/data/dataloader.py)
 - [`torch.utils.data.DataLoader` (see `prefetch_factor`, `persistent_workers`)](https://pytorch.org/docs/stable/data.html#torch.utils.data.DataLoader)

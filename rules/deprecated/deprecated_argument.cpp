@@ -96,6 +96,13 @@ are in all three; the profilers' `use_cuda=` is deprecated in 1.13 (`torch.profi
 (both) and removed in 2.14 (the releases between were not read, so 2.14 is taken as the
 removing release); `use_device=` is in 2.6 and not in 1.13.
 
+## Releases
+`torch/nn/_reduction.py` (`size_average`/`reduce`, deprecated in 1.13, 2.6, 2.14),
+`torch/profiler/profiler.py` (`use_cuda=` warns in 1.13 and 2.6, is gone in 2.14), ATen's
+`TensorShape.cpp` (`meshgrid` warns without `indexing=` in 1.13–2.14; the message is in 2.14.1's
+`libtorch_cpu`), `torch/nn/functional.py` (implicit `dim` warns in 1.13–2.14). `use_device=` (the
+fix) exists from 2.6.
+
 ## References
 - [torch/nn/_reduction.py](https://github.com/pytorch/pytorch/blob/main/torch/nn/_reduction.py) (`legacy_get_string`)
 - [torch/profiler/profiler.py](https://github.com/pytorch/pytorch/blob/main/torch/profiler/profiler.py), [torch/autograd/profiler.py](https://github.com/pytorch/pytorch/blob/main/torch/autograd/profiler.py)
@@ -308,6 +315,8 @@ class DeprecatedArgument final : public Rule {
     if (removed)
       text += " and removed in PyTorch " + versions::removedIn(key).str() + " (a `TypeError` there; judged for `torch-version` " +
               versions::rangeText(ctx.settings()) + ")";
+    else
+      text += versions::judgedFor(ctx.settings());
     Diagnostic& d = ctx.report(keyword, text + "; use " + instead);
     if (removed) d.severity = Severity::Error;
     TSNode value = fieldOf(keyword, "value");

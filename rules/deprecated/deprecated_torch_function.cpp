@@ -19,6 +19,7 @@
 #include "rules/deprecated/deprecated_symbols.h"
 #include "quickfix/imports.h"
 #include "rules/helpers.h"
+#include "rules/version_facts.h"
 
 namespace ptlint::rules {
 namespace {
@@ -160,6 +161,13 @@ where the replacement needs it.
   imported from `torch.func` on the next line. No fix is offered when the statement holds a
   comment or shares its line with another statement; the message then says so.
 
+## Releases
+Each symbol carries its own dates, read in the release that deprecated or removed it
+(`torch/_linalg_utils.py`, `torch/functional.py`, `torch/testing/_deprecated.py`, ... of 1.13, 2.6
+and 2.14); a deprecation is reported when its replacement exists at the range's oldest release, a
+removal when it falls inside the range (`torch.symeig`: removed in 2.0). Where 1.13 already
+deprecates, the message says "1.13 or earlier".
+
 ## References
 - [torch.linalg](https://pytorch.org/docs/stable/linalg.html) and the deprecation notes on
   [torch.qr](https://pytorch.org/docs/stable/generated/torch.qr.html),
@@ -216,7 +224,7 @@ std::string message(const Symbol& s, const Context& ctx, std::string_view writte
            ") and raises at run time";
   else
     text = name + " is deprecated " + sinceText(s.deprecated);
-  return text + "; use `" + std::string(s.replacement) + "`";
+  return text + versions::judgedFor(ctx.settings()) + "; use `" + std::string(s.replacement) + "`";
 }
 
 // --- The rewrite of one use --------------------------------------------------------------
@@ -713,7 +721,7 @@ void checkImports(TSNode root, Context& ctx) {
     }
     if (deprecated_names.empty()) continue;
     std::string text = deprecated_names.size() == 1 ? "Import of " + message(*deprecated_names.front()->symbol, ctx, {})
-                                                     : "Import of deprecated " + list;
+                                                     : "Import of deprecated " + list + versions::judgedFor(ctx.settings());
     Diagnostic& d = ctx.report(statement, text);
     if (removed) d.severity = Severity::Error;
 

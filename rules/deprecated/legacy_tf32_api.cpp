@@ -81,6 +81,11 @@ raises `AttributeError: Unknown attribute fp32_precision`). PyTorch 2.14 accepts
 interface alone without a warning; the deprecation is announced in its documentation. The
 mapping of the fix and the errors of mixing were read back from PyTorch 2.14 (CPU build).
 
+## Releases
+`torch/backends/cuda/__init__.py` and `torch/backends/cudnn/__init__.py`: `fp32_precision` exists
+in 2.14, not in 2.6 (2.9 introduced it); the legacy switches are reported only where the whole
+range has it.
+
 ## References
 - [CUDA semantics: TensorFloat-32](https://pytorch.org/docs/stable/notes/cuda.html#tensorfloat-32-tf32-on-ampere-and-later-devices)
 - [torch/backends/cuda/__init__.py](https://github.com/pytorch/pytorch/blob/main/torch/backends/cuda/__init__.py), [aten/src/ATen/Context.cpp](https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/Context.cpp)

@@ -75,6 +75,10 @@ no fix.
 The two-digit minor version exists from 2.10; `TorchVersion` from 1.10. The rule does not depend
 on `torch-version`: a test that misreads 2.10 is wrong wherever the code may meet it.
 
+## Releases
+`torch/torch_version.py`: `TorchVersion` compares as a version in 1.13, 2.6 and 2.14 (since 1.10);
+the premise holds 1.13–2.14.
+
 ## References
 - [torch/torch_version.py](https://github.com/pytorch/pytorch/blob/main/torch/torch_version.py): `TorchVersion` compares as `packaging.version.Version`
 - [torch.__version__ (PyTorch docs)](https://pytorch.org/docs/stable/torch.html)

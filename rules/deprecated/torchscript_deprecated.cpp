@@ -67,6 +67,11 @@ warning was not checked between 2.7 and 2.13, so the rule takes 2.14, the releas
 reports when the range includes 2.14 (an open range such as `>=2.1` does) and is silent for a
 range that ends before it.
 
+## Releases
+`torch/jit/_script.py` and `_trace.py`: 2.14 raises a `FutureWarning` "`torch.jit.script` is
+deprecated"; 2.6 does not (the releases between were not read): reported where the range includes
+2.14.
+
 ## References
 - [torch/jit/_script.py](https://github.com/pytorch/pytorch/blob/main/torch/jit/_script.py): `script`, `script_method`, `interface`
 - [torch/jit/_trace.py](https://github.com/pytorch/pytorch/blob/main/torch/jit/_trace.py): `trace`, `trace_module`

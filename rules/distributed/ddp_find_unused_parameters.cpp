@@ -94,6 +94,10 @@ one offered in a file that changes `requires_grad` (`p.requires_grad = False`,
 design; nor in a test file (one that imports `unittest`, `pytest` or `torch.testing._internal`),
 which may exist to exercise the flag. The finding says why.
 
+## Releases
+`torch/nn/parallel/distributed.py`: `find_unused_parameters` in 1.13, 2.6 and 2.14; the premise
+holds 1.13–2.14.
+
 ## References
 - [`DistributedDataParallel.forward` in `torch/nn/parallel/distributed.py`](https://github.com/pytorch/pytorch/blob/v1.13.0/torch/nn/parallel/distributed.py)
   and the reducer's `search_unused_parameters` in

@@ -54,6 +54,10 @@ optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
 There is no fix: moving to FSDP changes how the model is wrapped, checkpointed and how its
 optimizer is built.
 
+## Releases
+FSDP2's `fully_shard` is exported by `torch/distributed/fsdp/__init__.py` in 2.6 and 2.14, not in
+1.13: the rule reports from 2.6.
+
 ## References
 - [torch.distributed.fsdp.fully_shard](https://pytorch.org/docs/stable/distributed.fsdp.fully_shard.html)
 - [ZeroRedundancyOptimizer](https://pytorch.org/docs/stable/distributed.optim.html)

@@ -1,6 +1,7 @@
 // PTL302 fsdp1-in-new-code: FSDP1's `FullyShardedDataParallel(...)` where FSDP2 is available.
 #include "analysis/syntax.h"
 #include "rules/register.h"
+#include "rules/version_facts.h"
 
 namespace ptlint::rules {
 namespace {
@@ -47,6 +48,10 @@ fully_shard(model)
 There is no fix: FSDP2 is applied per submodule and changes how the optimizer and checkpoints
 see the parameters.
 
+## Releases
+FSDP2 (`fully_shard` exported by `torch/distributed/fsdp/__init__.py`) exists in 2.6 and 2.14, not
+in 1.13: reported where the range starts at 2.6 or later.
+
 ## References
 - [`torch.distributed.fsdp.fully_shard` (FSDP2)](https://pytorch.org/docs/stable/distributed.fsdp.fully_shard.html)
 - [FSDP1 to FSDP2 migration guide](https://docs.pytorch.org/tutorials/intermediate/FSDP_tutorial.html#fsdp1-to-fsdp2-migration-guide)
@@ -64,7 +69,8 @@ class Fsdp1InNewCode final : public Rule {
     if (!callee || (*callee != "torch.distributed.fsdp.FullyShardedDataParallel" &&
                     *callee != "torch.distributed.fsdp.fully_sharded_data_parallel.FullyShardedDataParallel"))
       return;
-    ctx.report(call, "FSDP1 `FullyShardedDataParallel` in code for PyTorch 2.6+: FSDP2 "
+    ctx.report(call, "FSDP1 `FullyShardedDataParallel` in code for PyTorch 2.6+" + versions::judgedFor(ctx.settings()) +
+                         ": FSDP2 "
                      "(`torch.distributed.fsdp.fully_shard`) is the recommended API, with per-parameter "
                      "sharding and simpler state dicts");
   }

@@ -60,6 +60,11 @@ The dashed argument is passed from PyTorch 2.0 (`torch/distributed/launch.py` an
 docs: "From PyTorch 2.0.0 onwards, the dashed `--local-rank` is preferred"); 1.13's launcher
 passes `--local_rank`. The rule is silent when the whole range lies below 2.0.
 
+## Releases
+`torch/distributed/run.py`: 2.6 and 2.14 pass `--local-rank` to `torch.distributed.launch`
+scripts; 1.13's launcher passes `--local_rank` (the dashed spelling is 2.0's): reported where the
+range includes 2.0 or later.
+
 ## References
 - [torch/distributed/run.py](https://github.com/pytorch/pytorch/blob/main/torch/distributed/run.py) (`get_use_env`, the `--local-rank` argument)
 - [torch.distributed.launch (PyTorch docs)](https://pytorch.org/docs/stable/distributed.html#launch-utility)

@@ -61,6 +61,11 @@ The fix replaces the dtype with `torch.float32` (adding `import torch` when need
 unsafe: gradient communication doubles in volume, which is a real cost on slow interconnects;
 a low-precision reduction may be a deliberate trade-off.
 
+## Releases
+FSDP's `MixedPrecision(reduce_dtype=)` in 1.13
+(`torch/distributed/fsdp/fully_sharded_data_parallel.py`), 2.6 and 2.14
+(`torch/distributed/fsdp/api.py`): the premise holds 1.13–2.14.
+
 ## References
 - [FSDP2 `fully_shard` and `MixedPrecisionPolicy`](https://pytorch.org/docs/stable/distributed.fsdp.fully_shard.html)
 - [FSDP1 `MixedPrecision`](https://pytorch.org/docs/stable/fsdp.html#torch.distributed.fsdp.MixedPrecision)

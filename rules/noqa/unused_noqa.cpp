@@ -50,6 +50,9 @@ scaler = torch.amp.GradScaler("cuda")
 The fix removes the codes that have no effect, or the whole `# noqa` section when none is left;
 it never changes code, so it is safe.
 
+## Releases
+No PyTorch premise: suppression comments are ptlint's own, at every release.
+
 ## References
 - [Ruff: unused-noqa (RUF100)](https://docs.astral.sh/ruff/rules/unused-noqa/)
 )md"};

@@ -55,6 +55,10 @@ or turn it on only while investigating, under a flag.
 ## Fix safety
 There is no fix: whether and how to gate debugging is the author's choice.
 
+## Releases
+`torch/autograd/anomaly_mode.py`: `set_detect_anomaly` / `detect_anomaly` in 1.13, 2.6 and 2.14;
+the premise holds 1.13–2.14.
+
 ## References
 - [`torch.autograd.detect_anomaly` / `set_detect_anomaly`](https://pytorch.org/docs/stable/autograd.html#anomaly-detection)
 - [`torch/autograd/anomaly_mode.py`](https://github.com/pytorch/pytorch/blob/v2.6.0/torch/autograd/anomaly_mode.py)

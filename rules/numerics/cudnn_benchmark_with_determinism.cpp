@@ -62,6 +62,10 @@ The fix replaces a literal `True` with `False`. It is unsafe: convolutions may g
 the author may have wanted speed rather than determinism (then drop the determinism request
 instead).
 
+## Releases
+`torch/backends/cudnn/__init__.py`: `benchmark` and `deterministic` in 1.13, 2.6 and 2.14; the
+premise holds 1.13–2.14.
+
 ## References
 - [Reproducibility: cuDNN (PyTorch notes)](https://pytorch.org/docs/stable/notes/randomness.html#cuda-convolution-benchmarking)
 - [`torch.backends.cudnn`](https://pytorch.org/docs/stable/backends.html#torch-backends-cudnn)

@@ -74,6 +74,11 @@ process to be sure; and `:4096:8` reserves more workspace memory per stream than
 No fix is offered when `os` names something else at module level, is imported below the
 insertion point, or is imported only inside a function or `try`.
 
+## Releases
+`torch.use_deterministic_algorithms` (`torch/__init__.py`) in 1.13, 2.6 and 2.14; the
+`CUBLAS_WORKSPACE_CONFIG` requirement is documented there in 1.13 and 2.6 and in
+`torch/backends/cuda/__init__.py` in 2.14: the premise holds 1.13–2.14.
+
 ## References
 - [`torch.use_deterministic_algorithms`](https://pytorch.org/docs/stable/generated/torch.use_deterministic_algorithms.html)
 - [Reproducibility (PyTorch notes)](https://pytorch.org/docs/stable/notes/randomness.html)

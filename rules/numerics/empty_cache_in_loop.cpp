@@ -53,6 +53,9 @@ another process).
 ## Fix safety
 There is no fix.
 
+## Releases
+`torch/cuda/memory.py`: `empty_cache` in 1.13, 2.6 and 2.14; the premise holds 1.13–2.14.
+
 ## References
 - [CUDA semantics: memory management](https://docs.pytorch.org/docs/stable/notes/cuda.html#memory-management)
 - [`torch.cuda.empty_cache`](https://docs.pytorch.org/docs/stable/generated/torch.cuda.empty_cache.html)

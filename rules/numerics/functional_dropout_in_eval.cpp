@@ -71,6 +71,10 @@ The fix adds `training=self.training`. It is unsafe: it changes what the module 
 evaluation mode (which is the point), and code that relied on dropout at inference (Monte Carlo
 dropout) would lose it.
 
+## Releases
+`torch/nn/functional.py`: `dropout(input, p=0.5, training=True, ...)` in 1.13, 2.6 and 2.14; the
+premise and the fix hold 1.13–2.14.
+
 ## References
 - [`torch.nn.functional.dropout`](https://docs.pytorch.org/docs/stable/generated/torch.nn.functional.dropout.html)
 - [`torch/nn/functional.py` (2.6)](https://github.com/pytorch/pytorch/blob/v2.6.0/torch/nn/functional.py)

@@ -64,6 +64,10 @@ for step, (x, y) in enumerate(loader):
 ## Fix safety
 There is no fix.
 
+## Releases
+`Tensor.item` / `tolist` synchronise with the device at every release (1.13, 2.6 and 2.14): the
+premise holds 1.13–2.14.
+
 ## References
 - [Performance tuning guide: avoid unnecessary CPU-GPU synchronization](https://docs.pytorch.org/tutorials/recipes/recipes/tuning_guide.html#avoid-unnecessary-cpu-gpu-synchronization)
 )md"};

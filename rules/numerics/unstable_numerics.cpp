@@ -83,6 +83,11 @@ Nothing is reported inside a function named after the stable function (`def logs
 `log(sum(exp(x)))` without a `dim`, or with `dim=None`, is reported without a fix (`logsumexp`
 needs the dimensions and raises on `dim=None`), as is a call with `out=` or `dtype=` on the inner operation.
 
+## Releases
+The stable functions written (`log_softmax`, `logsumexp`, `log1p`, `BCEWithLogitsLoss`, ...) are
+in `torch/nn/functional.py` and `torch/_torch_docs.py` of 1.13, 2.6 and 2.14: the premise and the
+fixes hold 1.13–2.14.
+
 ## References
 - [torch.log1p](https://pytorch.org/docs/stable/generated/torch.log1p.html),
   [torch.expm1](https://pytorch.org/docs/stable/generated/torch.expm1.html),

@@ -49,6 +49,10 @@ if result.missing_keys or result.unexpected_keys:
 ## Fix safety
 There is no fix: what to do with the keys is the author's decision.
 
+## Releases
+`Module.load_state_dict` returns the missing and unexpected keys (`_IncompatibleKeys`,
+`torch/nn/modules/module.py`) in 1.13, 2.6 and 2.14: the premise holds 1.13–2.14.
+
 ## References
 - [`torch.nn.Module.load_state_dict`](https://docs.pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module.load_state_dict)
 )md"};

@@ -60,6 +60,11 @@ The fix saves the wrapped model's `state_dict()` (`w.module.state_dict()`,
 `w._orig_mod.state_dict()`). It is unsafe: the keys written change, and code that loads the file
 into a wrapped model, or strips the prefix itself, expects the old ones.
 
+## Releases
+`DistributedDataParallel.module` (`torch/nn/parallel/distributed.py`) in 1.13, 2.6 and 2.14; the
+`_orig_mod.` prefix of `torch.compile` (`torch/_dynamo/eval_frame.py`) from 2.0 (2.6 and 2.14; no
+`torch.compile` in 1.13).
+
 ## References
 - [Saving and loading models: DataParallel models](https://docs.pytorch.org/tutorials/beginner/saving_loading_models.html#saving-torch-nn-dataparallel-models)
 - [`torch/nn/parallel/distributed.py` (2.6)](https://github.com/pytorch/pytorch/blob/v2.6.0/torch/nn/parallel/distributed.py)

@@ -4,6 +4,7 @@
 #include "rules/register.h"
 #include "rules/helpers.h"
 #include "rules/torch_releases.h"
+#include "rules/version_facts.h"
 
 namespace ptlint::rules {
 namespace {
@@ -67,6 +68,12 @@ Judged at the oldest release of `torch-version`: the default changed in 2.6
 (`torch/serialization.py`: `weights_only: bool = False` in 1.13, `None` meaning `True` in 2.6 and
 2.14), so a call without the argument is reported when the range starts below 2.6;
 `weights_only=` itself exists from 1.13, the oldest release read (the fix is offered from there).
+
+## Releases
+`torch/serialization.py`: `weights_only=` from 1.13 (False by default); the default is True from
+2.6, except with `pickle_module=` (2.6 and 2.14 keep False then); `weights_only=True` with
+`pickle_module=` raises in 1.13, 2.6 and 2.14. The missing argument is reported where the range
+starts below 2.6; the fix is written only where 1.13's argument exists.
 
 ## References
 - [torch.load](https://pytorch.org/docs/stable/generated/torch.load.html)
@@ -162,7 +169,8 @@ class TorchLoadWithoutWeightsOnly final : public Rule {
     if (hasDoubleStarArguments(call) && !splatsKnownWithout(call, "weights_only", ctx)) return;
     Diagnostic& d = ctx.report(call,
                                "`torch.load` without `weights_only=` unpickles arbitrary objects before PyTorch "
-                               "2.6: loading an untrusted file runs the code it names; pass `weights_only=True`");
+                               "2.6" + versions::judgedFor(ctx.settings()) +
+                                   ": loading an untrusted file runs the code it names; pass `weights_only=True`");
     if (ctx.torchAtLeast(1, 13) && !ts_node_is_null(argumentList(call)) && !hasStarArguments(call))
       d.fix = quickfix::Fix{quickfix::Applicability::Unsafe, "Add `weights_only=True`",
                             {appendArgument(call, "weights_only=True", ctx.source())}};

@@ -8,6 +8,7 @@
 #include "rules/deprecated/call_rewrite.h"
 #include "quickfix/imports.h"
 #include "rules/helpers.h"
+#include "rules/version_facts.h"
 #include "rules/vision/torchvision_weights.h"
 
 namespace ptlint::rules {
@@ -80,6 +81,10 @@ enum is imported at the top of the file when the file's own import of it comes a
 module-level call. No fix is offered when `weights=` is also given, when the builder has no weights for
 `pretrained=True` (`vit_h_14`), or when the shim's choice depends on an argument that is not a
 literal (`quantize=flag`).
+
+## Releases
+A torchvision premise (deprecated in torchvision 0.13, which pairs with PyTorch 1.12): reported
+where the range starts at 1.12 or later.
 
 ## References
 - [torchvision/models/_utils.py: handle_legacy_interface](https://github.com/pytorch/vision/blob/main/torchvision/models/_utils.py)
@@ -195,7 +200,7 @@ class TorchvisionPretrained final : public Rule {
     }
     std::string what = by_position ? "`" + std::string(old_name) + "` passed by position (`" + std::string(ctx.text(value)) + "`)"
                                    : "`" + std::string(old_name) + "=`";
-    Diagnostic& d = ctx.report(keyword, what + " is deprecated since torchvision 0.13; pass `" + suggestion + "` (or `" +
+    Diagnostic& d = ctx.report(keyword, what + " is deprecated since torchvision 0.13" + versions::judgedFor(ctx.settings()) + "; pass `" + suggestion + "` (or `" +
                                             std::string(new_name) + "=None`)");
     if (!fixable) return;
     if (!ts_node_is_null(keywordArgumentNode(call, new_name, ctx.source())) || hasDoubleStarArguments(call)) return;

@@ -7,6 +7,7 @@
 #include "rules/deprecated/call_rewrite.h"
 #include "quickfix/imports.h"
 #include "rules/helpers.h"
+#include "rules/version_facts.h"
 
 namespace ptlint::rules {
 namespace {
@@ -65,6 +66,10 @@ float32. `ToImage` and `ToDtype(..., scale=True)` exist from torchvision 0.16 (P
 fix is offered for older `torch-version` settings. `import torch` and
 `from torchvision.transforms import v2` are added where no name for them is visible.
 
+## Releases
+A torchvision premise (`transforms.v2`, paired with PyTorch 2.0+; `ToImage`/`ToDtype(scale=True)`
+with 2.1+): reported from 2.0, fixed from 2.1.
+
 ## References
 - [torchvision/transforms/v2/_deprecated.py](https://github.com/pytorch/vision/blob/main/torchvision/transforms/v2/_deprecated.py)
 - [torchvision transforms: conversion](https://pytorch.org/vision/stable/transforms.html#conversion)
@@ -93,7 +98,7 @@ class TorchvisionToTensorV2 final : public Rule {
       if (isKind(parent, "attribute") || isKind(parent, "dotted_name")) return;
       auto q = ctx.model().qualifiedName(node);
       if (q && isV2ToTensor(*q))
-        ctx.report(node, "`v2.ToTensor` is deprecated; use "
+        ctx.report(node, "`v2.ToTensor` is deprecated" + versions::judgedFor(ctx.settings()) + "; use "
                          "`v2.Compose([v2.ToImage(), v2.ToDtype(torch.float32, scale=True)])`");
       return;
     }
@@ -112,7 +117,8 @@ class TorchvisionToTensorV2 final : public Rule {
       found = found || isV2ToTensor(module_name + "." + std::string(ctx.text(dotted)));
     });
     if (found)
-      ctx.report(node, "Import of the deprecated `torchvision.transforms.v2.ToTensor`; use "
+      ctx.report(node, "Import of the deprecated `torchvision.transforms.v2.ToTensor`" + versions::judgedFor(ctx.settings()) +
+                           "; use "
                        "`v2.Compose([v2.ToImage(), v2.ToDtype(torch.float32, scale=True)])`");
   }
 
@@ -121,7 +127,7 @@ class TorchvisionToTensorV2 final : public Rule {
     if (!ctx.text(callee).ends_with("ToTensor")) return;
     auto q = ctx.model().qualifiedName(callee);
     if (!q || !isV2ToTensor(*q)) return;
-    Diagnostic& d = ctx.report(call, "`v2.ToTensor()` is deprecated; use "
+    Diagnostic& d = ctx.report(call, "`v2.ToTensor()` is deprecated" + versions::judgedFor(ctx.settings()) + "; use "
                                      "`v2.Compose([v2.ToImage(), v2.ToDtype(torch.float32, scale=True)])`");
     auto args = rewrite::plainArguments(call, ctx.source());
     if (!ctx.torchAtLeast(2, 1) || !args || !args->positional.empty() || !args->keywords.empty()) return;

@@ -45,13 +45,17 @@ std::shared_ptr<const DocumentSnapshot> snapshotOf(const std::string& uri, std::
   return snap;
 }
 
+// What the server shows (`window/showMessage`) and what it only logs (type Log goes to
+// `window/logMessage`, as LspServer routes it).
 struct Messages {
   std::vector<std::pair<MessageType, std::string>> shown;
+  std::vector<std::string> logged;
   std::mutex mutex;
   ServerSettings::Report report() {
     return [this](MessageType type, const std::string& m) {
       std::lock_guard lock(mutex);
-      shown.emplace_back(type, m);
+      if (type == MessageType::Log) logged.push_back(m);
+      else shown.emplace_back(type, m);
     };
   }
 };
@@ -202,6 +206,23 @@ TEST(ServerSettings, FolderSettingsWinAndEveryChangeBumpsTheGeneration) {
   settings.configFilesChanged();
   EXPECT_GT(settings.generation(), before);
   EXPECT_TRUE(messages.shown.empty());
+}
+
+TEST(ServerSettings, TheTorchRangeAndItsSourceAreLoggedOncePerRange) {
+  fs::path dir = tempDir("torch-range");
+  writeFile(dir / "ptlint.toml", "torch-version = \">=2.1\"\n");
+  Messages messages;
+  ServerSettings settings(messages.report());
+  InitializeParams params;
+  params.rootUri = "file://" + dir.string();
+  settings.initialize(params);
+  EXPECT_EQ(settings.settingsFor("file://" + (dir / "a.py").string()).torchRange().str(), ">=2.1");
+  (void)settings.settingsFor("file://" + (dir / "b.py").string());
+  ASSERT_EQ(messages.logged.size(), 1u);
+  EXPECT_EQ(messages.logged[0],
+            "ptlint: torch-version \">=2.1\" (PyTorch 2.1 to 2.14), from " + (dir / "ptlint.toml").string());
+  EXPECT_TRUE(messages.shown.empty());
+  fs::remove_all(dir);
 }
 
 TEST(ServerSettings, ABrokenConfigFileIsShownOnceAndTheEditorSettingsApply) {

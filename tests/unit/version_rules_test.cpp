@@ -5,6 +5,7 @@
 #include "rules/linter.h"
 #include "rules/registry.h"
 #include "tests/unit/lint_source.h"
+#include "tests/unit/test_files.h"
 
 using namespace ptlint;
 
@@ -37,7 +38,7 @@ TEST(VersionRules, DeprecationsDatedByTheOldestReleaseReadSaySo) {
   EXPECT_TRUE(has(ger[0].message, "since PyTorch 1.13 or earlier")) << ger[0].message;
   auto qr = lint("import torch\ny = torch.qr(a)\n", "PTL106");
   ASSERT_EQ(qr.size(), 1u);
-  EXPECT_TRUE(has(qr[0].message, "since PyTorch 1.9;")) << qr[0].message;
+  EXPECT_TRUE(has(qr[0].message, "since PyTorch 1.9 (judged for `torch-version` >=2.6);")) << qr[0].message;
 }
 
 TEST(VersionRules, RenamedDynamoLimitDocsSayOldReleasesRaise) {
@@ -99,3 +100,48 @@ TEST(VersionRules, LegacyTf32MixedWithFp32PrecisionIsAnError) {
 }
 
 }  // namespace
+
+// Every version-gated finding names the range it was judged for.
+TEST(VersionRules, MessagesNameTheRangeJudged) {
+  struct Case {
+    const char* source;
+    const char* code;
+    const char* version;
+  } cases[] = {
+      {"import torch\ns = torch.cuda.amp.GradScaler()\n", "PTL101", "2.4"},
+      {"import torch\ny = torch.qr(a)\n", "PTL106", "2.4"},
+      {"from torch.utils.checkpoint import checkpoint\ny = checkpoint(f, x)\n", "PTL108", "2.4"},
+      {"import torch\nm = torch.load('m.pt')\n", "PTL801", "2.4"},
+      {"import torch._dynamo\ntorch._dynamo.config.cache_size_limit = 8\n", "PTL103", "2.7"},
+      {"from torch.distributed.fsdp import FullyShardedDataParallel as FSDP\nm = FSDP(model)\n", "PTL302", "2.6"},
+      {"import torch\nfrom torch.nn.attention import sdpa_kernel, SDPBackend\nwith sdpa_kernel(SDPBackend.FLASH_ATTENTION):\n"
+       "    y = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=m)\n",
+       "PTL602", "2.6"},
+  };
+  for (const auto& c : cases) {
+    auto found = lint(c.source, c.code, c.version);
+    ASSERT_EQ(found.size(), 1u) << c.code;
+    EXPECT_TRUE(has(found[0].message, std::string("judged for `torch-version` >=") + c.version)) << found[0].message;
+  }
+}
+
+// Every rule's documentation says which releases its premise and its fix depend on.
+TEST(VersionRules, EveryRuleDocumentsItsReleases) {
+  for (const rules::RuleMeta* meta : rules::allMetas()) {
+    EXPECT_TRUE(has(std::string(meta->docs), "\n## Releases\n")) << meta->code;
+  }
+}
+
+// PTL601's fix titles name the release the rewrite needs and the range it was judged for.
+TEST(VersionRules, AttentionFixTitlesNameTheReleaseTheyNeed) {
+  std::string source = test_files::readFile(std::string(PTLINT_FIXTURES_DIR) + "/PTL601.py");
+  int with_scale = 0, without = 0;
+  for (const auto& d : lint(source, "PTL601", "2.1")) {
+    if (!d.fix) continue;
+    EXPECT_TRUE(has(d.fix->message, "; judged for `torch-version` >=2.1)")) << d.fix->message;
+    if (has(d.fix->message, "(`scale=`: PyTorch 2.1+;")) ++with_scale;
+    if (has(d.fix->message, "(PyTorch 2.0+;")) ++without;
+  }
+  EXPECT_GT(with_scale, 0);
+  EXPECT_GT(without, 0);
+}
