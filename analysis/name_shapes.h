@@ -1,0 +1,41 @@
+// Byte-level questions about names in a file's code (its text with strings and comments blanked,
+// `code_text.h`), for prefilters that must never hide a finding: what a name can be bound to,
+// what an attribute is read from, what a call is given. Each answer errs towards "it may".
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+namespace ptlint::analysis {
+
+// Offsets past the spaces, tabs, line breaks and line continuations before / after `at`.
+size_t skipSpaceBack(std::string_view code, size_t at);
+size_t skipSpaceForward(std::string_view code, size_t at);
+
+// Can `name` be bound in `code` to something the semantic model resolves through (an import or
+// an alias assignment) other than a module of its own name? `import name` binds the module
+// `name` and `from m import name` binds `m.name`, which callers check by the name itself; every
+// other such binding spells the name after `as` or before `=` / `:=` / `:` (annotated). Any such
+// spelling counts (a keyword argument, a dict key too).
+bool mayBeRebound(std::string_view code, std::string_view name);
+
+// What the word at `at` is read from: `X` in `X.word` when X is a bare name (not itself an
+// attribute), "" when the word is not read from anything (a bare name), nullopt-like "?" when it
+// is read from something longer (`a.b.word`, `f().word`).
+struct Receiver {
+  enum class Kind { None, Name, Other } kind = Kind::None;
+  std::string_view name;  // Kind::Name only
+};
+Receiver receiverOf(std::string_view code, size_t at);
+
+// The arguments of a call whose `(` is at `open` in `code`: positional ones before the first
+// keyword, and whether a keyword `keyword=` is among them; `complete` is false when the call does
+// not close or holds `*`/`**` (then nothing is known).
+struct CallArguments {
+  bool complete = false;
+  size_t positional = 0;
+  bool has_keyword = false;
+};
+CallArguments callArguments(std::string_view code, size_t open, std::string_view keyword);
+
+}  // namespace ptlint::analysis
