@@ -20,15 +20,100 @@ size_t skipSpaceForward(std::string_view code, size_t at) {
   return at;
 }
 
-bool mayBeRebound(std::string_view code, std::string_view name) {
+namespace {
+
+// The dotted name starting at `at` (`torch.nn`), or "".
+std::string_view dottedAt(std::string_view code, size_t at) {
+  size_t end = at;
+  while (end < code.size() && (isIdentifierByte(code[end]) || code[end] == '.')) ++end;
+  return code.substr(at, end - at);
+}
+
+bool namesTorch(std::string_view dotted) {
+  return dotted.starts_with("torch") && (dotted.size() == 5 || dotted[5] == '.');
+}
+
+// `as name` at `as_at`: can the statement bind `name` to something of torch's? Only an import
+// from a module path starting with `torch` can (a relative import's names never resolve to
+// torch's); anything else on the line (`with`, `except`, an import list over several lines)
+// counts as yes.
+bool aliasMayBeTorch(std::string_view code, size_t as_at) {
+  size_t line = code.rfind('\n', as_at);
+  line = line == std::string_view::npos ? 0 : line + 1;
+  std::string_view head = code.substr(line, as_at - line);
+  size_t first = head.find_first_not_of(" \t");
+  if (first == std::string_view::npos) return true;
+  head = head.substr(first);
+  if (head.starts_with("from") && head.size() > 4 && (head[4] == ' ' || head[4] == '\t')) {
+    size_t module = head.find_first_not_of(" \t", 4);
+    return module == std::string_view::npos || namesTorch(dottedAt(head, module)) || head.find(';') != std::string_view::npos;
+  }
+  if (head.starts_with("import") && head.size() > 6 && (head[6] == ' ' || head[6] == '\t')) {
+    // `import a.b as name`: the dotted name right before `as`.
+    size_t end = head.find_last_not_of(" \t");
+    if (end == std::string_view::npos) return true;
+    size_t start = end + 1;
+    while (start > 0 && (isIdentifierByte(head[start - 1]) || head[start - 1] == '.')) --start;
+    return start == end + 1 || namesTorch(head.substr(start, end + 1 - start));
+  }
+  return true;
+}
+
+// `name = ...` with the value at `value`: can it be an alias (qualifiedName follows a value that
+// is a name or an attribute chain, `t = torch.nn`, also in a chain `a = b = torch`)? A call, a
+// subscript, a literal or an expression is not one.
+bool valueMayBeAlias(std::string_view code, size_t value) {
+  auto skipInline = [&](size_t i) {
+    while (i < code.size()) {
+      if (code[i] == ' ' || code[i] == '\t' || code[i] == '\f') ++i;
+      else if (code[i] == '\\' && i + 1 < code.size() && (code[i + 1] == '\n' || code[i + 1] == '\r')) i += 2;
+      else break;
+    }
+    return i;
+  };
+  size_t i = skipInline(value);
+  if (i >= code.size() || code[i] == '(') return true;  // parenthesised: looked through
+  std::string_view dotted = dottedAt(code, i);
+  if (dotted.empty() || !(isIdentifierByte(dotted[0]) && !(dotted[0] >= '0' && dotted[0] <= '9'))) return false;
+  if (dotted.back() == '.') return true;  // continued on the next line
+  i = skipInline(i + dotted.size());
+  return i >= code.size() || code[i] == '\n' || code[i] == '\r' || code[i] == ';' ||
+         (code[i] == '=' && (i + 1 == code.size() || code[i + 1] != '='));
+}
+
+// After `name:` at `colon`: `name := value`, or an annotation `name: T = value` (the first `=` on
+// the line); a lambda's parameter, a dict key or a slice has no such `=` (or one a call's keyword
+// argument holds, whose value is then looked at the same way: errs towards yes). A line continued
+// by `\` counts as yes.
+bool colonMayBindAlias(std::string_view code, size_t colon) {
+  if (colon + 1 < code.size() && code[colon + 1] == '=') return valueMayBeAlias(code, colon + 2);
+  for (size_t i = colon + 1; i < code.size() && code[i] != '\n' && code[i] != '\r'; ++i) {
+    if (code[i] == '\\') return true;
+    if (code[i] != '=') continue;
+    if (i + 1 < code.size() && code[i + 1] == '=') {
+      ++i;
+      continue;
+    }
+    char prev = code[i - 1];
+    if (prev == '<' || prev == '>' || prev == '!') continue;
+    return valueMayBeAlias(code, i + 1);
+  }
+  return false;
+}
+
+}  // namespace
+
+bool mayBeRebound(std::string_view code, std::string_view name, bool torch_imports_only) {
   return forEachWholeWord(code, name, [&](size_t at) {
     size_t before = skipSpaceBack(code, at);
     if (before > 0 && code[before - 1] == '.') return false;  // an attribute of something else
     if (before >= 2 && code.substr(before - 2, 2) == "as" && (before == 2 || !isIdentifierByte(code[before - 3])))
-      return true;
+      return !torch_imports_only || aliasMayBeTorch(code, before - 2);
     size_t after = skipSpaceForward(code, at + name.size());
-    if (after < code.size() && code[after] == ':') return true;
-    return after < code.size() && code[after] == '=' && (after + 1 == code.size() || code[after + 1] != '=');
+    if (after < code.size() && code[after] == ':') return colonMayBindAlias(code, after);
+    if (after < code.size() && code[after] == '=' && (after + 1 == code.size() || code[after + 1] != '='))
+      return valueMayBeAlias(code, after + 1);
+    return false;
   });
 }
 

@@ -12,12 +12,14 @@ namespace ptlint::analysis {
 size_t skipSpaceBack(std::string_view code, size_t at);
 size_t skipSpaceForward(std::string_view code, size_t at);
 
-// Can `name` be bound in `code` to something the semantic model resolves through (an import or
-// an alias assignment) other than a module of its own name? `import name` binds the module
-// `name` and `from m import name` binds `m.name`, which callers check by the name itself; every
-// other such binding spells the name after `as` or before `=` / `:=` / `:` (annotated). Any such
-// spelling counts (a keyword argument, a dict key too).
-bool mayBeRebound(std::string_view code, std::string_view name);
+// Can `name` be bound in `code` to something of torch's that the semantic model resolves
+// through (an import or an alias assignment)? `import name` binds the module `name` and `from m
+// import name` binds `m.name`, which callers check by the name itself; every other such binding
+// spells the name after `as` (counted when the import's module path starts with `torch`, or the
+// line is not a one-line import), before `=` with a name or attribute chain as the value (a
+// keyword argument `name=x` counts too), or before `:` in `name := value` or `name: T = value`
+// (same values). `torch_imports_only` false: every `as name` counts, whatever it imports.
+bool mayBeRebound(std::string_view code, std::string_view name, bool torch_imports_only = true);
 
 // What the word at `at` is read from: `X` in `X.word` when X is a bare name (not itself an
 // attribute), "" when the word is not read from anything (a bare name), nullopt-like "?" when it
