@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 
+#include "analysis/name_shapes.h"
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
 #include "rules/all_rules.h"
@@ -229,10 +230,28 @@ class DeprecatedArgument final : public Rule {
             while (b > 0 && (text[b - 1] == ' ' || text[b - 1] == '\t' || text[b - 1] == '\\' ||
                              text[b - 1] == '\n' || text[b - 1] == '\r'))
               --b;
-            return !(b >= 3 && text.substr(b - 3, 3) == "def" && analysis::isWholeWordAt(text, b - 3, 3));
+            if (b >= 3 && text.substr(b - 3, 3) == "def" && analysis::isWholeWordAt(text, b - 3, 3)) return false;
+            return code == nullptr || callMayReport(text, at, i, word == "meshgrid");
           }))
         return true;
     return false;
+  }
+
+  // A call of a softmax or of meshgrid in the code view (the word at `at`, its `(` at `open`):
+  // false when it cannot report. `X.softmax(` names torch's only when X is `torch`, `nn`,
+  // `functional` or `activation` (what `from torch... import` binds), or a name that may be rebound
+  // (`import torch.nn.functional as F`): not `x.softmax(-1)` or `np.meshgrid(...)`. A softmax given
+  // `dim=` or two positional arguments, a meshgrid given `indexing=` or nothing, does not report.
+  static bool callMayReport(std::string_view code, size_t at, size_t open, bool meshgrid) {
+    analysis::Receiver receiver = analysis::receiverOf(code, at);
+    if (receiver.kind == analysis::Receiver::Kind::Name && receiver.name != "torch" && receiver.name != "nn" &&
+        receiver.name != "functional" && receiver.name != "activation" &&
+        !analysis::mayBeRebound(code, receiver.name))
+      return false;
+    analysis::CallArguments args = analysis::callArguments(code, open, meshgrid ? "indexing" : "dim");
+    if (!args.complete) return true;
+    if (args.has_keyword) return false;
+    return meshgrid ? args.positional > 0 : args.positional < 2;
   }
 
   // Every call that can report spells one of the words (the keyword, or the callee's own name).
