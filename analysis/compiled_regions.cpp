@@ -880,6 +880,7 @@ bool mayNameCompilerAt(std::string_view code, size_t at, size_t size) {
     size_t after = skipSpaceForward(code, at + size);
     return after >= code.size() || code[after] != '(';
   }
+  if (receiver.kind == Receiver::Kind::Unresolved) return false;
   if (receiver.kind == Receiver::Kind::Other) return true;
   // `from torch import compiler` binds `torch.compiler`: these names are taken as torch's.
   std::string_view object = receiver.name;

@@ -122,7 +122,30 @@ Receiver receiverOf(std::string_view code, size_t at) {
   if (before == 0 || code[before - 1] != '.') return {};
   size_t end = skipSpaceBack(code, before - 1), start = end;
   while (start > 0 && isIdentifierByte(code[start - 1])) --start;
-  if (start == end) return {Receiver::Kind::Other, {}};  // `f().word`, `x[0].word`
+  if (start == end) {
+    // `x[0].word`, `f(x).word`, `(-x).word`: what qualifiedName follows is an attribute chain
+    // from a name, looking through parentheses only, so these resolve to nothing.
+    if (end == 0 || (code[end - 1] != ')' && code[end - 1] != ']')) return {Receiver::Kind::Other, {}};
+    if (code[end - 1] == ']') return {Receiver::Kind::Unresolved, {}};
+    int depth = 0;
+    size_t open = end - 1;
+    for (;; --open) {
+      char c = code[open];
+      if (c == ')' || c == ']' || c == '}') ++depth;
+      else if ((c == '(' || c == '[' || c == '{') && --depth == 0) break;
+      if (open == 0) return {Receiver::Kind::Other, {}};
+    }
+    if (code[open] != '(') return {Receiver::Kind::Other, {}};
+    size_t callee = skipSpaceBack(code, open);
+    if (callee > 0 && (isIdentifierByte(code[callee - 1]) || code[callee - 1] == ')' || code[callee - 1] == ']'))
+      return {Receiver::Kind::Unresolved, {}};  // a call's result (or `def`/keyword: not valid here)
+    // A parenthesised expression: a plain name or chain inside may resolve.
+    std::string_view inner = code.substr(open + 1, end - 1 - open - 1);
+    for (char c : inner)
+      if (!isIdentifierByte(c) && c != '.' && !isSpaceByte(c) && c != '(' && c != ')')
+        return {Receiver::Kind::Unresolved, {}};
+    return {Receiver::Kind::Other, {}};
+  }
   size_t outer = skipSpaceBack(code, start);
   if (outer > 0 && code[outer - 1] == '.') return {Receiver::Kind::Other, {}};  // a longer chain
   return {Receiver::Kind::Name, code.substr(start, end - start)};

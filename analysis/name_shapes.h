@@ -21,11 +21,11 @@ size_t skipSpaceForward(std::string_view code, size_t at);
 // (same values). `torch_imports_only` false: every `as name` counts, whatever it imports.
 bool mayBeRebound(std::string_view code, std::string_view name, bool torch_imports_only = true);
 
-// What the word at `at` is read from: `X` in `X.word` when X is a bare name (not itself an
-// attribute), "" when the word is not read from anything (a bare name), nullopt-like "?" when it
-// is read from something longer (`a.b.word`, `f().word`).
+// What the word at `at` is read from: None (a bare name), Name (`X.word`, X a bare name),
+// Unresolved (`f(x).word`, `x[0].word`, `(-x).word`: what no qualified name is made of), Other (a
+// longer chain `a.b.word`, a parenthesised name, anything unclear).
 struct Receiver {
-  enum class Kind { None, Name, Other } kind = Kind::None;
+  enum class Kind { None, Name, Unresolved, Other } kind = Kind::None;
   std::string_view name;  // Kind::Name only
 };
 Receiver receiverOf(std::string_view code, size_t at);

@@ -244,6 +244,7 @@ class DeprecatedArgument final : public Rule {
   // `dim=` or two positional arguments, a meshgrid given `indexing=` or nothing, does not report.
   static bool callMayReport(std::string_view code, size_t at, size_t open, bool meshgrid) {
     analysis::Receiver receiver = analysis::receiverOf(code, at);
+    if (receiver.kind == analysis::Receiver::Kind::Unresolved) return false;
     if (receiver.kind == analysis::Receiver::Kind::Name && receiver.name != "torch" && receiver.name != "nn" &&
         receiver.name != "functional" && receiver.name != "activation" &&
         !analysis::mayBeRebound(code, receiver.name))

@@ -141,6 +141,7 @@ class TorchVersionAsNumber final : public Rule {
         }
         return bare_bound;  // `from torch.version import __version__`: compared as a plain string
       }
+      if (receiver.kind == analysis::Receiver::Kind::Unresolved) return false;
       if (receiver.kind == analysis::Receiver::Kind::Name) {
         if (receiver.name == "version") return true;  // `torch.version.__version__` as a plain string
         if (receiver.name != "torch" && !analysis::mayBeRebound(text, receiver.name)) return false;
