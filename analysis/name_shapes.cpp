@@ -86,7 +86,11 @@ bool valueMayBeAlias(std::string_view code, size_t value) {
 // argument holds, whose value is then looked at the same way: errs towards yes). A line continued
 // by `\` counts as yes.
 bool colonMayBindAlias(std::string_view code, size_t colon) {
-  if (colon + 1 < code.size() && code[colon + 1] == '=') return valueMayBeAlias(code, colon + 2);
+  if (colon + 1 < code.size() && code[colon + 1] == '=') {
+    // `(name := value)`: any name or chain may be the value, whatever closes the expression.
+    size_t i = skipSpaceForward(code, colon + 2);
+    return i < code.size() && (code[i] == '(' || (isIdentifierByte(code[i]) && !(code[i] >= '0' && code[i] <= '9')));
+  }
   for (size_t i = colon + 1; i < code.size() && code[i] != '\n' && code[i] != '\r'; ++i) {
     if (code[i] == '\\') return true;
     if (code[i] != '=') continue;
