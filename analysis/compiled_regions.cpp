@@ -9,6 +9,8 @@
 #include <unordered_set>
 #include <utility>
 
+#include "analysis/code_text.h"
+#include "analysis/name_shapes.h"
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
 
@@ -862,6 +864,45 @@ bool CompiledRegions::mayCompileAnything(const ParsedFile& file, const std::vect
       return isKind(node, "identifier") && startOf(node) == start && endOf(node) == end;
     });
     if (named) return true;
+  }
+  return false;
+}
+
+namespace {
+
+// Can this occurrence of `compile` / `optimize` (a whole word of `code`, at `at`) be part of a
+// name that resolves to torch's? `X.compile` cannot when `X` is a bare name other than `torch`,
+// `compiler`, `_dynamo` or `eval_frame` that nothing rebinds (`re.compile`: only the module `re`);
+// a bare `compile(...)` call reads a binding whose own occurrence is looked at.
+bool mayNameCompilerAt(std::string_view code, size_t at, size_t size) {
+  Receiver receiver = receiverOf(code, at);
+  if (receiver.kind == Receiver::Kind::None) {
+    size_t after = skipSpaceForward(code, at + size);
+    return after >= code.size() || code[after] != '(';
+  }
+  if (receiver.kind == Receiver::Kind::Unresolved) return false;
+  if (receiver.kind == Receiver::Kind::Other) return true;
+  // `from torch import compiler` binds `torch.compiler`: these names are taken as torch's.
+  std::string_view object = receiver.name;
+  if (object == "torch" || object == "compiler" || object == "_dynamo" || object == "eval_frame") return true;
+  return mayBeRebound(code, object);
+}
+
+}  // namespace
+
+bool CompiledRegions::mayCompileAnythingInCode(const PrefilterText& source, std::span<const std::string_view> words,
+                                               const std::vector<std::string>& extra_decorators) {
+  // A configured decorator spelled `compile` is named as it is configured, not as torch's.
+  bool configured = std::any_of(extra_decorators.begin(), extra_decorators.end(), [](const std::string& extra) {
+    return lastSegment(extra) == "compile" || lastSegment(extra) == "optimize";
+  });
+  const std::string* code = source.code();
+  if (code == nullptr) return true;
+  for (std::string_view word : words) {
+    if (word.empty()) continue;
+    bool torchs = !configured && (word == "compile" || word == "optimize");
+    if (forEachWholeWord(*code, word, [&](size_t at) { return !torchs || mayNameCompilerAt(*code, at, word.size()); }))
+      return true;
   }
   return false;
 }

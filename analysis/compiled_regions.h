@@ -19,6 +19,7 @@
 #include <tree_sitter/api.h>
 
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -28,6 +29,8 @@
 #include "analysis/semantic_model.h"
 
 namespace ptlint::analysis {
+
+class PrefilterText;
 
 class CompiledRegions {
  public:
@@ -58,6 +61,13 @@ class CompiledRegions {
   // False when no identifier in `file` can name torch.compile or one of `extra_decorators`: then
   // nothing is compiled, and no model is needed to know it.
   static bool mayCompileAnything(const ParsedFile& file, const std::vector<std::string>& extra_decorators);
+  // Before parsing, on the code (strings and comments blanked): does it name one of `words` (a
+  // rule's trigger words: `compile`, `optimize`, the configured decorators' last segments) as
+  // an identifier that can be a compiler? `compile` and `optimize` count only where they can
+  // name torch's: not in `re.compile(...)` where `re` is never bound by `as re`, `re = ...` or
+  // `re: ...` (`import re` binds the module `re`). Errs towards true.
+  static bool mayCompileAnythingInCode(const PrefilterText& source, std::span<const std::string_view> words,
+                                       const std::vector<std::string>& extra_decorators);
 
   // The analysis for `model`, built on first use and cached for the model's lifetime (one per
   // set of extra decorators). Thread-safe.

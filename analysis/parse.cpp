@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "analysis/grammar_gaps.h"
+#include "analysis/instrumentation.h"
 #include "analysis/syntax.h"
 
 extern "C" const TSLanguage* tree_sitter_python();
@@ -140,7 +141,9 @@ ParsedFile ParsedFile::parse(std::string text, size_t nesting_bound) {
     file.nesting_bound_ = nesting_bound;
     return file;
   }
+  uint64_t start = timings::enabled() ? timings::nowNs() : 0;
   TSTree* tree = parseWith(threadParser(), nullptr, text);
+  if (timings::enabled()) timings::add("parse", text.size(), timings::nowNs() - start);
   ParsedFile file(std::move(text), TreePtr(tree));
   file.nesting_bound_ = nesting_bound;
   return file;

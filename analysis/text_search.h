@@ -55,6 +55,30 @@ bool forEachWholeWord(std::string_view text, std::string_view word, Visit&& visi
   return false;
 }
 
+// The unclosed brackets before each of `positions` (ascending offsets) in `code`, a text whose
+// strings and comments are blanked: `visit(index, open)` with the offsets of the unclosed `(`,
+// `[` and `{` before positions[index], outermost first. False (after any visits) when the
+// brackets of the whole text do not balance: what was visited then tells nothing.
+template <typename Visit>
+bool withEnclosingBrackets(std::string_view code, const std::vector<size_t>& positions, Visit&& visit) {
+  std::vector<size_t> open;
+  size_t next = 0;
+  for (size_t i = 0; i < code.size(); ++i) {
+    while (next < positions.size() && positions[next] <= i) visit(next++, static_cast<const std::vector<size_t>&>(open));
+    char c = code[i];
+    if (c == '(' || c == '[' || c == '{') {
+      open.push_back(i);
+    } else if (c == ')' || c == ']' || c == '}') {
+      if (open.empty()) return false;
+      char o = code[open.back()];
+      if ((c == ')') != (o == '(') || (c == ']') != (o == '[')) return false;
+      open.pop_back();
+    }
+  }
+  while (next < positions.size()) visit(next++, static_cast<const std::vector<size_t>&>(open));
+  return open.empty();
+}
+
 // Where some words occur in a text, for a pre-order tree walk that skips every subtree holding
 // none of them: add the words, then ask `anyWithin` of each node in walk order (starts never
 // decrease along a pre-order walk, so each question is amortised O(1)).

@@ -239,6 +239,9 @@ def main():
     parser.add_argument("--baseline-ptlint", help="another build's ptlint, measured side by side with this one")
     parser.add_argument("--baseline-rev", default="baseline", help="what --baseline-ptlint was built from")
     parser.add_argument("--baseline-only", action="store_true", help="print the side-by-side rows only")
+    parser.add_argument("--timings", action="store_true",
+                        help="first print PTLINT_TIMINGS' table for one -j1 check: what each rule's prefilter "
+                             "lets through, what is parsed, each rule's check time")
     args = parser.parse_args()
     if args.baseline_only and not args.baseline_ptlint:
         parser.error("--baseline-only needs --baseline-ptlint (bench/run.sh --baseline REV)")
@@ -265,6 +268,10 @@ def main():
 
         j = ["-j", str(threads)]
         check = [ptlint, "check", "--exit-zero", "--output-format", "concise"]
+        if args.timings:
+            timed = subprocess.run(check + ["--no-cache", "-j", "1"] + roots, cwd=work, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.PIPE, text=True, env=dict(os.environ, PTLINT_TIMINGS="1"))
+            log("per-rule prefilter and check figures (PTLINT_TIMINGS=1, -j1):\n" + timed.stderr)
         if args.baseline_ptlint:
             load_base = [open("/proc/loadavg").read().split()[0]]
             figures["baseline"] = baseline_rows(os.path.abspath(args.baseline_ptlint), ptlint, roots, threads, runs, work)

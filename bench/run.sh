@@ -4,7 +4,7 @@
 # then measures and prints one table (see docs/performance.md).
 #
 # usage: bench/run.sh [--large] [--runs N] [--threads N] [--skip-lsp] [--skip-ruff] [--json OUT]
-#                    [--baseline REV]
+#                    [--baseline REV] [--timings]
 #   --large        add torchvision, torchaudio and skorch to the corpus
 #   --runs N       timed runs per measurement (medians are reported; default 5)
 #   --threads N    threads for ptlint and the floor (default: the machine's cores)
@@ -12,6 +12,8 @@
 #                  in src/, its build in build/) and print side-by-side rows, the two binaries
 #                  alternating run by run: cold default threads, cold -j1, warm cache, warm cache
 #                  with one file edited before each run
+#   --timings      first print the per-rule table of PTLINT_TIMINGS=1 (files and bytes each
+#                  rule's prefilter lets through, what is parsed, each rule's check time)
 # Environment: PTLINT_BENCH_BUILD_DIR reuses another build folder (it must have been configured
 # with -DPTLINT_BUILD_BENCH=ON); JOBS sets the build's parallelism (default 2).
 # Needs: scripts/setup.sh (cmake, ninja, hyperfine, node/npm, python3-torch, /usr/bin/time).

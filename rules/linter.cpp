@@ -10,6 +10,7 @@
 #include <system_error>
 #include <unordered_map>
 
+#include "analysis/instrumentation.h"
 #include "analysis/noqa.h"
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
@@ -136,6 +137,30 @@ bool wordsMayMatch(const Prefilter::RuleWords& r, const analysis::WordSet::Found
   return false;
 }
 
+// rulesThatMayMatch under PTLINT_TIMINGS: what each rule's words and shape test let through,
+// the time the shape test takes, and the files that only one rule lets through.
+std::vector<const Rule*> rulesThatMayMatchTimed(const Prefilter& plan, const analysis::WordSet::Found& found,
+                                                const analysis::PrefilterText& source, const Settings& settings) {
+  std::vector<const Rule*> rules;
+  uint64_t bytes = source.text().size();
+  for (const auto& r : plan.rules) {
+    if (!wordsMayMatch(r, found)) continue;
+    std::string code(r.rule->meta().code);
+    analysis::timings::add(code + " 1 words", bytes);
+    uint64_t start = analysis::timings::nowNs();
+    bool may = r.rule->mayMatchSource(source, settings);
+    analysis::timings::add(code + " 2 shape test", may ? bytes : 0, analysis::timings::nowNs() - start);
+    if (may) rules.push_back(r.rule);
+  }
+  if (rules.size() == 1) analysis::timings::add(std::string(rules.front()->meta().code) + " 3 sole", bytes);
+  if (!rules.empty()) {
+    std::string key = "let through by";
+    for (const Rule* rule : rules) key += " " + std::string(rule->meta().code);
+    analysis::timings::add(key, bytes);
+  }
+  return rules;
+}
+
 }  // namespace
 
 std::vector<const Rule*> rulesThatMayMatch(std::string_view text, const Settings& settings) {
@@ -150,8 +175,13 @@ std::vector<const Rule*> rulesThatMayMatch(const analysis::ParsedFile& file, con
 
 std::vector<const Rule*> rulesThatMayMatch(const analysis::PrefilterText& source, const Settings& settings) {
   std::shared_ptr<const Prefilter> plan = prefilterFor(settings);
-  analysis::WordSet::Found found = plan->words->scan(source.text());
   std::vector<const Rule*> rules;
+  if (analysis::prefiltersDisabled()) {
+    for (const auto& r : plan->rules) rules.push_back(r.rule);
+    return rules;
+  }
+  analysis::WordSet::Found found = plan->words->scan(source.text());
+  if (analysis::timings::enabled()) return rulesThatMayMatchTimed(*plan, found, source, settings);
   for (const auto& r : plan->rules)
     if (wordsMayMatch(r, found) && r.rule->mayMatchSource(source, settings)) rules.push_back(r.rule);
   return rules;
@@ -267,6 +297,7 @@ bool cannotMatch(std::string_view text, const Settings& settings) {
 
 bool asksProject(std::string_view text, const Settings& settings) {
   // The enabled rules' project words, in the selection's prefilter (one automaton per selection).
+  if (analysis::prefiltersDisabled()) return true;
   std::shared_ptr<const Prefilter> plan = prefilterFor(settings);
   const analysis::WordSet* set = plan->project_words.get();
   if (set == nullptr) return false;
@@ -276,6 +307,19 @@ bool asksProject(std::string_view text, const Settings& settings) {
 }
 
 namespace {
+
+// The checks under PTLINT_TIMINGS: the files each rule runs on and the time its checks take.
+void checkTimed(const std::vector<std::pair<TSNode, const Rule*>>& wanted, Context& ctx,
+                const std::vector<const Rule*>& rules, uint64_t bytes) {
+  std::unordered_map<const Rule*, uint64_t> ns;
+  for (const auto& [node, rule] : wanted) {
+    ctx.setRule(*rule);
+    uint64_t start = analysis::timings::nowNs();
+    rule->check(node, ctx);
+    ns[rule] += analysis::timings::nowNs() - start;
+  }
+  for (const Rule* rule : rules) analysis::timings::add(std::string(rule->meta().code) + " 4 runs, check", bytes, ns[rule]);
+}
 
 // Both lintFile and lintFileConcurrently. `candidates`: rulesThatMayMatch's answer when the
 // caller has it. Concurrently, a second thread builds the semantic model (a speculative one: it
@@ -288,7 +332,8 @@ LintResult lint(const analysis::ParsedFile& file, const Settings& settings,
   std::future<std::unique_ptr<analysis::SemanticModel>> early_model;
   if (concurrent) early_model = onAnotherThread([&file] { return std::make_unique<analysis::SemanticModel>(file); });
   std::vector<const Rule*> rules = candidates ? std::move(*candidates) : rulesThatMayMatch(file, settings);
-  std::erase_if(rules, [&](const Rule* rule) { return !rule->mayReportIn(file, settings); });
+  const bool unfiltered = analysis::prefiltersDisabled();
+  if (!unfiltered) std::erase_if(rules, [&](const Rule* rule) { return !rule->mayReportIn(file, settings); });
   // With rules left, the noqa index is built meanwhile; without, this thread builds it while the
   // unneeded model finishes (its future joins when this returns).
   std::future<analysis::NoqaIndex> early_noqa;
@@ -324,12 +369,13 @@ LintResult lint(const analysis::ParsedFile& file, const Settings& settings,
     });
     // Rules that say where they look (`Rule::checkRanges`) let the walk skip the rest of the tree;
     // otherwise the nodes they asked for are collected during the semantic model's walk.
-    bool ranged = !only_module && std::all_of(rules.begin(), rules.end(), [&](const Rule* rule) {
+    bool ranged = !only_module && !unfiltered && std::all_of(rules.begin(), rules.end(), [&](const Rule* rule) {
       if (rule->checksWithinRanges()) return true;
       auto kinds = rule->nodeKinds();
       return std::all_of(kinds.begin(), kinds.end(), [](std::string_view kind) { return kind == "module"; });
     });
     std::vector<std::pair<TSNode, const Rule*>> wanted;  // in tree order
+    uint64_t model_start = analysis::timings::enabled() ? analysis::timings::nowNs() : 0;
     std::unique_ptr<analysis::SemanticModel> model;
     if (only_module || ranged) {
       model = early_model.valid() ? early_model.get() : std::make_unique<analysis::SemanticModel>(file);
@@ -345,11 +391,18 @@ LintResult lint(const analysis::ParsedFile& file, const Settings& settings,
     } else if (ranged) {
       collectInRanges(file, *model, settings, rules, by_symbol, wanted, concurrent);
     }
+    if (analysis::timings::enabled())
+      analysis::timings::add(ranged ? "model and ranged walk" : "model and walk", file.text().size(),
+                             analysis::timings::nowNs() - model_start);
     Context ctx(file, *model, settings, *rules.front(), result.diagnostics);
     // Every rule's checks, in tree order, after the model is complete.
-    for (const auto& [node, rule] : wanted) {
-      ctx.setRule(*rule);
-      rule->check(node, ctx);
+    if (analysis::timings::enabled()) {
+      checkTimed(wanted, ctx, rules, file.text().size());
+    } else {
+      for (const auto& [node, rule] : wanted) {
+        ctx.setRule(*rule);
+        rule->check(node, ctx);
+      }
     }
   }
 

@@ -21,6 +21,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "analysis/instrumentation.h"
 #include "analysis/parse.h"
 #include "analysis/text_search.h"
 #include "workspace/cache.h"
@@ -1218,9 +1219,12 @@ std::shared_ptr<const ModuleSummary> ProjectIndex::summaryOf(const std::string& 
     if (auto it = stored_summaries_.find(hash); it != stored_summaries_.end())
       return summaries_.emplace(hash, it->second).first->second;
   }
+  uint64_t start = analysis::timings::enabled() ? analysis::timings::nowNs() : 0;
   auto parsed = analysis::ParsedFile::parse(text);
   analysis::SemanticModel model(parsed);
   auto summary = std::make_shared<const ModuleSummary>(analysis::summarizeModule(model));
+  if (analysis::timings::enabled())
+    analysis::timings::add("project summary (with parse)", text.size(), analysis::timings::nowNs() - start);
   std::lock_guard lock(mutex_);
   ++built_;
   scan_cache_dirty_ = true;

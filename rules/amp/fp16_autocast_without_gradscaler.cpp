@@ -187,6 +187,8 @@ class Fp16AutocastWithoutGradScaler final : public Rule {
   void check(TSNode call, Context& ctx) const override {
     const auto& model = ctx.model();
     if (!amp::isAutocastCall(model, call) || !isFloat16Autocast(model, call)) return;
+    // A file that names a GradScaler anywhere is taken to scale its losses.
+    if (analysis::findBytes(ctx.source(), "GradScaler") != std::string_view::npos) return;
     TSNode backward{};
     for (TSNode scope : regionsOf(model, call)) {
       bool scaled = false;

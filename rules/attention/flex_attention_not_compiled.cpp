@@ -178,14 +178,19 @@ class FlexAttentionNotCompiled final : public Rule {
 
   std::vector<std::string_view> projectWords() const override { return {"flex_attention"}; }
 
-  bool mayReportIn(const analysis::ParsedFile&, const Settings& settings) const override {
-    // Only with the project's facts, and only when every compile in it is understood.
+  // Only with the project's facts, and only when every compile in it is understood.
+  static bool judgedHere(const Settings& settings) {
     const auto& facts = settings.project;
     return settings.torch_version.atLeast(2, 5) && facts != nullptr && facts->project != nullptr &&
            facts->project->linked && !facts->project->compiles_unknown;
   }
 
+  bool mayReportIn(const analysis::ParsedFile&, const Settings& settings) const override {
+    return judgedHere(settings);
+  }
+
   void check(TSNode call, Context& ctx) const override {
+    if (!judgedHere(ctx.settings())) return;
     const auto& model = ctx.model();
     auto callee_name = model.calleeName(call);
     if (!callee_name || *callee_name != kFlexAttention) return;

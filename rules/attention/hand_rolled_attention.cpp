@@ -2034,6 +2034,8 @@ class HandRolledAttention final : public Rule {
     const attention::AttentionIndex& index = this->index(ctx.file());
     const attention::AttentionIndex::Owner* owner = index.ownerOf(node);
     if (owner == nullptr || !owner->softmax || owner->sdpa) return;
+    // As mayReportIn: the replacement must exist at the range's oldest release.
+    if (!releases::existsAt("torch.nn.functional.scaled_dot_product_attention", ctx.settings().torch_version)) return;
     // The weights enter ·V as a name or a call (softmax, dropout, cast), never as a sum or product.
     TSNode weights{};
     if (isKind(node, "binary_operator")) {

@@ -152,11 +152,11 @@ class GraphBreakCallInCompiledRegion final : public Rule {
   }
 
   // Before parsing: with nothing compiled from other files, a finding needs `compile` (or a
-  // configured decorator) as an identifier in code, as `CompiledRegions::mayCompileAnything`.
+  // configured decorator) as an identifier in code that can name a compiler (not `re.compile`).
   bool mayMatchSource(const analysis::PrefilterText& source, const Settings& settings) const override {
     if (settings.project != nullptr && !settings.project->empty()) return true;
     auto words = triggersFor(settings);
-    return source.codeNamesAny(words);
+    return analysis::CompiledRegions::mayCompileAnythingInCode(source, words, settings.compile_decorators);
   }
   bool mayReportIn(const analysis::ParsedFile& file, const Settings& settings) const override {
     // Every finding is a call of one of these names.

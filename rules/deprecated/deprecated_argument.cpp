@@ -1,8 +1,10 @@
 // PTL113 deprecated-argument: arguments PyTorch deprecated or removed (the legacy loss
 // reductions, the profiler's `use_cuda=`, `meshgrid` without `indexing=`, softmax without `dim`).
+#include <algorithm>
 #include <array>
 #include <cctype>
 
+#include "analysis/name_shapes.h"
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
 #include "rules/register.h"
@@ -153,6 +155,32 @@ std::optional<quickfix::Edit> deleteArgument(TSNode keyword) {
   return quickfix::Edit{endOf(previous), endOf(keyword), ""};
 }
 
+// Can a keyword argument inside the bracket opened at `open` of `code` be one this rule reports?
+// Only in a call whose callee is a bare name (maybe an alias) or an attribute whose name a loss or
+// a profiler has; not in a definition's parameters or a call of a call's result.
+bool keywordMayReport(std::string_view code, size_t open) {
+  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\\' || c == '\f'; };
+  if (code[open] != '(') return true;
+  size_t e = open;
+  while (e > 0 && space(code[e - 1])) --e;
+  if (e == 0) return true;
+  if (code[e - 1] == ')' || code[e - 1] == ']') return false;
+  size_t n = e;
+  while (n > 0 && analysis::isIdentifierByte(code[n - 1])) --n;
+  if (n == e) return true;
+  std::string_view name = code.substr(n, e - n);
+  size_t b = n;
+  while (b > 0 && space(code[b - 1])) --b;
+  for (std::string_view keyword : {"def", "class"})
+    if (b >= keyword.size() && code.substr(b - keyword.size(), keyword.size()) == keyword &&
+        analysis::isWholeWordAt(code, b - keyword.size(), keyword.size()))
+      return false;
+  if (b == 0 || code[b - 1] != '.') return true;
+  return name == "profile" || name.ends_with("Loss") || name.ends_with("Loss2d") || name.ends_with("_loss") ||
+         name == "cross_entropy" || name == "binary_cross_entropy" || name == "binary_cross_entropy_with_logits" ||
+         name == "kl_div";
+}
+
 class DeprecatedArgument final : public Rule {
  public:
   const RuleMeta& meta() const override { return kDeprecatedArgument; }
@@ -178,34 +206,28 @@ class DeprecatedArgument final : public Rule {
         ++i;
       return i;
     };
-    // `def __init__(self, size_average=None, reduce=None)` (every loss of `torch.nn` has one): a
-    // parameter, not a keyword argument. (Only in the code view, where brackets in strings are
-    // blanked; the search back gives up after a few KB.)
-    auto inDefinition = [&](size_t at) {
-      if (code == nullptr) return false;
-      int depth = 0;
-      size_t b = at, limit = at > 4096 ? at - 4096 : 0;
-      for (; b > limit; --b) {
-        char c = text[b - 1];
-        if (c == ')' || c == ']' || c == '}') ++depth;
-        else if ((c == '(' || c == '[' || c == '{') && depth-- == 0) break;
-      }
-      if (b == limit || text[b - 1] != '(') return false;
-      size_t e = b - 1;
-      while (e > 0 && (text[e - 1] == ' ' || text[e - 1] == '\t')) --e;
-      size_t n = e;
-      while (n > 0 && (text[n - 1] == '_' || std::isalnum(static_cast<unsigned char>(text[n - 1])))) --n;
-      if (n == e) return false;
-      while (n > 0 && (text[n - 1] == ' ' || text[n - 1] == '\t')) --n;
-      return n >= 3 && text.substr(n - 3, 3) == "def" && analysis::isWholeWordAt(text, n - 3, 3);
-    };
+    // A keyword reports only as an argument of a call whose callee is a name or ends in a name
+    // that can be a loss or a profiler: not `def __init__(self, size_average=None, reduce=None)`
+    // (every loss of `torch.nn` has one), `super().__init__(size_average=None, ...)`,
+    // `x.scatter_reduce_(..., reduce=r)` or a statement `reduce = ...` (outside every bracket). A
+    // bare name may be an alias (`MSELoss as L`): it lets the file through. Only in the code view,
+    // where brackets in strings are blanked, and only when its brackets balance.
+    std::vector<size_t> keywords;
     for (std::string_view word : {"size_average", "reduce", "use_cuda"})
-      if (analysis::forEachWholeWord(text, word, [&](size_t at) {
-            size_t i = skip(at + word.size());
-            return i < text.size() && text[i] == '=' && (i + 1 == text.size() || text[i + 1] != '=') &&
-                   !inDefinition(at);
-          }))
-        return true;
+      analysis::forEachWholeWord(text, word, [&](size_t at) {
+        size_t i = skip(at + word.size());
+        if (i < text.size() && text[i] == '=' && (i + 1 == text.size() || text[i + 1] != '=')) keywords.push_back(at);
+        return false;
+      });
+    if (!keywords.empty()) {
+      if (code == nullptr) return true;
+      std::sort(keywords.begin(), keywords.end());
+      bool may_report = false;
+      bool balanced = analysis::withEnclosingBrackets(text, keywords, [&](size_t, const std::vector<size_t>& open) {
+        if (!may_report && !open.empty()) may_report = keywordMayReport(text, open.back());
+      });
+      if (may_report || !balanced) return true;
+    }
     for (std::string_view word : {"meshgrid", "softmax", "log_softmax", "softmin", "Softmax", "LogSoftmax", "Softmin"})
       if (analysis::forEachWholeWord(text, word, [&](size_t at) {
             size_t i = skip(at + word.size());
@@ -215,10 +237,29 @@ class DeprecatedArgument final : public Rule {
             while (b > 0 && (text[b - 1] == ' ' || text[b - 1] == '\t' || text[b - 1] == '\\' ||
                              text[b - 1] == '\n' || text[b - 1] == '\r'))
               --b;
-            return !(b >= 3 && text.substr(b - 3, 3) == "def" && analysis::isWholeWordAt(text, b - 3, 3));
+            if (b >= 3 && text.substr(b - 3, 3) == "def" && analysis::isWholeWordAt(text, b - 3, 3)) return false;
+            return code == nullptr || callMayReport(text, at, i, word == "meshgrid");
           }))
         return true;
     return false;
+  }
+
+  // A call of a softmax or of meshgrid in the code view (the word at `at`, its `(` at `open`):
+  // false when it cannot report. `X.softmax(` names torch's only when X is `torch`, `nn`,
+  // `functional` or `activation` (what `from torch... import` binds), or a name that may be rebound
+  // (`import torch.nn.functional as F`): not `x.softmax(-1)` or `np.meshgrid(...)`. A softmax given
+  // `dim=` or two positional arguments, a meshgrid given `indexing=` or nothing, does not report.
+  static bool callMayReport(std::string_view code, size_t at, size_t open, bool meshgrid) {
+    analysis::Receiver receiver = analysis::receiverOf(code, at);
+    if (receiver.kind == analysis::Receiver::Kind::Unresolved) return false;
+    if (receiver.kind == analysis::Receiver::Kind::Name && receiver.name != "torch" && receiver.name != "nn" &&
+        receiver.name != "functional" && receiver.name != "activation" &&
+        !analysis::mayBeRebound(code, receiver.name))
+      return false;
+    analysis::CallArguments args = analysis::callArguments(code, open, meshgrid ? "indexing" : "dim");
+    if (!args.complete) return true;
+    if (args.has_keyword) return false;
+    return meshgrid ? args.positional > 0 : args.positional < 2;
   }
 
   // Every call that can report spells one of the words (the keyword, or the callee's own name).

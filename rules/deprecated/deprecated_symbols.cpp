@@ -1,5 +1,6 @@
 #include "rules/deprecated/deprecated_symbols.h"
 
+#include "analysis/name_shapes.h"
 #include "analysis/text_search.h"
 
 #include <algorithm>
@@ -308,19 +309,10 @@ bool importedAs(std::string_view text, std::string_view name) {
 
 bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\n' || c == '\r' || c == '\\'; }
 
-// Is `name` bound by an alias somewhere in `code`: after `as` (`import torch as t`, `from torch
-// import nn as tnn`), or before `=` / `:` (`t = torch`, `t: Any = torch`, `(t := torch)`)?
-// Errs towards yes (a keyword argument `t=` counts too).
+// Is `name` bound by an alias somewhere in `code` (`import torch as t`, `from torch import nn as
+// tnn`, `t = torch`, `t: Any = torch`, `(t := torch)`)? Errs towards yes.
 bool boundAsAlias(std::string_view code, std::string_view name) {
-  return analysis::forEachWholeWord(code, name, [&](size_t at) {
-    size_t after = at + name.size();
-    while (after < code.size() && isSpace(code[after])) ++after;
-    if (after < code.size() && (code[after] == ':' || (code[after] == '=' && (after + 1 == code.size() || code[after + 1] != '='))))
-      return true;
-    size_t before = at;
-    while (before > 0 && isSpace(code[before - 1])) --before;
-    return before >= 2 && code.substr(before - 2, 2) == "as" && (before == 2 || !analysis::isIdentifierByte(code[before - 3]));
-  });
+  return analysis::mayBeRebound(code, name, /*torch_imports_only=*/false);
 }
 
 // Could the occurrence at `at` be inside a `from torch... import` statement? Walks back over what

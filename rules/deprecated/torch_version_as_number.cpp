@@ -1,6 +1,8 @@
 // PTL114 torch-version-as-number: `torch.__version__` cut into characters or turned into a number.
 #include <cctype>
 
+#include "analysis/code_text.h"
+#include "analysis/name_shapes.h"
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
 #include "rules/register.h"
@@ -122,8 +124,87 @@ class TorchVersionAsNumber final : public Rule {
   std::vector<std::string_view> nodeKinds() const override { return {"subscript", "call", "comparison_operator"}; }
   std::vector<std::string_view> triggers() const override { return {"__version__"}; }
   bool triggersAreWholeWords() const override { return true; }
+  // Before parsing, on the code: some `__version__` that can be torch's (read from `torch`,
+  // `version`, a longer chain, or a name that may be rebound; bare only where the file binds or
+  // imports it) in a shape a finding has: indexed or sliced, `.startswith`, inside `float(` or
+  // `str(`, the plain string `version.__version__` or a bare import of it, or bound to an alias
+  // (`v = torch.__version__`, whose uses the file then spells otherwise).
   bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
-    return source.codeNamesAny({"__version__"});
+    const std::string* code = source.code();
+    if (code == nullptr) return source.codeNamesAny({"__version__"});
+    std::string_view text = *code;
+    constexpr std::string_view kWord = "__version__";
+    std::vector<size_t> in_calls;  // candidates decided by their enclosing call
+    bool bare_bound = false, bare_known = false;
+    bool shaped = analysis::forEachWholeWord(text, kWord, [&](size_t at) {
+      analysis::Receiver receiver = analysis::receiverOf(text, at);
+      if (receiver.kind == analysis::Receiver::Kind::None) {
+        if (!bare_known) {
+          bare_bound = analysis::mayBeRebound(text, kWord) || importsName(text, kWord);
+          bare_known = true;
+        }
+        return bare_bound;  // `from torch.version import __version__`: compared as a plain string
+      }
+      if (receiver.kind == analysis::Receiver::Kind::Unresolved) return false;
+      if (receiver.kind == analysis::Receiver::Kind::Name) {
+        if (receiver.name == "version") return true;  // `torch.version.__version__` as a plain string
+        if (receiver.name != "torch" && !analysis::mayBeRebound(text, receiver.name)) return false;
+      }
+      size_t after = analysis::skipSpaceForward(text, at + kWord.size());
+      if (after < text.size() && text[after] == '[') return true;
+      if (after < text.size() && text[after] == '.' &&
+          text.substr(analysis::skipSpaceForward(text, after + 1)).starts_with("startswith"))
+        return true;
+      if (receiver.kind == analysis::Receiver::Kind::Other) {
+        // `torch.version.__version__`, or a chain we cannot follow: through.
+        size_t dot = analysis::skipSpaceBack(text, at);
+        size_t end = analysis::skipSpaceBack(text, dot - 1);
+        if (end >= 7 && text.substr(end - 7, 7) == "version") return true;
+      }
+      // An alias: the chain (from its first name, past opening parentheses) follows `=` or `:=`.
+      size_t start = at;
+      while (start > 0) {
+        size_t before = analysis::skipSpaceBack(text, start);
+        if (before > 0 && text[before - 1] == '.') {
+          size_t name = analysis::skipSpaceBack(text, before - 1);
+          while (name > 0 && analysis::isIdentifierByte(text[name - 1])) --name;
+          start = name;
+          continue;
+        }
+        break;
+      }
+      size_t before = analysis::skipSpaceBack(text, start);
+      while (before > 0 && text[before - 1] == '(') before = analysis::skipSpaceBack(text, before - 1);
+      if (before > 0 && text[before - 1] == '=' &&
+          (before < 2 || (text[before - 2] != '=' && text[before - 2] != '<' && text[before - 2] != '>' &&
+                          text[before - 2] != '!')))
+        return true;
+      in_calls.push_back(at);
+      return false;
+    });
+    if (shaped) return true;
+    if (in_calls.empty()) return false;
+    bool inside = false;
+    bool balanced = analysis::withEnclosingBrackets(text, in_calls, [&](size_t, const std::vector<size_t>& open) {
+      for (size_t bracket : open) {
+        if (text[bracket] != '(') continue;
+        size_t end = analysis::skipSpaceBack(text, bracket), name = end;
+        while (name > 0 && analysis::isIdentifierByte(text[name - 1])) --name;
+        std::string_view callee = text.substr(name, end - name);
+        if (callee == "float" || callee == "str") inside = true;
+      }
+    });
+    return inside || !balanced;
+  }
+
+  // Is `name` in an import statement's list (`from torch import __version__`, over lines too)?
+  // Conservative: any occurrence after `import` on its line, or after `,` or `(`.
+  static bool importsName(std::string_view code, std::string_view name) {
+    return analysis::forEachWholeWord(code, name, [&](size_t at) {
+      size_t before = analysis::skipSpaceBack(code, at);
+      if (before > 0 && (code[before - 1] == ',' || code[before - 1] == '(')) return true;
+      return before >= 6 && code.substr(before - 6, 6) == "import";
+    });
   }
 
   void check(TSNode node, Context& ctx) const override {

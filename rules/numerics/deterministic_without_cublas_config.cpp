@@ -93,13 +93,15 @@ class DeterministicWithoutCublasConfig final : public Rule {
   std::vector<std::string_view> requiredWords() const override { return {"True"}; }
   bool triggersAreWholeWords() const override { return true; }
   std::vector<std::string_view> projectWords() const override { return {"use_deterministic_algorithms"}; }
-  bool mayReportIn(const analysis::ParsedFile& file, const Settings& settings) const override {
-    // Another file of the project sets it.
+  // The variable is named in this file or set by another file of the project: no finding.
+  static bool setElsewhere(const analysis::ParsedFile& file, const Settings& settings) {
     if (settings.project != nullptr && settings.project->project != nullptr &&
         settings.project->project->setsEnvironment("CUBLAS_WORKSPACE_CONFIG") != nullptr)
-      return false;
-    return analysis::findBytes(file.text(), "True") != std::string_view::npos &&
-           analysis::findBytes(file.text(), "CUBLAS_WORKSPACE_CONFIG") == std::string_view::npos &&
+      return true;
+    return analysis::findBytes(file.text(), "CUBLAS_WORKSPACE_CONFIG") != std::string_view::npos;
+  }
+  bool mayReportIn(const analysis::ParsedFile& file, const Settings& settings) const override {
+    return !setElsewhere(file, settings) && analysis::findBytes(file.text(), "True") != std::string_view::npos &&
            namesIdentifier(file, "use_deterministic_algorithms");
   }
   // The same identifier before parsing, on the code without strings and comments.
@@ -111,6 +113,7 @@ class DeterministicWithoutCublasConfig final : public Rule {
     const auto& model = ctx.model();
     auto callee = model.calleeName(call);
     if (!callee || *callee != "torch.use_deterministic_algorithms") return;
+    if (setElsewhere(ctx.file(), ctx.settings())) return;
     std::string_view source = ctx.source();
     TSNode mode = keywordArgument(call, "mode", source);
     if (ts_node_is_null(mode)) {

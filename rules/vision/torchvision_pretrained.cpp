@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/name_shapes.h"
 #include "analysis/syntax.h"
 #include "rules/register.h"
 #include "rules/deprecated/call_rewrite.h"
@@ -109,9 +110,20 @@ class TorchvisionPretrained final : public Rule {
     return {"pretrained", "pretrained_backbone", "torchvision"};
   }
   bool triggersAreWholeWords() const override { return true; }
-  // Every finding is a keyword argument `pretrained=` / `pretrained_backbone=`, in code.
+  // Every finding is a keyword argument `pretrained=` / `pretrained_backbone=` in code, or a
+  // builder of torchvision's given `True` or `False` as its first argument (`resnet50(True)`).
   bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
-    return source.codeNamesAny({"pretrained", "pretrained_backbone"});
+    if (source.codeNamesAny({"pretrained", "pretrained_backbone"})) return true;
+    if (!source.codeNamesAny({"torchvision"})) return false;
+    const std::string* code = source.code();
+    if (code == nullptr) return true;
+    for (std::string_view word : {"True", "False"})
+      if (analysis::forEachWholeWord(*code, word, [&](size_t at) {
+            size_t before = analysis::skipSpaceBack(*code, at);
+            return before > 0 && (*code)[before - 1] == '(';
+          }))
+        return true;
+    return false;
   }
 
   void check(TSNode call, Context& ctx) const override {

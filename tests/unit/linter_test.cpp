@@ -90,6 +90,17 @@ TEST(Prefilter, CommonWordsPassOnlyInTheShapeAFindingHas) {
   EXPECT_TRUE(mayMatch("import torch.nn as nn\nm = nn.Softmax\\\n()\n", ptl113));
   EXPECT_TRUE(mayMatch("import torch.nn as nn\nl = nn.MSELoss(reduce =False)\n", ptl113));
   EXPECT_TRUE(mayMatch("import torch\nwith torch.profiler.profile(use_cuda\n=True): pass\n", ptl113));
+  // A keyword only in a call that can be a loss's or a profiler's, not a statement `reduce = ...`.
+  EXPECT_FALSE(mayMatch("import torch\nclass L(M):\n    def f(self):\n        super().__init__(size_average=None, reduce=None)\n",
+                        ptl113));
+  EXPECT_FALSE(mayMatch("import torch\nreduce = op.__name__\ny = x.scatter_reduce_(0, i, v, reduce=reduce)\n", ptl113));
+  EXPECT_FALSE(mayMatch("import torch\nself.use_cuda = False\nf()(use_cuda=True)\n", ptl113));
+  EXPECT_TRUE(mayMatch("from torch.nn import MSELoss as L\nl = L(\n    reduce=False)\n", ptl113));
+  EXPECT_TRUE(mayMatch("import torch\nl = torch.nn.modules.loss.L1Loss(x, size_average=[(1)])\n", ptl113));
+  EXPECT_TRUE(mayMatch("import torch.nn.functional as F\ny = F.kl_div(a, b, reduce=False)\n", ptl113));
+  EXPECT_TRUE(mayMatch("import torch\nwith torch.autograd.profiler.profile(\n  use_cuda=True): pass\n", ptl113));
+  // Brackets that do not balance tell nothing: the file goes through.
+  EXPECT_TRUE(mayMatch("import torch\ny = x.scatter_reduce_(0, i, v, reduce=reduce))\n", ptl113));
 
   auto ptl112 = only("PTL112");
   EXPECT_FALSE(mayMatch("import torch\nif torch.jit.is_scripting(): torch.save(x, f)\n", ptl112));

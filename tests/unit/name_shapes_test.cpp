@@ -1,0 +1,83 @@
+// The byte-level name questions the prefilters ask (analysis/name_shapes.h): each answer may err
+// towards "it may", never the other way.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <string_view>
+
+#include "analysis/code_text.h"
+#include "analysis/compiled_regions.h"
+#include "analysis/name_shapes.h"
+
+using namespace ptlint::analysis;
+
+namespace {
+
+TEST(NameShapes, ReboundOnlyByAliasesThatCanBeTorchs) {
+  EXPECT_FALSE(mayBeRebound("import re\np = re.compile('x')\n", "re"));
+  EXPECT_FALSE(mayBeRebound("import numpy as np\nnp.meshgrid(a, b)\n", "np"));
+  EXPECT_FALSE(mayBeRebound("t = make_tensor(shape)\nt.softmax(-1)\n", "t"));
+  EXPECT_FALSE(mayBeRebound("f(group=group)\ndef g(group: ProcessGroup = None): pass\n", "group"));
+  EXPECT_FALSE(mayBeRebound("key = lambda t: t.size(dim=1)\n", "t"));
+  EXPECT_TRUE(mayBeRebound("import torch as re\n", "re"));
+  EXPECT_TRUE(mayBeRebound("from torch.nn import functional as np\n", "np"));
+  EXPECT_TRUE(mayBeRebound("import os, torch.nn.functional as F\n", "F"));
+  EXPECT_TRUE(mayBeRebound("re = torch\n", "re"));
+  EXPECT_TRUE(mayBeRebound("a = re = torch.nn\n", "re"));
+  EXPECT_TRUE(mayBeRebound("re: Any = torch\n", "re"));
+  EXPECT_TRUE(mayBeRebound("if (re := torch):\n    pass\n", "re"));
+  EXPECT_TRUE(mayBeRebound("re = (torch)\n", "re"));
+  EXPECT_TRUE(mayBeRebound("re = torch.\\\n    nn\n", "re"));
+  EXPECT_TRUE(mayBeRebound("with open(p) as re:\n    pass\n", "re"));
+  // Any import alias counts when asked so.
+  EXPECT_TRUE(mayBeRebound("import numpy as np\n", "np", /*torch_imports_only=*/false));
+}
+
+TEST(NameShapes, Receivers) {
+  auto at = [](std::string_view code, std::string_view word) { return receiverOf(code, code.find(word)); };
+  EXPECT_EQ(at("F.softmax(x)", "softmax").kind, Receiver::Kind::Name);
+  EXPECT_EQ(at("F . softmax(x)", "softmax").name, "F");
+  EXPECT_EQ(at("softmax(x)", "softmax").kind, Receiver::Kind::None);
+  EXPECT_EQ(at("torch.nn.functional.softmax(x)", "softmax").kind, Receiver::Kind::Other);
+  EXPECT_EQ(at("(F).softmax(x)", "softmax").kind, Receiver::Kind::Other);
+  EXPECT_EQ(at("(-x).softmax(1)", "softmax").kind, Receiver::Kind::Unresolved);
+  EXPECT_EQ(at("f(x).softmax(1)", "softmax").kind, Receiver::Kind::Unresolved);
+  EXPECT_EQ(at("x[0].softmax(1)", "softmax").kind, Receiver::Kind::Unresolved);
+}
+
+TEST(NameShapes, CallArguments) {
+  auto args = [](std::string_view code, std::string_view keyword) { return callArguments(code, code.find('('), keyword); };
+  EXPECT_TRUE(args("F.softmax(x, dim=-1)", "dim").has_keyword);
+  EXPECT_EQ(args("F.softmax(x, -1)", "dim").positional, 2u);
+  EXPECT_EQ(args("F.softmax(g(x, y))", "dim").positional, 1u);
+  EXPECT_EQ(args("F.softmax(x, dtype=t)", "dim").positional, 1u);
+  EXPECT_FALSE(args("F.softmax(x, dtype=t)", "dim").has_keyword);
+  EXPECT_FALSE(args("F.softmax(x == y, -1)", "dim").has_keyword);
+  EXPECT_FALSE(args("F.softmax(*xs)", "dim").complete);
+  EXPECT_FALSE(args("F.softmax(f\"{a},\", 1)", "dim").complete);  // an f-string's commas
+  EXPECT_FALSE(args("F.softmax(x, 1", "dim").complete);
+}
+
+bool mayCompile(std::string text, std::vector<std::string> decorators = {}) {
+  PrefilterText source(text);
+  std::vector<std::string_view> words{"compile", "optimize"};
+  for (const auto& d : decorators) words.push_back(std::string_view(d).substr(d.rfind('.') + 1));
+  return CompiledRegions::mayCompileAnythingInCode(source, words, decorators);
+}
+
+TEST(NameShapes, CompileWordsThatCanNameTorchs) {
+  EXPECT_FALSE(mayCompile("import re\nPATTERN = re.compile(r'x')\n"));
+  EXPECT_FALSE(mayCompile("import torchdynamo\nrun = torchdynamo.optimize('eager')(run)\n"));
+  EXPECT_FALSE(mayCompile("code = compile(src, 'f', 'exec')\n"));
+  EXPECT_FALSE(mayCompile("def compile(self):\n    pass\n"));
+  EXPECT_TRUE(mayCompile("import torch\nmodel = torch.compile(model)\n"));
+  EXPECT_TRUE(mayCompile("from torch import compile\n"));
+  EXPECT_TRUE(mayCompile("import torch as re\nf = re.compile(f)\n"));
+  EXPECT_TRUE(mayCompile("import torch._dynamo as dynamo\nf = dynamo.optimize('eager')(f)\n"));
+  EXPECT_TRUE(mayCompile("from torch import compiler\nf = compiler.compile(f)\n"));
+  EXPECT_TRUE(mayCompile("import torch\nf = torch.\\\n    compile(f)\n"));
+  // A configured decorator spelled `compile` counts wherever it is named.
+  EXPECT_TRUE(mayCompile("import mylib\n@mylib.compile\ndef f(x): pass\n", {"mylib.compile"}));
+}
+
+}  // namespace
