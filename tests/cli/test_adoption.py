@@ -716,5 +716,89 @@ class DoctorWithoutWorker(Workdir):
         self.assertNotIn("package", error)
 
 
+class DoctorPythonEnvironment(Workdir):
+    """`ptlint doctor` reports the torch of the user's Python environment from its files: the
+    project's .venv, $VIRTUAL_ENV, $CONDA_PREFIX, then the python3 on PATH."""
+    TORCH_SOURCES = "/var/cache/torch-sources"
+
+    def make_env(self, prefix, version_py, extra=()):
+        site = os.path.join(self.dir, prefix, "lib", "python3.11", "site-packages")
+        self.write(os.path.join(site, "torch", "__init__.py"), "")
+        if version_py is not None:
+            self.write(os.path.join(site, "torch", "version.py"), version_py)
+        for name in extra:
+            os.makedirs(os.path.join(site, name))
+        self.write(os.path.join(prefix, "pyvenv.cfg"), "home = /usr/bin\n")
+        return os.path.join(self.dir, prefix)
+
+    def doctor(self, *args, cwd=None, **env_vars):
+        env = {"PATH": "/nonexistent", "PTLINT_GPU": "", "HOME": self.dir}
+        env.update(env_vars)
+        proc = subprocess.run([PTLINT, "doctor", *args], cwd=cwd or self.dir, env=env, capture_output=True,
+                              text=True, timeout=60)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        return json.loads(proc.stdout)["python"] if args == ("--json",) else proc.stdout
+
+    CUDA_VERSION_PY = ("from typing import Optional\n\n__all__ = ['__version__', 'debug', 'cuda']\n"
+                       "__version__ = '2.6.0+cu124'\ndebug = False\ncuda: Optional[str] = '12.4'\n"
+                       "git_version = '2236df1770800ffea5697b11b0bb0d910b2e59e1'\nhip: Optional[str] = None\n")
+
+    def test_virtual_env_cuda_wheel(self):
+        env = self.make_env("venv1", self.CUDA_VERSION_PY, ["nvidia_cudnn_cu12-9.1.0.70.dist-info"])
+        torch = self.doctor("--json", VIRTUAL_ENV=env)["torch"]
+        self.assertEqual(torch["version"], "2.6.0+cu124")
+        self.assertEqual(torch["cuda"], "12.4")
+        self.assertIsNone(torch["hip"])
+        self.assertEqual(torch["cudnn"], "9.1.0.70")
+        self.assertEqual(torch["found_by"], "VIRTUAL_ENV")
+        text = self.doctor(VIRTUAL_ENV=env)
+        self.assertIn("Python environment: torch 2.6.0+cu124 (CUDA 12.4 build, cuDNN 9.1.0.70)", text)
+
+    def test_project_venv_comes_first(self):
+        other = self.make_env("elsewhere", self.CUDA_VERSION_PY)
+        self.make_env("proj/.venv", "__version__ = '2.4.1'\ncuda = None\n")
+        os.makedirs(os.path.join(self.dir, "proj", "src"))
+        torch = self.doctor("--json", cwd=os.path.join(self.dir, "proj", "src"), VIRTUAL_ENV=other)["torch"]
+        self.assertEqual((torch["version"], torch["cuda"], torch["found_by"]), ("2.4.1", None, "project .venv"))
+
+    def test_conda_cudnn_record(self):
+        env = self.make_env("conda", self.CUDA_VERSION_PY)
+        self.write("conda/conda-meta/cudnn-8.9.2.26-cuda12_0.json", "{}")
+        torch = self.doctor("--json", CONDA_PREFIX=env)["torch"]
+        self.assertEqual((torch["cudnn"], torch["found_by"]), ("8.9.2.26", "CONDA_PREFIX"))
+
+    def test_version_from_dist_info_when_version_py_is_missing(self):
+        env = self.make_env("bare", None, ["torch-2.5.1.dist-info"])
+        self.assertEqual(self.doctor("--json", VIRTUAL_ENV=env)["torch"]["version"], "2.5.1")
+
+    def test_real_version_files_of_three_releases(self):
+        # torch/version.py as PyTorch 1.13, 2.6 and 2.14.1 ship it (Debian's builds: CPU only).
+        wanted = {"bookworm": "1.13.0a0", "trixie": "2.6.0+debian", "sid": "2.14.1+debian"}
+        for suite, version in wanted.items():
+            path = os.path.join(self.TORCH_SOURCES, suite, "python", "torch", "version.py")
+            if not os.path.exists(path):
+                self.skipTest(f"{path} is not unpacked here")
+            with open(path, encoding="utf-8") as f:
+                env = self.make_env("rel-" + suite, f.read())
+            torch = self.doctor("--json", VIRTUAL_ENV=env)["torch"]
+            self.assertEqual((torch["version"], torch["cuda"], torch["hip"]), (version, None, None), suite)
+
+    def test_python3_on_path_debian_packages(self):
+        if not os.path.exists("/usr/lib/python3/dist-packages/torch/version.py"):
+            self.skipTest("Debian's python3-torch is not installed")
+        torch = self.doctor("--json", PATH="/usr/bin:/bin")["torch"]
+        self.assertEqual(torch["location"], "/usr/lib/python3/dist-packages/torch")
+        self.assertTrue(torch["found_by"].startswith("python3 on PATH"), torch)
+        self.assertTrue(torch["version"].startswith("1.13"), torch)
+
+    def test_nothing_found_says_where_it_looked(self):
+        env = os.path.join(self.dir, "empty-env")
+        os.makedirs(env)
+        python = self.doctor("--json", VIRTUAL_ENV=env)
+        self.assertIsNone(python["torch"])
+        self.assertIn("VIRTUAL_ENV: " + env, python["searched"])
+        self.assertIn("Python environment: no torch found", self.doctor(VIRTUAL_ENV=env))
+
+
 if __name__ == "__main__":
     unittest.main()
