@@ -6,7 +6,7 @@ at most 17. A binary that needs a shared library other than glibc's own (libc, l
 libdl, librt, the dynamic loader), or glibc's private symbols, is not manylinux: `linux_<arch>`,
 with a warning on stderr.
 
-    scripts/wheel_platform_tag.py build/ptlint          # manylinux_2_34_x86_64
+    scripts/wheel_platform_tag.py build/ptlint          # manylinux_2_35_x86_64
     scripts/wheel_platform_tag.py --explain build/ptlint
 
 Only the standard library: the ELF file is read with `struct`.
