@@ -170,6 +170,28 @@ TEST(Wildmatch, GitSemantics) {
   EXPECT_FALSE(wildmatch("**/**/**/**/**/**/**/**/**/b", std::string(100, 'a') + "/c", true));
 }
 
+// Arbitrary bytes as ignore files and paths: no crash, and no pattern takes long (git's abort
+// codes bound wildmatch's backtracking; ctest's timeout catches a regression).
+TEST(GitIgnoreParse, ArbitraryBytes) {
+  std::mt19937 rng(7);
+  const std::string alphabet = "ab/*?[]!^-:\\ #\n\r\xEF\xBB\xBF";
+  auto text = [&](size_t n) {
+    std::string s;
+    for (size_t i = 0; i < n; ++i) s += rng() % 8 ? alphabet[rng() % alphabet.size()] : static_cast<char>(rng());
+    return s;
+  };
+  size_t hits = 0;
+  for (int i = 0; i < 20000; ++i) {
+    auto patterns = parseIgnorePatterns(text(rng() % 60));
+    std::string path = text(1 + rng() % 30);
+    while (!path.empty() && path.back() == '/') path.pop_back();
+    if (path.empty() || path.front() == '/') continue;
+    if (ptlint::workspace::matchIgnorePatterns(patterns, "", path, rng() % 2 == 0)) ++hits;
+    ptlint::workspace::matchIgnorePatterns(patterns, "a/", "a/" + path, false);
+  }
+  EXPECT_GT(hits, 0u);
+}
+
 TEST(GitIgnoreParse, Syntax) {
   auto p = parseIgnorePatterns("\xEF\xBB\xBF# comment\n\n!keep.py\nbuild/\n/top\n\\#hash\ntrail  \nesc\\ \nwin\r\n");
   ASSERT_EQ(p.size(), 7u);
