@@ -127,6 +127,7 @@ int runServer() {
 
 int main(int argc, char** argv) {
   std::ios::sync_with_stdio(false);
+  ptlint::cli::locateRuleDocs();
   CLI::App app{"ptlint: a fast linter and language server for PyTorch code", "ptlint"};
   app.require_subcommand(0, 1);
   bool lsp = false;

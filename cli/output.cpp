@@ -133,17 +133,21 @@ std::string fileUri(const std::filesystem::path& absolute) {
 
 namespace {
 
+json jsonUrl(const std::string& url) { return url.empty() ? json(nullptr) : json(url); }
+
 json sarifRules() {
   json rules = json::array();
   auto add = [&](const rules::RuleMeta& meta) {
     std::string url = rules::ruleDocsUrl(meta.code);
-    rules.push_back({{"id", meta.code},
-                     {"name", meta.name},
-                     {"shortDescription", {{"text", meta.summary}}},
-                     {"fullDescription", {{"text", meta.docs}}},
-                     {"help", {{"text", fmt::format("{} (see {})", meta.summary, url)}, {"markdown", meta.docs}}},
-                     {"helpUri", url},
-                     {"defaultConfiguration", {{"level", meta.severity == rules::Severity::Error ? "error" : "warning"}}}});
+    json rule = {{"id", meta.code},
+                 {"name", meta.name},
+                 {"shortDescription", {{"text", meta.summary}}},
+                 {"fullDescription", {{"text", meta.docs}}},
+                 {"help", {{"text", url.empty() ? meta.summary : fmt::format("{} (see {})", meta.summary, url)},
+                           {"markdown", meta.docs}}},
+                 {"defaultConfiguration", {{"level", meta.severity == rules::Severity::Error ? "error" : "warning"}}}};
+    if (!url.empty()) rule["helpUri"] = url;  // never a link that does not resolve
+    rules.push_back(std::move(rule));
   };
   for (const rules::RuleMeta* meta : rules::allMetas()) add(*meta);
   return rules;
@@ -172,7 +176,7 @@ json diagnosticToJson(const FileReport& file, size_t index) {
               {"end_location", locationJson(end)},
               {"fix", fix},
               {"noqa_row", start.row},
-              {"url", rules::ruleDocsUrl(d.code)},
+              {"url", jsonUrl(rules::ruleDocsUrl(d.code))},
               {"severity", rules::severityName(d.severity)},
               {"cell", start.cell ? json(start.cell) : json(nullptr)}};
   auto v = file.validation.find(index);

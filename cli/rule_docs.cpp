@@ -3,7 +3,13 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <ostream>
+#include <system_error>
+
+#include "cli/output.h"
 
 #include "rules/registry.h"
 #include "rules/selectors.h"
@@ -62,6 +68,7 @@ int printAllRules(bool json, std::ostream& out) {
   }
   nlohmann::json rows = nlohmann::json::array();
   for (const auto* meta : everyRule()) {
+    std::string url = rules::ruleDocsUrl(meta->code);
     rows.push_back({{"code", meta->code},
                     {"name", meta->name},
                     {"summary", meta->summary},
@@ -73,11 +80,33 @@ int printAllRules(bool json, std::ostream& out) {
                     {"severity", rules::severityName(meta->severity)},
                     {"enabled_by_default", meta->enabled_by_default},
                     {"since_torch", meta->since_torch},
-                    {"url", rules::ruleDocsUrl(meta->code)},
+                    {"url", url.empty() ? nlohmann::json(nullptr) : nlohmann::json(url)},
                     {"explanation", meta->docs}});
   }
   out << rows.dump(2) << "\n";
   return 0;
+}
+
+void locateRuleDocs() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  std::vector<fs::path> candidates;
+  if (!ec) {
+    fs::path dir = exe.parent_path();
+    candidates.push_back(dir.parent_path() / "share" / "doc" / "ptlint" / "rules");
+    candidates.push_back(dir / "rule-docs");
+  }
+#ifdef PTLINT_SOURCE_RULE_DOCS
+  candidates.push_back(PTLINT_SOURCE_RULE_DOCS);
+#endif
+  for (const auto& folder : candidates) {
+    // The index and one page: a folder left half-installed is not linked to.
+    if (fs::is_regular_file(folder / "README.md", ec) && fs::is_regular_file(folder / "PTL101.md", ec)) {
+      rules::setLocalRuleDocs(fileUri(folder.lexically_normal()));
+      return;
+    }
+  }
 }
 
 }  // namespace ptlint::cli

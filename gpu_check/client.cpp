@@ -1,5 +1,7 @@
 #include "gpu_check/client.h"
 
+#include "gpu_check/python_torch.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -139,8 +141,26 @@ void printEnv(const json& var, std::string_view name, std::ostream& out) {
   }
 }
 
+// The torch of the user's Python environment (what their code imports).
+void printPythonTorch(const json& python, std::ostream& out) {
+  const json& t = python["torch"];
+  if (t.is_object()) {
+    std::string build = !t["cuda"].is_null() ? "CUDA " + text(t["cuda"]) + " build"
+                        : !t["hip"].is_null() ? "ROCm/HIP " + text(t["hip"]) + " build"
+                                              : "CPU-only build";
+    if (!t["cudnn"].is_null()) build += ", cuDNN " + text(t["cudnn"]);
+    out << "Python environment: torch " << text(t["version"]) << " (" << build << ")\n"
+        << "  " << text(t["location"]) << "  (" << text(t["found_by"]) << ")\n\n";
+  } else {
+    out << "Python environment: no torch found\n";
+    for (const auto& s : python["searched"]) out << "  searched " << text(s) << "\n";
+    out << "\n";
+  }
+}
+
 void printHuman(const json& report, std::ostream& out) {
   out << "ptlint doctor\n\n";
+  printPythonTorch(report["python"], out);
   const json& gpu = report["gpu_check"];
   if (!gpu.value("available", false)) {
     out << "Device checks: unavailable. " << gpu.value("error", std::string()) << "\n"
@@ -247,6 +267,8 @@ json doctorReport(std::chrono::milliseconds timeout) {
     report["devices"] = json::array();
     report["notes"] = json::array();
   }
+  // The torch the user's code imports, from its files (no Python run, nothing imported).
+  report["python"] = toJson(findPythonTorch(PythonSearchInputs::fromProcess()));
   report["env"] = {
       {"PYTORCH_CUDA_ALLOC_CONF", envJson(checkAllocConf(readEnv("PYTORCH_CUDA_ALLOC_CONF")))},
       {"CUBLAS_WORKSPACE_CONFIG", envJson(checkCublasWorkspaceConfig(readEnv("CUBLAS_WORKSPACE_CONFIG")))},

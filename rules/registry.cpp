@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "ptlint/version.h"
 #include "rules/noqa/unused_noqa.h"
 
 namespace ptlint::rules {
@@ -107,13 +108,32 @@ const RuleMeta* findMeta(std::string_view code) {
   return rule ? &rule->meta() : nullptr;
 }
 
-// Where the project is published; the rule pages are its docs/rules/<CODE>.md.
+// Where the project is published (SARIF's tool information).
 constexpr std::string_view kProjectUrl = "https://github.com/ptlint/ptlint";
+
+namespace {
+// Set once at start-up, before any thread (setLocalRuleDocs).
+std::string& localRuleDocs() {
+  static std::string folder_uri;
+  return folder_uri;
+}
+}  // namespace
 
 std::string projectUrl() { return std::string(kProjectUrl); }
 
+void setLocalRuleDocs(std::string folder_uri) { localRuleDocs() = std::move(folder_uri); }
+
 std::string ruleDocsUrl(std::string_view code) {
-  return std::string(kProjectUrl) + "/blob/main/docs/rules/" + std::string(code) + ".md";
+  // A public documentation URL configured at build time wins: `{code}` is replaced, or the page
+  // is <URL>/<CODE>.md.
+  std::string base = kDocsUrl;
+  if (!base.empty()) {
+    if (size_t at = base.find("{code}"); at != std::string::npos) return base.replace(at, 6, code);
+    if (!base.ends_with('/')) base += '/';
+    return base + std::string(code) + ".md";
+  }
+  if (localRuleDocs().empty()) return {};
+  return localRuleDocs() + "/" + std::string(code) + ".md";
 }
 
 }  // namespace ptlint::rules

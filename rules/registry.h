@@ -21,9 +21,12 @@ const RuleMeta& syntaxErrorMeta();
 std::vector<const RuleMeta*> allMetas();
 const RuleMeta* findMeta(std::string_view code);
 
-// The rule's documentation page (docs/rules/<CODE>.md of the project). The one place that
-// says where the documentation lives.
+// The rule's documentation page: the public documentation URL configured at build time
+// (-DPTLINT_DOCS_URL=...), else the page of the rule pages the executable found installed beside
+// it (`setLocalRuleDocs`, a `file://` URI of their folder), else empty (no link at all: never a
+// link that does not resolve). The one place that says where the documentation lives.
 std::string ruleDocsUrl(std::string_view code);
+void setLocalRuleDocs(std::string folder_uri);
 std::string projectUrl();
 
 }  // namespace ptlint::rules

@@ -6,9 +6,12 @@
 #   scripts/build_wheel.sh [--build-dir build] [--out dist]
 #   pip install --no-index --find-links dist ptlint
 #
-# Platform tag: the binary links Debian 12's shared libraries (libgit2, libfmt, libtree-sitter,
-# toml++ and theirs), so it is not a manylinux binary and is tagged `linux_<arch>`; it runs where
-# those libraries are installed (see docs/install.md). Python's standard library writes the zip.
+# Platform tag, as auditwheel computes it: the binary needs only glibc (libc, libm, libpthread,
+# libdl, librt, ld.so), so the tag is `manylinux_2_NN_<arch>`, NN the highest `GLIBC_2.NN` symbol
+# version it references (`readelf -V`); pip installs it on any Linux whose glibc is at least that.
+# A binary that needs any other shared library (a build without PTLINT_STATIC_RUNTIME, or
+# without libtree-sitter.a) gets `linux_<arch>`, which only runs where those libraries are, and a
+# warning. Python's standard library writes the zip.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=build out=dist
@@ -20,9 +23,9 @@ while [ $# -gt 0 ]; do
   esac
 done
 if [ ! -f "$build/build.ninja" ] && [ ! -f "$build/Makefile" ]; then
-  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPTLINT_BUILD_TESTS=OFF -DPTLINT_WITH_TORCH=OFF
 fi
-cmake --build "$build" --target ptlint
+cmake --build "$build" --target ptlint ptlint_rule_docs
 version=$(sed -n 's/^project(ptlint VERSION \([0-9][0-9.]*\).*/\1/p' CMakeLists.txt)
 [ -n "$version" ] || { echo "error: no project(ptlint VERSION ...) in CMakeLists.txt" >&2; exit 2; }
 reported=$("$build/ptlint" --version)
@@ -32,11 +35,13 @@ mkdir -p "$out"
 stripped=$(mktemp "${TMPDIR:-/tmp}/ptlint-wheel.XXXXXX")
 trap 'rm -f "$stripped"' EXIT
 strip -o "$stripped" "$build/ptlint" 2>/dev/null || cp "$build/ptlint" "$stripped"
-python3 - "$version" "$stripped" "$out" <<'PY'
-import base64, hashlib, os, platform, sys, zipfile
+platform_tag=$(scripts/wheel_platform_tag.py "$stripped")
+docs="$build/rule-docs"
+python3 - "$version" "$stripped" "$out" "$platform_tag" "$docs" <<'PY'
+import base64, hashlib, os, sys, zipfile
 
-version, binary, out = sys.argv[1:]
-tag = f"py3-none-linux_{platform.machine()}"
+version, binary, out, platform_tag, docs = sys.argv[1:]
+tag = f"py3-none-{platform_tag}"
 name = f"ptlint-{version}"
 dist_info, data = f"{name}.dist-info", f"{name}.data"
 with open("README.md", encoding="utf-8") as f:
@@ -54,23 +59,29 @@ Classifier: Topic :: Software Development :: Quality Assurance
 License-File: LICENSE
 Description-Content-Type: text/markdown
 
-This wheel installs the `ptlint` executable (no Python code). It is built on Debian 12 and
-links Debian's shared libraries: it needs `libgit2-1.5`, `libfmt9`, `libtree-sitter0` and
-`libtomlplusplus3` installed (`apt install libgit2-1.5 libfmt9 libtree-sitter0 libtomlplusplus3`).
+This wheel installs the `ptlint` executable (no Python code), a self-contained binary that
+needs only the C library (glibc), and the rule pages its findings link to
+(`share/doc/ptlint/rules/` in the environment).
 
 {readme}"""
+# One `Tag:` line per platform tag of a compressed set (`manylinux_2_17_x86_64.manylinux2014_x86_64`).
+tag_lines = "".join(f"Tag: py3-none-{p}\n" for p in platform_tag.split("."))
 wheel = f"""Wheel-Version: 1.0
 Generator: ptlint scripts/build_wheel.sh
 Root-Is-Purelib: false
-Tag: {tag}
-"""
+{tag_lines}"""
 with open(binary, "rb") as f:
     exe = f.read()
 with open("LICENSE", "rb") if os.path.exists("LICENSE") else open(os.devnull, "rb") as f:
     license_text = f.read()
-files = [(f"{data}/scripts/ptlint", exe, 0o755),
-         (f"{dist_info}/METADATA", metadata.encode(), 0o644),
-         (f"{dist_info}/WHEEL", wheel.encode(), 0o644)]
+files = [(f"{data}/scripts/ptlint", exe, 0o755)]
+# The rule pages, where the installed binary looks for them (<prefix>/share/doc/ptlint/rules/,
+# beside <prefix>/bin/ptlint): pip installs `.data/data/` under the environment's prefix.
+for page in sorted(os.listdir(docs)):
+    with open(os.path.join(docs, page), "rb") as f:
+        files.append((f"{data}/data/share/doc/ptlint/rules/{page}", f.read(), 0o644))
+files += [(f"{dist_info}/METADATA", metadata.encode(), 0o644),
+          (f"{dist_info}/WHEEL", wheel.encode(), 0o644)]
 if license_text:
     files.append((f"{dist_info}/licenses/LICENSE", license_text, 0o644))
 if os.path.exists("packaging/copyright"):  # third-party notices (the compiled-in grammar)

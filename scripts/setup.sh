@@ -1,16 +1,23 @@
 #!/usr/bin/env bash
 # Installs what building and testing ptlint needs on Debian 12, as root. Idempotent and quick on
 # a second run: packages already present are not fetched again.
+#   scripts/setup.sh             everything: build, tests, packaging, the libtorch module
+#   scripts/setup.sh --minimal   only what building the `ptlint` executable needs
 set -euo pipefail
 
+# What building `ptlint` needs (header-only libraries, tree-sitter's static library, the grammar
+# download with npm).
+minimal=(
+  build-essential cmake ninja-build pkg-config ccache
+  nlohmann-json3-dev libasio-dev libcli11-dev libtomlplusplus-dev libfmt-dev
+  libtree-sitter-dev libxxhash-dev
+  nodejs npm
+)
 # Build and test dependencies (one per line; keep sorted within groups).
 packages=(
-  # build
-  build-essential cmake ninja-build pkg-config ccache
-  nlohmann-json3-dev libasio-dev libcli11-dev libtomlplusplus-dev libgit2-dev libfmt-dev
-  libtree-sitter-dev libxxhash-dev libgtest-dev libgmock-dev libbenchmark-dev
-  # grammar download (npm pack) and editor tooling
-  nodejs npm
+  "${minimal[@]}"
+  # tests and benchmarks
+  libgtest-dev libgmock-dev libbenchmark-dev
   # packaging: CPack DEB declares dependencies with dpkg-shlibdeps; pre-commit needs git
   dpkg-dev git
   # gpu_check/ (CPU libtorch)
@@ -20,6 +27,7 @@ packages=(
   python3-torch python3-torchvision python3-torchaudio python3-skorch
 )
 
+[[ ${1:-} == --minimal ]] && packages=("${minimal[@]}")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -47,7 +47,7 @@ Diagnostic toLspDiagnostic(const rules::Diagnostic& d, const std::string& uri, s
   out.range = toRange(text, lines, d.start, d.end, encoding);
   out.severity = toLspSeverity(d.severity);
   out.code = std::string(d.code);
-  out.codeDescriptionHref = rules::ruleDocsUrl(d.code);
+  if (std::string url = rules::ruleDocsUrl(d.code); !url.empty()) out.codeDescriptionHref = std::move(url);
   out.message = d.message;
   const rules::RuleMeta* meta = rules::findMeta(d.code);
   if (meta && meta->deprecated_tag) out.tags.push_back(DiagnosticTag::Deprecated);

@@ -1,8 +1,9 @@
 #include "workspace/walk.h"
 
+#include "workspace/gitignore.h"
+
 #include <fmt/format.h>
 
-#include <git2.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -16,58 +17,6 @@ namespace fs = std::filesystem;
 
 namespace ptlint::workspace {
 namespace {
-
-// Answers "is this path git-ignored?" using libgit2, one repository handle per work tree.
-class GitIgnoreOracle {
- public:
-  GitIgnoreOracle() { git_libgit2_init(); }
-  ~GitIgnoreOracle() {
-    for (git_repository* repo : owned_) git_repository_free(repo);
-    git_libgit2_shutdown();
-  }
-
-  bool isIgnored(const fs::path& path, bool is_dir) {
-    git_repository* repo = repositoryFor(is_dir ? path : path.parent_path());
-    if (repo == nullptr) return false;
-    const char* workdir = git_repository_workdir(repo);
-    if (workdir == nullptr) return false;
-    std::string relative = path.lexically_relative(fs::path(workdir)).generic_string();
-    if (relative.empty() || relative.starts_with("..")) return false;
-    if (is_dir) relative += '/';
-    int ignored = 0;
-    if (git_ignore_path_is_ignored(&ignored, repo, relative.c_str()) != 0) return false;
-    return ignored == 1;
-  }
-
- private:
-  git_repository* repositoryFor(const fs::path& dir) {
-    auto it = repos_.find(dir.native());
-    if (it != repos_.end()) return it->second;
-    git_repository* repo = nullptr;
-    if (git_repository_open_ext(&repo, dir.c_str(), 0, nullptr) != 0) repo = nullptr;
-    // Share one handle per work tree.
-    if (repo != nullptr) {
-      const char* workdir = git_repository_workdir(repo);
-      std::string key = workdir ? workdir : "";
-      auto shared = by_workdir_.find(key);
-      if (shared != by_workdir_.end()) {
-        git_repository_free(repo);
-        repo = shared->second;
-      } else {
-        by_workdir_[key] = repo;
-        owned_.push_back(repo);
-      }
-    }
-    repos_[dir.native()] = repo;
-    return repo;
-  }
-
-  // Non-owning cache per folder, by its native string (not a path object per level: a deep
-  // tree would cost the square of its depth).
-  std::map<std::string, git_repository*> repos_;
-  std::map<std::string, git_repository*> by_workdir_;
-  std::vector<git_repository*> owned_;
-};
 
 bool isPythonFile(const fs::path& path) {
   auto ext = path.extension();
@@ -96,17 +45,16 @@ WalkResult collectFiles(const std::vector<fs::path>& roots, ConfigResolver& reso
   WalkResult result;
   std::set<fs::path> seen_files;
   std::set<std::pair<dev_t, ino_t>> seen_dirs;  // guards against bind-mount style loops
-  // libgit2 is started only when a .gitignore question comes up: `ptlint check one_file.py`
-  // (pre-commit's case) never pays for it.
-  std::unique_ptr<GitIgnoreOracle> lazy_oracle;
-  auto oracle = [&]() -> GitIgnoreOracle& {
-    if (!lazy_oracle) lazy_oracle = std::make_unique<GitIgnoreOracle>();
+  // The ignore files are read only when a .gitignore question comes up: `ptlint check
+  // one_file.py` (pre-commit's case) never reads them.
+  std::unique_ptr<GitIgnore> lazy_oracle;
+  auto oracle = [&]() -> GitIgnore& {
+    if (!lazy_oracle) lazy_oracle = std::make_unique<GitIgnore>();
     return *lazy_oracle;
   };
   // Only inside a work tree (`.git`, a folder or a worktree's file, in the folder or above it) can
-  // a .gitignore apply; elsewhere libgit2 would find no repository, so it is not even started
-  // (its start-up loads TLS certificates: a tenth of a warm run over a folder outside git).
-  std::unordered_map<std::string, bool> work_tree_cache;  // by folder (native string, as repos_)
+  // a .gitignore apply; elsewhere nothing is asked.
+  std::unordered_map<std::string, bool> work_tree_cache;  // by folder (native string)
   auto inside_work_tree = [&](const fs::path& dir) {
     std::vector<fs::path> visited;
     bool found = false;

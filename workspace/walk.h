@@ -1,5 +1,5 @@
 // Finding the files to lint: folders are walked for *.py and *.pyi, honouring .gitignore
-// (through libgit2), `exclude` globs and the default excludes. Files named explicitly are always
+// (workspace/gitignore.h), `exclude` globs and the default excludes. Files named explicitly are always
 // linted unless `force_exclude`. Symlinked folders are not followed; FIFOs and devices are
 // never opened; each real file is listed once.
 #pragma once

@@ -7,10 +7,9 @@ import shutil
 import subprocess
 import textwrap
 import unittest
+import urllib.parse
 
 from test_cli import AMP_FIXED, AMP_SOURCE, CLEAN_SOURCE, PTLINT, Workdir, run
-
-DOCS_URL = "https://github.com/ptlint/ptlint/blob/main/docs/rules/"
 
 
 class Selectors(Workdir):
@@ -133,27 +132,76 @@ class UnusedNoqa(Workdir):
 
 
 class DocsLinks(Workdir):
+    """Every link resolves: findings link to the rule pages installed with the binary (the build
+    folder's rule-docs/, or <prefix>/share/doc/ptlint/rules/ once installed), unless a public
+    documentation URL was configured at build time."""
+    FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures")
+
     def setUp(self):
         super().setUp()
         self.write("train.py", AMP_SOURCE)
 
-    def test_json_url(self):
-        _, out, _ = self.check("--output-format", "json", ".")
-        self.assertEqual(json.loads(out)[0]["url"], DOCS_URL + "PTL101.md")
+    def open_link(self, url, code):
+        """The page a link points at; it must be the rule's own page."""
+        parsed = urllib.parse.urlparse(url)
+        public = os.environ.get("PTLINT_DOCS_URL", "")
+        if public:  # a build for a published site (-DPTLINT_DOCS_URL): not fetched here (no network)
+            self.assertTrue(url.startswith(public.split("{code}")[0]) and code in url, url)
+            return None
+        self.assertEqual(parsed.scheme, "file", url)
+        path = urllib.parse.unquote(parsed.path)
+        with open(path, encoding="utf-8") as f:
+            page = f.read()
+        title = page.split("\n", 1)[0]
+        self.assertTrue(title.startswith("# ") and f"({code})" in title, f"{url} is not the page of {code}: {title!r}")
+        return page
+
+    def test_every_link_of_a_json_report_opens_its_rule_page(self):
+        _, out, err = self.check("--output-format", "json", "--select", "ALL", "--no-cache", self.FIXTURES)
+        rows = json.loads(out)
+        codes = {r["code"] for r in rows}
+        self.assertGreater(len(codes), 40, err)
+        opened = set()
+        for r in rows:
+            if r["url"] not in opened:
+                self.open_link(r["url"], r["code"])
+                opened.add(r["url"])
+        self.assertEqual(len(opened), len(codes))
 
     def test_sarif_help(self):
         _, out, _ = self.check("--output-format", "sarif", ".")
         driver = json.loads(out)["runs"][0]["tool"]["driver"]
         self.assertTrue(driver["informationUri"].startswith("https://"))
         for rule in driver["rules"]:
-            self.assertEqual(rule["helpUri"], DOCS_URL + rule["id"] + ".md")
-            self.assertTrue(rule["help"]["text"])
+            self.open_link(rule["helpUri"], rule["id"])
+            self.assertIn(rule["helpUri"], rule["help"]["text"])
             self.assertIn("## What it does", rule["help"]["markdown"])
 
     def test_rule_json_url(self):
         _, out, _ = run(["rule", "--all", "--output-format", "json"], self.dir)
         for r in json.loads(out):
-            self.assertEqual(r["url"], DOCS_URL + r["code"] + ".md")
+            self.open_link(r["url"], r["code"])
+
+    def test_an_installed_copy_links_to_its_own_pages(self):
+        # <prefix>/bin/ptlint beside <prefix>/share/doc/ptlint/rules/, as cmake --install, the
+        # .deb and the wheel lay them out; a path with a space and a `#` is percent-encoded.
+        prefix = os.path.join(self.dir, "pre fix#1")
+        os.makedirs(os.path.join(prefix, "bin"))
+        shutil.copy2(PTLINT, os.path.join(prefix, "bin", "ptlint"))
+        pages = os.path.join(prefix, "share", "doc", "ptlint", "rules")
+        os.makedirs(pages)
+        _, listing, _ = run(["rule", "--all", "--output-format", "json"], self.dir)
+        for r in json.loads(listing):
+            _, page, _ = run(["rule", r["code"]], self.dir)
+            with open(os.path.join(pages, r["code"] + ".md"), "w", encoding="utf-8") as f:
+                f.write(page)
+        with open(os.path.join(pages, "README.md"), "w", encoding="utf-8") as f:
+            f.write("# ptlint rules\n")
+        proc = subprocess.run([os.path.join(prefix, "bin", "ptlint"), "check", "--output-format", "json", "."],
+                              cwd=self.dir, capture_output=True, text=True)
+        row = json.loads(proc.stdout)[0]
+        self.assertEqual(row["url"], "file://" + urllib.parse.quote(pages) + "/PTL101.md")
+        self.open_link(row["url"], "PTL101")
 
     def test_rule_docs_cite_public_sources_only(self):
         _, out, _ = run(["rule", "--all"], self.dir)
@@ -666,6 +714,90 @@ class DoctorWithoutWorker(Workdir):
         error = self.doctor(os.path.join(self.dir, "build"))
         self.assertIn("-DPTLINT_WITH_TORCH=ON", error)
         self.assertNotIn("package", error)
+
+
+class DoctorPythonEnvironment(Workdir):
+    """`ptlint doctor` reports the torch of the user's Python environment from its files: the
+    project's .venv, $VIRTUAL_ENV, $CONDA_PREFIX, then the python3 on PATH."""
+    TORCH_SOURCES = "/var/cache/torch-sources"
+
+    def make_env(self, prefix, version_py, extra=()):
+        site = os.path.join(self.dir, prefix, "lib", "python3.11", "site-packages")
+        self.write(os.path.join(site, "torch", "__init__.py"), "")
+        if version_py is not None:
+            self.write(os.path.join(site, "torch", "version.py"), version_py)
+        for name in extra:
+            os.makedirs(os.path.join(site, name))
+        self.write(os.path.join(prefix, "pyvenv.cfg"), "home = /usr/bin\n")
+        return os.path.join(self.dir, prefix)
+
+    def doctor(self, *args, cwd=None, **env_vars):
+        env = {"PATH": "/nonexistent", "PTLINT_GPU": "", "HOME": self.dir}
+        env.update(env_vars)
+        proc = subprocess.run([PTLINT, "doctor", *args], cwd=cwd or self.dir, env=env, capture_output=True,
+                              text=True, timeout=60)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        return json.loads(proc.stdout)["python"] if args == ("--json",) else proc.stdout
+
+    CUDA_VERSION_PY = ("from typing import Optional\n\n__all__ = ['__version__', 'debug', 'cuda']\n"
+                       "__version__ = '2.6.0+cu124'\ndebug = False\ncuda: Optional[str] = '12.4'\n"
+                       "git_version = '2236df1770800ffea5697b11b0bb0d910b2e59e1'\nhip: Optional[str] = None\n")
+
+    def test_virtual_env_cuda_wheel(self):
+        env = self.make_env("venv1", self.CUDA_VERSION_PY, ["nvidia_cudnn_cu12-9.1.0.70.dist-info"])
+        torch = self.doctor("--json", VIRTUAL_ENV=env)["torch"]
+        self.assertEqual(torch["version"], "2.6.0+cu124")
+        self.assertEqual(torch["cuda"], "12.4")
+        self.assertIsNone(torch["hip"])
+        self.assertEqual(torch["cudnn"], "9.1.0.70")
+        self.assertEqual(torch["found_by"], "VIRTUAL_ENV")
+        text = self.doctor(VIRTUAL_ENV=env)
+        self.assertIn("Python environment: torch 2.6.0+cu124 (CUDA 12.4 build, cuDNN 9.1.0.70)", text)
+
+    def test_project_venv_comes_first(self):
+        other = self.make_env("elsewhere", self.CUDA_VERSION_PY)
+        self.make_env("proj/.venv", "__version__ = '2.4.1'\ncuda = None\n")
+        os.makedirs(os.path.join(self.dir, "proj", "src"))
+        torch = self.doctor("--json", cwd=os.path.join(self.dir, "proj", "src"), VIRTUAL_ENV=other)["torch"]
+        self.assertEqual((torch["version"], torch["cuda"], torch["found_by"]), ("2.4.1", None, "project .venv"))
+
+    def test_conda_cudnn_record(self):
+        env = self.make_env("conda", self.CUDA_VERSION_PY)
+        self.write("conda/conda-meta/cudnn-8.9.2.26-cuda12_0.json", "{}")
+        torch = self.doctor("--json", CONDA_PREFIX=env)["torch"]
+        self.assertEqual((torch["cudnn"], torch["found_by"]), ("8.9.2.26", "CONDA_PREFIX"))
+
+    def test_version_from_dist_info_when_version_py_is_missing(self):
+        env = self.make_env("bare", None, ["torch-2.5.1.dist-info"])
+        self.assertEqual(self.doctor("--json", VIRTUAL_ENV=env)["torch"]["version"], "2.5.1")
+
+    def test_real_version_files_of_three_releases(self):
+        # torch/version.py as PyTorch 1.13, 2.6 and 2.14.1 ship it (Debian's builds: CPU only).
+        wanted = {"bookworm": "1.13.0a0", "trixie": "2.6.0+debian", "sid": "2.14.1+debian"}
+        for suite, version in wanted.items():
+            path = os.path.join(self.TORCH_SOURCES, suite, "python", "torch", "version.py")
+            if not os.path.exists(path):
+                self.skipTest(f"{path} is not unpacked here")
+            with open(path, encoding="utf-8") as f:
+                env = self.make_env("rel-" + suite, f.read())
+            torch = self.doctor("--json", VIRTUAL_ENV=env)["torch"]
+            self.assertEqual((torch["version"], torch["cuda"], torch["hip"]), (version, None, None), suite)
+
+    def test_python3_on_path_debian_packages(self):
+        if not os.path.exists("/usr/lib/python3/dist-packages/torch/version.py"):
+            self.skipTest("Debian's python3-torch is not installed")
+        torch = self.doctor("--json", PATH="/usr/bin:/bin")["torch"]
+        self.assertEqual(torch["location"], "/usr/lib/python3/dist-packages/torch")
+        self.assertTrue(torch["found_by"].startswith("python3 on PATH"), torch)
+        self.assertTrue(torch["version"].startswith("1.13"), torch)
+
+    def test_nothing_found_says_where_it_looked(self):
+        env = os.path.join(self.dir, "empty-env")
+        os.makedirs(env)
+        python = self.doctor("--json", VIRTUAL_ENV=env)
+        self.assertIsNone(python["torch"])
+        self.assertIn("VIRTUAL_ENV: " + env, python["searched"])
+        self.assertIn("Python environment: no torch found", self.doctor(VIRTUAL_ENV=env))
 
 
 if __name__ == "__main__":

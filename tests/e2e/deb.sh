@@ -23,8 +23,10 @@ echo "ok: $(basename "$deb") ($(stat -c %s "$deb") bytes)"
 
 depends=$(dpkg-deb -f "$deb" Depends)
 echo "Depends: $depends"
-for lib in libc6 libstdc++6 libgit2 libtree-sitter; do
-  grep -q "$lib" <<<"$depends" || { echo "FAIL: Depends does not declare $lib"; exit 1; }
+# Self-contained: glibc is the only dependency dpkg-shlibdeps finds.
+grep -q "libc6" <<<"$depends" || { echo "FAIL: Depends does not declare libc6"; exit 1; }
+for lib in libstdc++6 libgcc-s1 libgit2 libtree-sitter libfmt libtomlplusplus; do
+  ! grep -q "$lib" <<<"$depends" || { echo "FAIL: Depends declares $lib (the binary should not need it)"; exit 1; }
 done
 [ "$(dpkg-deb -f "$deb" Package)" = ptlint ] || { echo "FAIL: package name"; exit 1; }
 [ "$(dpkg-deb -f "$deb" Description | sed -n 1p)" = "Linter and language server for PyTorch code" ] ||
@@ -45,6 +47,11 @@ out=$("$root/usr/bin/ptlint" --version)
 [ "$out" = "ptlint $version" ] || { echo "FAIL: '$out', expected 'ptlint $version'"; exit 1; }
 echo "ok: $out from the installed package"
 [ -s "$root/usr/share/doc/ptlint/rules/PTL101.md" ] || { echo "FAIL: rule docs missing from the package"; exit 1; }
+printf 'import torch\nscaler = torch.cuda.amp.GradScaler()\n' >"$work/train.py"
+url=$(cd "$work" && "$root/usr/bin/ptlint" check --no-cache --output-format json train.py |
+      python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["url"])' || true)
+[ "$url" = "file://$root/usr/share/doc/ptlint/rules/PTL101.md" ] || { echo "FAIL: the finding links to '$url'"; exit 1; }
+echo "ok: findings link to the packaged rule pages"
 grep -q '^License: Apache-2.0' "$root/usr/share/doc/ptlint/copyright" 2>/dev/null ||
   { echo "FAIL: /usr/share/doc/ptlint/copyright missing or without the licence"; exit 1; }
 [ -f "$root/usr/share/nvim/site/pack/ptlint/start/ptlint/lua/ptlint/init.lua" ] || { echo "FAIL: Neovim module missing"; exit 1; }

@@ -21,6 +21,12 @@ for code in PTL000 PTL101; do
   cmp -s "$docs/$code.md" <("$prefix/bin/ptlint" rule "$code") || { echo "FAIL: $code.md differs from \`ptlint rule $code\`"; exit 1; }
 done
 echo "ok: $(ls "$docs" | wc -l) rule pages"
+# Findings link to the installed pages.
+printf 'import torch\nscaler = torch.cuda.amp.GradScaler()\n' >"$prefix/train.py"
+url=$(cd "$prefix" && "$prefix/bin/ptlint" check --no-cache --output-format json train.py |
+      python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["url"])' || true)
+[ "$url" = "file://$docs/PTL101.md" ] || { echo "FAIL: the finding links to '$url', not file://$docs/PTL101.md"; exit 1; }
+echo "ok: findings link to the installed pages"
 
 nvim_module="$prefix/share/nvim/site/pack/ptlint/start/ptlint/lua/ptlint/init.lua"
 [ -f "$nvim_module" ] || { echo "FAIL: Neovim module not installed at $nvim_module"; exit 1; }

@@ -5,7 +5,10 @@
 # offered offline through PIP_FIND_LINKS / PIP_NO_INDEX, as a package index would):
 #   - hook `ptlint` fails on a file with findings and names the finding;
 #   - hook `ptlint-fix` rewrites the file to the fixed text (and fails, as the file changed);
-#   - hook `ptlint` then passes, and a clean `.pyi`/excluded file set behaves.
+#   - hook `ptlint` then passes, and a clean `.pyi`/excluded file set behaves;
+#   - notebooks are checked (`types_or: [python, pyi, jupyter]`) and fixed;
+#   - the `language: system` variants run the `ptlint` on PATH (the built binary) and fail
+#     loudly when there is none.
 # Usage: pre_commit.sh <repo root> <ptlint executable> <fixtures dir>
 set -euo pipefail
 repo=$(cd "$1" && pwd); bin=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); fixtures=$(cd "$3" && pwd)
@@ -67,4 +70,40 @@ printf '[tool.ptlint]\nextend-exclude = ["legacy.py"]\n' > pyproject.toml
 git add legacy.py pyproject.toml
 try_repo ptlint || { cat "$work/out.txt"; echo "FAIL: an excluded file was linted (--force-exclude)"; exit 1; }
 echo "ok: excluded files stay excluded"
+
+# Notebooks: a finding in a code cell fails the hook; ptlint-fix rewrites the cell.
+python3 - <<'PY'
+import json
+cell = {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+        "source": ["import torch\n", "scaler = torch.cuda.amp.GradScaler()\n"]}
+nb = {"cells": [cell], "metadata": {"kernelspec": {"name": "python3", "language": "python", "display_name": "Python 3"}},
+      "nbformat": 4, "nbformat_minor": 5}
+with open("train.ipynb", "w") as f:
+    json.dump(nb, f, indent=1)
+PY
+git add train.ipynb
+if try_repo ptlint; then cat "$work/out.txt"; echo "FAIL: hook ptlint passed on a notebook with findings"; exit 1; fi
+grep -q 'train.ipynb:cell 1:.*PTL101' "$work/out.txt" || { cat "$work/out.txt"; echo "FAIL: the notebook's finding is not reported"; exit 1; }
+if try_repo ptlint-fix; then cat "$work/out.txt"; echo "FAIL: hook ptlint-fix passed although it rewrote a notebook"; exit 1; fi
+grep -q 'torch.amp.GradScaler' train.ipynb || { cat train.ipynb; echo "FAIL: ptlint-fix did not fix the notebook"; exit 1; }
+git add train.ipynb
+try_repo ptlint || { cat "$work/out.txt"; echo "FAIL: hook ptlint fails on the fixed notebook"; exit 1; }
+echo "ok: notebooks are checked and fixed"
+
+# `language: system`: no ptlint on PATH is a failure that says so; with the built binary on PATH
+# the hooks run it (pre-commit installs nothing).
+cp "$fixtures/amp_train.py" system.py
+git add system.py
+if try_repo ptlint-system; then cat "$work/out.txt"; echo "FAIL: ptlint-system passed without a ptlint on PATH"; exit 1; fi
+grep -qi 'ptlint' "$work/out.txt" && grep -Eqi 'not found|Executable' "$work/out.txt" ||
+  { cat "$work/out.txt"; echo "FAIL: ptlint-system does not say that ptlint is missing"; exit 1; }
+mkdir -p "$work/bin" && ln -s "$bin" "$work/bin/ptlint"
+export PATH="$work/bin:$PATH"
+if try_repo ptlint-system; then cat "$work/out.txt"; echo "FAIL: ptlint-system passed on a file with findings"; exit 1; fi
+grep -q 'system.py:.*PTL101' "$work/out.txt" || { cat "$work/out.txt"; echo "FAIL: ptlint-system does not report"; exit 1; }
+if try_repo ptlint-fix-system; then cat "$work/out.txt"; echo "FAIL: ptlint-fix-system passed although it rewrote a file"; exit 1; fi
+cmp -s system.py "$fixtures/amp_train.py.fixed" || { echo "FAIL: ptlint-fix-system did not fix system.py"; exit 1; }
+git add system.py
+try_repo ptlint-system || { cat "$work/out.txt"; echo "FAIL: ptlint-system fails on the fixed file"; exit 1; }
+echo "ok: the language: system hooks run the ptlint on PATH"
 echo PASS

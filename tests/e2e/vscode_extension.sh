@@ -82,6 +82,8 @@ PY
     # The platform-specific package: the ptlint binary inside, found before PATH.
     bin=$(cd "$(dirname "$4")" && pwd)/$(basename "$4")
     mkdir -p bundled && cp "$bin" bundled/ptlint && chmod 755 bundled/ptlint
+    # The rule pages the bundled binary links to (bundled/rule-docs, beside it).
+    cp -r "$(dirname "$bin")/rule-docs" bundled/rule-docs
     rm -f ptlint-linux-x64.vsix
     npx --no-install vsce package --allow-missing-repository --skip-license --target linux-x64 \
       --out ptlint-linux-x64.vsix
@@ -92,6 +94,7 @@ vsix, binary = sys.argv[1], sys.argv[2]
 with zipfile.ZipFile(vsix) as z:
     names = z.namelist()
     assert "extension/bundled/ptlint" in names, "FAIL: extension/bundled/ptlint missing from " + vsix
+    assert "extension/bundled/rule-docs/PTL101.md" in names, "FAIL: the rule pages are not bundled in " + vsix
     assert z.read("extension/bundled/ptlint") == open(binary, "rb").read(), "FAIL: the bundled ptlint differs"
     mode = z.getinfo("extension/bundled/ptlint").external_attr >> 16
     assert mode & 0o111, f"FAIL: the bundled ptlint is not executable in the package (mode {mode:o})"
