@@ -45,9 +45,16 @@ std::vector<fs::path> dependenciesOf(const analysis::ProjectFacts* facts, const 
       for (const auto& note : root.trail)
         if (!note.path.empty() && fs::path(note.path) != self) paths.insert(note.path);
     // PTL702 stays quiet because another file sets CUBLAS_WORKSPACE_CONFIG: that file counts too.
-    if (facts->project)
+    if (facts->project) {
       for (const auto& [variable, where] : facts->project->environment)
         if (!where.path.empty() && fs::path(where.path) != self) paths.insert(where.path);
+      // PTL406 quiet, or reporting, because of another file.
+      for (const auto* note : {&facts->project->sets_epoch, &facts->project->imports_trainer, &facts->project->loops_epochs})
+        if (!note->path.empty() && fs::path(note->path) != self) paths.insert(note->path);
+    }
+    // PTL707: how other files use this file's evaluation functions.
+    for (const auto& use : facts->uses)
+      if (!use.where.path.empty() && fs::path(use.where.path) != self) paths.insert(use.where.path);
   }
   return {paths.begin(), paths.end()};
 }
