@@ -11,7 +11,7 @@ enum TrainingWords : uint8_t {
   kSpellsSetEpoch = 1,    // `set_epoch` anywhere
   kImportsTrainer = 2,    // `import lightning`, `from accelerate import ...`, ... at a line's start
   kLoopsOverEpochs = 4,   // a line `for ... epoch ...:` (any case)
-  kSetsEvalMode = 8,      // `.eval()`
+  kSetsEvalMode = 8,      // `R.eval()`, then `R(` further on
 };
 
 // The TrainingWords bits of `text`.

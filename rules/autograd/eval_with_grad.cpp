@@ -128,36 +128,15 @@ class EvalWithGrad final : public Rule {
 
   void check(TSNode call, Context& ctx) const override {
     std::string_view source = ctx.source();
-    if (methodName(call, source) != "eval" || ts_node_named_child_count(argumentList(call)) != 0) return;
-    TSNode statement = enclosingStatement(call);
-    if (!isKind(statement, "expression_statement")) return;  // `model.eval()` as a statement
-    TSNode function = enclosingFunctionOrModule(call);
-    if (!isKind(function, "function_definition")) return;
     const auto& model = ctx.model();
     if (!model.importsModule("torch")) return;
-    TSNode receiver = fieldOf(fieldOf(call, "function"), "object");
-    std::string_view name = ctx.text(receiver);
-    if (!isKind(receiver, "identifier") && !isKind(receiver, "attribute")) return;
-    TSNode body = fieldOf(function, "body");
-    if (spellsGradWords(body, source) || decoratedWithGradMode(model, function)) return;
-    // The first call of the receiver after `.eval()`, outside grad-mode blocks and nested defs.
-    TSNode first{};
-    analysis::walkTree(
-        body,
-        [&](TSNode n) {
-          if (!ts_node_is_null(first) || isCodeBoundary(n)) return false;
-          if (isKind(n, "call") && analysis::startOf(n) > analysis::endOf(call) &&
-              ctx.text(fieldOf(n, "function")) == name && !underGradModeBlock(model, n) &&
-              !insideAssertion(n, source))
-            first = n;
-          return ts_node_is_null(first);
-        },
-        [](TSNode) {});
+    TSNode first = runAfterEvalMode(model, call);
     if (ts_node_is_null(first)) return;
+    TSNode function = enclosingFunctionOrModule(call);
+    std::string_view name = ctx.text(fieldOf(fieldOf(call, "function"), "object"));
     // Its callers in this file and, for a top-level function, in the other files of the project:
     // any under grad mode off (or unknown, as a value passed on) decides.
     std::string_view function_name = ctx.text(fieldOf(function, "name"));
-    if (function_name.starts_with("test")) return;  // a test checks outputs; its graphs are its own
     bool called = false, called_without_grad = false;
     analysis::forEachWholeWord(source, function_name, [&](size_t at) {
       TSNode node = ts_node_descendant_for_byte_range(ctx.file().root(), static_cast<uint32_t>(at),

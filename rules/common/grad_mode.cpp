@@ -5,6 +5,8 @@
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
 #include "rules/common/blocks.h"
+#include "rules/common/training_loops.h"
+#include "rules/helpers.h"
 
 namespace ptlint::rules {
 
@@ -93,6 +95,33 @@ FunctionUse functionUseAt(const analysis::SemanticModel& model, TSNode name) {
   return out;
 }
 
+TSNode runAfterEvalMode(const analysis::SemanticModel& model, TSNode call) {
+  std::string_view source = model.file().text();
+  if (methodName(call, source) != "eval" || ts_node_named_child_count(argumentList(call)) != 0) return {};
+  if (!isKind(enclosingStatement(call), "expression_statement")) return {};  // `model.eval()` as a statement
+  TSNode function = enclosingFunctionOrModule(call);
+  if (!isKind(function, "function_definition")) return {};
+  if (analysis::textOf(fieldOf(function, "name"), source).starts_with("test")) return {};  // a test's graphs are its own
+  TSNode receiver = fieldOf(fieldOf(call, "function"), "object");
+  if (!isKind(receiver, "identifier") && !isKind(receiver, "attribute")) return {};
+  std::string_view name = analysis::textOf(receiver, source);
+  TSNode body = fieldOf(function, "body");
+  if (spellsGradWords(body, source) || decoratedWithGradMode(model, function)) return {};
+  TSNode first{};
+  analysis::walkTree(
+      body,
+      [&](TSNode n) {
+        if (!ts_node_is_null(first) || isCodeBoundary(n)) return false;
+        if (isKind(n, "call") && analysis::startOf(n) > analysis::endOf(call) &&
+            analysis::textOf(fieldOf(n, "function"), source) == name && !underGradModeBlock(model, n) &&
+            !insideAssertion(n, source))
+          first = n;
+        return ts_node_is_null(first);
+      },
+      [](TSNode) {});
+  return first;
+}
+
 std::vector<std::string> evaluationModeFunctions(const analysis::SemanticModel& model) {
   std::vector<std::string> out;
   std::string_view source = model.file().text();
@@ -102,11 +131,9 @@ std::vector<std::string> evaluationModeFunctions(const analysis::SemanticModel& 
     TSNode attribute = ts_node_parent(word);
     if (!isKind(attribute, "attribute") || !analysis::sameNode(fieldOf(attribute, "attribute"), word)) return false;
     TSNode call = ts_node_parent(attribute);
-    if (!isKind(call, "call") || !analysis::sameNode(fieldOf(call, "function"), attribute) ||
-        ts_node_named_child_count(fieldOf(call, "arguments")) != 0 || !isKind(ts_node_parent(call), "expression_statement"))
-      return false;
+    if (!isKind(call, "call") || !analysis::sameNode(fieldOf(call, "function"), attribute)) return false;
+    if (ts_node_is_null(runAfterEvalMode(model, call))) return false;
     TSNode function = enclosingFunctionOrModule(call);
-    if (!isKind(function, "function_definition")) return false;
     TSNode holder = ts_node_parent(function);
     if (isKind(holder, "decorated_definition")) holder = ts_node_parent(holder);
     if (!isKind(holder, "module")) return false;  // top-level functions only

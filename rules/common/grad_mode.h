@@ -36,8 +36,14 @@ struct FunctionUse {
 };
 FunctionUse functionUseAt(const analysis::SemanticModel& model, TSNode name);
 
-// The top-level functions of the file whose own body sets evaluation mode: `X.eval()` as a
-// statement, with no argument.
+// For `X.eval()` (a statement, no argument) in a def: the first call `X(...)` after it in the
+// def's own body, outside grad-mode blocks and assertions — when grad mode is on there as far as
+// the def shows (it neither manages gradients nor has a grad-mode decorator, and its name does
+// not start with `test`). Null otherwise.
+TSNode runAfterEvalMode(const analysis::SemanticModel& model, TSNode eval_call);
+
+// The top-level functions of the file where runAfterEvalMode finds a call: those PTL707 reports
+// unless their callers turn grad mode off.
 std::vector<std::string> evaluationModeFunctions(const analysis::SemanticModel& model);
 
 // The references of the file to one of `names` through an import (`from .eval import evaluate`
