@@ -315,8 +315,10 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
     hooks.on_result = [&](size_t i, workspace::FileResult& result) {
       try {
         finishReport(reports[i], result, options, roots, cwd);
+      } catch (const std::bad_alloc&) {
+        reports[i].error = "out of memory while reporting the file";  // the others go on
       } catch (const std::exception& e) {
-        reports[i].error = e.what();  // memory, on one file: the others go on
+        reports[i].error = e.what();
       }
       result = workspace::FileResult{};  // the report holds what is shown: the run's results are not read
     };

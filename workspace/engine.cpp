@@ -161,17 +161,35 @@ std::vector<FileResult> Engine::run(const std::vector<FileInput>& inputs, const 
   auto worker = [&] {
     for (size_t i = next++; i < inputs.size(); i = next++) {
       FileResult& result = results[i];
+      auto fail = [&](const char* message) {
+        // What the failed check held is freed by now, so this small result fits.
+        try {
+          result = FileResult{};
+          result.path = inputs[i].path;
+          result.version = inputs[i].version;
+          result.status = FileStatus::ReadError;
+          result.error = message;
+        } catch (const std::bad_alloc&) {
+          result.status = FileStatus::ReadError;  // not even that: told as not checked
+        }
+      };
       try {
         result = check(inputs[i], hooks.cancel);
+      } catch (const std::bad_alloc&) {
+        // A file too large for the memory left (`ulimit -v`): reported against it; the others,
+        // smaller, go on.
+        fail("out of memory while checking the file");
       } catch (const std::exception& e) {
-        // An I/O failure (or memory) on one file: reported against it; the others go on.
-        result = FileResult{};
-        result.path = inputs[i].path;
-        result.version = inputs[i].version;
-        result.status = FileStatus::ReadError;
-        result.error = e.what();
+        // An I/O failure on one file: reported against it; the others go on.
+        fail(e.what());
       }
-      if (hooks.on_result && result.status != FileStatus::Cancelled) hooks.on_result(i, result);
+      if (hooks.on_result && result.status != FileStatus::Cancelled) {
+        try {
+          hooks.on_result(i, result);
+        } catch (const std::exception&) {
+          // The callback's own failure (memory) stays with this file; the worker goes on.
+        }
+      }
       size_t done = ++finished;
       if (hooks.progress) hooks.progress(done, inputs.size());
     }
