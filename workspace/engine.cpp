@@ -89,14 +89,15 @@ ResolvedConfig Engine::configFor(const fs::path& path) {
 }
 
 FileResult Engine::check(const FileInput& input, const CancellationToken& cancel) {
+  const fs::path path(input.path);  // one path object per file being checked, not per file listed
   FileResult result;
-  result.path = input.path;
+  result.path = path;
   result.version = input.version;
   if (cancel.cancelled()) return result;
   try {
-    auto config = std::make_shared<const ResolvedConfig>(configFor(input.path));
+    auto config = std::make_shared<const ResolvedConfig>(configFor(path));
     result.config = config;
-    result.settings = settingsForFile(*config, input.path);
+    result.settings = settingsForFile(*config, path);
   } catch (const ConfigError& e) {
     result.status = FileStatus::ConfigError;
     result.error = e.what();
@@ -106,10 +107,10 @@ FileResult Engine::check(const FileInput& input, const CancellationToken& cancel
   result.unsafe_fixes = settings.unsafe_fixes;
   if (options_.runtime) {
     settings.compile_log_given = true;
-    settings.runtime = options_.runtime(input.path);
+    settings.runtime = options_.runtime(path);
   }
   std::string error;
-  auto source = input.content ? prepareSource(input.path, *input.content, error) : readLintSource(input.path, error);
+  auto source = input.content ? prepareSource(path, *input.content, error) : readLintSource(path, error);
   if (!source) {
     result.status = FileStatus::ReadError;
     result.error = error;
@@ -120,15 +121,15 @@ FileResult Engine::check(const FileInput& input, const CancellationToken& cancel
   result.endings = source->endings;
   if (source->notebook) result.notebook = std::make_shared<const Notebook>(std::move(*source->notebook));
   if (rules::asksProject(source->text, settings)) {
-    settings.project = project_->factsFor(input.path);
-    result.dependencies = dependenciesOf(settings.project.get(), input.path);
+    settings.project = project_->factsFor(path);
+    result.dependencies = dependenciesOf(settings.project.get(), path);
   }
   // Buffers are not what the cache describes (it is keyed by path): only files on disk use it.
   bool use_cache = cache_ && !input.content;
   std::string key;
   if (use_cache) {
     key = cacheKey(source->text, settings, *result.config);
-    if (auto hit = cache_->lookup(input.path, key)) {
+    if (auto hit = cache_->lookup(path, key)) {
       result.status = FileStatus::Cached;
       result.diagnostics = std::move(*hit);
       dropUnfixable(result.diagnostics, *result.config);
@@ -149,7 +150,7 @@ FileResult Engine::check(const FileInput& input, const CancellationToken& cancel
   result.history = std::move(outcome.history);
   result.findings_fixed = outcome.findings_fixed;
   result.notice = std::move(outcome.notice);
-  if (use_cache) cache_->store(input.path, key, result.diagnostics, result.dependencies);
+  if (use_cache) cache_->store(path, key, result.diagnostics, result.dependencies);
   return result;
 }
 
