@@ -156,7 +156,11 @@ class ProjectIndex::Project {
   // (workspace/training_scan.h) or an evaluation function's name may change them.
   bool mayDependOn(const fs::path& file, std::optional<std::string_view> text) const {
     if (!done_.load(std::memory_order_acquire) || !text) return true;
-    if (analysis::mayHoldCompileSite(*text) || trainingWordsOf(*text) != 0) return true;
+    if (analysis::mayHoldCompileSite(*text)) return true;
+    // A training word that comes or goes (a `for epoch` line typed in a script that had one is
+    // no news).
+    auto bits = training_bits_.find(file.string());
+    if (trainingWordsOf(*text) != (bits == training_bits_.end() ? 0 : bits->second)) return true;
     for (const std::string& name : evaluation_names_)
       if (analysis::forEachWholeWord(*text, name, [](size_t) { return true; })) return true;
     return modules_.count(file.string()) != 0 || training_files_.count(file.string()) != 0;
@@ -915,7 +919,7 @@ class ProjectIndex::Project {
     note(wide_->imports_trainer, kImportsTrainer, "a trainer that sets the sampler's epoch is imported here");
     note(wide_->loops_epochs, kLoopsOverEpochs, "epochs are looped over here");
     if (training & kSetsEvalMode) evaluating_files_.push_back(file.string());
-    if (training != 0) training_files_.insert(file.string());
+    if (training != 0) training_bits_[file.string()] = training;
   }
 
   // PTL707 across files: the top-level functions that set evaluation mode, and how the other
@@ -1008,7 +1012,8 @@ class ProjectIndex::Project {
   std::map<std::string, std::vector<analysis::ExternalUse>> uses_;  // by the defining file
   std::vector<std::string> evaluating_files_;  // files that may set evaluation mode (`.eval()`)
   std::vector<std::string> evaluation_names_;  // the functions among them that do
-  std::unordered_set<std::string> training_files_;  // files whose text the facts above read
+  std::unordered_set<std::string> training_files_;  // callers of those functions, read for the facts
+  std::unordered_map<std::string, uint8_t> training_bits_;  // the files with training words, and which
   std::deque<std::pair<Symbol, std::vector<CrossFileNote>>> queue_;
   std::unordered_map<std::string, std::shared_ptr<const ProjectFacts>> facts_;
   std::shared_ptr<analysis::ProjectWideFacts> wide_;  // filled while linking

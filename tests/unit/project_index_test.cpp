@@ -301,12 +301,16 @@ TEST(ProjectIndex, TrainingWordsMakeATextAffectTheProject) {
   fs::remove_all(dir);
   fs::copy(kProjects / "evalgrad", dir, fs::copy_options::recursive);
   std::ofstream(dir / "other.py") << "x = 1\n";
+  std::ofstream(dir / "loop.py") << "for epoch in range(3):\n    pass\n";
   workspace::ProjectIndex index(readText);
   index.factsFor(dir / "evaluation.py");
   EXPECT_TRUE(index.projectsAffectedBy(dir / "other.py", std::string_view("y = 2\n")).empty());
   EXPECT_EQ(index.projectsAffectedBy(dir / "other.py", std::string_view("s.set_epoch(e)\n")).size(), 1u);
   EXPECT_EQ(index.projectsAffectedBy(dir / "other.py", std::string_view("from evaluation import infer\n")).size(), 1u);
   EXPECT_EQ(index.projectsAffectedBy(dir / "train.py", std::string_view("y = 2\n")).size(), 1u);  // a caller read
+  // A file whose training words stay the same is no news; one that loses them is.
+  EXPECT_TRUE(index.projectsAffectedBy(dir / "loop.py", std::string_view("for epoch in range(4):\n    pass\n")).empty());
+  EXPECT_EQ(index.projectsAffectedBy(dir / "loop.py", std::string_view("x = 1\n")).size(), 1u);
   fs::remove_all(dir);
 }
 
