@@ -37,6 +37,31 @@ const CrossFileNote* ProjectWideFacts::setsEnvironment(std::string_view variable
   return nullptr;
 }
 
+SourcePos sourcePosOf(const ParsedFile& file, uint32_t start, uint32_t end) {
+  SourcePos p;
+  p.start = start;
+  p.end = end;
+  const LineIndex& lines = file.lines();
+  p.line = lines.lineOf(p.start);
+  uint32_t line_start = lines.lineStart(p.line);
+  std::string_view prefix = file.text().substr(line_start, p.start - line_start);
+  p.column_bytes = static_cast<uint32_t>(prefix.size());
+  p.column = countCodePoints(prefix) + 1;
+  uint32_t utf16 = 0;
+  for (unsigned char c : prefix) {
+    if ((c & 0xC0) == 0x80) continue;
+    utf16 += c >= 0xF0 ? 2 : 1;
+  }
+  p.column_utf16 = utf16;
+  return p;
+}
+
+const ExternalUse* ProjectFacts::useOf(std::string_view function) const {
+  for (const auto& use : uses)
+    if (use.function == function) return &use;
+  return nullptr;
+}
+
 const std::vector<std::string_view>& indexedEnvironmentVariables() {
   static const std::vector<std::string_view> kVariables{"CUBLAS_WORKSPACE_CONFIG"};
   return kVariables;
@@ -160,24 +185,7 @@ class Summarizer {
     return d.method == SIZE_MAX ? out_.functions[d.index] : out_.classes[d.index].methods[d.method];
   }
 
-  SourcePos pos(TSNode node) const {
-    SourcePos p;
-    p.start = startOf(node);
-    p.end = endOf(node);
-    const LineIndex& lines = model_.file().lines();
-    p.line = lines.lineOf(p.start);
-    uint32_t line_start = lines.lineStart(p.line);
-    std::string_view prefix = source_.substr(line_start, p.start - line_start);
-    p.column_bytes = static_cast<uint32_t>(prefix.size());
-    p.column = countCodePoints(prefix) + 1;
-    uint32_t utf16 = 0;
-    for (unsigned char c : prefix) {
-      if ((c & 0xC0) == 0x80) continue;
-      utf16 += c >= 0xF0 ? 2 : 1;
-    }
-    p.column_utf16 = utf16;
-    return p;
-  }
+  SourcePos pos(TSNode node) const { return sourcePosOf(model_.file(), startOf(node), endOf(node)); }
 
   FunctionSummary functionHeader(TSNode def) {
     FunctionSummary fn;

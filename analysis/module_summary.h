@@ -144,6 +144,9 @@ struct ModuleSummary {
 
 ModuleSummary summarizeModule(const SemanticModel& model);
 
+// The position of the bytes [start, end) of `file`.
+SourcePos sourcePosOf(const ParsedFile& file, uint32_t start, uint32_t end);
+
 // What the project tells one file about itself: produced by the project index, read by the rules.
 struct CrossFileNote {
   std::string path;  // the file the note points into (absolute)
@@ -171,15 +174,31 @@ struct ProjectWideFacts {
   // for (`CUBLAS_WORKSPACE_CONFIG`), with where.
   std::vector<std::pair<std::string, CrossFileNote>> environment;
   const CrossFileNote* setsEnvironment(std::string_view variable) const;
+  // For PTL406, the first file (in path order) that spells `set_epoch`, that imports a trainer
+  // which sets the sampler's epoch itself (Lightning, accelerate, ...), and that runs a loop over
+  // epochs (`for epoch in ...`); empty paths when none does.
+  CrossFileNote sets_epoch, imports_trainer, loops_epochs;
+};
+
+// A top-level function of a file that sets evaluation mode (`model.eval()`), as the other files
+// of the project use it (PTL707): whether one calls it, and whether one runs it with grad mode
+// off or passes it on as a value (its caller unknown), with the first such use.
+struct ExternalUse {
+  std::string function;
+  bool called = false;
+  bool grad_off_or_unknown = false;
+  CrossFileNote where;
 };
 
 struct ProjectFacts {
   std::vector<ExternalCompileRoot> compiled;
+  std::vector<ExternalUse> uses;  // of this file's evaluation functions by other files
+  const ExternalUse* useOf(std::string_view function) const;
   // Never null when the facts come from the project index.
   std::shared_ptr<const ProjectWideFacts> project;
   // Identifies the facts (for result caches): equal digests mean equal facts.
   std::string digest;
-  bool empty() const { return compiled.empty(); }
+  bool empty() const { return compiled.empty() && uses.empty(); }
 };
 
 // Does the text hold a compile site another file's definitions could be compiled from (the whole

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstdlib>
+#include <new>
 #include <string>
 
 #include <fmt/format.h>
@@ -16,8 +18,37 @@ extern "C" const TSLanguage* tree_sitter_python();
 namespace ptlint::analysis {
 namespace {
 
+// tree-sitter's own allocator aborts the process when memory runs out (under `ulimit -v`, a
+// huge file): these throw std::bad_alloc instead, through tree-sitter's frames (compiled with
+// unwind tables, as every amd64 and arm64 object is), to the caller that reports the one file or
+// request. Plain malloc/free underneath: objects made before the switch are freed the same way.
+void* mallocOrThrow(size_t size) {
+  void* p = std::malloc(size);
+  if (p == nullptr && size != 0) throw std::bad_alloc();
+  return p;
+}
+void* callocOrThrow(size_t count, size_t size) {
+  void* p = std::calloc(count, size);
+  if (p == nullptr && count != 0 && size != 0) throw std::bad_alloc();
+  return p;
+}
+void* reallocOrThrow(void* old, size_t size) {
+  void* p = std::realloc(old, size);
+  if (p == nullptr && size != 0) throw std::bad_alloc();  // `old` is still valid, and still owned
+  return p;
+}
+
+void installAllocator() {
+  static const bool installed = [] {
+    ts_set_allocator(&mallocOrThrow, &callocOrThrow, &reallocOrThrow, &std::free);
+    return true;
+  }();
+  (void)installed;
+}
+
 // One parser per thread: TSParser is not thread-safe, and creating one per file is wasteful.
 TSParser* threadParser() {
+  installAllocator();
   struct Holder {
     TSParser* parser = ts_parser_new();
     Holder() { ts_parser_set_language(parser, pythonLanguage()); }
@@ -58,12 +89,19 @@ struct LoneCrReader {
 
 TSTree* parseWith(TSParser* parser, const TSTree* old_tree, std::string_view text) {
   TSTree* tree = nullptr;
-  if (hasLoneCr(text)) {
-    LoneCrReader reader{text, {}};
-    tree = ts_parser_parse(parser, old_tree, TSInput{&reader, &LoneCrReader::read, TSInputEncodingUTF8});
-  } else {
-    tree = ts_parser_parse_string_encoding(parser, old_tree, text.data(), static_cast<uint32_t>(text.size()),
-                                           TSInputEncodingUTF8);
+  try {
+    if (hasLoneCr(text)) {
+      LoneCrReader reader{text, {}};
+      tree = ts_parser_parse(parser, old_tree, TSInput{&reader, &LoneCrReader::read, TSInputEncodingUTF8});
+    } else {
+      tree = ts_parser_parse_string_encoding(parser, old_tree, text.data(), static_cast<uint32_t>(text.size()),
+                                             TSInputEncodingUTF8);
+    }
+  } catch (const std::bad_alloc&) {
+    // Out of memory mid-parse: the thread's parser drops the half-built stacks (freeing them)
+    // and parses the next text from scratch.
+    ts_parser_reset(parser);
+    throw;
   }
   if (tree == nullptr) {
     // Only a timeout or cancellation flag makes tree-sitter give up; we set neither, but an

@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
   auto walk = workspace::collectFiles(roots, resolver, false);
   for (const auto& e : walk.errors) std::cerr << "error: " << e << "\n";
   if (list) {
-    for (const auto& f : walk.files) std::cout << f.string() << "\n";
+    for (const auto& f : walk.files) std::cout << f << "\n";
     return walk.errors.empty() ? 0 : 2;
   }
 
@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
   auto worker = [&] {
     for (size_t i = next++; i < walk.files.size(); i = next++) {
       std::string error;
-      auto source = cli::readSourceFile(walk.files[i], error);
+      auto source = cli::readSourceFile(std::filesystem::path(walk.files[i]), error);
       if (!source) {
         ++unreadable;
         continue;

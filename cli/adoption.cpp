@@ -110,7 +110,8 @@ int runAddNoqa(const CheckOptions& options, std::ostream& out, std::ostream& err
   std::vector<fs::path> allowed;
   for (auto& p : roots) allowed.push_back(fs::absolute(p).lexically_normal());
   int total = 0;
-  for (const auto& path : walk.files) {
+  for (const std::string& name : walk.files) {
+    const fs::path path(name);
     try {
       rules::Settings settings = workspace::settingsForFile(resolver.forPath(path), path);
       std::string error;
@@ -197,7 +198,7 @@ int runShowFiles(const CheckOptions& options, std::ostream& out, std::ostream& e
     for (auto& e : walk.config_errors) err << "error: invalid configuration: " << e << "\n";
     for (auto& e : walk.errors) err << "error: " << e << "\n";
     for (auto& w : walk.warnings) err << "warning: " << w << "\n";
-    for (const auto& file : walk.files) out << file.string() << "\n";
+    for (const auto& file : walk.files) out << file << "\n";
     return walk.errors.empty() && walk.config_errors.empty() ? 0 : 2;
   } catch (const workspace::ConfigError& e) {
     err << "error: invalid configuration: " << e.what() << "\n";
@@ -211,7 +212,7 @@ int runShowSettings(const CheckOptions& options, std::ostream& out, std::ostream
     auto walk = workspace::collectFiles(rootsOf(options), resolver, options.force_exclude);
     for (auto& e : walk.errors) err << "error: " << e << "\n";
     for (auto& e : walk.config_errors) err << "error: invalid configuration: " << e << "\n";
-    fs::path target = walk.files.empty() ? fs::absolute(rootsOf(options).front()) : walk.files.front();
+    fs::path target = walk.files.empty() ? fs::absolute(rootsOf(options).front()) : fs::path(walk.files.front());
     workspace::ResolvedConfig config = resolver.forPath(target);
     rules::Settings settings = workspace::settingsForFile(config, target);
     out << fmt::format("Resolved settings for: \"{}\"\n", target.string());

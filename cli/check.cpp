@@ -302,7 +302,9 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
       roots.push_back(fs::absolute(p, ec).lexically_normal());
     }
     if (options.fix && !options.diff) removeStaleTemporaries(walk.files);
-    if (options.compile_log && !applyCompileLog(*options.compile_log, walk.files, engine, err)) had_error = true;
+    if (options.compile_log &&
+        !applyCompileLog(*options.compile_log, std::vector<fs::path>(walk.files.begin(), walk.files.end()), engine, err))
+      had_error = true;
     std::vector<workspace::FileInput> inputs;
     inputs.reserve(walk.files.size());
     for (auto& file : walk.files) inputs.push_back({std::move(file), std::nullopt, std::nullopt});
@@ -315,8 +317,10 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
     hooks.on_result = [&](size_t i, workspace::FileResult& result) {
       try {
         finishReport(reports[i], result, options, roots, cwd);
+      } catch (const std::bad_alloc&) {
+        reports[i].error = "out of memory while reporting the file";  // the others go on
       } catch (const std::exception& e) {
-        reports[i].error = e.what();  // memory, on one file: the others go on
+        reports[i].error = e.what();
       }
       result = workspace::FileResult{};  // the report holds what is shown: the run's results are not read
     };

@@ -146,9 +146,13 @@ bool writeFileAtomically(const fs::path& path, const std::string& bytes, const s
   return true;
 }
 
-size_t removeStaleTemporaries(const std::vector<fs::path>& files) {
-  std::map<fs::path, std::set<std::string>> by_folder;
-  for (const auto& f : files) by_folder[f.parent_path()].insert(f.filename().string());
+size_t removeStaleTemporaries(const std::vector<std::string>& files) {
+  std::map<std::string, std::set<std::string>> by_folder;
+  for (const auto& f : files) {
+    size_t slash = f.rfind('/');
+    if (slash == std::string::npos) continue;  // absolute paths only
+    by_folder[f.substr(0, slash == 0 ? 1 : slash)].insert(f.substr(slash + 1));
+  }
   size_t removed = 0;
   for (const auto& [folder, names] : by_folder) {
     DIR* dir = ::opendir(folder.c_str());

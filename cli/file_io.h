@@ -41,6 +41,6 @@ bool writeFileAtomically(const std::filesystem::path& path, const std::string& b
 // Deletes the temporary files that an interrupted `--fix` left beside `files`: regular files
 // (never symlinks) owned by this user and named exactly `.NAME.ptlint-XXXXXX` for a NAME in
 // `files`. Returns how many were deleted.
-size_t removeStaleTemporaries(const std::vector<std::filesystem::path>& files);
+size_t removeStaleTemporaries(const std::vector<std::string>& files);
 
 }  // namespace ptlint::cli

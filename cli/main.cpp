@@ -300,8 +300,12 @@ int main(int argc, char** argv) {
         return code;
       }
       return ptlint::cli::runCheck(check, std::cin, std::cout, std::cerr);
+    } catch (const std::bad_alloc&) {
+      std::cout.flush();
+      std::cerr << "error: out of memory\n";
+      return 2;
     } catch (const std::exception& e) {
-      // Whatever escaped (a file system error, memory): a message and exit 2, never an abort.
+      // Whatever escaped (a file system error): a message and exit 2, never an abort.
       std::cout.flush();
       std::cerr << "error: " << e.what() << "\n";
       return 2;

@@ -139,6 +139,9 @@ void Dispatcher::onRequest(const json& id, const std::string& method, const json
     handler->second(params, request);
   } catch (const LspError& e) {
     request->fail(e.code, e.what());
+  } catch (const std::bad_alloc&) {
+    // A document too large for the memory left: this request fails, the server goes on.
+    request->fail(ErrorCode::InternalError, "Internal error: out of memory handling " + method);
   } catch (const std::exception& e) {
     request->fail(ErrorCode::InternalError, std::string("Internal error: ") + e.what());
   }

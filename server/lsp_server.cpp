@@ -312,8 +312,12 @@ class LspServer {
       });
       return;
     }
-    scheduler_.whenAnalyzed(uri, Pool::Analysis, Scheduler::guarded(reply, [reply, previous](ResultPtr result) {
-      if (!result) throw LspError(ErrorCode::ContentModified, "the document was closed");
+    scheduler_.whenAnalyzed(uri, Pool::Analysis, Scheduler::guarded(reply, [this, uri, reply, previous](ResultPtr result) {
+      if (!result) {
+        if (std::string why = scheduler_.failureOf(uri); !why.empty())
+          throw LspError(ErrorCode::InternalError, "ptlint could not analyse the document: " + why);
+        throw LspError(ErrorCode::ContentModified, "the document was closed");
+      }
       std::string id = result->resultId();
       if (previous && *previous == id) reply(DocumentDiagnosticReport{"unchanged", id, {}});
       else reply(DocumentDiagnosticReport{"full", id, result->diagnostics});

@@ -107,11 +107,15 @@ void Scheduler::analyzeLoop(const std::string& uri, const std::shared_ptr<DocSta
       previous = state->latest;
     }
     ResultPtr result;
+    std::string failure;
     try {
       if (auto snap = docs_.snapshot(uri)) result = analyze_(snap, previous);
+    } catch (const std::bad_alloc&) {
+      failure = "out of memory";
     } catch (const std::exception& e) {
-      logToStderr("analysis of " + uri + " failed: " + e.what());
+      failure = e.what();
     }
+    if (!failure.empty()) logToStderr("analysis of " + uri + " failed: " + failure);
     std::vector<std::function<void(ResultPtr)>> waiters;
     std::optional<uint64_t> seq;
     {
@@ -123,6 +127,7 @@ void Scheduler::analyzeLoop(const std::string& uri, const std::shared_ptr<DocSta
       if (state->dirty) continue;  // newer text or settings: this result is already stale
       state->scheduled = false;
       waiters = std::move(state->waiters);  // answered even when the analysis failed (nullptr)
+      state->failure = std::move(failure);
       if (result && result != state->latest) {  // the same result again is not published again
         state->latest = result;
         if (publishing_) seq = ++publish_seq_;
@@ -159,6 +164,12 @@ void Scheduler::whenAnalyzed(const std::string& uri, Pool pool_kind, std::functi
   }
   if (start) asio::post(workers_, [this, uri, start] { analyzeLoop(uri, start); });
   else on_pool(ready);
+}
+
+std::string Scheduler::failureOf(const std::string& uri) const {
+  std::lock_guard lock(mutex_);
+  auto it = states_.find(uri);
+  return it == states_.end() ? std::string() : it->second->failure;
 }
 
 std::vector<ResultPtr> Scheduler::latestResults() const {

@@ -85,6 +85,8 @@ class Scheduler {
   }
 
   bool shuttingDown() const { return shutting_down_; }
+  // Why the document's last analysis failed (its waiters got no result), or empty.
+  std::string failureOf(const std::string& uri) const;
   // Stops taking work, waits for the workers, answers every waiter (nullptr). Idempotent.
   void shutdown();
 
@@ -95,6 +97,7 @@ class Scheduler {
     bool closed = false;
     ResultPtr latest;
     std::vector<std::function<void(ResultPtr)>> waiters;  // run with the next fresh result
+    std::string failure;  // why the last analysis gave no result (out of memory, ...); empty if it did
   };
 
   void analyzeLoop(const std::string& uri, const std::shared_ptr<DocState>& state);

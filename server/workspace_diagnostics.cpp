@@ -30,7 +30,7 @@ std::optional<WorkspaceDiagnosticReport> WorkspaceDiagnostics::run(const Pass& p
   for (const auto& uri : docs_.openUris())
     if (auto path = uriToPath(uri)) open_by_path[path->lexically_normal()] = uri;
   // Open documents inside a folder but not (yet) on disk are part of the workspace too.
-  std::set<fs::path> listed(walk.files.begin(), walk.files.end());
+  std::set<std::string> listed(walk.files.begin(), walk.files.end());
   for (const auto& [path, uri] : open_by_path) {
     std::string ext = path.extension().string();
     bool in_folder = false;
@@ -38,16 +38,17 @@ std::optional<WorkspaceDiagnosticReport> WorkspaceDiagnostics::run(const Pass& p
       auto rel = path.lexically_relative(f.path);
       if (!rel.empty() && *rel.begin() != "..") in_folder = true;
     }
-    if (in_folder && (ext == ".py" || ext == ".pyi") && !listed.count(path)) walk.files.push_back(path);
+    if (in_folder && (ext == ".py" || ext == ".pyi") && !listed.count(path.native())) walk.files.push_back(path.native());
   }
   // Notebooks on disk have no cell URIs to report under; open ones publish per cell.
-  std::erase_if(walk.files, [](const fs::path& f) { return f.extension() == ".ipynb"; });
-  std::sort(walk.files.begin(), walk.files.end());
+  std::erase_if(walk.files, [](const std::string& f) { return f.ends_with(".ipynb"); });
+  std::sort(walk.files.begin(), walk.files.end(), [](const std::string& a, const std::string& b) { return workspace::pathLess(a, b); });
 
   std::vector<workspace::FileInput> inputs;
   std::vector<std::string> uris;
-  for (const fs::path& file : walk.files) {
-    workspace::FileInput input{file, std::nullopt, std::nullopt};
+  for (const std::string& name : walk.files) {
+    const fs::path file(name);
+    workspace::FileInput input{name, std::nullopt, std::nullopt};
     auto open = open_by_path.find(file.lexically_normal());
     if (open != open_by_path.end()) {
       auto text = docs_.text(open->second);

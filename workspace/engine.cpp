@@ -45,9 +45,16 @@ std::vector<fs::path> dependenciesOf(const analysis::ProjectFacts* facts, const 
       for (const auto& note : root.trail)
         if (!note.path.empty() && fs::path(note.path) != self) paths.insert(note.path);
     // PTL702 stays quiet because another file sets CUBLAS_WORKSPACE_CONFIG: that file counts too.
-    if (facts->project)
+    if (facts->project) {
       for (const auto& [variable, where] : facts->project->environment)
         if (!where.path.empty() && fs::path(where.path) != self) paths.insert(where.path);
+      // PTL406 quiet, or reporting, because of another file.
+      for (const auto* note : {&facts->project->sets_epoch, &facts->project->imports_trainer, &facts->project->loops_epochs})
+        if (!note->path.empty() && fs::path(note->path) != self) paths.insert(note->path);
+    }
+    // PTL707: how other files use this file's evaluation functions.
+    for (const auto& use : facts->uses)
+      if (!use.where.path.empty() && fs::path(use.where.path) != self) paths.insert(use.where.path);
   }
   return {paths.begin(), paths.end()};
 }
@@ -82,14 +89,15 @@ ResolvedConfig Engine::configFor(const fs::path& path) {
 }
 
 FileResult Engine::check(const FileInput& input, const CancellationToken& cancel) {
+  const fs::path path(input.path);  // one path object per file being checked, not per file listed
   FileResult result;
-  result.path = input.path;
+  result.path = path;
   result.version = input.version;
   if (cancel.cancelled()) return result;
   try {
-    auto config = std::make_shared<const ResolvedConfig>(configFor(input.path));
+    auto config = std::make_shared<const ResolvedConfig>(configFor(path));
     result.config = config;
-    result.settings = settingsForFile(*config, input.path);
+    result.settings = settingsForFile(*config, path);
   } catch (const ConfigError& e) {
     result.status = FileStatus::ConfigError;
     result.error = e.what();
@@ -99,10 +107,10 @@ FileResult Engine::check(const FileInput& input, const CancellationToken& cancel
   result.unsafe_fixes = settings.unsafe_fixes;
   if (options_.runtime) {
     settings.compile_log_given = true;
-    settings.runtime = options_.runtime(input.path);
+    settings.runtime = options_.runtime(path);
   }
   std::string error;
-  auto source = input.content ? prepareSource(input.path, *input.content, error) : readLintSource(input.path, error);
+  auto source = input.content ? prepareSource(path, *input.content, error) : readLintSource(path, error);
   if (!source) {
     result.status = FileStatus::ReadError;
     result.error = error;
@@ -113,15 +121,15 @@ FileResult Engine::check(const FileInput& input, const CancellationToken& cancel
   result.endings = source->endings;
   if (source->notebook) result.notebook = std::make_shared<const Notebook>(std::move(*source->notebook));
   if (rules::asksProject(source->text, settings)) {
-    settings.project = project_->factsFor(input.path);
-    result.dependencies = dependenciesOf(settings.project.get(), input.path);
+    settings.project = project_->factsFor(path);
+    result.dependencies = dependenciesOf(settings.project.get(), path);
   }
   // Buffers are not what the cache describes (it is keyed by path): only files on disk use it.
   bool use_cache = cache_ && !input.content;
   std::string key;
   if (use_cache) {
     key = cacheKey(source->text, settings, *result.config);
-    if (auto hit = cache_->lookup(input.path, key)) {
+    if (auto hit = cache_->lookup(path, key)) {
       result.status = FileStatus::Cached;
       result.diagnostics = std::move(*hit);
       dropUnfixable(result.diagnostics, *result.config);
@@ -142,7 +150,7 @@ FileResult Engine::check(const FileInput& input, const CancellationToken& cancel
   result.history = std::move(outcome.history);
   result.findings_fixed = outcome.findings_fixed;
   result.notice = std::move(outcome.notice);
-  if (use_cache) cache_->store(input.path, key, result.diagnostics, result.dependencies);
+  if (use_cache) cache_->store(path, key, result.diagnostics, result.dependencies);
   return result;
 }
 
@@ -154,17 +162,35 @@ std::vector<FileResult> Engine::run(const std::vector<FileInput>& inputs, const 
   auto worker = [&] {
     for (size_t i = next++; i < inputs.size(); i = next++) {
       FileResult& result = results[i];
+      auto fail = [&](const char* message) {
+        // What the failed check held is freed by now, so this small result fits.
+        try {
+          result = FileResult{};
+          result.path = inputs[i].path;
+          result.version = inputs[i].version;
+          result.status = FileStatus::ReadError;
+          result.error = message;
+        } catch (const std::bad_alloc&) {
+          result.status = FileStatus::ReadError;  // not even that: told as not checked
+        }
+      };
       try {
         result = check(inputs[i], hooks.cancel);
+      } catch (const std::bad_alloc&) {
+        // A file too large for the memory left (`ulimit -v`): reported against it; the others,
+        // smaller, go on.
+        fail("out of memory while checking the file");
       } catch (const std::exception& e) {
-        // An I/O failure (or memory) on one file: reported against it; the others go on.
-        result = FileResult{};
-        result.path = inputs[i].path;
-        result.version = inputs[i].version;
-        result.status = FileStatus::ReadError;
-        result.error = e.what();
+        // An I/O failure on one file: reported against it; the others go on.
+        fail(e.what());
       }
-      if (hooks.on_result && result.status != FileStatus::Cancelled) hooks.on_result(i, result);
+      if (hooks.on_result && result.status != FileStatus::Cancelled) {
+        try {
+          hooks.on_result(i, result);
+        } catch (const std::exception&) {
+          // The callback's own failure (memory) stays with this file; the worker goes on.
+        }
+      }
       size_t done = ++finished;
       if (hooks.progress) hooks.progress(done, inputs.size());
     }

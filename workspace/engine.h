@@ -82,7 +82,7 @@ struct EngineOptions {
 };
 
 struct FileInput {
-  std::filesystem::path path;          // absolute
+  std::string path;                    // absolute (a string: see WalkResult::files)
   std::optional<std::string> content;  // an open buffer or standard input (bytes); nullopt: read the file
   std::optional<int64_t> version;      // the buffer's version, handed back in the result
 };

@@ -15,6 +15,7 @@
 #include <thread>
 #include <deque>
 #include <map>
+#include <set>
 #include <unordered_set>
 #include <vector>
 
@@ -28,6 +29,8 @@
 #include "analysis/semantic_model.h"
 #include "workspace/json_sections.h"
 #include "workspace/read_fd.h"
+#include "workspace/training_scan.h"
+#include "rules/common/grad_mode.h"
 
 namespace fs = std::filesystem;
 
@@ -150,10 +153,18 @@ class ProjectIndex::Project {
     return !rel.empty() && *rel.begin() != "..";
   }
   // Could a new text of `file` change the facts? Unknown (true) while the link is running.
-  // `compiles`: the new text may hold a compile site (nullopt: unknown).
-  bool mayDependOn(const fs::path& file, std::optional<bool> compiles) const {
-    if (!done_.load(std::memory_order_acquire) || !compiles || *compiles) return true;
-    return modules_.count(file.string()) != 0;
+  // `text`: the new text (nullopt: unknown); one that may hold a compile site, a training word
+  // (workspace/training_scan.h) or an evaluation function's name may change them.
+  bool mayDependOn(const fs::path& file, std::optional<std::string_view> text) const {
+    if (!done_.load(std::memory_order_acquire) || !text) return true;
+    if (analysis::mayHoldCompileSite(*text)) return true;
+    // A training word that comes or goes (a `for epoch` line typed in a script that had one is
+    // no news).
+    auto bits = training_bits_.find(file.string());
+    if (trainingWordsOf(*text) != (bits == training_bits_.end() ? 0 : bits->second)) return true;
+    for (const std::string& name : evaluation_names_)
+      if (analysis::forEachWholeWord(*text, name, [](size_t) { return true; })) return true;
+    return modules_.count(file.string()) != 0 || training_files_.count(file.string()) != 0;
   }
   // The files whose facts differ between this link and `other` (both finished).
   std::vector<fs::path> changedFacts(const Project& other) const {
@@ -733,6 +744,7 @@ class ProjectIndex::Project {
                         true});
         continue;
       }
+      noteTraining(file, verdict.training);
       if (!verdict.may_compile && !verdict.may_set_environment) continue;
       auto text = index_.read(file);
       if (!text) continue;
@@ -866,27 +878,125 @@ class ProjectIndex::Project {
         }
       }
     }
+    linkEvaluationUses();
     wide->linked = true;
     std::string wide_digest = fmt::format("linked;unknown={};", wide->compiles_unknown);
     for (const auto& [variable, where] : wide->environment) wide_digest += fmt::format("env={}@{};", variable, where.path);
+    wide_digest += fmt::format("epoch={}|{}|{};", wide->sets_epoch.path, wide->imports_trainer.path, wide->loops_epochs.path);
     {
       auto base = std::make_shared<ProjectFacts>();
       base->project = wide;
       base->digest = wide_digest;
       base_facts_ = std::move(base);
     }
-    for (auto& [path, roots] : roots_) {
+    std::set<std::string> with_facts;
+    for (const auto& [path, roots] : roots_) with_facts.insert(path);
+    for (const auto& [path, uses] : uses_) with_facts.insert(path);
+    for (const std::string& path : with_facts) {
       auto facts = std::make_shared<ProjectFacts>();
       facts->project = wide;
       facts->digest = wide_digest;
-      facts->compiled = std::move(roots);
+      if (auto it = roots_.find(path); it != roots_.end()) facts->compiled = std::move(it->second);
       for (const auto& root : facts->compiled) {
         facts->digest += root.function;
         for (const auto& n : root.trail)
           facts->digest += fmt::format("|{}:{}:{}:{}", n.path, n.at.start, n.at.end, n.message);
         facts->digest += ";";
       }
+      if (auto it = uses_.find(path); it != uses_.end()) facts->uses = std::move(it->second);
+      for (const auto& use : facts->uses)
+        facts->digest += fmt::format("use={}:{}:{}@{}:{};", use.function, use.called, use.grad_off_or_unknown,
+                                     use.where.path, use.where.at.start);
       facts_[path] = std::move(facts);
+    }
+  }
+
+  // PTL406's project-wide facts: the first file (in path order) of each kind.
+  void noteTraining(const fs::path& file, uint8_t training) {
+    auto note = [&](analysis::CrossFileNote& slot, uint8_t bit, const char* message) {
+      if ((training & bit) && slot.path.empty()) slot = {file.string(), {}, message};
+    };
+    note(wide_->sets_epoch, kSpellsSetEpoch, "`set_epoch` is called here");
+    note(wide_->imports_trainer, kImportsTrainer, "a trainer that sets the sampler's epoch is imported here");
+    note(wide_->loops_epochs, kLoopsOverEpochs, "epochs are looped over here");
+    if (training & kSetsEvalMode) evaluating_files_.push_back(file.string());
+    if (training != 0) training_bits_[file.string()] = training;
+  }
+
+  // PTL707 across files: the top-level functions that set evaluation mode, and how the other
+  // files of the project use them (found by a raw scan for their names; only the files naming
+  // one are parsed). A name more files hold than kMaxScannedUsers is taken as used with grad
+  // mode unknown.
+  void linkEvaluationUses() {
+    struct Defined {
+      std::string path, name;
+    };
+    std::vector<Defined> defined;
+    std::vector<std::string> names;
+    for (const std::string& path : evaluating_files_) {
+      auto text = index_.read(path);
+      if (!text) continue;
+      auto parsed = analysis::ParsedFile::parse(*text);
+      analysis::SemanticModel model(parsed);
+      for (std::string& name : rules::evaluationModeFunctions(model)) {
+        if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+        defined.push_back({path, std::move(name)});
+      }
+    }
+    if (defined.empty()) return;
+    auto useFor = [&](const std::string& path, const std::string& name) -> analysis::ExternalUse& {
+      auto& uses = uses_[path];
+      for (auto& u : uses)
+        if (u.function == name) return u;
+      uses.push_back({name, false, false, {}});
+      return uses.back();
+    };
+    // The files naming each function (one raw read of each project file for all names).
+    std::map<std::string, std::vector<std::string>> naming;
+    std::string raw;
+    struct stat st {};
+    for (const std::string& file : files_) {
+      std::optional<std::string> overlaid = index_.overlay_ ? index_.overlay_(file) : std::nullopt;
+      if (!overlaid && !readRaw(file, index_.max_bytes_, raw, st)) continue;
+      std::string_view text = overlaid ? std::string_view(*overlaid) : std::string_view(raw);
+      for (const std::string& name : names)
+        if (analysis::forEachWholeWord(text, name, [](size_t) { return true; })) naming[name].push_back(file);
+    }
+    evaluation_names_ = names;
+    std::set<std::string> callers;
+    for (const auto& [name, files] : naming) {
+      if (files.size() > kMaxScannedUsers) {
+        for (const Defined& d : defined)
+          if (d.name == name) {
+            auto& use = useFor(d.path, name);
+            use.called = use.grad_off_or_unknown = true;  // too many users to read: unknown
+          }
+        continue;
+      }
+      callers.insert(files.begin(), files.end());
+    }
+    for (const std::string& file : callers) {
+      training_files_.insert(file);
+      auto text = index_.read(file);
+      if (!text) continue;
+      auto parsed = analysis::ParsedFile::parse(*text);
+      analysis::SemanticModel model(parsed);
+      for (const auto& use : rules::importedUses(model, names)) {
+        auto target = resolveQualified(file, use.qualified, 0);
+        if (!target || target->path.string() == file) continue;
+        bool evaluating = std::any_of(defined.begin(), defined.end(), [&](const Defined& d) {
+          return d.path == target->path.string() && d.name == target->name;
+        });
+        if (!evaluating) continue;
+        auto& entry = useFor(target->path.string(), target->name);
+        bool first_silencer = use.use.grad_off_or_unknown && !entry.grad_off_or_unknown;
+        if (entry.where.path.empty() || first_silencer)
+          entry.where = {file, analysis::sourcePosOf(parsed, use.start, use.end),
+                         use.use.grad_off_or_unknown ? "used here with grad mode off, or passed on as a value"
+                                                     : "called here with grad mode on"};
+        entry.called = entry.called || use.use.called;
+        entry.grad_off_or_unknown = entry.grad_off_or_unknown || use.use.grad_off_or_unknown;
+      }
     }
   }
 
@@ -900,6 +1010,11 @@ class ProjectIndex::Project {
   std::unordered_map<std::string, std::optional<fs::path>> module_files_;
   std::unordered_set<std::string> compiled_;
   std::map<std::string, std::vector<analysis::ExternalCompileRoot>> roots_;
+  std::map<std::string, std::vector<analysis::ExternalUse>> uses_;  // by the defining file
+  std::vector<std::string> evaluating_files_;  // files that may set evaluation mode (`.eval()`)
+  std::vector<std::string> evaluation_names_;  // the functions among them that do
+  std::unordered_set<std::string> training_files_;  // callers of those functions, read for the facts
+  std::unordered_map<std::string, uint8_t> training_bits_;  // the files with training words, and which
   std::deque<std::pair<Symbol, std::vector<CrossFileNote>>> queue_;
   std::unordered_map<std::string, std::shared_ptr<const ProjectFacts>> facts_;
   std::shared_ptr<analysis::ProjectWideFacts> wide_;  // filled while linking
@@ -939,10 +1054,8 @@ std::vector<fs::path> ProjectIndex::projectsAffectedBy(const fs::path& file, std
   }
   std::vector<fs::path> out;
   if (candidates.empty()) return out;  // no linked project holds the file: the text is not scanned
-  std::optional<bool> compiles;
-  if (text) compiles = analysis::mayHoldCompileSite(*text);
   for (const auto& [folder, project] : candidates)
-    if (project->mayDependOn(absolute, compiles)) out.push_back(folder);
+    if (project->mayDependOn(absolute, text)) out.push_back(folder);
   return out;
 }
 
@@ -985,6 +1098,7 @@ ProjectIndex::ScanVerdict ProjectIndex::scanFile(const fs::path& file, std::stri
     verdict.may_compile = analysis::mayHoldCompileSite(text);
     for (std::string_view variable : analysis::indexedEnvironmentVariables())
       verdict.may_set_environment = verdict.may_set_environment || text.find(variable) != std::string_view::npos;
+    verdict.training = trainingWordsOf(text);
     return verdict;
   };
   if (overlay_)
@@ -1000,7 +1114,7 @@ ProjectIndex::ScanVerdict ProjectIndex::scanFile(const fs::path& file, std::stri
     if (it != scan_cache_.end() && it->second.size == static_cast<uint64_t>(st.st_size) &&
         it->second.inode == static_cast<uint64_t>(st.st_ino) && it->second.mtime_ns == nanoseconds(st.st_mtim) &&
         it->second.ctime_ns == nanoseconds(st.st_ctim)) {
-      if (!racy(it->second)) return {it->second.may_compile, it->second.may_set_environment};
+      if (!racy(it->second)) return {it->second.may_compile, it->second.may_set_environment, it->second.training};
       // Racy, and read again below: the cache is written anew, so that once the file is older
       // than a tick its entry is trusted (else a fresh checkout would be read on every run).
       scan_cache_dirty_ = true;
@@ -1018,9 +1132,9 @@ ProjectIndex::ScanVerdict ProjectIndex::scanFile(const fs::path& file, std::stri
   // A file edited without changing its verdict (the common case) is not worth rewriting the
   // cache for: the next run reads it again, which costs what reading it for its hash costs.
   bool same_verdict = entry.size != 0 && entry.may_compile == verdict.may_compile &&
-                      entry.may_set_environment == verdict.may_set_environment;
+                      entry.may_set_environment == verdict.may_set_environment && entry.training == verdict.training;
   entry = {static_cast<uint64_t>(st.st_size), static_cast<uint64_t>(st.st_ino), nanoseconds(st.st_mtim),
-           nanoseconds(st.st_ctim), verdict.may_compile, verdict.may_set_environment};
+           nanoseconds(st.st_ctim), verdict.may_compile, verdict.may_set_environment, verdict.training};
   if (!same_verdict) scan_cache_dirty_ = true;
   return verdict;
 }
@@ -1070,7 +1184,8 @@ void ProjectIndex::loadScanCache() {
     try {
       if (section == "files")
         entries[name] = {e.at(0).get<uint64_t>(), e.at(1).get<uint64_t>(), e.at(2).get<int64_t>(),
-                         e.at(5).get<int64_t>(), e.at(3).get<bool>(),    e.at(4).get<bool>()};
+                         e.at(5).get<int64_t>(), e.at(3).get<bool>(),    e.at(4).get<bool>(),
+                         e.at(6).get<uint8_t>()};
       else
         summaries[std::stoull(name, nullptr, 16)] = std::make_shared<const ModuleSummary>(e.get<ModuleSummary>());
       return true;
@@ -1105,7 +1220,8 @@ bool ProjectIndex::saveScanCache() {
     // again and no entry dropped: a warm run of an unchanged project writes nothing.
     if (!scan_cache_dirty_ && gone.empty() && summaries_.size() == stored_summaries_.size()) return true;
     for (const auto& [path, e] : scan_cache_)
-      if (keep(path)) files[path] = {e.size, e.inode, e.mtime_ns, e.may_compile, e.may_set_environment, e.ctime_ns};
+      if (keep(path))
+        files[path] = {e.size, e.inode, e.mtime_ns, e.may_compile, e.may_set_environment, e.ctime_ns, e.training};
     for (const auto& [hash, summary] : summaries_) summaries[fmt::format("{:016x}", hash)] = *summary;
   }
   std::error_code ec;

@@ -119,6 +119,7 @@ class ProjectIndex {
     int64_t ctime_ns = 0;  // changes on every write, and `touch`/`utime` cannot set it back
     bool may_compile = false;
     bool may_set_environment = false;  // holds an indexed variable's name (CUBLAS_WORKSPACE_CONFIG)
+    uint8_t training = 0;              // workspace/training_scan.h's TrainingWords
   };
   std::filesystem::path scan_cache_dir_;
   std::unordered_map<std::string, ScanEntry> scan_cache_;  // guarded by mutex_
@@ -153,6 +154,7 @@ class ProjectIndex {
   struct ScanVerdict {
     bool may_compile = false;          // a call or decorator spelled `compile`
     bool may_set_environment = false;  // an indexed environment variable's name
+    uint8_t training = 0;              // workspace/training_scan.h's TrainingWords
     bool too_large = false;            // past the size limit: not looked at
   };
   // What a raw look at `file` (the overlay's text first) says (`raw` is a reusable buffer); all

@@ -41,9 +41,17 @@ bool isExcluded(const ResolvedConfig& config, const fs::path& path) {
   return false;
 }
 
+bool pathLess(std::string_view a, std::string_view b) {
+  return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
+    auto key = [](char c) { return c == '/' ? -1 : static_cast<int>(static_cast<unsigned char>(c)); };
+    return key(x) < key(y);
+  });
+}
+
 WalkResult collectFiles(const std::vector<fs::path>& roots, ConfigResolver& resolver, bool force_exclude) {
   WalkResult result;
-  std::set<fs::path> seen_files;
+  auto less = [](const std::string& a, const std::string& b) { return pathLess(a, b); };
+  std::set<std::string, decltype(less)> seen_files(less);
   std::set<std::pair<dev_t, ino_t>> seen_dirs;  // guards against bind-mount style loops
   // The ignore files are read only when a .gitignore question comes up: `ptlint check
   // one_file.py` (pre-commit's case) never reads them.
@@ -110,7 +118,7 @@ WalkResult collectFiles(const std::vector<fs::path>& roots, ConfigResolver& reso
                                                      oracle().isIgnored(root, false))))
           continue;
       }
-      seen_files.insert(root);
+      seen_files.insert(root.native());
       continue;
     }
     if (force_exclude) {
@@ -163,7 +171,7 @@ WalkResult collectFiles(const std::vector<fs::path>& roots, ConfigResolver& reso
         if (isExcluded(config, path)) continue;
         if (ask_git && oracle().isIgnored(path, is_dir)) continue;
         if (is_dir) subdirs.push_back(path);
-        else seen_files.insert(path);
+        else seen_files.insert(path.native());
       }
       if (unknown > 0)
         result.errors.push_back(fmt::format("{}: cannot check {} entr{} of this folder ({})", dir.string(), unknown,

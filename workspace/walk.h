@@ -6,14 +6,21 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "workspace/config.h"
 
 namespace ptlint::workspace {
 
+// Orders native paths as std::filesystem::path does, component by component (the separator
+// sorts before every other byte).
+bool pathLess(std::string_view a, std::string_view b);
+
 struct WalkResult {
-  std::vector<std::filesystem::path> files;  // sorted, unique
+  // Absolute, in path order (pathLess), unique. Strings, not path objects: a path object holds one
+  // object per level of its folder, so a list of them grows with the square of a tree's depth.
+  std::vector<std::string> files;
   std::vector<std::string> errors;           // "path: reason": a missing path, an unreadable folder (exit 2)
   std::vector<std::string> warnings;         // reported once each, exit code unchanged
   std::vector<std::string> config_errors;    // invalid configurations: their folders were not walked (exit 2)

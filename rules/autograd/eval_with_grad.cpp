@@ -4,10 +4,12 @@
 #include <string>
 #include <vector>
 
+#include "analysis/module_summary.h"
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
 #include "rules/register.h"
 #include "rules/common/blocks.h"
+#include "rules/common/grad_mode.h"
 #include "rules/common/training_loops.h"
 #include "rules/helpers.h"
 
@@ -34,12 +36,14 @@ the call is under no `with torch.no_grad():`, `torch.inference_mode()` or
 `torch.set_grad_enabled(...)`, the function has no `@torch.no_grad()` or
 `@torch.inference_mode()` decorator, it names none of `no_grad`, `inference_mode`,
 `set_grad_enabled`, `enable_grad`, `requires_grad_`, `backward` or `autograd` (it manages
-gradients itself), and no call of the function in the file is under such a block. A call
-inside an assertion (`assert`, `self.assertEqual(model(x), ...)`: a test comparing outputs) is
-not reported, nor are test functions (`test_*`). A function
-that the file never calls, whose callers may be in other files, is still checked only
-when its name says it evaluates or predicts (`evaluate`, `validate`, `test_epoch`,
-`predict`, `inference`, ...). One finding per function, on the first call.
+gradients itself), and no call of the function is under such a block or in a function that
+has such a decorator or manages gradients — in the file, or, for a top-level function, in any
+file of the project that imports it (`from .evaluation import evaluate`, `metrics.score(...)`).
+A function handed on as a value (a callback) has callers nobody can see and is not reported.
+A call inside an assertion (`assert`, `self.assertEqual(model(x), ...)`: a test comparing
+outputs) is not reported, nor are test functions (`test_*`). A function that no file calls is
+still checked only when its name says it evaluates or predicts (`evaluate`, `validate`,
+`test_epoch`, `predict`, `inference`, ...). One finding per function, on the first call.
 
 ## Why is this bad?
 `model.eval()` switches dropout and batch normalisation to their inference behaviour; it does
@@ -79,45 +83,10 @@ premise holds 1.13–2.14.
 - [Autograd mechanics: locally disabling gradient computation](https://docs.pytorch.org/docs/stable/notes/autograd.html#locally-disabling-gradient-computation)
 )md"};
 
-constexpr std::array<std::string_view, 8> kGradWords{"no_grad",  "inference_mode", "set_grad_enabled", "enable_grad",
-                                                     "requires_grad_", "backward", "autograd", "grad"};
-
-bool isGradModeCall(const analysis::SemanticModel& model, TSNode expr) {
-  expr = analysis::unparenthesize(expr);
-  if (isKind(expr, "call")) expr = fieldOf(expr, "function");
-  auto name = model.qualifiedName(expr);
-  if (!name) return false;
-  return *name == "torch.no_grad" || *name == "torch.inference_mode" || *name == "torch.set_grad_enabled" ||
-         *name == "torch.autograd.grad_mode.no_grad" || *name == "torch.autograd.grad_mode.inference_mode" ||
-         *name == "torch.autograd.no_grad" || *name == "torch.autograd.grad_mode.set_grad_enabled";
-}
-
-bool underGradModeBlock(const analysis::SemanticModel& model, TSNode node) {
-  for (TSNode item : enclosingWithItems(node))
-    if (isGradModeCall(model, item)) return true;
-  return false;
-}
-
 bool evaluationName(std::string_view name) {
   for (std::string_view word : {"eval", "valid", "test", "predict", "infer", "score", "sample", "generate"})
     if (name.find(word) != std::string_view::npos) return true;
   return false;
-}
-
-bool spellsAny(TSNode node, std::string_view source) {
-  bool found = false;
-  analysis::walkTree(
-      node,
-      [&](TSNode n) {
-        if (found) return false;
-        if (isKind(n, "identifier")) {
-          std::string_view text = analysis::textOf(n, source);
-          for (std::string_view word : kGradWords) found = found || text == word;
-        }
-        return !found;
-      },
-      [](TSNode) {});
-  return found;
 }
 
 class EvalWithGrad final : public Rule {
@@ -126,6 +95,8 @@ class EvalWithGrad final : public Rule {
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
   std::vector<std::string_view> triggers() const override { return {"eval"}; }
   bool triggersAreWholeWords() const override { return true; }
+  // How other files use its evaluation functions (ProjectFacts::uses).
+  std::vector<std::string_view> projectWords() const override { return {"eval"}; }
   bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
     // Some `R.eval()` whose receiver `R` is called further on (`R(`).
     if (!source.codeNamesAny({"torch"})) return false;
@@ -161,63 +132,36 @@ class EvalWithGrad final : public Rule {
 
   void check(TSNode call, Context& ctx) const override {
     std::string_view source = ctx.source();
-    if (methodName(call, source) != "eval" || ts_node_named_child_count(argumentList(call)) != 0) return;
-    TSNode statement = enclosingStatement(call);
-    if (!isKind(statement, "expression_statement")) return;  // `model.eval()` as a statement
-    TSNode function = enclosingFunctionOrModule(call);
-    if (!isKind(function, "function_definition")) return;
     const auto& model = ctx.model();
     if (!model.importsModule("torch")) return;
-    TSNode receiver = fieldOf(fieldOf(call, "function"), "object");
-    std::string_view name = ctx.text(receiver);
-    if (!isKind(receiver, "identifier") && !isKind(receiver, "attribute")) return;
-    TSNode body = fieldOf(function, "body");
-    if (spellsAny(body, source)) return;
-    // Decorated with a grad mode.
-    if (TSNode decorated = ts_node_parent(function); isKind(decorated, "decorated_definition")) {
-      bool grad_mode = false;
-      analysis::forEachNamedChild(decorated, [&](TSNode child) {
-        if (isKind(child, "decorator") && isGradModeCall(model, ts_node_named_child(child, 0))) grad_mode = true;
-      });
-      if (grad_mode) return;
-    }
-    // The first call of the receiver after `.eval()`, outside grad-mode blocks and nested defs.
-    TSNode first{};
-    analysis::walkTree(
-        body,
-        [&](TSNode n) {
-          if (!ts_node_is_null(first) || isCodeBoundary(n)) return false;
-          if (isKind(n, "call") && analysis::startOf(n) > analysis::endOf(call) &&
-              ctx.text(fieldOf(n, "function")) == name && !underGradModeBlock(model, n) &&
-              !insideAssertion(n, source))
-            first = n;
-          return ts_node_is_null(first);
-        },
-        [](TSNode) {});
+    TSNode first = runAfterEvalMode(model, call);
     if (ts_node_is_null(first)) return;
-    // Its callers in this file: any under a grad-mode block decides.
+    TSNode function = enclosingFunctionOrModule(call);
+    std::string_view name = ctx.text(fieldOf(fieldOf(call, "function"), "object"));
+    // Its callers in this file and, for a top-level function, in the other files of the project:
+    // any under grad mode off (or unknown, as a value passed on) decides.
     std::string_view function_name = ctx.text(fieldOf(function, "name"));
-    if (function_name.starts_with("test")) return;  // a test checks outputs; its graphs are its own
     bool called = false, called_without_grad = false;
     analysis::forEachWholeWord(source, function_name, [&](size_t at) {
       TSNode node = ts_node_descendant_for_byte_range(ctx.file().root(), static_cast<uint32_t>(at),
                                                       static_cast<uint32_t>(at + function_name.size()));
-      TSNode parent = ts_node_parent(node);
-      if (isKind(parent, "attribute") && analysis::sameNode(fieldOf(parent, "attribute"), node)) {
-        node = parent;
-        parent = ts_node_parent(node);
-      }
-      if (!isKind(parent, "call") || !analysis::sameNode(fieldOf(parent, "function"), node)) {
-        // Passed as a value (a callback, a hook): its caller is unknown.
-        if (!analysis::contains(fieldOf(function, "name"), node)) called_without_grad = true;
-        return false;
-      }
-      called = true;
-      if (underGradModeBlock(model, parent)) called_without_grad = true;
-      TSNode caller = enclosingFunctionOrModule(parent);
-      if (isKind(caller, "function_definition") && spellsAny(fieldOf(caller, "body"), source)) called_without_grad = true;
+      if (analysis::contains(fieldOf(function, "name"), node)) return false;
+      FunctionUse use = functionUseAt(model, node);
+      called = called || use.called;
+      called_without_grad = called_without_grad || use.grad_off_or_unknown;
       return false;
     });
+    const auto& project = ctx.settings().project;
+    const analysis::ExternalUse* external = nullptr;
+    if (project != nullptr && isKind(ts_node_parent(isKind(ts_node_parent(function), "decorated_definition")
+                                                       ? ts_node_parent(function)
+                                                       : function),
+                                     "module"))
+      external = project->useOf(function_name);
+    if (external != nullptr) {
+      called = called || external->called;
+      called_without_grad = called_without_grad || external->grad_off_or_unknown;
+    }
     if (called_without_grad) return;
     if (!called && !evaluationName(function_name)) return;
 
@@ -226,6 +170,17 @@ class EvalWithGrad final : public Rule {
                            "every forward records a graph; run it under `torch.no_grad()` or `torch.inference_mode()`",
                            name, name));
     d.related.push_back({analysis::startOf(call), analysis::endOf(call), "evaluation mode is set here"});
+    if (external != nullptr && !external->where.path.empty()) {
+      // Called from another file with grad mode on: where.
+      const auto& note = external->where;
+      RelatedInfo info{note.at.start, note.at.end, note.message};
+      info.path = note.path;
+      info.line = note.at.line;
+      info.column = note.at.column;
+      info.column_utf16 = note.at.column_utf16;
+      info.column_bytes = note.at.column_bytes;
+      d.related.push_back(std::move(info));
+    }
     bool needs_import = false;
     std::string torch = torchModuleName(model, function, needs_import);
     if (needs_import) return;

@@ -1,11 +1,13 @@
-// PTL406 distributed-sampler-without-set-epoch: a shuffling `DistributedSampler` in a file that
-// runs several epochs and never calls `set_epoch`.
+// PTL406 distributed-sampler-without-set-epoch: a shuffling `DistributedSampler` in a project that
+// runs several epochs and never calls `set_epoch` (the other files' part: ProjectWideFacts).
 #include <string>
 
+#include "analysis/module_summary.h"
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
 #include "rules/register.h"
 #include "rules/common/blocks.h"
+#include "rules/data/epoch_trainers.h"
 #include "rules/helpers.h"
 
 namespace ptlint::rules {
@@ -26,11 +28,12 @@ constexpr RuleMeta kDistributedSamplerWithoutSetEpoch{
 ## What it does
 Reports `torch.utils.data.DistributedSampler(...)` (any import or alias) when it shuffles
 (`shuffle` absent or true), is handed to a `DataLoader` in the same file (`sampler=` the call,
-or a name or `self.<attr>` bound to it), and the file runs an epoch loop (a `for` whose target
-or iterable names an epoch: `for epoch in range(args.epochs)`), while nothing in the file calls
-`set_epoch`. Not reported when the file imports a trainer that sets the epoch itself (Lightning,
-accelerate, transformers, DeepSpeed, Ignite), nor for samplers of validation or test sets
-(whose order does not matter).
+or a name or `self.<attr>` bound to it), and the project runs an epoch loop (a `for` whose
+target or iterable names an epoch: `for epoch in range(args.epochs)`, in this file or another
+one), while nothing in the project spells `set_epoch`. Not reported when the file or any file of
+its project imports a trainer that sets the epoch itself (Lightning, accelerate, transformers,
+DeepSpeed, Ignite), nor for samplers of validation or test sets (whose order does not matter).
+A file checked outside any project is judged on its own text.
 
 ## Why is this bad?
 `DistributedSampler.__iter__` seeds its shuffle with `self.seed + self.epoch`
@@ -128,8 +131,17 @@ class DistributedSamplerWithoutSetEpoch final : public Rule {
     return analysis::findBytes(source.text(), "set_epoch") == std::string_view::npos &&
            source.codeNamesAny({"DistributedSampler"});
   }
-  bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
-    return namesIdentifier(file, "DistributedSampler") && hasEpochLoop(file.root(), file.text());
+  // Whether another file calls `set_epoch`, imports a trainer or loops over epochs.
+  std::vector<std::string_view> projectWords() const override { return {"DistributedSampler"}; }
+  bool mayReportIn(const analysis::ParsedFile& file, const Settings& settings) const override {
+    const analysis::ProjectWideFacts* project =
+        settings.project != nullptr && settings.project->project != nullptr && settings.project->project->linked
+            ? settings.project->project.get()
+            : nullptr;
+    if (project != nullptr && (!project->sets_epoch.path.empty() || !project->imports_trainer.path.empty()))
+      return false;
+    if (!namesIdentifier(file, "DistributedSampler")) return false;
+    return hasEpochLoop(file.root(), file.text()) || (project != nullptr && !project->loops_epochs.path.empty());
   }
 
   void check(TSNode call, Context& ctx) const override {
@@ -139,8 +151,7 @@ class DistributedSamplerWithoutSetEpoch final : public Rule {
     if (!callee || (*callee != "torch.utils.data.DistributedSampler" &&
                     *callee != "torch.utils.data.distributed.DistributedSampler"))
       return;
-    for (std::string_view trainer : {"pytorch_lightning", "lightning", "accelerate", "transformers", "deepspeed",
-                                     "ignite", "composer", "mmengine", "mmcv", "detectron2"})
+    for (std::string_view trainer : kEpochSettingTrainers)
       if (model.importsModule(trainer)) return;
     std::string_view source = ctx.source();
     if (hasDoubleStarArguments(call) || hasStarArguments(call)) return;

@@ -13,6 +13,7 @@ import resource
 import subprocess
 
 from lsp_client import LspClient
+from walk_test import sanitized
 from hostile_common import (AMP, AMP_FIXED, Failure, check, hand_over, limit_memory, main, read, run_ptlint,
                             run_unprivileged, snapshot, unprivileged_prefix, write)
 
@@ -148,6 +149,48 @@ def test_latin1_cookie(ptlint, tmp):
 def test_too_large(ptlint, tmp):
     unhandled(ptlint, tmp, "big.py", b"import torch\ntorch.cuda.amp.autocast()\n" + b"#" * (17 << 20) + b"\n",
               "too large")
+
+
+def test_out_of_memory(ptlint, tmp):
+    # A file whose tree does not fit the address space left: an error naming it (exit 2), never an
+    # abort, and the other files still reported.
+    if sanitized(ptlint):
+        print("     sanitizer build: address-space limit not applied")
+        return
+    lines = [b"import torch"] + [b"x%d = torch.cuda.amp.autocast(enabled=(%d + %d) * [%d, %d])" % (i, i, i, i, i)
+                                 for i in range(180000)]
+    big = write(os.path.join(tmp, "big.py"), b"\n".join(lines) + b"\n", mode="wb")
+    small = write(os.path.join(tmp, "small.py"), AMP)
+    limit = os.path.getsize(ptlint) + (160 << 20)  # the binary maps, then a little: the big tree fails
+
+    def budget():
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    env = dict(os.environ, MALLOC_ARENA_MAX="1")
+    for args in (["--no-cache", "-j", "1"], ["--no-cache", "-j", "2"]):
+        proc = subprocess.run([ptlint, "check", *args, "--output-format", "json", small, big], capture_output=True,
+                              timeout=120, preexec_fn=budget, env=env)
+        err = proc.stderr.decode(errors="replace")
+        check(proc.returncode == 2, f"exit {proc.returncode} under {limit >> 20} MB ({args}): {err[-800:]}")
+        check("big.py" in err and "out of memory" in err, f"no error naming big.py: {err[-800:]}")
+        files = {os.path.basename(d["filename"]) for d in json.loads(proc.stdout)}
+        check("small.py" in files, f"small.py not reported beside it: {sorted(files)}")
+    # The same file in the language server: the request for its diagnostics fails, the server
+    # goes on and answers for the small file.
+    lsp = LspClient([ptlint, "--lsp"], preexec_fn=budget, env=env)
+    try:
+        lsp.initialize(tmp)
+        with open(big) as f:
+            lsp.open("file://" + big, f.read())
+        r = lsp.request("textDocument/diagnostic", {"textDocument": {"uri": "file://" + big}})
+        check("error" in r and "out of memory" in r["error"]["message"], f"big.py in the server: {str(r)[:300]}")
+        lsp.open("file://" + small, read(small).decode())
+        r = lsp.request("textDocument/diagnostic", {"textDocument": {"uri": "file://" + small}})
+        codes = [d.get("code") for d in r.get("result", {}).get("items", [])]
+        check("PTL101" in codes, f"small.py in the server after big.py: {str(r)[:300]}")
+        check(lsp.shutdown() == 0, "the server did not exit cleanly")
+    finally:
+        if lsp.proc.poll() is None:
+            lsp.proc.kill()
 
 
 def real_files():
@@ -294,4 +337,4 @@ if __name__ == "__main__":
     main({f.__name__[5:]: f for f in [test_stdin_too_large, test_toml_deep_headers, test_toml_deep_dotted_keys,
                                        test_thread_limit, test_lone_cr, test_deep_nesting, test_deep_torch_calls, test_huge_line, test_many_lines, test_nul_bytes,
                                        test_invalid_utf8, test_latin1_cookie, test_too_large,
-                                       test_line_ending_variants]})
+                                       test_line_ending_variants, test_out_of_memory]})

@@ -8,9 +8,9 @@ from hostile_common import Failure, limit_memory
 
 
 class LspClient:
-    def __init__(self, cmd):
+    def __init__(self, cmd, preexec_fn=limit_memory, env=None):
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                     preexec_fn=limit_memory)
+                                     preexec_fn=preexec_fn, env=env)
         self.next_id = 1
         self.messages = queue.Queue()
         self.reader = threading.Thread(target=self._read, daemon=True)

@@ -100,10 +100,11 @@ def sanitized(ptlint):
     return b"__asan_init" in data or b"__tsan_init" in data or b"__msan_init" in data
 
 
-def test_deep_folders(ptlint, tmp):
+def test_deep_folders(ptlint, tmp, levels=None, limit=None):
     """A package nested 1,000 folders deep, `__init__.py` at each level: the walk, the project
     index and the reports keep every file's path, and memory must grow with the sum of their
     lengths, not with one object per level of each."""
+    levels = levels or DEEP_LEVELS
     root = os.path.join(tmp, "tree")
     os.makedirs(root)
     with open(os.path.join(root, "pyproject.toml"), "w"):
@@ -111,7 +112,7 @@ def test_deep_folders(ptlint, tmp):
     with open(os.path.join(root, "top.py"), "w") as f:
         f.write(COMPILED)
     folders = [root]
-    for _ in range(DEEP_LEVELS):
+    for _ in range(levels):
         folders.append(os.path.join(folders[-1], "p"))
         os.mkdir(folders[-1])
         with open(os.path.join(folders[-1], "__init__.py"), "w"):
@@ -119,7 +120,7 @@ def test_deep_folders(ptlint, tmp):
     with open(os.path.join(folders[-1], "leaf.py"), "w") as f:
         f.write(COMPILED)
     try:
-        check_deep_tree(ptlint, root)
+        check_deep_tree(ptlint, root, limit or DEEP_MEMORY_LIMIT, levels)
     finally:
         for folder in reversed(folders):  # bottom up: shutil.rmtree recurses once per level
             for name in os.listdir(folder):
@@ -128,26 +129,32 @@ def test_deep_folders(ptlint, tmp):
             os.rmdir(folder)
 
 
-def check_deep_tree(ptlint, root):
+def check_deep_tree(ptlint, root, limit, levels):
     if sanitized(ptlint):
         print("     sanitizer build: memory budget not checked")
         return
 
     def budget():
-        resource.setrlimit(resource.RLIMIT_AS, (DEEP_MEMORY_LIMIT, DEEP_MEMORY_LIMIT))
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
     env = dict(os.environ, MALLOC_ARENA_MAX="1")  # one arena: the budget does not depend on the cores
     try:
         proc = subprocess.run([ptlint, "check", "--no-cache", "-j", "1", "--output-format", "json", root],
                               capture_output=True, timeout=120, preexec_fn=budget, env=env)
     except subprocess.TimeoutExpired:
-        raise Failure("timed out on a tree 1,000 folders deep")
+        raise Failure(f"timed out on a tree {levels} folders deep")
     stderr = proc.stderr.decode(errors="replace")[-2000:]
-    check(proc.returncode == 1, f"exit code {proc.returncode} under {DEEP_MEMORY_LIMIT >> 20} MB:\n{stderr}")
+    check(proc.returncode == 1, f"exit code {proc.returncode} under {limit >> 20} MB:\n{stderr}")
     files = {os.path.basename(f) for f in linted_files(proc, root)}
     check(files == {"top.py", "leaf.py"}, f"findings in {sorted(files)}, expected top.py and leaf.py\n{stderr}")
 
 
+def test_deep_folders_tight(ptlint, tmp):
+    """1,500 levels under 80 MB of address space: the walk's list and the engine's inputs are
+    strings, not a path object (one object per level) per file, which needed over 90 MB here."""
+    test_deep_folders(ptlint, tmp, levels=1500, limit=80 << 20)
+
+
 if __name__ == "__main__":
     main({"links_fifo_device": test_links_fifo_device, "unreadable_folder": test_unreadable_folder,
-          "deep_folders": test_deep_folders})
+          "deep_folders": test_deep_folders, "deep_folders_tight": test_deep_folders_tight})

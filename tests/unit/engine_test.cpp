@@ -122,7 +122,8 @@ TEST_F(EngineTest, LoneCarriageReturnsAndNotebooks) {
 
 TEST_F(EngineTest, CancellationAndProgressWithoutLocks) {
   std::vector<workspace::FileInput> inputs;
-  for (int i = 0; i < 40; ++i) inputs.push_back({write("f" + std::to_string(i) + ".py", kAmp), std::nullopt, std::nullopt});
+  for (int i = 0; i < 40; ++i)
+    inputs.push_back({write("f" + std::to_string(i) + ".py", kAmp).string(), std::nullopt, std::nullopt});
   workspace::EngineOptions options;
   options.threads = 2;
   workspace::Engine engine(std::move(options));

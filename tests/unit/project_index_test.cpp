@@ -62,7 +62,7 @@ struct Finding {
 };
 
 // The rules that ask the project index.
-const std::vector<std::string> kProjectRules{"PTL501", "PTL502", "PTL504", "PTL603", "PTL702", "PTL201"};
+const std::vector<std::string> kProjectRules{"PTL501", "PTL502", "PTL504", "PTL603", "PTL702", "PTL201", "PTL406", "PTL707"};
 
 std::vector<Finding> lintInProject(workspace::ProjectIndex& index, const fs::path& file,
                                    const std::vector<std::string>& select = kProjectRules) {
@@ -101,7 +101,34 @@ TEST_P(ProjectFixture, FindingsMatchExpectations) {
 INSTANTIATE_TEST_SUITE_P(Projects, ProjectFixture,
                          testing::Values("nanogpt", "relimport", "srclayout", "namespace", "keraslike", "flexattn",
                                          "flexunknown", "determinism_unset", "gptlike", "timmlike", "containers", "diffuserslike",
-                                         "trainerlike", "graphbreaks", "compilereach", "scriptfolder"));
+                                         "trainerlike", "graphbreaks", "compilereach", "scriptfolder", "evalgrad",
+                                         "samplerepoch"));
+
+// Projects whose look-alikes another file makes right: no finding at all.
+TEST(ProjectIndex, QuietProjectsHaveNoFindings) {
+  for (const char* name : {"samplerepoch_quiet", "samplerepoch_trainer"}) {
+    SCOPED_TRACE(name);
+    workspace::ProjectIndex index(readText);
+    for (const fs::path& file : pythonFiles(kProjects / name)) {
+      SCOPED_TRACE(file.string());
+      EXPECT_TRUE(expectations(*readText(file)).empty());
+      for (auto& f : lintInProject(index, file)) ADD_FAILURE() << f.code << " at row " << f.row;
+    }
+  }
+}
+
+// What keeps the quiet projects quiet is in another file: their loader module, checked alone
+// (no project), reports.
+TEST(ProjectIndex, AloneTheLoaderModulesReport) {
+  for (const char* name : {"samplerepoch_quiet", "samplerepoch_trainer"}) {
+    SCOPED_TRACE(name);
+    std::string text = *readText(kProjects / name / "data.py");
+    rules::Settings settings;
+    settings.select = {"PTL406"};
+    auto parsed = analysis::ParsedFile::parse(text);
+    EXPECT_EQ(rules::lintFile(parsed, settings).diagnostics.size(), 1u);
+  }
+}
 
 // A folder of scripts with no project marker (an unpacked archive, a notebook upload): the
 // script's folder is an import root, as `python train.py` makes it, and a package beside the
@@ -233,6 +260,58 @@ TEST(ProjectIndex, AWarmRunReusesTheScanAndTheSummaries) {
     EXPECT_EQ(index.summariesBuilt(), 3u);
   }
   fs::remove_all(cache);
+}
+
+// The training words of the scan (PTL406's `set_epoch`, PTL707's `.eval()`) come back from the
+// scan cache: a warm run gives the same facts.
+TEST(ProjectIndex, AWarmRunKeepsTheTrainingFacts) {
+  fs::path cache = fs::temp_directory_path() / ("ptlint-scan-training-" + std::to_string(::getpid()));
+  fs::path loader = fs::absolute(kProjects / "samplerepoch_quiet" / "data.py");
+  fs::path metrics = fs::absolute(kProjects / "evalgrad" / "pkg" / "metrics.py");
+  std::string loader_digest, metrics_digest;
+  for (int run = 0; run < 2; ++run) {
+    SCOPED_TRACE(run);
+    workspace::ProjectIndex index(readText);
+    index.useScanCache(cache);
+    auto facts = index.factsFor(loader);
+    EXPECT_EQ(fs::path(facts->project->sets_epoch.path).filename(), "engine.py");
+    EXPECT_EQ(fs::path(facts->project->loops_epochs.path).filename(), "data.py");
+    auto uses = index.factsFor(metrics);
+    ASSERT_NE(uses->useOf("score_model"), nullptr);
+    EXPECT_TRUE(uses->useOf("score_model")->grad_off_or_unknown);
+    ASSERT_NE(uses->useOf("collect_outputs"), nullptr);
+    EXPECT_FALSE(uses->useOf("collect_outputs")->grad_off_or_unknown);
+    EXPECT_TRUE(uses->useOf("collect_outputs")->called);
+    if (run == 0) {
+      loader_digest = facts->digest;
+      metrics_digest = uses->digest;
+      EXPECT_TRUE(index.saveScanCache());
+    } else {
+      EXPECT_EQ(facts->digest, loader_digest);
+      EXPECT_EQ(uses->digest, metrics_digest);
+    }
+  }
+  fs::remove_all(cache);
+}
+
+// An editor's new text of any file may change the training facts: a `set_epoch` typed in a file
+// the link never read, or a call of an evaluation function.
+TEST(ProjectIndex, TrainingWordsMakeATextAffectTheProject) {
+  fs::path dir = fs::temp_directory_path() / ("ptlint-affected-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::copy(kProjects / "evalgrad", dir, fs::copy_options::recursive);
+  std::ofstream(dir / "other.py") << "x = 1\n";
+  std::ofstream(dir / "loop.py") << "for epoch in range(3):\n    pass\n";
+  workspace::ProjectIndex index(readText);
+  index.factsFor(dir / "evaluation.py");
+  EXPECT_TRUE(index.projectsAffectedBy(dir / "other.py", std::string_view("y = 2\n")).empty());
+  EXPECT_EQ(index.projectsAffectedBy(dir / "other.py", std::string_view("s.set_epoch(e)\n")).size(), 1u);
+  EXPECT_EQ(index.projectsAffectedBy(dir / "other.py", std::string_view("from evaluation import infer\n")).size(), 1u);
+  EXPECT_EQ(index.projectsAffectedBy(dir / "train.py", std::string_view("y = 2\n")).size(), 1u);  // a caller read
+  // A file whose training words stay the same is no news; one that loses them is.
+  EXPECT_TRUE(index.projectsAffectedBy(dir / "loop.py", std::string_view("for epoch in range(4):\n    pass\n")).empty());
+  EXPECT_EQ(index.projectsAffectedBy(dir / "loop.py", std::string_view("x = 1\n")).size(), 1u);
+  fs::remove_all(dir);
 }
 
 TEST(ModuleSummary, RecordsImportsClassesCallsSitesAndEnvironment) {

@@ -1,0 +1,3 @@
+from evaluation import predict
+
+CALLBACKS = {"predict": predict}
