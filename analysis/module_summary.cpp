@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "analysis/compiled_regions.h"
+#include "analysis/environment_writes.h"
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
 
@@ -145,6 +146,12 @@ class Summarizer {
     });
     for (size_t i = 0; i < defs_.size(); ++i) index_by_def_[defs_[i].def.id] = i;
     walk();
+    // The indexed variables as the rules read them in one file (a dict of defaults applied over
+    // its items, `env["X"] = v` for a child process, ...), not only the `os.environ` forms above.
+    for (std::string_view variable : indexedEnvironmentVariables())
+      if (std::find(out_.environment.begin(), out_.environment.end(), variable) == out_.environment.end() &&
+          source_.find(variable) != std::string_view::npos && setsEnvironmentVariable(model_.file(), variable))
+        out_.environment.emplace_back(variable);
     return std::move(out_);
   }
 

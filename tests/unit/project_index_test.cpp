@@ -359,3 +359,26 @@ TEST(ProjectIndex, FlexAttentionStaysQuietWhenAnotherLibraryBuildsTheCompiledMod
   }
   fs::remove_all(dir);
 }
+
+// A dict of defaults applied over its items sets the variable; a file that only reads it, logs
+// it or names it in a comment does not.
+TEST(ProjectIndex, CublasConfigFromADictOfDefaultsCountsAndAReadDoesNot) {
+  fs::path dir = fs::temp_directory_path() / ("ptlint-env-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "pyproject.toml") << "";
+  std::ofstream(dir / "train.py") << "import torch\n\ntorch.use_deterministic_algorithms(True)\n";
+  std::ofstream(dir / "report.py") << "import os\n\n# CUBLAS_WORKSPACE_CONFIG is set by the launcher\n"
+                                      "print('CUBLAS_WORKSPACE_CONFIG =', os.environ.get('CUBLAS_WORKSPACE_CONFIG'))\n";
+  {
+    workspace::ProjectIndex index(readText);
+    EXPECT_EQ(lintInProject(index, dir / "train.py", {"PTL702"}).size(), 1u);
+  }
+  std::ofstream(dir / "env.py") << "import os\n\nDEFAULTS = {'CUBLAS_WORKSPACE_CONFIG': ':4096:8', 'OMP_NUM_THREADS': '1'}\n"
+                                   "for k, v in DEFAULTS.items():\n    os.environ.setdefault(k, v)\n";
+  {
+    workspace::ProjectIndex index(readText);
+    EXPECT_TRUE(lintInProject(index, dir / "train.py", {"PTL702"}).empty());
+  }
+  fs::remove_all(dir);
+}
