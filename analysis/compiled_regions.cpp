@@ -94,6 +94,15 @@ std::string dottedText(TSNode expr, std::string_view source) {
   return out;
 }
 
+// `torch.compile(model)` as a statement of its own: the compiled wrapper it returns is thrown
+// away and the model still runs eagerly (PyTorch 2.6: no frame compiled); only
+// `model.compile()` compiles in place.
+bool resultDiscarded(TSNode call) {
+  TSNode parent = ts_node_parent(call);
+  while (isKind(parent, "parenthesized_expression")) parent = ts_node_parent(parent);
+  return isKind(parent, "expression_statement");
+}
+
 std::string_view lastSegment(std::string_view dotted) {
   size_t dot = dotted.rfind('.');
   return dot == std::string_view::npos ? dotted : dotted.substr(dot + 1);
@@ -517,7 +526,10 @@ class CompiledRegions::Builder {
     if (isKind(expr, "identifier")) {
       const Binding* b = bindingFor(expr);
       if (b == nullptr) return {};
-      if (b->kind == BindingKind::Parameter) return selfClass(b);
+      if (b->kind == BindingKind::Parameter) {
+        TSNode cls = selfClass(b);
+        return ts_node_is_null(cls) ? annotatedClass(b) : cls;
+      }
       // Memoised per identifier: names bound from names bound from names (each several times)
       // are followed once each; a name reached again while resolved is unknown.
       if (auto it = instance_class_.find(expr.id); it != instance_class_.end()) return it->second;
@@ -540,6 +552,25 @@ class CompiledRegions::Builder {
       return attributeClass(owner_cls, textOf(fieldOf(expr, "attribute"), source_), depth + 1);
     }
     return {};
+  }
+
+  // The same-file class a parameter is annotated with (`def generate(model: GPT)`), or null.
+  TSNode annotatedClass(const Binding* param) const {
+    TSNode holder = ts_node_parent(param->name_node);
+    if (!isKind(holder, "typed_parameter") && !isKind(holder, "typed_default_parameter")) return {};
+    TSNode type = fieldOf(holder, "type");
+    if (isKind(type, "type") && ts_node_named_child_count(type) == 1) type = ts_node_named_child(type, 0);
+    type = unparenthesize(type);
+    if (isKind(type, "string")) {
+      // A forward reference, `model: "GPT"`: the class of that name at module level.
+      std::string_view text = textOf(type, source_);
+      if (text.size() < 3 || (text.front() != '"' && text.front() != '\'') || text.back() != text.front()) return {};
+      std::string_view name = text.substr(1, text.size() - 2);
+      const auto* all = model_.bindingsOf(model_.moduleScope(), name);
+      if (all == nullptr || all->size() != 1 || (*all)[0]->kind != BindingKind::Class) return {};
+      return (*all)[0]->statement;
+    }
+    return classNamed(type);
   }
 
   // The class of a method's first parameter (`self`), or null for any other parameter.
@@ -683,6 +714,7 @@ class CompiledRegions::Builder {
         target = targetArgument(call, q && isTorchCompile(*q) ? "model" : "", source_);
       }
       if (ts_node_is_null(target)) continue;  // a decorator factory: `@torch.compile(mode=...)`
+      if (resultDiscarded(call)) continue;
       int fn = runTarget(target);
       if (fn >= 0) roots.emplace_back(fn, call);
       else noteParameterCompile(target, call);
@@ -754,7 +786,7 @@ class CompiledRegions::Builder {
             if (position++ == pc.position && pc.position >= 0) arg = a;
           }
         });
-        if (ts_node_is_null(arg)) return false;
+        if (ts_node_is_null(arg) || resultDiscarded(call)) return false;
         int fn = runTarget(arg);
         if (fn >= 0) roots.emplace_back(fn, call);
         return false;

@@ -43,6 +43,9 @@ struct CallRef {
   enum class Kind : uint8_t {
     Name,      // `f(x)`, `mod.f(x)`, `Cls.method(x)`: `target`
     SelfAttr,  // `self.<attr>(x)`, `self.<attr>[i](x)`, `block(x)` for `block` in `self.<attr>`
+    // `model(x)` / `model.decode(x)` for a parameter annotated with a class (`model: GPT`):
+    // `target` is the class, `attr` the method (empty: the instance's `forward`).
+    Instance,
   };
   Kind kind = Kind::Name;
   NameRef target;    // Name
@@ -113,6 +116,11 @@ struct CompileSite {
     SelfAttr,  // `torch.compile(self.<attr>)` in a method of `owner`
     Parameter,  // `torch.compile(<param>)` in `owner.__init__`: `attr` is the parameter's name
     InstanceAttr,  // `for block in model.blocks: block.compile()`: `target`'s `attr` elements
+    // `def maybe_compile(m): return torch.compile(m)` (`m.compile()`): the top-level function
+    // `owner` compiles its parameter `attr` (position `parameter_index`); also a top-level name
+    // bound to `functools.partial(torch.compile, ...)` or to `torch._dynamo.optimize(...)`
+    // (`owner`, position 0). What the project's calls pass there, and what it decorates, is compiled.
+    FunctionParameter,
   };
   Kind kind = Kind::Instance;
   NameRef target;     // Instance, InstanceAttr: the class; Function: the function (`Cls.method` for a method)

@@ -36,7 +36,12 @@ Reports `Tensor.item()` and `Tensor.tolist()` calls inside code that `torch.comp
   and a function of the file that compiles its parameter (`def maybe_compile(m): return
   torch.compile(m)`): what each call of it in the file passes there;
 - transitively, every function and method of the same file that compiled code calls directly
-  (`helper(x)`, `self.helper(x)`, `super().forward(x)`, `self.block(x)` for a module of the file).
+  (`helper(x)`, `self.helper(x)`, `super().forward(x)`, `self.block(x)` for a module of the file,
+  `model(x)` and `model.decode(x)` for a parameter annotated with a class, `model: Transformer`).
+
+`torch.compile(model)` or `torch.compile(fn)` as a statement of its own compiles nothing that
+runs: the compiled wrapper it returns is thrown away and `model(x)` stays eager (PyTorch 2.6 and
+2.14 compile no frame); only `model.compile()` compiles in place.
 
 Functions decorated with `torch.compiler.disable` or `torch._dynamo.disable` are not compiled, and
 neither is what only they reach. `.item()` on the *result* of a compiled function, outside it,
@@ -57,7 +62,14 @@ another file: `model = torch.compile(GPT(config))` or `model.compile()` in `trai
 each element compiled in a loop, `for block in model.blocks: block.compile()` or over
 `self.blocks` in a method), a
 method or submodule of a submodule (`self.encoder.encode(x)`), and the functions imported from
-other modules that compiled code calls. What is compiled is followed through factories:
+other modules that compiled code calls. A helper or a partial defined in another module
+compiles what the project's calls pass it (`from utils import maybe_compile`;
+`maybe_compile(Encoder())`, `compiler(Decoder())` for `compiler = partial(torch.compile, ...)`,
+`@maybe_compile` on a function). Without a project marker, checked from the project's folder,
+that folder is the import root (as `python -m` and the scripts run from it see it) and a module
+in a subfolder without `__init__.py` is found from the scripts above it; a script's own folder
+resolves its imports (`tools/bench.py` importing `tools/tiny.py` as `tiny`) with or without one.
+What is compiled is followed through factories:
 `torch.compile(build_model(cfg))`, `GPT.from_pretrained(...)` (what their `return`s build),
 `create_model(name)` looking up a registry that a decorator fills (`@register_model`: every
 registered factory counts), and a model handed to a constructor that compiles it

@@ -101,13 +101,14 @@ TEST_P(ProjectFixture, FindingsMatchExpectations) {
 INSTANTIATE_TEST_SUITE_P(Projects, ProjectFixture,
                          testing::Values("nanogpt", "relimport", "srclayout", "namespace", "keraslike", "flexattn",
                                          "flexunknown", "determinism_unset", "gptlike", "timmlike", "containers", "diffuserslike",
-                                         "trainerlike", "graphbreaks", "compilereach", "scriptfolder"));
+                                         "trainerlike", "graphbreaks", "compilereach", "scriptfolder", "helpers",
+                                         "nested"));
 
 // A folder of scripts with no project marker (an unpacked archive, a notebook upload): the
 // script's folder is an import root, as `python train.py` makes it, and a package beside the
 // scripts is compiled from them. The findings match those of the same files under a marker.
 TEST(ProjectIndex, WithoutAMarkerTheFindingsAreTheSame) {
-  for (const char* name : {"scriptfolder", "compilereach", "nanogpt"}) {
+  for (const char* name : {"scriptfolder", "compilereach", "nanogpt", "helpers"}) {
     SCOPED_TRACE(name);
     fs::path marked = kProjects / name;
     fs::path bare = fs::temp_directory_path() / ("ptlint-bare-" + std::to_string(::getpid())) / name;
@@ -127,6 +128,38 @@ TEST(ProjectIndex, WithoutAMarkerTheFindingsAreTheSame) {
       EXPECT_EQ(a, b);
       total += a.size();
     }
+    EXPECT_GT(total, 0u);
+    fs::remove_all(bare.parent_path());
+  }
+}
+
+// Without a marker, checked from the project's folder (the working folder): the scripts above
+// a module in a subfolder without `__init__.py` import it (`from models.net import Net`), and a
+// script's own folder resolves its imports (`tools/bench.py` importing `tiny`). The findings
+// match those of the same files under a marker.
+TEST(ProjectIndex, WithoutAMarkerTheWorkingFolderIsTheProject) {
+  for (const char* name : {"nested", "helpers", "scriptfolder"}) {
+    SCOPED_TRACE(name);
+    fs::path marked = kProjects / name;
+    fs::path bare = fs::temp_directory_path() / ("ptlint-cwd-" + std::to_string(::getpid())) / name;
+    fs::remove_all(bare);
+    fs::create_directories(bare);
+    fs::copy(marked, bare, fs::copy_options::recursive);
+    fs::remove(bare / "pyproject.toml");
+    fs::path previous = fs::current_path();
+    fs::current_path(bare);
+    workspace::ProjectIndex with_marker(readText), without(readText);
+    size_t total = 0;
+    for (const fs::path& file : pythonFiles(marked)) {
+      fs::path rel = file.lexically_relative(marked);
+      SCOPED_TRACE(rel.string());
+      std::vector<std::pair<uint32_t, std::string>> a, b;
+      for (auto& f : lintInProject(with_marker, file)) a.emplace_back(f.row, f.code);
+      for (auto& f : lintInProject(without, bare / rel)) b.emplace_back(f.row, f.code);
+      EXPECT_EQ(a, b);
+      total += a.size();
+    }
+    fs::current_path(previous);
     EXPECT_GT(total, 0u);
     fs::remove_all(bare.parent_path());
   }
