@@ -28,6 +28,13 @@ bool isDynamoDisable(std::string_view qualified) {
          qualified == "torch._dynamo.eval_frame.disable" || qualified == "torch._disable_dynamo";
 }
 
+bool namesDynamoDisable(std::string_view spelled) {
+  size_t dot = spelled.rfind('.');
+  std::string_view name = dot == std::string_view::npos ? spelled : spelled.substr(dot + 1);
+  return name.find("disable") != std::string_view::npos &&
+         (name.find("compile") != std::string_view::npos || name.find("dynamo") != std::string_view::npos);
+}
+
 bool isCompilingPredicate(std::string_view qualified) {
   return qualified == "torch.compiler.is_compiling" || qualified == "torch.compiler.is_dynamo_compiling" ||
          qualified == "torch._dynamo.is_compiling" || qualified == "torch._dynamo.external_utils.is_compiling" ||
@@ -680,7 +687,9 @@ class CompiledRegions::Builder {
       for (TSNode decorator : fn.decorators) {
         TSNode callee = isKind(decorator, "call") ? unparenthesize(fieldOf(decorator, "function")) : decorator;
         auto q = model_.qualifiedName(callee);
-        if (q && isDynamoDisable(*q)) fn.disabled = true;
+        if (q ? isDynamoDisable(*q) || (!q->starts_with("torch.") && namesDynamoDisable(*q))
+              : namesDynamoDisable(textOf(callee, source_)))
+          fn.disabled = true;
       }
     }
     // Call forms first mark what they disable: `helper = torch.compiler.disable(helper)`.

@@ -197,7 +197,9 @@ class Summarizer {
         TSNode expr = unparenthesize(ts_node_named_child(child, 0));
         TSNode callee = isKind(expr, "call") ? unparenthesize(fieldOf(expr, "function")) : expr;
         auto q = model_.qualifiedName(callee);
-        if (q && isDynamoDisable(*q)) fn.disabled = true;
+        if (q ? isDynamoDisable(*q) || (!q->starts_with("torch.") && namesDynamoDisable(*q))
+              : namesDynamoDisable(textOf(callee, source_)))
+          fn.disabled = true;
         if (auto ref = nameRef(callee)) fn.decorators.push_back(std::move(*ref));
       });
     return fn;

@@ -44,7 +44,9 @@ runs: the compiled wrapper it returns is thrown away and `model(x)` stays eager 
 2.14 compile no frame); only `model.compile()` compiles in place.
 
 Functions decorated with `torch.compiler.disable` or `torch._dynamo.disable` are not compiled, and
-neither is what only they reach. `.item()` on the *result* of a compiled function, outside it,
+neither is what only they reach; so are those decorated with a project's own alias of them that
+the analysis cannot follow but whose name says so (`@disable_compiler` for timm's
+`disable_compiler = getattr(torch.compiler, "disable", None) or nullwrap`). `.item()` on the *result* of a compiled function, outside it,
 is fine and not reported, and so is code that only runs eagerly because
 `torch.compiler.is_compiling()` (2.3+; `torch._dynamo.is_compiling()` before) guards it:
 `if not torch.compiler.is_compiling(): log(loss.item())`.
