@@ -839,6 +839,9 @@ class Summarizer {
       } else if (auto fn = nameRef(target)) {
         site.kind = CompileSite::Kind::Function;
         site.target = std::move(*fn);
+      } else if (auto wrapped = compiledInPlace(target)) {
+        site.kind = CompileSite::Kind::Function;  // `global step; step = torch.compile(step)`
+        site.target = std::move(*wrapped);
       } else if (initParameter(target, d, site.attr, site.parameter_index)) {
         // `self.model = torch.compile(model)` in `__init__`: what the constructor is given.
         site.kind = CompileSite::Kind::Parameter;
@@ -898,6 +901,32 @@ class Summarizer {
       return;
     }
     out_.compile_sites.push_back(std::move(site));
+  }
+
+  // A module-level function rebound to its compiled self (`decode = torch.compile(decode)`,
+  // also under `global decode` in a function): every binding of the name is the one def or
+  // such a wrapper of it.
+  std::optional<NameRef> compiledInPlace(TSNode target) const {
+    target = unparenthesize(target);
+    if (!isKind(target, "identifier")) return std::nullopt;
+    std::string_view name = textOf(target, source_);
+    const auto* all = model_.bindingsOf(model_.moduleScope(), name);
+    if (all == nullptr) return std::nullopt;
+    int defs = 0;
+    for (const Binding* b : *all) {
+      if (b->kind == BindingKind::Function) {
+        ++defs;
+        continue;
+      }
+      TSNode v = b->kind == BindingKind::Assignment ? unparenthesize(b->value) : TSNode{};
+      if (ts_node_is_null(v) || !isKind(v, "call") || !isCompileCall(v)) return std::nullopt;
+      TSNode first = unparenthesize(firstArgument(v, "model", source_));
+      if (!isKind(first, "identifier") || textOf(first, source_) != name) return std::nullopt;
+    }
+    // The name must mean the module's binding where it is compiled (a local of that name does not).
+    const Binding* here = model_.resolve(name, target);
+    if (defs != 1 || here == nullptr || here->scope != &model_.moduleScope()) return std::nullopt;
+    return NameRef{NameRef::Kind::Local, std::string(name)};
   }
 
   // Can what `torch.compile(target)` compiles be told without a summary of it? A lambda or a
