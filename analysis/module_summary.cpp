@@ -977,6 +977,29 @@ class Summarizer {
     });
   }
 
+  // `torch._dynamo.config.capture_scalar_outputs = True` as a statement of the module, or under
+  // `if __name__ == "__main__":` (see ModuleSummary::captures_scalars).
+  void noteCaptureFlag(TSNode assignment) {
+    TSNode left = unparenthesize(fieldOf(assignment, "left"));
+    if (!isKind(left, "attribute") || textOf(fieldOf(left, "attribute"), source_) != "capture_scalar_outputs" ||
+        !isKind(unparenthesize(fieldOf(assignment, "right")), "true"))
+      return;
+    auto q = model_.qualifiedName(left);
+    if (!q || !q->starts_with("torch.")) return;
+    TSNode statement = ts_node_parent(assignment);
+    if (!isKind(statement, "expression_statement")) return;
+    TSNode holder = ts_node_parent(statement);
+    if (isKind(holder, "block")) {
+      TSNode test = ts_node_parent(holder);
+      if (!isKind(test, "if_statement") || !isKind(ts_node_parent(test), "module")) return;
+      std::string_view condition = textOf(fieldOf(test, "condition"), source_);
+      if (condition != "__name__ == \"__main__\"" && condition != "__name__ == '__main__'") return;
+    } else if (!isKind(holder, "module")) {
+      return;
+    }
+    out_.captures_scalars = true;
+  }
+
   // `compiler = functools.partial(torch.compile, mode=...)`, `optimize = torch._dynamo.optimize("inductor")`
   // at module level, the name bound once: calling it compiles its first argument.
   void noteCompilerAlias(TSNode assignment) {
@@ -1076,6 +1099,7 @@ class Summarizer {
             noteReturn(node, *current);
           } else if (kind == "assignment") {
             noteAssignment(node);
+            if (current == nullptr && stack.size() == 1) noteCaptureFlag(node);
             if (current == nullptr && stack.size() == 1) noteCompilerAlias(node);
             if (current != nullptr) noteRegistration(node, *current);
             if (current != nullptr && current->method != SIZE_MAX &&

@@ -143,6 +143,10 @@ struct ModuleSummary {
   // factory's result): it may compile anything.
   std::vector<SourcePos> unknown_compile_sites;
   std::vector<Construction> constructions;
+  // `torch._dynamo.config.capture_scalar_outputs = True` as a statement of the module itself
+  // (not in a function, a `with`, or under a condition other than `__name__ == "__main__"`):
+  // set for the whole run of this file as a script, and so for what its compile sites compile.
+  bool captures_scalars = false;
 
   const ClassSummary* findClass(std::string_view name) const;
   const FunctionSummary* findFunction(std::string_view name) const;
@@ -163,6 +167,9 @@ struct CrossFileNote {
 // torch.compile reaches from another file.
 struct ExternalCompileRoot {
   std::string function;
+  // Every compile reaching it runs where `capture_scalar_outputs` is on (the files of its compile
+  // sites set it at module level): Dynamo captures `.item()` there instead of breaking.
+  bool captures_scalars = false;
   // From the call that reaches the function back to the compile site: innermost first.
   std::vector<CrossFileNote> trail;
 };

@@ -45,7 +45,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Construction::Argument, keyword, index, class
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Construction, callee, arguments, unknown_arguments, at)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CompileSite, kind, target, owner, attr, method, at, parameter_index)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ModuleSummary, imports, definitions, functions, classes, compile_sites, environment,
-                                   unknown_compile_sites, constructions)
+                                   unknown_compile_sites, constructions, captures_scalars)
 }  // namespace ptlint::analysis
 
 namespace ptlint::workspace {
@@ -633,9 +633,11 @@ class ProjectIndex::Project {
       auto r = resolveDefinition(file, ref);
       return r && r->path == helper.path && r->name == helper.name;
     };
+    bool site_captured = captured_;
     for (const fs::path& file : *users) {
       const ModuleSummary* user = load(file);
       if (user == nullptr) continue;
+      captured_ = site_captured || user->captures_scalars;  // the calling script's setting
       for (const auto& c : user->constructions) {
         if (!isHelper(file, c.callee)) continue;
         for (const auto& a : c.arguments) {
@@ -663,6 +665,7 @@ class ProjectIndex::Project {
             compile({file, k.name + "." + m.name},
                     extend(trail, {file.string(), m.at, fmt::format("`{}.{}` is decorated with `{}`", k.name, m.name, helper.name)}));
     }
+    captured_ = site_captured;
   }
 
   // ---- Linking ----
@@ -670,10 +673,18 @@ class ProjectIndex::Project {
     const auto* summary = functionOf(fn);
     if (summary == nullptr || summary->disabled) return;
     std::string key = fn.path.string() + "\n" + fn.name;
-    if (!compiled_.insert(key).second) return;
     if (trail.size() > kMaxTrail) trail.resize(kMaxTrail);
-    roots_[fn.path.string()].push_back({fn.name, trail});
-    queue_.push_back({fn, std::move(trail)});
+    auto [it, added] = compiled_.try_emplace(key, captured_);
+    if (!added) {
+      // Reached again from a compile that does not capture scalars: so is what it reaches.
+      if (!captured_ && it->second) {
+        it->second = false;
+        queue_.push_back({fn, std::move(trail), false});
+      }
+      return;
+    }
+    roots_[fn.path.string()].push_back({fn.name, false, trail});
+    queue_.push_back({fn, std::move(trail), captured_});
   }
 
   void compileInstance(const Symbol& cls, std::vector<CrossFileNote> trail) {
@@ -809,6 +820,9 @@ class ProjectIndex::Project {
             wide->environment.push_back({variable, {file.string(), {}, fmt::format("`{}` is set here", variable)}});
       if (!verdict.may_compile) continue;
       if (!summary->unknown_compile_sites.empty()) wide->compiles_unknown = true;
+      // `capture_scalar_outputs = True` set for the whole run of this file: what its sites
+      // compile captures `.item()` (unless some other compile reaches it too).
+      captured_ = summary->captures_scalars;
       for (const auto& site : summary->compile_sites) {
         bool on_self = site.kind == analysis::CompileSite::Kind::SelfAttr || site.kind == analysis::CompileSite::Kind::Parameter;
         std::string target = on_self ? site.owner + "." + site.attr : site.target.name;
@@ -891,8 +905,9 @@ class ProjectIndex::Project {
       // cannot capture structured bindings).
       auto front = std::move(queue_.front());
       queue_.pop_front();
-      auto& fn = front.first;
-      auto& trail = front.second;
+      auto& fn = front.fn;
+      auto& trail = front.trail;
+      captured_ = front.captured;
       const auto* summary = functionOf(fn);
       if (summary == nullptr) continue;
       if (summary->calls_unknown) wide->compiles_unknown = true;
@@ -965,8 +980,10 @@ class ProjectIndex::Project {
       facts->project = wide;
       facts->digest = wide_digest;
       facts->compiled = std::move(roots);
-      for (const auto& root : facts->compiled) {
+      for (auto& root : facts->compiled) {
+        root.captures_scalars = compiled_[path + "\n" + root.function];
         facts->digest += root.function;
+        if (root.captures_scalars) facts->digest += "[captured]";
         for (const auto& n : root.trail)
           facts->digest += fmt::format("|{}:{}:{}:{}", n.path, n.at.start, n.at.end, n.message);
         facts->digest += ";";
@@ -986,9 +1003,16 @@ class ProjectIndex::Project {
   std::once_flag linked_;
   std::unordered_map<std::string, std::shared_ptr<const ModuleSummary>> modules_;
   std::unordered_map<std::string, std::optional<fs::path>> module_files_;
-  std::unordered_set<std::string> compiled_;
+  // Compiled functions (path, name) -> reached only from compiles that capture scalar outputs.
+  std::unordered_map<std::string, bool> compiled_;
+  bool captured_ = false;  // the compile being followed captures scalar outputs
   std::map<std::string, std::vector<analysis::ExternalCompileRoot>> roots_;
-  std::deque<std::pair<Symbol, std::vector<CrossFileNote>>> queue_;
+  struct Reached {
+    Symbol fn;
+    std::vector<CrossFileNote> trail;
+    bool captured = false;
+  };
+  std::deque<Reached> queue_;
   std::unordered_map<std::string, std::shared_ptr<const ProjectFacts>> facts_;
   std::shared_ptr<analysis::ProjectWideFacts> wide_;  // filled while linking
   std::vector<std::string> files_;                      // the project's source files

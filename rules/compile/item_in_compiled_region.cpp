@@ -105,7 +105,11 @@ not reads, and a parameter without annotation is not known to be a tensor.
 
 When the file turns on `torch._dynamo.config.capture_scalar_outputs = True`, Dynamo captures
 `.item()`, `int(t)` and `float(t)` as symbolic scalars instead of breaking, and the rule stays
-silent on them in that file; `bool(t)` still breaks there (it guards on the value).
+silent on them in that file; `bool(t)` still breaks there (it guards on the value). The setting
+is process-wide: code compiled from another file is captured too when every file whose compile
+reaches it sets it as a statement of its own at module level (or under
+`if __name__ == "__main__":`); set inside a function, a `with` or under another condition it is
+not taken as on, and one compile from a file without it keeps the finding.
 
 ## Example
 ```python
@@ -235,6 +239,10 @@ class ItemInCompiledRegion final : public Rule {
     if (regions.capturesScalarOutputs() && conversion != "bool") return;
     const auto* fn = regions.functionAt(call);
     if (fn == nullptr || regions.isSkippedWhileCompiling(call)) return;
+    // Compiled only from files that turn the capture on for their whole run.
+    if (conversion != "bool" && fn->root != nullptr && fn->root->external != nullptr &&
+        fn->root->external->captures_scalars)
+      return;
 
     // `int(t)` reads the value as `t.item()` does.
     std::string what = method.empty() ? fmt::format("`{}()` of a tensor", conversion) : fmt::format("`.{}()`", method);

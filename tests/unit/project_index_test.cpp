@@ -102,7 +102,7 @@ INSTANTIATE_TEST_SUITE_P(Projects, ProjectFixture,
                          testing::Values("nanogpt", "relimport", "srclayout", "namespace", "keraslike", "flexattn",
                                          "flexunknown", "determinism_unset", "gptlike", "timmlike", "containers", "diffuserslike",
                                          "trainerlike", "graphbreaks", "compilereach", "scriptfolder", "helpers",
-                                         "nested", "gptfast"));
+                                         "nested", "gptfast", "capture"));
 
 // A folder of scripts with no project marker (an unpacked archive, a notebook upload): the
 // script's folder is an import root, as `python train.py` makes it, and a package beside the
