@@ -30,6 +30,13 @@ bool isDynamoDisable(std::string_view qualified) {
          qualified == "torch._dynamo.eval_frame.disable" || qualified == "torch._disable_dynamo";
 }
 
+bool namesDynamoDisable(std::string_view spelled) {
+  size_t dot = spelled.rfind('.');
+  std::string_view name = dot == std::string_view::npos ? spelled : spelled.substr(dot + 1);
+  return name.find("disable") != std::string_view::npos &&
+         (name.find("compile") != std::string_view::npos || name.find("dynamo") != std::string_view::npos);
+}
+
 bool isCompilingPredicate(std::string_view qualified) {
   return qualified == "torch.compiler.is_compiling" || qualified == "torch.compiler.is_dynamo_compiling" ||
          qualified == "torch._dynamo.is_compiling" || qualified == "torch._dynamo.external_utils.is_compiling" ||
@@ -94,6 +101,15 @@ std::string dottedText(TSNode expr, std::string_view source) {
     out += *it;
   }
   return out;
+}
+
+// `torch.compile(model)` as a statement of its own: the compiled wrapper it returns is thrown
+// away and the model still runs eagerly (PyTorch 2.6: no frame compiled); only
+// `model.compile()` compiles in place.
+bool resultDiscarded(TSNode call) {
+  TSNode parent = ts_node_parent(call);
+  while (isKind(parent, "parenthesized_expression")) parent = ts_node_parent(parent);
+  return isKind(parent, "expression_statement");
 }
 
 std::string_view lastSegment(std::string_view dotted) {
@@ -519,7 +535,10 @@ class CompiledRegions::Builder {
     if (isKind(expr, "identifier")) {
       const Binding* b = bindingFor(expr);
       if (b == nullptr) return {};
-      if (b->kind == BindingKind::Parameter) return selfClass(b);
+      if (b->kind == BindingKind::Parameter) {
+        TSNode cls = selfClass(b);
+        return ts_node_is_null(cls) ? annotatedClass(b) : cls;
+      }
       // Memoised per identifier: names bound from names bound from names (each several times)
       // are followed once each; a name reached again while resolved is unknown.
       if (auto it = instance_class_.find(expr.id); it != instance_class_.end()) return it->second;
@@ -542,6 +561,25 @@ class CompiledRegions::Builder {
       return attributeClass(owner_cls, textOf(fieldOf(expr, "attribute"), source_), depth + 1);
     }
     return {};
+  }
+
+  // The same-file class a parameter is annotated with (`def generate(model: GPT)`), or null.
+  TSNode annotatedClass(const Binding* param) const {
+    TSNode holder = ts_node_parent(param->name_node);
+    if (!isKind(holder, "typed_parameter") && !isKind(holder, "typed_default_parameter")) return {};
+    TSNode type = fieldOf(holder, "type");
+    if (isKind(type, "type") && ts_node_named_child_count(type) == 1) type = ts_node_named_child(type, 0);
+    type = unparenthesize(type);
+    if (isKind(type, "string")) {
+      // A forward reference, `model: "GPT"`: the class of that name at module level.
+      std::string_view text = textOf(type, source_);
+      if (text.size() < 3 || (text.front() != '"' && text.front() != '\'') || text.back() != text.front()) return {};
+      std::string_view name = text.substr(1, text.size() - 2);
+      const auto* all = model_.bindingsOf(model_.moduleScope(), name);
+      if (all == nullptr || all->size() != 1 || (*all)[0]->kind != BindingKind::Class) return {};
+      return (*all)[0]->statement;
+    }
+    return classNamed(type);
   }
 
   // The class of a method's first parameter (`self`), or null for any other parameter.
@@ -651,7 +689,9 @@ class CompiledRegions::Builder {
       for (TSNode decorator : fn.decorators) {
         TSNode callee = isKind(decorator, "call") ? unparenthesize(fieldOf(decorator, "function")) : decorator;
         auto q = model_.qualifiedName(callee);
-        if (q && isDynamoDisable(*q)) fn.disabled = true;
+        if (q ? isDynamoDisable(*q) || (!q->starts_with("torch.") && namesDynamoDisable(*q))
+              : namesDynamoDisable(textOf(callee, source_)))
+          fn.disabled = true;
       }
     }
     // Call forms first mark what they disable: `helper = torch.compiler.disable(helper)`.
@@ -685,6 +725,7 @@ class CompiledRegions::Builder {
         target = targetArgument(call, q && isTorchCompile(*q) ? "model" : "", source_);
       }
       if (ts_node_is_null(target)) continue;  // a decorator factory: `@torch.compile(mode=...)`
+      if (resultDiscarded(call)) continue;
       int fn = runTarget(target);
       if (fn >= 0) roots.emplace_back(fn, call);
       else noteParameterCompile(target, call);
@@ -756,7 +797,7 @@ class CompiledRegions::Builder {
             if (position++ == pc.position && pc.position >= 0) arg = a;
           }
         });
-        if (ts_node_is_null(arg)) return false;
+        if (ts_node_is_null(arg) || resultDiscarded(call)) return false;
         int fn = runTarget(arg);
         if (fn >= 0) roots.emplace_back(fn, call);
         return false;

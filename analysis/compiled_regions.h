@@ -112,5 +112,10 @@ bool isCompilingPredicate(std::string_view qualified);
 // Is `qualified` a decorator that keeps Dynamo out of a function (`torch.compiler.disable`,
 // `torch._dynamo.disable`, ...)?
 bool isDynamoDisable(std::string_view qualified);
+// Is `spelled` (a decorator as the code names it: `disable_compiler`, `utils.dynamo_disable`) a
+// project's own alias of such a decorator, which the analysis cannot follow
+// (`disable_compiler = getattr(torch.compiler, "disable", None) or nullwrap` in timm)? Its name
+// says so: what it decorates is taken as not compiled.
+bool namesDynamoDisable(std::string_view spelled);
 
 }  // namespace ptlint::analysis

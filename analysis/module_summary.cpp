@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "analysis/compiled_regions.h"
+#include "analysis/environment_writes.h"
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
 
@@ -170,6 +171,12 @@ class Summarizer {
     });
     for (size_t i = 0; i < defs_.size(); ++i) index_by_def_[defs_[i].def.id] = i;
     walk();
+    // The indexed variables as the rules read them in one file (a dict of defaults applied over
+    // its items, `env["X"] = v` for a child process, ...), not only the `os.environ` forms above.
+    for (std::string_view variable : indexedEnvironmentVariables())
+      if (std::find(out_.environment.begin(), out_.environment.end(), variable) == out_.environment.end() &&
+          source_.find(variable) != std::string_view::npos && setsEnvironmentVariable(model_.file(), variable))
+        out_.environment.emplace_back(variable);
     return std::move(out_);
   }
 
@@ -198,7 +205,9 @@ class Summarizer {
         TSNode expr = unparenthesize(ts_node_named_child(child, 0));
         TSNode callee = isKind(expr, "call") ? unparenthesize(fieldOf(expr, "function")) : expr;
         auto q = model_.qualifiedName(callee);
-        if (q && isDynamoDisable(*q)) fn.disabled = true;
+        if (q ? isDynamoDisable(*q) || (!q->starts_with("torch.") && namesDynamoDisable(*q))
+              : namesDynamoDisable(textOf(callee, source_)))
+          fn.disabled = true;
         if (auto ref = nameRef(callee)) fn.decorators.push_back(std::move(*ref));
       });
     return fn;
@@ -248,13 +257,25 @@ class Summarizer {
   // Is `ident` a parameter of `__init__` `d` (not `self`)? Its name and position after `self`
   // (-1 when keyword-only).
   bool initParameter(TSNode ident, const Def* d, std::string& name, int& index) const {
-    ident = unparenthesize(ident);
-    if (d == nullptr || ts_node_is_null(d->cls) || !isKind(ident, "identifier")) return false;
+    if (d == nullptr || ts_node_is_null(d->cls)) return false;
     if (out_.classes[d->index].methods[d->method].name != "__init__") return false;
+    return parameterOf(ident, d, name, index);
+  }
+
+  // `ident` is a parameter of the top-level function `d` (`def maybe_compile(m)`).
+  bool functionParameter(TSNode ident, const Def* d, std::string& name, int& index) const {
+    return d != nullptr && ts_node_is_null(d->cls) && parameterOf(ident, d, name, index);
+  }
+
+  // A parameter of `d`: its name and position (after `self` in a method; -1 keyword-only).
+  bool parameterOf(TSNode ident, const Def* d, std::string& name, int& index) const {
+    ident = unparenthesize(ident);
+    if (!isKind(ident, "identifier")) return false;
+    bool method = !ts_node_is_null(d->cls);
     const Binding* b = model_.resolve(textOf(ident, source_), ident);
     if (b == nullptr || b->kind != BindingKind::Parameter || !sameNode(b->statement, d->def)) return false;
     TSNode params = fieldOf(d->def, "parameters");
-    int position = -1;  // `self` is -1
+    int position = method ? -1 : 0;  // `self` is -1
     bool keyword_only = false;
     bool found = false;
     forEachNamedChild(params, [&](TSNode p) {
@@ -277,13 +298,34 @@ class Summarizer {
     return true;
   }
 
+  // The class a parameter is annotated with (`model: GPT`, `model: "GPT"` aside), as the module
+  // names it; nullopt for anything else.
+  std::optional<NameRef> annotatedClass(TSNode ident) const {
+    ident = unparenthesize(ident);
+    if (!isKind(ident, "identifier")) return std::nullopt;
+    const Binding* b = model_.resolve(textOf(ident, source_), ident);
+    if (b == nullptr || b->kind != BindingKind::Parameter) return std::nullopt;
+    TSNode param = ts_node_parent(b->name_node);
+    if (!isKind(param, "typed_parameter") && !isKind(param, "typed_default_parameter")) return std::nullopt;
+    TSNode type = fieldOf(param, "type");
+    if (isKind(type, "type") && ts_node_named_child_count(type) == 1) type = ts_node_named_child(type, 0);
+    auto ref = nameRef(type);
+    if (!ref || (ref->kind == NameRef::Kind::Imported && ref->name.starts_with("torch."))) return std::nullopt;
+    if (ref->kind == NameRef::Kind::Local) {
+      const Binding* cls = model_.resolve(ref->name, type);
+      if (cls == nullptr || cls->kind != BindingKind::Class) return std::nullopt;
+    }
+    return ref;
+  }
+
   // `Trainer(model, opt)`, `Trainer(model=UNet())`: the arguments that are module instances.
   void noteConstruction(TSNode call, TSNode callee) {
     auto ref = nameRef(callee);
     if (!ref || (ref->kind == NameRef::Kind::Imported && ref->name.starts_with("torch."))) return;
     if (ref->kind == NameRef::Kind::Local && isKind(callee, "identifier")) {
+      // A class of the file, or a function (which may compile what it is given).
       const Binding* b = model_.resolve(textOf(callee, source_), callee);
-      if (b == nullptr || b->kind != BindingKind::Class) return;
+      if (b == nullptr || (b->kind != BindingKind::Class && b->kind != BindingKind::Function)) return;
     }
     TSNode args = fieldOf(call, "arguments");
     if (!isKind(args, "argument_list")) return;
@@ -733,6 +775,15 @@ class Summarizer {
     if (isKind(callee, "subscript") || isKind(callee, "attribute")) {
       ref.attr = selfPath(callee, d);
       ref.kind = CallRef::Kind::SelfAttr;
+      if (isKind(callee, "attribute") && ref.attr.empty()) {
+        if (auto cls = annotatedClass(fieldOf(callee, "object"))) {
+          ref.kind = CallRef::Kind::Instance;  // `model.decode(x)` for `model: GPT`
+          ref.target = std::move(*cls);
+          ref.attr = std::string(textOf(fieldOf(callee, "attribute"), source_));
+          summaryOf(*d).calls.push_back(std::move(ref));
+          return;
+        }
+      }
       if (ref.attr.empty()) {
         if (auto target = nameRef(callee)) {
           if (target->kind == NameRef::Kind::Imported && target->name.starts_with("torch.")) return;
@@ -742,6 +793,9 @@ class Summarizer {
       }
     } else if (isKind(callee, "identifier") && !(ref.attr = loopOverSelfAttribute(callee, d)).empty()) {
       ref.kind = CallRef::Kind::SelfAttr;
+    } else if (auto cls = annotatedClass(callee)) {
+      ref.kind = CallRef::Kind::Instance;  // `model(x)` for `model: GPT`
+      ref.target = std::move(*cls);
     } else if (auto target = nameRef(callee)) {
       if (target->kind == NameRef::Kind::Imported && target->name.starts_with("torch.")) return;
       ref.target = std::move(*target);
@@ -773,6 +827,10 @@ class Summarizer {
     site.at = pos(call);
     if (q && isTorchCompile(*q)) {
       if (hasTrueKeyword(call, "disable", source_)) return;
+      // A statement of its own: the compiled wrapper is thrown away, nothing runs compiled.
+      TSNode up = ts_node_parent(call);
+      while (isKind(up, "parenthesized_expression")) up = ts_node_parent(up);
+      if (isKind(up, "expression_statement")) return;
       TSNode target = unparenthesize(firstArgument(call, "model", source_));
       if (ts_node_is_null(target)) return;
       if (std::string_view attr = selfAttribute(target, d); !attr.empty()) {
@@ -789,10 +847,16 @@ class Summarizer {
       } else if (auto fn = nameRef(target)) {
         site.kind = CompileSite::Kind::Function;
         site.target = std::move(*fn);
+      } else if (auto wrapped = compiledInPlace(target)) {
+        site.kind = CompileSite::Kind::Function;  // `global step; step = torch.compile(step)`
+        site.target = std::move(*wrapped);
       } else if (initParameter(target, d, site.attr, site.parameter_index)) {
         // `self.model = torch.compile(model)` in `__init__`: what the constructor is given.
         site.kind = CompileSite::Kind::Parameter;
         site.owner = out_.classes[d->index].name;
+      } else if (functionParameter(target, d, site.attr, site.parameter_index)) {
+        site.kind = CompileSite::Kind::FunctionParameter;  // `def maybe_compile(m): return torch.compile(m)`
+        site.owner = out_.functions[d->index].name;
       } else {
         if (!compiledValueIsKnown(target)) out_.unknown_compile_sites.push_back(site.at);
         return;
@@ -815,6 +879,9 @@ class Summarizer {
       } else if (initParameter(object, d, site.attr, site.parameter_index)) {
         site.kind = CompileSite::Kind::Parameter;
         site.owner = out_.classes[d->index].name;
+      } else if (functionParameter(object, d, site.attr, site.parameter_index)) {
+        site.kind = CompileSite::Kind::FunctionParameter;  // `def compile_model(m): m.compile()`
+        site.owner = out_.functions[d->index].name;
       } else if (std::string looped = isKind(object, "identifier") ? loopOverSelfAttribute(object, d) : std::string{};
                  !looped.empty() && looped.find('.') == std::string::npos) {
         // `for block in self.blocks: block.compile()`: each element of the container.
@@ -842,6 +909,32 @@ class Summarizer {
       return;
     }
     out_.compile_sites.push_back(std::move(site));
+  }
+
+  // A module-level function rebound to its compiled self (`decode = torch.compile(decode)`,
+  // also under `global decode` in a function): every binding of the name is the one def or
+  // such a wrapper of it.
+  std::optional<NameRef> compiledInPlace(TSNode target) const {
+    target = unparenthesize(target);
+    if (!isKind(target, "identifier")) return std::nullopt;
+    std::string_view name = textOf(target, source_);
+    const auto* all = model_.bindingsOf(model_.moduleScope(), name);
+    if (all == nullptr) return std::nullopt;
+    int defs = 0;
+    for (const Binding* b : *all) {
+      if (b->kind == BindingKind::Function) {
+        ++defs;
+        continue;
+      }
+      TSNode v = b->kind == BindingKind::Assignment ? unparenthesize(b->value) : TSNode{};
+      if (ts_node_is_null(v) || !isKind(v, "call") || !isCompileCall(v)) return std::nullopt;
+      TSNode first = unparenthesize(firstArgument(v, "model", source_));
+      if (!isKind(first, "identifier") || textOf(first, source_) != name) return std::nullopt;
+    }
+    // The name must mean the module's binding where it is compiled (a local of that name does not).
+    const Binding* here = model_.resolve(name, target);
+    if (defs != 1 || here == nullptr || here->scope != &model_.moduleScope()) return std::nullopt;
+    return NameRef{NameRef::Kind::Local, std::string(name)};
   }
 
   // Can what `torch.compile(target)` compiles be told without a summary of it? A lambda or a
@@ -890,6 +983,53 @@ class Summarizer {
       site.at = pos(expr);
       out_.compile_sites.push_back(std::move(site));
     });
+  }
+
+  // `torch._dynamo.config.capture_scalar_outputs = True` as a statement of the module, or under
+  // `if __name__ == "__main__":` (see ModuleSummary::captures_scalars).
+  void noteCaptureFlag(TSNode assignment) {
+    TSNode left = unparenthesize(fieldOf(assignment, "left"));
+    if (!isKind(left, "attribute") || textOf(fieldOf(left, "attribute"), source_) != "capture_scalar_outputs" ||
+        !isKind(unparenthesize(fieldOf(assignment, "right")), "true"))
+      return;
+    auto q = model_.qualifiedName(left);
+    if (!q || !q->starts_with("torch.")) return;
+    TSNode statement = ts_node_parent(assignment);
+    if (!isKind(statement, "expression_statement")) return;
+    TSNode holder = ts_node_parent(statement);
+    if (isKind(holder, "block")) {
+      TSNode test = ts_node_parent(holder);
+      if (!isKind(test, "if_statement") || !isKind(ts_node_parent(test), "module")) return;
+      std::string_view condition = textOf(fieldOf(test, "condition"), source_);
+      if (condition != "__name__ == \"__main__\"" && condition != "__name__ == '__main__'") return;
+    } else if (!isKind(holder, "module")) {
+      return;
+    }
+    out_.captures_scalars = true;
+  }
+
+  // `compiler = functools.partial(torch.compile, mode=...)`, `optimize = torch._dynamo.optimize("inductor")`
+  // at module level, the name bound once: calling it compiles its first argument.
+  void noteCompilerAlias(TSNode assignment) {
+    TSNode left = unparenthesize(fieldOf(assignment, "left"));
+    TSNode right = unparenthesize(fieldOf(assignment, "right"));
+    if (!isKind(left, "identifier") || !isKind(right, "call")) return;
+    const auto* all = model_.bindingsOf(model_.moduleScope(), textOf(left, source_));
+    if (all == nullptr || all->size() != 1 || hasTrueKeyword(right, "disable", source_)) return;
+    auto q = model_.qualifiedName(unparenthesize(fieldOf(right, "function")));
+    if (!q) return;
+    bool compiler = isDynamoOptimize(*q);
+    if (*q == "functools.partial") {
+      auto inner = model_.qualifiedName(unparenthesize(firstArgument(right, "func", source_)));
+      compiler = inner && isTorchCompile(*inner);
+    }
+    if (!compiler) return;
+    CompileSite site;
+    site.kind = CompileSite::Kind::FunctionParameter;
+    site.owner = std::string(textOf(left, source_));
+    site.parameter_index = 0;
+    site.at = pos(right);
+    out_.compile_sites.push_back(std::move(site));
   }
 
   static std::optional<std::string> stringLiteral(TSNode node, std::string_view source) {
@@ -967,6 +1107,8 @@ class Summarizer {
             noteReturn(node, *current);
           } else if (kind == "assignment") {
             noteAssignment(node);
+            if (current == nullptr && stack.size() == 1) noteCaptureFlag(node);
+            if (current == nullptr && stack.size() == 1) noteCompilerAlias(node);
             if (current != nullptr) noteRegistration(node, *current);
             if (current != nullptr && current->method != SIZE_MAX &&
                 out_.classes[current->index].methods[current->method].name == "__init__")

@@ -43,6 +43,9 @@ struct CallRef {
   enum class Kind : uint8_t {
     Name,      // `f(x)`, `mod.f(x)`, `Cls.method(x)`: `target`
     SelfAttr,  // `self.<attr>(x)`, `self.<attr>[i](x)`, `block(x)` for `block` in `self.<attr>`
+    // `model(x)` / `model.decode(x)` for a parameter annotated with a class (`model: GPT`):
+    // `target` is the class, `attr` the method (empty: the instance's `forward`).
+    Instance,
   };
   Kind kind = Kind::Name;
   NameRef target;    // Name
@@ -113,6 +116,11 @@ struct CompileSite {
     SelfAttr,  // `torch.compile(self.<attr>)` in a method of `owner`
     Parameter,  // `torch.compile(<param>)` in `owner.__init__`: `attr` is the parameter's name
     InstanceAttr,  // `for block in model.blocks: block.compile()`: `target`'s `attr` elements
+    // `def maybe_compile(m): return torch.compile(m)` (`m.compile()`): the top-level function
+    // `owner` compiles its parameter `attr` (position `parameter_index`); also a top-level name
+    // bound to `functools.partial(torch.compile, ...)` or to `torch._dynamo.optimize(...)`
+    // (`owner`, position 0). What the project's calls pass there, and what it decorates, is compiled.
+    FunctionParameter,
   };
   Kind kind = Kind::Instance;
   NameRef target;     // Instance, InstanceAttr: the class; Function: the function (`Cls.method` for a method)
@@ -135,6 +143,10 @@ struct ModuleSummary {
   // factory's result): it may compile anything.
   std::vector<SourcePos> unknown_compile_sites;
   std::vector<Construction> constructions;
+  // `torch._dynamo.config.capture_scalar_outputs = True` as a statement of the module itself
+  // (not in a function, a `with`, or under a condition other than `__name__ == "__main__"`):
+  // set for the whole run of this file as a script, and so for what its compile sites compile.
+  bool captures_scalars = false;
 
   const ClassSummary* findClass(std::string_view name) const;
   const FunctionSummary* findFunction(std::string_view name) const;
@@ -158,6 +170,9 @@ struct CrossFileNote {
 // torch.compile reaches from another file.
 struct ExternalCompileRoot {
   std::string function;
+  // Every compile reaching it runs where `capture_scalar_outputs` is on (the files of its compile
+  // sites set it at module level): Dynamo captures `.item()` there instead of breaking.
+  bool captures_scalars = false;
   // From the call that reaches the function back to the compile site: innermost first.
   std::vector<CrossFileNote> trail;
 };

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
@@ -48,7 +49,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Construction::Argument, keyword, index, class
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Construction, callee, arguments, unknown_arguments, at)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CompileSite, kind, target, owner, attr, method, at, parameter_index)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ModuleSummary, imports, definitions, functions, classes, compile_sites, environment,
-                                   unknown_compile_sites, constructions)
+                                   unknown_compile_sites, constructions, captures_scalars)
 }  // namespace ptlint::analysis
 
 namespace ptlint::workspace {
@@ -120,8 +121,8 @@ constexpr int64_t kTimestampTickNs = 2'000'000'000;
 // One project: its root, its files, and (once linked) the facts for each file.
 class ProjectIndex::Project {
  public:
-  Project(ProjectIndex& index, fs::path root, fs::path scan, bool recursive)
-      : index_(index), root_(std::move(root)), scan_(std::move(scan)), recursive_(recursive) {
+  Project(ProjectIndex& index, fs::path root, fs::path scan, bool recursive, std::vector<fs::path> beside)
+      : index_(index), root_(std::move(root)), scan_(std::move(scan)), recursive_(recursive), beside_(std::move(beside)) {
     import_roots_.push_back(root_);
     std::error_code ec;
     if (fs::is_directory(root_ / "src", ec)) import_roots_.push_back(root_ / "src");
@@ -147,7 +148,7 @@ class ProjectIndex::Project {
 
   // Is `file` among the files this project scans?
   bool contains(const fs::path& file) const {
-    if (withRootFiles() && file.parent_path() == root_) return true;
+    if (std::find(beside_.begin(), beside_.end(), file.parent_path()) != beside_.end()) return true;
     if (!recursive_) return file.parent_path() == scan_;
     auto rel = file.lexically_relative(scan_);
     return !rel.empty() && *rel.begin() != "..";
@@ -179,9 +180,7 @@ class ProjectIndex::Project {
   }
   const fs::path& root() const { return root_; }
   bool recursive() const { return recursive_; }
-  // A package found without a project marker: `python train.py` next to it imports it (the
-  // script's folder is on `sys.path`), so the scripts beside the package belong to its project.
-  bool withRootFiles() const { return recursive_ && root_ != scan_ && !scan_.lexically_relative(root_).empty(); }
+  const std::vector<fs::path>& beside() const { return beside_; }
 
  private:
   struct Symbol {
@@ -225,6 +224,14 @@ class ProjectIndex::Project {
     return resolveQualified(from, ref.name, depth);
   }
 
+  // As resolve, also to a top-level name bound by assignment (`compiler = partial(torch.compile)`).
+  std::optional<Symbol> resolveDefinition(const fs::path& from, const NameRef& ref) {
+    definitions_ = true;
+    auto out = resolve(from, ref);
+    definitions_ = false;
+    return out;
+  }
+
   std::optional<Symbol> resolveQualified(const fs::path& from, std::string_view qualified, int depth) {
     if (depth > kMaxDepth || qualified.empty()) return std::nullopt;
     std::vector<fs::path> bases;
@@ -237,7 +244,11 @@ class ProjectIndex::Project {
       bases.push_back(dir);
       rest = qualified.substr(dots);
     } else {
-      bases = import_roots_;
+      // As `python train.py` sees it: the script's own folder first (`sys.path[0]`), or for a
+      // module of a package the folder holding the outermost package; then the project's roots.
+      bases.push_back(localRoot(from));
+      for (const fs::path& root : import_roots_)
+        if (root != bases.front()) bases.push_back(root);
     }
     std::vector<std::string> parts = split(rest);
     bool relative = qualified.front() == '.';
@@ -254,6 +265,17 @@ class ProjectIndex::Project {
     return std::nullopt;
   }
 
+  // The folder a module's absolute imports resolve from besides the project's roots: its own
+  // folder when that is no package (a script run as `python train.py`), else the folder holding
+  // its outermost package. Memoised per folder.
+  const fs::path& localRoot(const fs::path& file) {
+    std::string key = file.parent_path().string();
+    if (auto it = local_roots_.find(key); it != local_roots_.end()) return it->second;
+    fs::path dir = file.parent_path();
+    for (int depth = 0; depth < 64 && dir.has_relative_path() && isFile(dir / "__init__.py"); ++depth) dir = dir.parent_path();
+    return local_roots_.emplace(std::move(key), std::move(dir)).first->second;
+  }
+
   // `names` (one or two segments) defined in, or re-exported by, the module `file`.
   std::optional<Symbol> symbolIn(const fs::path& file, const std::vector<std::string>& names, int depth) {
     if (names.empty() || names.size() > 2) return std::nullopt;
@@ -262,6 +284,9 @@ class ProjectIndex::Project {
     const std::string& head = names[0];
     if (summary->findClass(head) != nullptr) return Symbol{file, names.size() == 2 ? head + "." + names[1] : head};
     if (summary->findFunction(head) != nullptr && names.size() == 1) return Symbol{file, head};
+    if (definitions_ && names.size() == 1 && summary->importOf(head) == nullptr &&
+        std::find(summary->definitions.begin(), summary->definitions.end(), head) != summary->definitions.end())
+      return Symbol{file, head};
     if (const std::string* imported = summary->importOf(head)) {
       std::string next = *imported;
       if (names.size() == 2) next += "." + names[1];
@@ -609,15 +634,69 @@ class ProjectIndex::Project {
     return torch_module;
   }
 
+  // `def maybe_compile(m): return torch.compile(m)` (or `compiler = partial(torch.compile)`):
+  // what the project's calls of `helper` pass at parameter `name` (position `index`), and what
+  // it decorates. The files naming it are found by a raw scan, and only those are summarised.
+  void compileThroughHelper(const Symbol& helper, const std::string& name, int index, bool method,
+                            const std::vector<CrossFileNote>& trail) {
+    auto users = filesNaming(helper.name);
+    if (!users) return;  // too many to summarise: left unresolved (the site is unknown already)
+    auto isHelper = [&](const fs::path& file, const NameRef& ref) {
+      auto r = resolveDefinition(file, ref);
+      return r && r->path == helper.path && r->name == helper.name;
+    };
+    bool site_captured = captured_;
+    for (const fs::path& file : *users) {
+      const ModuleSummary* user = load(file);
+      if (user == nullptr) continue;
+      captured_ = site_captured || user->captures_scalars;  // the calling script's setting
+      for (const auto& c : user->constructions) {
+        if (!isHelper(file, c.callee)) continue;
+        for (const auto& a : c.arguments) {
+          if (!(a.keyword == name || (a.keyword.empty() && index >= 0 && a.index == index))) continue;
+          for (const NameRef& ref : a.classes) {
+            auto r = resolve(file, ref);
+            auto classes = r ? classesOf(*r) : std::nullopt;
+            for (const Symbol& cls : classes.value_or(std::vector<Symbol>{}))
+              if (!method || isTorchModuleWith(cls, "compile"))
+                compileInstance(cls, extend(trail, {file.string(), c.at,
+                                                    fmt::format("`{}` is passed to `{}` here", cls.name, helper.name)}));
+          }
+        }
+      }
+      if (method) continue;
+      auto decorated = [&](const std::vector<NameRef>& decorators) {
+        return std::any_of(decorators.begin(), decorators.end(), [&](const NameRef& d) { return isHelper(file, d); });
+      };
+      for (const auto& f : user->functions)
+        if (decorated(f.decorators))
+          compile({file, f.name}, extend(trail, {file.string(), f.at, fmt::format("`{}` is decorated with `{}`", f.name, helper.name)}));
+      for (const auto& k : user->classes)
+        for (const auto& m : k.methods)
+          if (decorated(m.decorators))
+            compile({file, k.name + "." + m.name},
+                    extend(trail, {file.string(), m.at, fmt::format("`{}.{}` is decorated with `{}`", k.name, m.name, helper.name)}));
+    }
+    captured_ = site_captured;
+  }
+
   // ---- Linking ----
   void compile(const Symbol& fn, std::vector<CrossFileNote> trail) {
     const auto* summary = functionOf(fn);
     if (summary == nullptr || summary->disabled) return;
     std::string key = fn.path.string() + "\n" + fn.name;
-    if (!compiled_.insert(key).second) return;
     if (trail.size() > kMaxTrail) trail.resize(kMaxTrail);
-    roots_[fn.path.string()].push_back({fn.name, trail});
-    queue_.push_back({fn, std::move(trail)});
+    auto [it, added] = compiled_.try_emplace(key, captured_);
+    if (!added) {
+      // Reached again from a compile that does not capture scalars: so is what it reaches.
+      if (!captured_ && it->second) {
+        it->second = false;
+        queue_.push_back({fn, std::move(trail), false});
+      }
+      return;
+    }
+    roots_[fn.path.string()].push_back({fn.name, false, trail});
+    queue_.push_back({fn, std::move(trail), captured_});
   }
 
   void compileInstance(const Symbol& cls, std::vector<CrossFileNote> trail) {
@@ -665,14 +744,12 @@ class ProjectIndex::Project {
       index_.problem({std::move(message), limit});
     };
     std::vector<fs::path> stack{scan_};
-    std::optional<fs::path> root_files;  // the scripts beside a package, without recursion
-    if (withRootFiles()) root_files = root_;
-    while (!stack.empty() || root_files) {
+    // The folders whose scripts may import the scanned ones (a package's parent, the folders up
+    // to the working folder), without recursion.
+    size_t next_beside = 0;
+    while (!stack.empty() || next_beside < beside_.size()) {
       bool beside = stack.empty();
-      if (beside) {
-        stack.push_back(std::move(*root_files));
-        root_files.reset();
-      }
+      if (beside) stack.push_back(beside_[next_beside++]);
       fs::path dir = std::move(stack.back());
       stack.pop_back();
       fs::directory_iterator it(dir, ec);
@@ -756,10 +833,15 @@ class ProjectIndex::Project {
             wide->environment.push_back({variable, {file.string(), {}, fmt::format("`{}` is set here", variable)}});
       if (!verdict.may_compile) continue;
       if (!summary->unknown_compile_sites.empty()) wide->compiles_unknown = true;
+      // `capture_scalar_outputs = True` set for the whole run of this file: what its sites
+      // compile captures `.item()` (unless some other compile reaches it too).
+      captured_ = summary->captures_scalars;
       for (const auto& site : summary->compile_sites) {
         bool on_self = site.kind == analysis::CompileSite::Kind::SelfAttr || site.kind == analysis::CompileSite::Kind::Parameter;
         std::string target = on_self ? site.owner + "." + site.attr : site.target.name;
         if (site.kind == analysis::CompileSite::Kind::Parameter) target = site.attr;
+        if (site.kind == analysis::CompileSite::Kind::FunctionParameter)
+          target = site.attr.empty() ? "the argument of `" + site.owner + "`" : site.attr;
         if (size_t dot = target.rfind('.'); dot != std::string::npos && !on_self)
           target = target.substr(dot + 1);
         if (site.kind == analysis::CompileSite::Kind::InstanceAttr) target += "." + site.attr;
@@ -798,6 +880,12 @@ class ProjectIndex::Project {
               wide->compiles_unknown = true;
             }
             break;
+          case analysis::CompileSite::Kind::FunctionParameter:
+            // What every call passes is not always named: the facts stay incomplete, as for a
+            // parameter the index cannot follow.
+            wide->compiles_unknown = true;
+            compileThroughHelper({file, site.owner}, site.attr, site.parameter_index, site.method, trail);
+            break;
           case analysis::CompileSite::Kind::Parameter: {
             auto classes = constructorArgument({file, site.owner}, site.attr, site.parameter_index);
             if (!classes) wide->compiles_unknown = true;
@@ -830,8 +918,9 @@ class ProjectIndex::Project {
       // cannot capture structured bindings).
       auto front = std::move(queue_.front());
       queue_.pop_front();
-      auto& fn = front.first;
-      auto& trail = front.second;
+      auto& fn = front.fn;
+      auto& trail = front.trail;
+      captured_ = front.captured;
       const auto* summary = functionOf(fn);
       if (summary == nullptr) continue;
       if (summary->calls_unknown) wide->compiles_unknown = true;
@@ -845,6 +934,18 @@ class ProjectIndex::Project {
           auto target = resolve(fn.path, call.target);
           if (!target || classOf(*target) != nullptr) continue;  // unknown, or a construction
           compile(*target, note(target->name));
+        } else if (call.kind == analysis::CallRef::Kind::Instance) {
+          // `model(x)` / `model.decode(x)` for a parameter annotated `model: GPT`.
+          auto cls = resolve(fn.path, call.target);
+          if (!cls || classOf(*cls) == nullptr) {
+            if (!isLibraryName(call.target)) wide->compiles_unknown = true;
+            continue;
+          }
+          if (call.attr.empty()) {
+            compileInstance(*cls, note(cls->name + ".forward"));
+          } else if (auto method = findMethod(*cls, call.attr)) {
+            compile(*method, note(method->name));
+          }
         } else if (!owner.empty()) {
           Symbol cls{fn.path, owner};
           std::string_view attr = call.attr;
@@ -897,8 +998,10 @@ class ProjectIndex::Project {
       facts->project = wide;
       facts->digest = wide_digest;
       if (auto it = roots_.find(path); it != roots_.end()) facts->compiled = std::move(it->second);
-      for (const auto& root : facts->compiled) {
+      for (auto& root : facts->compiled) {
+        root.captures_scalars = compiled_[path + "\n" + root.function];
         facts->digest += root.function;
+        if (root.captures_scalars) facts->digest += "[captured]";
         for (const auto& n : root.trail)
           facts->digest += fmt::format("|{}:{}:{}:{}", n.path, n.at.start, n.at.end, n.message);
         facts->digest += ";";
@@ -1003,22 +1106,34 @@ class ProjectIndex::Project {
   ProjectIndex& index_;
   fs::path root_, scan_;
   bool recursive_;
+  // Folders scanned without recursion besides `scan_`: a marker-less package's parent (the
+  // scripts beside it import it), the folders between the file and the working folder.
+  std::vector<fs::path> beside_;
   std::atomic<bool> done_{false};
   std::vector<fs::path> import_roots_;
   std::once_flag linked_;
   std::unordered_map<std::string, std::shared_ptr<const ModuleSummary>> modules_;
   std::unordered_map<std::string, std::optional<fs::path>> module_files_;
-  std::unordered_set<std::string> compiled_;
+  // Compiled functions (path, name) -> reached only from compiles that capture scalar outputs.
+  std::unordered_map<std::string, bool> compiled_;
+  bool captured_ = false;  // the compile being followed captures scalar outputs
   std::map<std::string, std::vector<analysis::ExternalCompileRoot>> roots_;
   std::map<std::string, std::vector<analysis::ExternalUse>> uses_;  // by the defining file
   std::vector<std::string> evaluating_files_;  // files that may set evaluation mode (`.eval()`)
   std::vector<std::string> evaluation_names_;  // the functions among them that do
   std::unordered_set<std::string> training_files_;  // callers of those functions, read for the facts
   std::unordered_map<std::string, uint8_t> training_bits_;  // the files with training words, and which
-  std::deque<std::pair<Symbol, std::vector<CrossFileNote>>> queue_;
+  struct Reached {
+    Symbol fn;
+    std::vector<CrossFileNote> trail;
+    bool captured = false;
+  };
+  std::deque<Reached> queue_;
   std::unordered_map<std::string, std::shared_ptr<const ProjectFacts>> facts_;
   std::shared_ptr<analysis::ProjectWideFacts> wide_;  // filled while linking
   std::vector<std::string> files_;                      // the project's source files
+  bool definitions_ = false;  // resolveDefinition in progress
+  std::unordered_map<std::string, fs::path> local_roots_;  // folder -> localRoot
   std::unordered_map<std::string, std::optional<std::vector<Symbol>>> registries_;
   std::unordered_map<std::string, std::optional<std::vector<Symbol>>> arguments_;
   std::unordered_map<std::string, std::optional<std::vector<fs::path>>> naming_;  // by word
@@ -1068,7 +1183,7 @@ std::vector<fs::path> ProjectIndex::relink(const fs::path& folder) {
     auto it = projects_.find(folder.string());
     if (it == projects_.end()) return {};
     old = it->second;
-    fresh = std::make_shared<Project>(*this, old->root(), folder, old->recursive());
+    fresh = std::make_shared<Project>(*this, old->root(), folder, old->recursive(), old->beside());
   }
   fresh->ensureLinked();  // no lock held: reads and parses
   {
@@ -1240,7 +1355,13 @@ bool ProjectIndex::saveScanCache() {
   return true;
 }
 
-ProjectIndex::ProjectIndex(Reader reader, size_t max_bytes) : reader_(std::move(reader)), max_bytes_(max_bytes) {}
+ProjectIndex::ProjectIndex(Reader reader, size_t max_bytes) : reader_(std::move(reader)), max_bytes_(max_bytes) {
+  std::error_code ec;
+  fs::path cwd = fs::current_path(ec);
+  const char* home = std::getenv("HOME");
+  if (!ec && cwd.is_absolute() && cwd.has_relative_path() && !(home != nullptr && fs::path(home) == cwd))
+    working_folder_ = cwd.lexically_normal();
+}
 ProjectIndex::~ProjectIndex() {
   if (scan_cache_loader_.joinable()) scan_cache_loader_.join();
 }
@@ -1281,7 +1402,7 @@ std::shared_ptr<const ProjectFacts> ProjectIndex::factsFor(const fs::path& file)
   {
     std::lock_guard lock(mutex_);
     auto& slot = projects_[scan.string()];
-    if (!slot) slot = std::make_shared<Project>(*this, root, scan, recursive);
+    if (!slot) slot = std::make_shared<Project>(*this, root, scan, recursive, place.beside);
     project = slot;
   }
   return project->factsFor(absolute);
@@ -1308,21 +1429,32 @@ ProjectIndex::ProjectPlace ProjectIndex::placeOf(const fs::path& absolute) {
     }
     if (dir == dir.root_path()) break;
   }
-  fs::path scan = root;
-  bool recursive = true;
-  if (root.empty()) {
-    // No project marker: the outermost package around the file, else the file's own folder.
-    fs::path top = absolute.parent_path();
-    if (isFile(top / "__init__.py")) {
-      while (isFile(top.parent_path() / "__init__.py") && top.parent_path() != top) top = top.parent_path();
-      root = top.parent_path();
-      scan = top;
-    } else {
-      root = scan = top;
-      recursive = false;
-    }
+  if (!root.empty()) return {root, root, true, {}};
+  // No project marker: the outermost package around the file (scanned with the scripts of the
+  // folder holding it, which import it as `python train.py` beside it does), else the file's
+  // own folder. When that lies under the working folder (an unpacked archive, a notebook upload
+  // checked from its folder), the folders up to it are scanned too (a script there imports
+  // `models.net` from a subfolder without `__init__.py`), and the working folder is the import
+  // root, as `python -m` makes it.
+  ProjectPlace place;
+  fs::path top = absolute.parent_path();
+  if (isFile(top / "__init__.py")) {
+    while (isFile(top.parent_path() / "__init__.py") && top.parent_path() != top) top = top.parent_path();
+    place = {top.parent_path(), top, true, {top.parent_path()}};
+  } else {
+    place = {top, top, false, {}};
   }
-  return {root, scan, recursive};
+  auto rel = working_folder_.empty() ? fs::path{} : place.root.lexically_relative(working_folder_);
+  if (!rel.empty() && *rel.begin() != "..") {
+    fs::path dir = place.root;
+    for (int depth = 0; depth < 256; ++depth, dir = dir.parent_path()) {
+      if (dir != place.scan && std::find(place.beside.begin(), place.beside.end(), dir) == place.beside.end())
+        place.beside.push_back(dir);
+      if (dir == working_folder_ || !dir.has_relative_path()) break;
+    }
+    place.root = working_folder_;
+  }
+  return place;
 }
 
 std::shared_ptr<const ModuleSummary> ProjectIndex::summaryOf(const std::string& text) {

@@ -141,11 +141,15 @@ class ProjectIndex {
   struct ProjectPlace {
     std::filesystem::path root, scan;
     bool recursive = true;
+    std::vector<std::filesystem::path> beside;  // folders scanned without recursion too
   };
   ProjectPlace placeOf(const std::filesystem::path& absolute_file);
   bool hasMarkerCached(const std::filesystem::path& dir);
   std::unordered_map<std::string, ProjectPlace> places_;  // guarded by mutex_
   std::unordered_map<std::string, bool> markers_;         // folder -> holds a project marker; guarded by mutex_
+  // The working folder when the index was made (empty when it is `/` or the home folder): the
+  // project of a file under it that no marker claims.
+  std::filesystem::path working_folder_;
 
   friend class Project;
   // The overlay's text of `file`, else the reader's.

@@ -29,7 +29,9 @@ Reports `x.require_grad = ...` (an attribute assignment) and a `require_grad=` k
 a tensor factory (`torch.tensor`, `torch.zeros`, `torch.ones`, `torch.empty`, `torch.full`,
 `torch.rand`, `torch.randn`, `torch.randint`, `torch.arange`, `torch.linspace`, `torch.eye`,
 their `*_like` forms, ...) or to `nn.Parameter`. A file that reads `require_grad` anywhere
-(`if cfg.require_grad:`, a parameter named so) uses the name on purpose and is not reported.
+(`if cfg.require_grad:`, a parameter named so, `getattr(p, "require_grad")`) uses the name on
+purpose, and its assignments to that attribute are not reported; a comment or a message that
+mentions the word reads nothing.
 
 ## Why is this bad?
 The attribute PyTorch reads is `requires_grad`. Tensors accept arbitrary Python attributes, so
@@ -72,17 +74,48 @@ constexpr std::array<std::string_view, 26> kFactories{
     "torch.randperm",    "torch.empty_strided", "torch.sparse_coo_tensor", "torch.nn.Parameter",
     "torch.nn.parameter.Parameter", "torch.autograd.Variable"};
 
-// Every occurrence of `require_grad` is a store (`.require_grad =`) or a keyword (`require_grad=`
-// in a call): no code reads the name, so it is a misspelling of `requires_grad`.
-bool onlyWritten(std::string_view source) {
+// Does the code read `require_grad` (`if cfg.require_grad:`, a parameter or variable named so,
+// `getattr(p, "require_grad")`, a config key spelled so)? Every other occurrence is a store
+// (`.require_grad =`) or a keyword (`require_grad=` in a call), the misspelling this rule looks
+// for. Comments and strings that only mention the word are not code and read nothing. Decided
+// once per file, from the tree.
+struct RequireGradReads {
   bool read = false;
-  analysis::forEachWholeWord(source, "require_grad", [&](size_t at) {
-    size_t i = at + std::string_view("require_grad").size();
-    while (i < source.size() && (source[i] == ' ' || source[i] == '\t')) ++i;
-    read = i >= source.size() || source[i] != '=' || (i + 1 < source.size() && source[i + 1] == '=');
-    return read;
-  });
-  return !read;
+};
+
+bool readsRequireGrad(const analysis::ParsedFile& file) {
+  static const char kKey = 0;
+  return file
+      .treeAnalysis<RequireGradReads>(&kKey, [&] {
+        auto out = std::make_shared<RequireGradReads>();
+        constexpr std::string_view kWord = "require_grad";
+        std::string_view source = file.text();
+        analysis::forEachWholeWord(source, kWord, [&](size_t at) {
+          TSNode node = ts_node_descendant_for_byte_range(file.root(), static_cast<uint32_t>(at),
+                                                          static_cast<uint32_t>(at + kWord.size()));
+          std::string_view kind = analysis::kindOf(node);
+          if (kind == "comment") return false;
+          if (kind == "string_content" || kind == "string") {
+            // Only a literal that is exactly the name names it (`getattr(p, "require_grad")`).
+            out->read = analysis::textOf(node, source) == kWord;
+            return out->read;
+          }
+          if (kind != "identifier") {
+            out->read = true;  // broken code, or a token the grammar did not place: assume a read
+            return true;
+          }
+          TSNode parent = ts_node_parent(node);
+          if (isKind(parent, "keyword_argument") && analysis::sameNode(fieldOf(parent, "name"), node)) return false;
+          if (isKind(parent, "attribute") && analysis::sameNode(fieldOf(parent, "attribute"), node)) {
+            TSNode holder = ts_node_parent(parent);
+            if (isKind(holder, "assignment") && analysis::sameNode(fieldOf(holder, "left"), parent)) return false;
+          }
+          out->read = true;
+          return true;
+        });
+        return out;
+      })
+      .read;
 }
 
 class RequiresGradTypo final : public Rule {
@@ -101,7 +134,7 @@ class RequiresGradTypo final : public Rule {
       TSNode left = fieldOf(node, "left");
       if (!isKind(left, "attribute")) return;
       TSNode name = fieldOf(left, "attribute");
-      if (ctx.text(name) != "require_grad" || !onlyWritten(ctx.source())) return;
+      if (ctx.text(name) != "require_grad" || readsRequireGrad(ctx.file())) return;
       Diagnostic& d = ctx.report(left, "`" + std::string(ctx.text(left)) +
                                            "` sets an attribute PyTorch never reads, so gradient tracking does "
                                            "not change; the attribute is `requires_grad`");

@@ -36,10 +36,17 @@ Reports `Tensor.item()` and `Tensor.tolist()` calls inside code that `torch.comp
   and a function of the file that compiles its parameter (`def maybe_compile(m): return
   torch.compile(m)`): what each call of it in the file passes there;
 - transitively, every function and method of the same file that compiled code calls directly
-  (`helper(x)`, `self.helper(x)`, `super().forward(x)`, `self.block(x)` for a module of the file).
+  (`helper(x)`, `self.helper(x)`, `super().forward(x)`, `self.block(x)` for a module of the file,
+  `model(x)` and `model.decode(x)` for a parameter annotated with a class, `model: Transformer`).
+
+`torch.compile(model)` or `torch.compile(fn)` as a statement of its own compiles nothing that
+runs: the compiled wrapper it returns is thrown away and `model(x)` stays eager (PyTorch 2.6 and
+2.14 compile no frame); only `model.compile()` compiles in place.
 
 Functions decorated with `torch.compiler.disable` or `torch._dynamo.disable` are not compiled, and
-neither is what only they reach. `.item()` on the *result* of a compiled function, outside it,
+neither is what only they reach; so are those decorated with a project's own alias of them that
+the analysis cannot follow but whose name says so (`@disable_compiler` for timm's
+`disable_compiler = getattr(torch.compiler, "disable", None) or nullwrap`). `.item()` on the *result* of a compiled function, outside it,
 is fine and not reported, and so is code that only runs eagerly because
 `torch.compiler.is_compiling()` (2.3+; `torch._dynamo.is_compiling()` before) guards it:
 `if not torch.compiler.is_compiling(): log(loss.item())`.
@@ -57,7 +64,14 @@ another file: `model = torch.compile(GPT(config))` or `model.compile()` in `trai
 each element compiled in a loop, `for block in model.blocks: block.compile()` or over
 `self.blocks` in a method), a
 method or submodule of a submodule (`self.encoder.encode(x)`), and the functions imported from
-other modules that compiled code calls. What is compiled is followed through factories:
+other modules that compiled code calls. A helper or a partial defined in another module
+compiles what the project's calls pass it (`from utils import maybe_compile`;
+`maybe_compile(Encoder())`, `compiler(Decoder())` for `compiler = partial(torch.compile, ...)`,
+`@maybe_compile` on a function). Without a project marker, checked from the project's folder,
+that folder is the import root (as `python -m` and the scripts run from it see it) and a module
+in a subfolder without `__init__.py` is found from the scripts above it; a script's own folder
+resolves its imports (`tools/bench.py` importing `tools/tiny.py` as `tiny`) with or without one.
+What is compiled is followed through factories:
 `torch.compile(build_model(cfg))`, `GPT.from_pretrained(...)` (what their `return`s build),
 `create_model(name)` looking up a registry that a decorator fills (`@register_model`: every
 registered factory counts), and a model handed to a constructor that compiles it
@@ -91,7 +105,11 @@ not reads, and a parameter without annotation is not known to be a tensor.
 
 When the file turns on `torch._dynamo.config.capture_scalar_outputs = True`, Dynamo captures
 `.item()`, `int(t)` and `float(t)` as symbolic scalars instead of breaking, and the rule stays
-silent on them in that file; `bool(t)` still breaks there (it guards on the value).
+silent on them in that file; `bool(t)` still breaks there (it guards on the value). The setting
+is process-wide: code compiled from another file is captured too when every file whose compile
+reaches it sets it as a statement of its own at module level (or under
+`if __name__ == "__main__":`); set inside a function, a `with` or under another condition it is
+not taken as on, and one compile from a file without it keeps the finding.
 
 ## Example
 ```python
@@ -225,6 +243,10 @@ class ItemInCompiledRegion final : public Rule {
     if (regions.capturesScalarOutputs() && conversion != "bool") return;
     const auto* fn = regions.functionAt(call);
     if (fn == nullptr || regions.isSkippedWhileCompiling(call)) return;
+    // Compiled only from files that turn the capture on for their whole run.
+    if (conversion != "bool" && fn->root != nullptr && fn->root->external != nullptr &&
+        fn->root->external->captures_scalars)
+      return;
 
     // `int(t)` reads the value as `t.item()` does.
     std::string what = method.empty() ? fmt::format("`{}()` of a tensor", conversion) : fmt::format("`.{}()`", method);

@@ -10,6 +10,7 @@
 
 #include "analysis/syntax.h"
 #include "analysis/value_resolution.h"
+#include "rules/data/worker_init_fn.h"
 #include "rules/register.h"
 #include "quickfix/imports.h"
 #include "rules/helpers.h"
@@ -35,9 +36,10 @@ constexpr RuleMeta kDataLoaderWorkerInitFn{
     .docs = R"md(
 ## What it does
 Reports a `torch.utils.data.DataLoader(...)` (any import path or alias) that starts worker
-processes — `num_workers` is not literally 0 — with no `worker_init_fn` and no `**kwargs` that
-could carry one, when its dataset draws random numbers from a generator *object* created before
-the workers start and never reseeded per worker:
+processes — `num_workers` is not literally 0 — with no `worker_init_fn` (or one that reseeds only
+the global streams, see below) and no `**kwargs` that could carry one, when its dataset draws
+random numbers from a generator *object* created before the workers start and never reseeded
+per worker:
 
 - the dataset is the `DataLoader`'s first argument or `dataset=`, written as `MyDataset(...)`, as
   a name bound once to it (`ds = MyDataset(...)`) or as an attribute the class assigns once
@@ -51,6 +53,13 @@ the workers start and never reseeded per worker:
   module-level function they call;
 - nothing in the class calls `torch.utils.data.get_worker_info()`, and the methods that draw do
   not re-create or reseed that generator themselves.
+
+A `worker_init_fn` that only seeds the global streams (`np.random.seed(...)`, `random.seed(...)`,
+`torch.manual_seed(...)`) does not reseed such an object, and is reported too when the file shows
+all of it: a function, lambda or `functools.partial` of the file whose code (and the file's
+functions it calls) never names the generator, never reaches the dataset
+(`get_worker_info().dataset`) and calls nothing but torch, numpy and the standard library. One
+imported from another module, or calling code the file does not show, is taken as a fix.
 
 The global streams (`random.random()`, `np.random.rand()`, `torch.rand()`) are not reported:
 PyTorch reseeds them in every worker. With `torch-version` below 1.9, a dataset that draws from
@@ -667,9 +676,13 @@ class DataLoaderWorkerInitFn final : public Rule {
     if (!isDataLoaderCall(model, call)) return;
     // `**kwargs` / `*args` may carry worker_init_fn.
     if (hasDoubleStarArguments(call) || hasStarArguments(call)) return;
-    if (!ts_node_is_null(keywordArgumentNode(call, "worker_init_fn", ctx.source()))) return;
     auto positional = positionalArguments(call);
-    if (positional.size() > kWorkerInitFnSlot) return;
+    // A `worker_init_fn` other than None is read: one that reseeds only the global streams
+    // leaves the dataset's generators as they were copied.
+    TSNode init_fn = keywordArgument(call, "worker_init_fn", ctx.source());
+    if (ts_node_is_null(init_fn) && positional.size() > kWorkerInitFnSlot) init_fn = positional[kWorkerInitFnSlot];
+    bool init_argument = !ts_node_is_null(init_fn);
+    if (init_argument && isKind(analysis::resolveValue(model, init_fn), "none")) init_fn = TSNode{};
 
     TSNode num_workers = keywordArgument(call, "num_workers", ctx.source());
     if (ts_node_is_null(num_workers) && positional.size() > kNumWorkersSlot) num_workers = positional[kNumWorkersSlot];
@@ -682,6 +695,12 @@ class DataLoaderWorkerInitFn final : public Rule {
     DatasetFacts facts = analyseDataset(model, cls);
     // Before 1.9, workers did not reseed the global numpy generator either.
     bool global_numpy = !ctx.torchAtLeast(1, 9) && !ts_node_is_null(facts.global_numpy_draw);
+    if (!ts_node_is_null(init_fn)) {
+      std::vector<std::string> names;
+      for (const Generator& g : facts.generators) names.push_back(g.name);
+      if (facts.generators.empty() || !reseedsOnlyGlobals(model, init_fn, names)) return;
+      global_numpy = false;  // it may seed the global numpy stream; the generators stay copies
+    }
     if (facts.generators.empty() && !global_numpy) return;
 
     std::string workers = oneLine(ctx.text(num_workers), 40);
@@ -694,7 +713,13 @@ class DataLoaderWorkerInitFn final : public Rule {
     }
     if (facts.generators.size() > 3) what += fmt::format(" and {} more", facts.generators.size() - 3);
     std::string message;
-    if (!facts.generators.empty()) {
+    if (!ts_node_is_null(init_fn)) {
+      std::string given = oneLine(ctx.text(init_fn), 40);
+      message = fmt::format(
+          "`DataLoader` with {} whose `worker_init_fn`{} reseeds only the global generators: `{}` draws from {}, "
+          "created before the workers start and never reseeded, so every worker draws the same numbers",
+          workers, given.empty() ? "" : fmt::format(" (`{}`)", given), facts.class_name, what);
+    } else if (!facts.generators.empty()) {
       message = fmt::format(
           "`DataLoader` with {} and no `worker_init_fn`: `{}` draws from {}, created before the workers start; every "
           "worker gets a copy of the same generator state and draws the same numbers (PyTorch reseeds only the global "
@@ -713,7 +738,7 @@ class DataLoaderWorkerInitFn final : public Rule {
     if (global_numpy)
       d.related.push_back({startOf(facts.global_numpy_draw), endOf(facts.global_numpy_draw),
                            "the global `numpy.random` stream, not reseeded per worker before PyTorch 1.9"});
-    d.fix = seedWorkerFix(call, facts, global_numpy, ctx.text(fieldOf(cls, "name")), ctx);
+    if (!init_argument) d.fix = seedWorkerFix(call, facts, global_numpy, ctx.text(fieldOf(cls, "name")), ctx);
   }
 };
 

@@ -1,5 +1,6 @@
 // PTL702 deterministic-without-cublas-config: `torch.use_deterministic_algorithms(True)` when
 // nothing in the project sets CUBLAS_WORKSPACE_CONFIG.
+#include "analysis/environment_writes.h"
 #include "analysis/module_summary.h"
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
@@ -11,6 +12,7 @@
 namespace ptlint::rules {
 namespace {
 
+using analysis::fieldOf;
 using analysis::isKind;
 
 constexpr RuleMeta kDeterministicWithoutCublasConfig{
@@ -25,14 +27,19 @@ constexpr RuleMeta kDeterministicWithoutCublasConfig{
     .docs = R"md(
 ## What it does
 Reports `torch.use_deterministic_algorithms(True)` (also `mode=True` or a name bound once to
-`True`; any import or alias) when nothing in the project sets `CUBLAS_WORKSPACE_CONFIG`: the
-file itself does not mention it anywhere (no `os.environ[...] = ...`,
-`os.environ.setdefault(...)`, `os.environ.update(...)`, `os.putenv(...)`, nor even a read of
-it), and no other Python file or notebook of the project (the folder holding `pyproject.toml`,
-`setup.py`, `setup.cfg` or `.git` above the file) sets it in code with one of those forms — a
-utility module `seed_everything()` that sets it counts. A variable set only in a launcher
-script, a `Dockerfile` or the shell is not seen: suppress the finding there with
-`# noqa: PTL702`.
+`True`; any import or alias) when nothing in the project sets `CUBLAS_WORKSPACE_CONFIG`: neither
+the file itself nor any other Python file or notebook of the project (the folder holding
+`pyproject.toml`, `setup.py`, `setup.cfg` or `.git` above the file) sets it in code —
+`os.environ[...] = ...`, `os.environ.setdefault(...)`, `os.environ.update(...)`,
+`os.putenv(...)`, a key of a dict of defaults applied with `os.environ.setdefault(k, v)` or
+handed to a child process as `env=`; a utility module's `seed_everything()` that sets it counts.
+A read (`os.environ.get("CUBLAS_WORKSPACE_CONFIG")`, `"CUBLAS_WORKSPACE_CONFIG" in os.environ`),
+a log line or a comment that names it sets nothing; a check that raises when it is missing
+(`if "CUBLAS_WORKSPACE_CONFIG" not in os.environ: raise ...`) guards the call and counts as set.
+A call that only runs on another device (`if device == "xpu":`, the `else` of
+`if torch.cuda.is_available():`) is not reported: only CUDA's cuBLAS reads the variable.
+A variable set only in a launcher script, a `Dockerfile` or the shell is not seen: suppress the
+finding there with `# noqa: PTL702`.
 
 ## Why is this bad?
 cuBLAS is only deterministic with a fixed workspace configuration. The documentation of
@@ -85,6 +92,106 @@ insertion point, or is imported only inside a function or `try`.
 - [cuBLAS: results reproducibility](https://docs.nvidia.com/cuda/cublas/index.html#results-reproducibility)
 )md"};
 
+// What a branch test says about the device: +1 when true means CUDA (`device == "cuda"`,
+// `torch.cuda.is_available()`), -1 when true means another device (`device == "xpu"`,
+// `args.device.type in ("cpu", "mps")`, `torch.xpu.is_available()`), 0 when it says neither.
+int cudaTest(const analysis::SemanticModel& model, TSNode test, std::string_view source, int depth = 0) {
+  test = analysis::unparenthesize(test);
+  if (depth > 8 || ts_node_is_null(test)) return 0;
+  auto deviceOf = [&](TSNode literal) {
+    literal = analysis::unparenthesize(literal);
+    if (!isKind(literal, "string")) return 0;
+    std::string_view text = analysis::textOf(literal, source);
+    if (text.size() < 3 || (text.front() != '"' && text.front() != '\'')) return 0;
+    std::string_view device = text.substr(1, text.size() - 2);
+    if (device == "cuda" || device.starts_with("cuda:")) return 1;
+    for (std::string_view other : {"cpu", "xpu", "mps", "npu", "hpu", "xla", "mlu", "musa", "meta", "mtia", "ipu"})
+      if (device == other || (device.starts_with(other) && device.size() > other.size() && device[other.size()] == ':'))
+        return -1;
+    return 0;
+  };
+  std::string_view kind = analysis::kindOf(test);
+  if (kind == "not_operator") return -cudaTest(model, fieldOf(test, "argument"), source, depth + 1);
+  if (kind == "boolean_operator") {
+    int left = cudaTest(model, fieldOf(test, "left"), source, depth + 1);
+    int right = cudaTest(model, fieldOf(test, "right"), source, depth + 1);
+    bool both = analysis::textOf(fieldOf(test, "operator"), source) == "and";
+    if (both) return left < 0 || right < 0 ? -1 : (left > 0 || right > 0 ? 1 : 0);
+    return left == right ? left : 0;
+  }
+  if (kind == "comparison_operator" && ts_node_named_child_count(test) == 2) {
+    std::string op;
+    for (uint32_t i = 0; i < ts_node_child_count(test); ++i) {
+      TSNode child = ts_node_child(test, i);
+      if (!ts_node_is_named(child)) op += (op.empty() ? "" : " ") + std::string(analysis::textOf(child, source));
+    }
+    TSNode a = ts_node_named_child(test, 0), b = ts_node_named_child(test, 1);
+    if (op == "==" || op == "!=") {
+      int d = deviceOf(a) != 0 ? deviceOf(a) : deviceOf(b);
+      return op == "==" ? d : (d < 0 ? 0 : -d);  // `!= "cpu"` may be any accelerator
+    }
+    if (op == "in" || op == "not in") {
+      TSNode options = analysis::unparenthesize(b);
+      if (!isKind(options, "tuple") && !isKind(options, "list") && !isKind(options, "set")) return 0;
+      int all = 0;
+      bool first = true;
+      analysis::forEachNamedChild(options, [&](TSNode option) {
+        int d = deviceOf(option);
+        all = first || all == d ? d : 0;
+        first = false;
+      });
+      return op == "in" ? all : (all < 0 ? 0 : -all);
+    }
+    return 0;
+  }
+  if (kind == "call") {
+    auto q = model.calleeName(test);
+    if (!q) {
+      // `device.startswith("xpu")`, `str(device).startswith("cuda")`
+      TSNode callee = fieldOf(test, "function");
+      if (isKind(callee, "attribute") && analysis::textOf(fieldOf(callee, "attribute"), source) == "startswith") {
+        auto args = positionalArguments(test);
+        return args.size() == 1 ? deviceOf(args[0]) : 0;
+      }
+      return 0;
+    }
+    if (*q == "torch.cuda.is_available") return 1;
+    for (std::string_view other : {"torch.xpu.is_available", "torch.backends.mps.is_available", "torch.mps.is_available",
+                                   "torch.npu.is_available", "torch.hpu.is_available", "torch.mtia.is_available"})
+      if (*q == other) return -1;
+  }
+  return 0;
+}
+
+// Does `call` run only where the device is not CUDA (`if device == "xpu":`, the `else` of
+// `if torch.cuda.is_available():`)? cuBLAS, and its workspace setting, matter only on CUDA.
+bool onlyWithoutCuda(const analysis::SemanticModel& model, TSNode call, std::string_view source) {
+  TSNode child = call;
+  for (TSNode cur = ts_node_parent(call); !ts_node_is_null(cur); child = cur, cur = ts_node_parent(cur)) {
+    std::string_view kind = analysis::kindOf(cur);
+    if (kind == "function_definition" || kind == "class_definition" || kind == "lambda") return false;
+    if (kind != "if_statement") continue;
+    if (analysis::sameNode(child, fieldOf(cur, "condition"))) continue;
+    // The branch holding the call, and the tests of the branches before it (all false there).
+    std::vector<std::pair<TSNode, TSNode>> branches{{fieldOf(cur, "condition"), fieldOf(cur, "consequence")}};
+    analysis::forEachNamedChild(cur, [&](TSNode clause) {
+      if (isKind(clause, "elif_clause")) branches.emplace_back(fieldOf(clause, "condition"), clause);
+      else if (isKind(clause, "else_clause")) branches.emplace_back(TSNode{}, clause);
+    });
+    for (const auto& [test, body] : branches) {
+      bool here = analysis::sameNode(body, child) || analysis::contains(body, call);
+      if (here) {
+        if (!ts_node_is_null(test) && cudaTest(model, test, source) < 0) return true;
+        break;
+      }
+      // An earlier branch taken whenever the device is CUDA: this one runs without it.
+      if (!ts_node_is_null(test) && cudaTest(model, test, source) > 0 && !isKind(analysis::unparenthesize(test), "boolean_operator"))
+        return true;
+    }
+  }
+  return false;
+}
+
 class DeterministicWithoutCublasConfig final : public Rule {
  public:
   const RuleMeta& meta() const override { return kDeterministicWithoutCublasConfig; }
@@ -93,12 +200,14 @@ class DeterministicWithoutCublasConfig final : public Rule {
   std::vector<std::string_view> requiredWords() const override { return {"True"}; }
   bool triggersAreWholeWords() const override { return true; }
   std::vector<std::string_view> projectWords() const override { return {"use_deterministic_algorithms"}; }
-  // The variable is named in this file or set by another file of the project: no finding.
+  // The variable is set in this file or by another file of the project: no finding.
   static bool setElsewhere(const analysis::ParsedFile& file, const Settings& settings) {
     if (settings.project != nullptr && settings.project->project != nullptr &&
         settings.project->project->setsEnvironment("CUBLAS_WORKSPACE_CONFIG") != nullptr)
       return true;
-    return analysis::findBytes(file.text(), "CUBLAS_WORKSPACE_CONFIG") != std::string_view::npos;
+    // The file sets it itself (a read, a comment or a log line that names it sets nothing).
+    return analysis::findBytes(file.text(), "CUBLAS_WORKSPACE_CONFIG") != std::string_view::npos &&
+           analysis::setsEnvironmentVariable(file, "CUBLAS_WORKSPACE_CONFIG");
   }
   bool mayReportIn(const analysis::ParsedFile& file, const Settings& settings) const override {
     return !setElsewhere(file, settings) && analysis::findBytes(file.text(), "True") != std::string_view::npos &&
@@ -121,6 +230,7 @@ class DeterministicWithoutCublasConfig final : public Rule {
       if (!positional.empty()) mode = positional[0];
     }
     if (boolValue(model, mode) != true) return;
+    if (onlyWithoutCuda(model, call, source)) return;
     bool warn_only = boolValue(model, keywordArgument(call, "warn_only", source)) == true;
     Diagnostic& d = ctx.report(
         call, warn_only

@@ -137,8 +137,9 @@ class TorchLoadWithoutWeightsOnly final : public Rule {
 
   void check(TSNode call, Context& ctx) const override {
     TSNode callee = fieldOf(call, "function");
-    std::string_view name = ctx.text(callee);
-    if (!name.ends_with("load")) return;
+    // An attribute ends with `load` (`torch.load`, `serialization.load`); a bare name may be an
+    // alias of any spelling (`from torch import load as L`, `L = torch.load`): resolved, not read.
+    if (!isKind(callee, "identifier") && !ctx.text(callee).ends_with("load")) return;
     auto q = ctx.model().qualifiedName(callee);
     if (!q || (*q != "torch.load" && *q != "torch.serialization.load")) return;
     TSNode keyword = keywordArgumentNode(call, "weights_only", ctx.source());

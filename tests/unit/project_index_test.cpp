@@ -102,7 +102,7 @@ INSTANTIATE_TEST_SUITE_P(Projects, ProjectFixture,
                          testing::Values("nanogpt", "relimport", "srclayout", "namespace", "keraslike", "flexattn",
                                          "flexunknown", "determinism_unset", "gptlike", "timmlike", "containers", "diffuserslike",
                                          "trainerlike", "graphbreaks", "compilereach", "scriptfolder", "evalgrad",
-                                         "samplerepoch"));
+                                         "samplerepoch", "helpers", "nested", "gptfast", "capture"));
 
 // Projects whose look-alikes another file makes right: no finding at all.
 TEST(ProjectIndex, QuietProjectsHaveNoFindings) {
@@ -134,7 +134,7 @@ TEST(ProjectIndex, AloneTheLoaderModulesReport) {
 // script's folder is an import root, as `python train.py` makes it, and a package beside the
 // scripts is compiled from them. The findings match those of the same files under a marker.
 TEST(ProjectIndex, WithoutAMarkerTheFindingsAreTheSame) {
-  for (const char* name : {"scriptfolder", "compilereach", "nanogpt"}) {
+  for (const char* name : {"scriptfolder", "compilereach", "nanogpt", "helpers"}) {
     SCOPED_TRACE(name);
     fs::path marked = kProjects / name;
     fs::path bare = fs::temp_directory_path() / ("ptlint-bare-" + std::to_string(::getpid())) / name;
@@ -154,6 +154,38 @@ TEST(ProjectIndex, WithoutAMarkerTheFindingsAreTheSame) {
       EXPECT_EQ(a, b);
       total += a.size();
     }
+    EXPECT_GT(total, 0u);
+    fs::remove_all(bare.parent_path());
+  }
+}
+
+// Without a marker, checked from the project's folder (the working folder): the scripts above
+// a module in a subfolder without `__init__.py` import it (`from models.net import Net`), and a
+// script's own folder resolves its imports (`tools/bench.py` importing `tiny`). The findings
+// match those of the same files under a marker.
+TEST(ProjectIndex, WithoutAMarkerTheWorkingFolderIsTheProject) {
+  for (const char* name : {"nested", "helpers", "scriptfolder"}) {
+    SCOPED_TRACE(name);
+    fs::path marked = kProjects / name;
+    fs::path bare = fs::temp_directory_path() / ("ptlint-cwd-" + std::to_string(::getpid())) / name;
+    fs::remove_all(bare);
+    fs::create_directories(bare);
+    fs::copy(marked, bare, fs::copy_options::recursive);
+    fs::remove(bare / "pyproject.toml");
+    fs::path previous = fs::current_path();
+    fs::current_path(bare);
+    workspace::ProjectIndex with_marker(readText), without(readText);
+    size_t total = 0;
+    for (const fs::path& file : pythonFiles(marked)) {
+      fs::path rel = file.lexically_relative(marked);
+      SCOPED_TRACE(rel.string());
+      std::vector<std::pair<uint32_t, std::string>> a, b;
+      for (auto& f : lintInProject(with_marker, file)) a.emplace_back(f.row, f.code);
+      for (auto& f : lintInProject(without, bare / rel)) b.emplace_back(f.row, f.code);
+      EXPECT_EQ(a, b);
+      total += a.size();
+    }
+    fs::current_path(previous);
     EXPECT_GT(total, 0u);
     fs::remove_all(bare.parent_path());
   }
@@ -435,6 +467,29 @@ TEST(ProjectIndex, FlexAttentionStaysQuietWhenAnotherLibraryBuildsTheCompiledMod
     auto findings = lintInProject(index, dir / "attn.py", {"PTL603"});
     ASSERT_EQ(findings.size(), 1u);
     EXPECT_EQ(findings[0].row, 5u);
+  }
+  fs::remove_all(dir);
+}
+
+// A dict of defaults applied over its items sets the variable; a file that only reads it, logs
+// it or names it in a comment does not.
+TEST(ProjectIndex, CublasConfigFromADictOfDefaultsCountsAndAReadDoesNot) {
+  fs::path dir = fs::temp_directory_path() / ("ptlint-env-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "pyproject.toml") << "";
+  std::ofstream(dir / "train.py") << "import torch\n\ntorch.use_deterministic_algorithms(True)\n";
+  std::ofstream(dir / "report.py") << "import os\n\n# CUBLAS_WORKSPACE_CONFIG is set by the launcher\n"
+                                      "print('CUBLAS_WORKSPACE_CONFIG =', os.environ.get('CUBLAS_WORKSPACE_CONFIG'))\n";
+  {
+    workspace::ProjectIndex index(readText);
+    EXPECT_EQ(lintInProject(index, dir / "train.py", {"PTL702"}).size(), 1u);
+  }
+  std::ofstream(dir / "env.py") << "import os\n\nDEFAULTS = {'CUBLAS_WORKSPACE_CONFIG': ':4096:8', 'OMP_NUM_THREADS': '1'}\n"
+                                   "for k, v in DEFAULTS.items():\n    os.environ.setdefault(k, v)\n";
+  {
+    workspace::ProjectIndex index(readText);
+    EXPECT_TRUE(lintInProject(index, dir / "train.py", {"PTL702"}).empty());
   }
   fs::remove_all(dir);
 }

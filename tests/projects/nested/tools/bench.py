@@ -1,0 +1,5 @@
+import torch
+
+from tiny import Tiny
+
+bench = torch.compile(Tiny())

@@ -1,0 +1,5 @@
+import torch
+
+from models.net import Net
+
+model = torch.compile(Net(8))
