@@ -14,6 +14,7 @@
 #include "cli/terminal.h"
 #include "ptlint/version.h"
 #include "rules/registry.h"
+#include "workspace/notebook.h"
 
 namespace ptlint::cli {
 
@@ -89,6 +90,8 @@ void writeFull(std::ostream& out, const FileReport& file, const rules::Diagnosti
   last_row = std::min(last_row, high);
   uint32_t from = first_row >= low + kContextLines ? first_row - kContextLines : low;
   uint32_t to = std::min(high, last_row + kContextLines);
+  for (uint32_t row = last_row + 1; row <= to && !file.cells.empty(); ++row)
+    if (file.lines.lineText(row, file.text) == workspace::kCellSeparator) to = row - 1;  // the next cell's
   while (from < first_row && blank(file.lines.lineText(from, file.text))) ++from;
   while (to > last_row && blank(file.lines.lineText(to, file.text))) --to;
   uint32_t row_offset = start.row - first_row;  // shown row = index + offset (cell-relative in a notebook)

@@ -158,6 +158,20 @@ class Context(Workdir):
         _, out, _ = self.check("--output-format", "full", "train.py")
         self.assertIn(" 9 | a = 1\n10 | with torch.cuda.amp.autocast():\n   |      ^", out)
 
+    def test_notebook_context_stays_in_its_cell(self):
+        cells = [["import torch\n"], ["with torch.cuda.amp.autocast():\n", "    pass"], ["x = 1\n"]]
+        nb = {"cells": [{"cell_type": "code", "metadata": {}, "source": c, "outputs": [], "execution_count": None}
+                        for c in cells],
+              "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+        self.write("nb.ipynb", json.dumps(nb))
+        _, out, _ = self.check("--output-format", "full", "nb.ipynb")
+        self.assertIn("nb.ipynb:cell 2:1:6: PTL101", out)
+        block = out.split("\n")
+        start = block.index("  |")
+        self.assertEqual(block[start + 1:start + 5], ["1 | with torch.cuda.amp.autocast():",
+                                                      "  |      ^^^^^^^^^^^^^^^^^^^^^^^^^ PTL101",
+                                                      "2 |     pass", "  |"])
+
 
 class DidYouMean(Workdir):
     def test_mistyped_flag(self):
