@@ -244,7 +244,8 @@ int main(int argc, char** argv) {
                       "exit 2 if a watched folder is removed)");
   check_cmd->add_option("--output-format", format,
                         "full, concise, json, json-lines, sarif, github, gitlab, junit, pylint, grouped, rdjson or azure")
-      ->check(CLI::IsMember(ptlint::cli::outputFormatNames()));
+      ->check(CLI::IsMember(ptlint::cli::outputFormatNames()))
+      ->envname("PTLINT_OUTPUT_FORMAT");  // as RUFF_OUTPUT_FORMAT
   check_cmd->add_flag("--statistics", check.statistics, "Show counts per rule instead of each finding");
   check_cmd->add_flag("-e,--exit-zero", check.exit_zero, "Exit 0 even when findings remain");
   check_cmd->add_flag("-n,--no-cache", check.no_cache, "Do not read or write the cache");

@@ -19,7 +19,8 @@ ESC = "\x1b["
 
 def clean_env(**extra):
     env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "CLICOLOR_FORCE", "TERM",
-                                                            "CI_PROJECT_DIR", "PTLINT_CACHE_DIR")}
+                                                            "CI_PROJECT_DIR", "PTLINT_CACHE_DIR",
+                                                            "PTLINT_OUTPUT_FORMAT")}
     env.update(extra)
     return env
 
@@ -436,6 +437,12 @@ class CiFormats(Workdir):
         self.assertEqual(d["code"]["value"], "PTL101")
         self.assertEqual(d["location"]["range"]["start"], {"line": 3, "column": 6})
         self.assertEqual(d["suggestions"][0]["range"]["start"]["line"], 3)
+
+    def test_format_from_the_environment(self):
+        out = self.fmt("pylint")
+        code, env_out, _ = self.check("train.py", env=clean_env(PTLINT_OUTPUT_FORMAT="pylint"))
+        self.assertEqual((code, env_out), (1, out))
+        self.assertEqual(self.check("train.py", env=clean_env(PTLINT_OUTPUT_FORMAT="nope"))[0], 2)
 
     def test_grouped(self):
         self.write("train.py", AMP_SOURCE + "\n" * 8 + "with torch.cuda.amp.autocast():\n    pass\n")
