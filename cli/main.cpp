@@ -125,11 +125,7 @@ bool applyPerFileIgnores(const std::vector<std::string>& pairs, ptlint::cli::Che
 bool reportUnknown(const CLI::App& app, const CLI::App* command, std::ostream& err) {
   const CLI::App& owner = command ? *command : app;
   std::vector<std::string> left = owner.remaining();
-  if (command && left.empty()) return false;
-  if (!command) {
-    left = app.remaining();
-    if (left.empty()) return false;
-  }
+  if (left.empty()) return false;
   const std::string& word = left.front();
   std::string usage = command ? fmt::format("Usage: ptlint {} [OPTIONS]", command->get_name())
                               : std::string("Usage: ptlint [OPTIONS] <COMMAND>");
@@ -141,14 +137,13 @@ bool reportUnknown(const CLI::App& app, const CLI::App* command, std::ostream& e
       err << fmt::format("\n  tip: a similar subcommand exists: '{}'\n", near);
   } else {
     std::vector<std::string> names;
-    for (const CLI::Option* option : owner.get_options()) {
+    for (const CLI::Option* option : owner.get_options())
       for (const auto& name : option->get_lnames()) names.push_back("--" + name);
-    }
     std::string flag = word.substr(0, word.find('='));
     err << fmt::format("error: unexpected argument '{}' found\n", word);
     if (auto near = flag.starts_with("--") ? ptlint::cli::closestMatch(flag, names) : std::string(); !near.empty())
       err << fmt::format("\n  tip: a similar argument exists: '{}'\n", near);
-    else if (!flag.starts_with("--") && flag.size() > 2 && flag[0] == '-')
+    else if (!flag.starts_with("--") && flag.size() >= 2 && flag[0] == '-')
       err << fmt::format("\n  tip: to pass '{}' as a value, use '-- {}'\n", word, word);
   }
   err << "\n" << usage << "\n\nFor more information, try '--help'.\n";
