@@ -2,6 +2,7 @@
 // `generate-shell-completion`, `--lsp`/`server`, `--version`.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -150,6 +151,19 @@ bool reportUnknown(const CLI::App& app, const CLI::App* command, std::ostream& e
   return true;
 }
 
+// A value from a fixed list, refused as clap refuses it: the possible values, and the closest.
+CLI::Validator oneOf(std::vector<std::string> values) {
+  return CLI::Validator(
+      [values](std::string& value) -> std::string {
+        if (std::find(values.begin(), values.end(), value) != values.end()) return {};
+        std::string text = fmt::format("invalid value '{}'\n  [possible values: {}]", value, fmt::join(values, ", "));
+        if (auto near = ptlint::cli::closestMatch(value, values); !near.empty())
+          text += fmt::format("\n\n  tip: a similar value exists: '{}'", near);
+        return text;
+      },
+      "");
+}
+
 // A stream that drops what it is given (`--silent`).
 struct NullBuffer : std::streambuf {
   int overflow(int c) override { return c; }
@@ -213,7 +227,7 @@ int main(int argc, char** argv) {
       ->envname("PTLINT_CACHE_DIR");
   std::string color = "auto";
   check_cmd->add_option("--color", color, "Colour the output: auto (on a terminal, unless NO_COLOR is set), always or never")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
+      ->check(oneOf({"auto", "always", "never"}));
   bool verbose = false, silent = false;
   check_cmd->add_flag("-v,--verbose", verbose, "Also print the configuration used, the files checked and the time taken");
   check_cmd->add_flag("-s,--silent", silent, "Print nothing but errors; the exit code tells the result");
@@ -239,7 +253,7 @@ int main(int argc, char** argv) {
                       "exit 2 if a watched folder is removed)");
   check_cmd->add_option("--output-format", format,
                         "full, concise, json, json-lines, sarif, github, gitlab, junit, pylint, grouped, rdjson or azure")
-      ->check(CLI::IsMember(ptlint::cli::outputFormatNames()))
+      ->check(oneOf(ptlint::cli::outputFormatNames()))
       ->envname("PTLINT_OUTPUT_FORMAT");  // as RUFF_OUTPUT_FORMAT
   check_cmd->add_flag("--statistics", check.statistics, "Show counts per rule instead of each finding");
   check_cmd->add_flag("-e,--exit-zero", check.exit_zero, "Exit 0 even when findings remain");

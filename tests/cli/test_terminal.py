@@ -194,6 +194,12 @@ class DidYouMean(Workdir):
         self.assertIn("error: unrecognized subcommand 'chekc'", err)
         self.assertIn("tip: a similar subcommand exists: 'check'", err)
 
+    def test_mistyped_value(self):
+        code, _, err = self.check("--output-format", "jsn", ".")
+        self.assertEqual(code, 2)
+        self.assertIn("invalid value 'jsn'", err)
+        self.assertIn("tip: a similar value exists: 'json'", err)
+
     def test_no_suggestion_for_nonsense(self):
         code, _, err = self.check("--zzzzzzzzzz", ".")
         self.assertEqual(code, 2)
