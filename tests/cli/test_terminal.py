@@ -246,11 +246,16 @@ class Flags(Workdir):
         self.assertEqual(self.read("train.py"), AMP_FIXED)
 
     def test_no_unsafe_fixes_overrides_config(self):
+        fixture = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "attention", "PTL601.py")
+        with open(fixture) as f:
+            source = f.read()
         self.write("ptlint.toml", "unsafe-fixes = true\n")
-        self.write("train.py", "import torch\nt = torch.zeros(3)\nt.data = torch.ones(3)\n")
-        _, with_config, _ = self.check("--output-format", "json", "train.py")
-        _, negated, _ = self.check("--output-format", "json", "--unsafe-fixes", "--no-unsafe-fixes", "train.py")
-        self.assertEqual(json.loads(with_config), json.loads(negated))  # same findings either way
+        self.write("attn.py", source)
+        self.check("--fix", "--no-unsafe-fixes", "--select", "PTL601", "attn.py")
+        self.assertEqual(self.read("attn.py"), source, "--no-unsafe-fixes beats the configuration")
+        self.write("ptlint.toml", "unsafe-fixes = false\n")
+        self.check("--no-unsafe-fixes", "--unsafe-fixes", "--fix", "--select", "PTL601", "attn.py")
+        self.assertNotEqual(self.read("attn.py"), source, "the last of the pair wins")
         code, _, err = self.check("--no-show-fixes", "--no-force-exclude", "--no-fix-only", "--no-respect-gitignore", ".")
         self.assertNotIn("unexpected argument", err)
 
