@@ -302,24 +302,45 @@ void writeDiagnostics(std::ostream& out, const std::vector<FileReport>& files, c
 }
 
 void writeStatistics(std::ostream& out, const std::vector<FileReport>& files, const OutputOptions& options) {
-  std::map<std::string_view, std::pair<size_t, bool>> counts;
+  struct Count {
+    size_t count = 0, fixable = 0;
+  };
+  std::map<std::string_view, Count> counts;
   for (const auto& f : files)
     for (const auto& d : f.diagnostics) {
       auto& entry = counts[d.code];
-      ++entry.first;
-      entry.second = entry.second || isFixable(d, options);
+      ++entry.count;
+      if (isFixable(d, options)) ++entry.fixable;
     }
-  std::vector<std::pair<std::string_view, std::pair<size_t, bool>>> sorted(counts.begin(), counts.end());
-  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
+  std::vector<std::pair<std::string_view, Count>> sorted(counts.begin(), counts.end());
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second.count > b.second.count; });
   if (options.format == OutputFormat::Json) {
     json rows = json::array();
     for (const auto& [code, entry] : sorted)
-      rows.push_back({{"code", code}, {"name", ruleName(code)}, {"count", entry.first}, {"fixable", entry.second}});
+      rows.push_back({{"code", code}, {"name", ruleName(code)}, {"count", entry.count}, {"fixable", entry.fixable > 0}});
     out << rows.dump(2) << "\n";
     return;
   }
-  for (const auto& [code, entry] : sorted)
-    out << fmt::format("{:>5}\t{}\t{}{}\n", entry.first, code, entry.second ? "[*] " : "[ ] ", ruleName(code));
+  // As Ruff's (Flake8's) `--statistics`: counts right-aligned to the widest, codes padded, and a
+  // fix column only when something is fixable: `[*]` all, `[-]` some, `[ ]` none.
+  Styles st{options.color};
+  size_t count_width = 0, code_width = 0;
+  bool any_fixable = false;
+  for (const auto& [code, entry] : sorted) {
+    count_width = std::max(count_width, std::to_string(entry.count).size());
+    code_width = std::max(code_width, code.size());
+    any_fixable = any_fixable || entry.fixable > 0;
+  }
+  for (const auto& [code, entry] : sorted) {
+    std::string count = std::to_string(entry.count);
+    std::string mark = !any_fixable                   ? ""
+                       : entry.fixable == entry.count ? fmt::format("[{}] ", st.paint(st.separator(), "*"))
+                       : entry.fixable > 0            ? fmt::format("[{}] ", st.paint(st.separator(), "-"))
+                                                      : "[ ] ";
+    out << std::string(count_width - count.size(), ' ') << st.paint(st.bold(), count) << "\t"
+        << st.paint(st.code(), code) << std::string(code_width - code.size(), ' ') << "\t" << mark << ruleName(code)
+        << "\n";
+  }
 }
 
 }  // namespace ptlint::cli

@@ -321,6 +321,20 @@ class Flags(Workdir):
         self.assertIn("PTL101", out)
 
 
+    def test_statistics_as_ruff(self):
+        fixture = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "attention", "PTL601.py")
+        with open(fixture) as f:
+            self.write("attn.py", f.read())
+        self.write("train.py", AMP_SOURCE * 12)
+        code, out, _ = self.check("--statistics", "--select", "PTL101,PTL601", ".")
+        self.assertEqual(code, 1)
+        rows = [line for line in out.split("\n") if "\t" in line]
+        self.assertRegex(rows[0], r"^\d\d\tPTL101\t\[\*\] deprecated-cuda-amp$")
+        self.assertRegex(rows[1], r"^ \d\tPTL601\t\[ \] hand-rolled-attention$")  # its fixes are unsafe
+        _, out, _ = self.check("--statistics", "--select", "PTL601", "attn.py")
+        self.assertRegex(out, r"^\d+\tPTL601\thand-rolled-attention\n", "no fix column when nothing is fixable")
+
+
 class Subcommands(Workdir):
     def test_version(self):
         code, out, _ = run(["version"], self.dir)
