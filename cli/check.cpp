@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <iostream>
 #include <mutex>
 #include <system_error>
@@ -13,6 +14,7 @@
 #include "cli/file_io.h"
 #include "cli/gpu_validation.h"
 #include "cli/notebook_check.h"
+#include "cli/terminal.h"
 #include "workspace/compile_log.h"
 #include "workspace/engine.h"
 #include "workspace/walk.h"
@@ -143,6 +145,7 @@ workspace::EngineOptions engineOptions(const CheckOptions& options, bool use_cac
   engine.explicit_config = options.config;
   engine.fix = options.fix || options.diff;
   engine.threads = options.threads;
+  engine.cache_dir = options.cache_dir;
   // The cache serves plain checks only: fixing always works on the file as it is.
   if (use_cache && !options.no_cache && !engine.fix) {
     std::error_code ec;
@@ -150,6 +153,24 @@ workspace::EngineOptions engineOptions(const CheckOptions& options, bool use_cac
     if (!ec) engine.cache_folder = cwd;
   }
   return engine;
+}
+
+// `-v`: where each file's settings come from, and the files found (stderr, as Ruff's debug log).
+void logSettings(const std::vector<fs::path>& files, workspace::Engine& engine, std::ostream& err) {
+  std::vector<std::string> seen;
+  for (const auto& file : files) {
+    std::string source = "defaults (no configuration file)";
+    try {
+      auto resolved = engine.resolver().forFile(file);
+      if (resolved.source && !resolved.source->path.empty()) source = resolved.source->path.string();
+    } catch (const std::exception&) {
+      continue;  // reported as a configuration error below
+    }
+    if (std::find(seen.begin(), seen.end(), source) != seen.end()) continue;
+    seen.push_back(source);
+    err << "[ptlint] Using configuration " << escapeControl(source) << "\n";
+  }
+  err << fmt::format("[ptlint] Found {} file{} to check\n", files.size(), files.size() == 1 ? "" : "s");
 }
 
 // `--compile-log`: reads the log, maps it to the checked files and hands the engine each file's
@@ -249,8 +270,10 @@ std::optional<int> checkStdin(const CheckOptions& options, std::istream& in, std
   if (print_fixed) {
     // Fix mode on stdin prints the fixed source, diagnostics go to stderr.
     if (report.notice) err << fmt::format("warning: {}: {}\n", report.display_path, *report.notice);
-    if (!options.quiet) writeDiagnostics(err, {report}, output);
-    return report.diagnostics.empty() || options.exit_zero ? 0 : 1;
+    if (!options.quiet && !options.fix_only) writeDiagnostics(err, {report}, output);
+    if (options.exit_zero) return 0;
+    if (options.exit_non_zero_on_fix && report.findings_fixed > 0) return 1;
+    return report.diagnostics.empty() || options.fix_only ? 0 : 1;
   }
   reports.push_back(std::move(report));
   return std::nullopt;
@@ -267,6 +290,9 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
 
   OutputOptions output;
   output.format = options.format.value_or(::isatty(STDOUT_FILENO) ? OutputFormat::Full : OutputFormat::Concise);
+  output.color = options.color;
+  Styles st{options.color};
+  auto started = std::chrono::steady_clock::now();
   output.unsafe_fixes = options.unsafe_fixes_flag ? true
                         : options.no_unsafe_fixes_flag ? false
                                                        : options.overrides.unsafe_fixes.value_or(false);
@@ -294,6 +320,7 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
       ++unchecked;
     }
     for (auto& w : walk.warnings) err << "warning: " << escapeControl(w) << "\n";
+    if (options.verbose) logSettings(walk.files, engine, err);
     if (auto problem = engine.cacheProblem()) err << "warning: " << *problem << "\n";
 
     std::vector<fs::path> roots;
@@ -381,21 +408,39 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
     if (had_error) return 2;
     return diff_changes && !options.exit_zero ? 1 : 0;
   }
+  if (options.verbose)
+    err << fmt::format("[ptlint] Checked {} file{} in {} ms\n", reports.size(), reports.size() == 1 ? "" : "s",
+                       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started)
+                           .count());
+
+  if (options.fix_only) {
+    // Ruff's --fix-only: what was fixed, never what remains.
+    if (!options.quiet) {
+      if (hidden > 0 && fixed > 0)
+        out << fmt::format("Fixed {} error{} ({} additional fix{} available with `--unsafe-fixes`).\n", fixed,
+                           fixed == 1 ? "" : "s", hidden, hidden == 1 ? "" : "es");
+      else if (hidden > 0)
+        out << fmt::format("No errors fixed ({} fix{} available with `--unsafe-fixes`).\n", hidden,
+                           hidden == 1 ? "" : "es");
+      else if (fixed > 0)
+        out << fmt::format("Fixed {} error{}.\n", fixed, fixed == 1 ? "" : "s");
+    }
+    if (had_error) return 2;
+    return options.exit_non_zero_on_fix && fixed > 0 && !options.exit_zero ? 1 : 0;
+  }
 
   if (options.statistics) {
     writeStatistics(out, reports, output);
   } else {
     writeDiagnostics(out, reports, output);
   }
-  bool machine_format = output.format == OutputFormat::Json || output.format == OutputFormat::JsonLines ||
-                        output.format == OutputFormat::Sarif;
-  if (!options.quiet && !machine_format) {
+  if (!options.quiet && !isMachineFormat(output.format)) {
     if (remaining == 0 && fixed == 0 && unchecked > 0) {
       // Not "All checks passed!": something that was asked for was not (fully) checked.
       out << fmt::format("No findings in what could be checked; {} error{} above.\n", unchecked,
                          unchecked == 1 ? "" : "s");
     } else if (remaining == 0 && fixed == 0) {
-      out << "All checks passed!\n";
+      out << st.paint(st.success(), "All checks passed!") << "\n";
     } else if (fixed > 0) {
       out << fmt::format("Found {} error{} ({} fixed, {} remaining).\n", remaining + fixed,
                          remaining + fixed == 1 ? "" : "s", fixed, remaining);
@@ -406,7 +451,7 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
         hidden == 0 ? "" : fmt::format("{} hidden fix{} can be enabled with the `--unsafe-fixes` option", hidden,
                                        hidden == 1 ? "" : "es");
     if (fixable > 0 && !options.fix)
-      out << fmt::format("[*] {} fixable with the `--fix` option{}.\n", fixable,
+      out << fmt::format("[{}] {} fixable with the `--fix` option{}.\n", st.paint(st.separator(), "*"), fixable,
                          hidden_hint.empty() ? "" : " (" + hidden_hint + ")");
     else if (!hidden_hint.empty())
       out << fmt::format("No fixes available ({}).\n", hidden_hint);
@@ -418,6 +463,7 @@ int runCheck(const CheckOptions& options, std::istream& in, std::ostream& out, s
   }
   if (had_error) return 2;
   if (options.exit_zero) return 0;
+  if (options.exit_non_zero_on_fix && fixed > 0) return 1;
   return remaining > 0 ? 1 : 0;
 }
 

@@ -28,6 +28,11 @@ struct CheckOptions {
   bool force_exclude = false;
   bool gpu_check = false;
   bool quiet = false;
+  bool fix_only = false;              // --fix-only: fix, report no remaining finding
+  bool exit_non_zero_on_fix = false;  // --exit-non-zero-on-fix
+  bool color = false;                 // ANSI colours in full, concise and grouped output
+  bool verbose = false;               // -v: configuration, files and timing on stderr
+  std::optional<std::filesystem::path> cache_dir;  // --cache-dir
   unsigned threads = 0;  // 0: the machine's cores
   bool add_noqa = false;       // --add-noqa: suppress every current finding in place
   bool show_settings = false;  // --show-settings

@@ -1,6 +1,9 @@
-// The `ptlint` executable: `check`, `rule`, `doctor`, `--lsp`/`server`, `--version`.
+// The `ptlint` executable: `check`, `rule`, `doctor`, `clean`, `version`, `config`,
+// `generate-shell-completion`, `--lsp`/`server`, `--version`.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -8,9 +11,13 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
+#include <tuple>
 
 #include "cli/adoption.h"
 #include "cli/check.h"
+#include "cli/commands.h"
+#include "cli/terminal.h"
 #include "cli/rule_docs.h"
 #include "cli/watch.h"
 #include "rules/selectors.h"
@@ -114,6 +121,55 @@ bool applyPerFileIgnores(const std::vector<std::string>& pairs, ptlint::cli::Che
   return true;
 }
 
+// Anything left unparsed is a mistyped flag or subcommand: reported as clap does (Ruff's
+// parser), with the closest known name. Returns true when something was left.
+bool reportUnknown(const CLI::App& app, const CLI::App* command, std::ostream& err) {
+  const CLI::App& owner = command ? *command : app;
+  std::vector<std::string> left = owner.remaining();
+  if (left.empty()) return false;
+  const std::string& word = left.front();
+  std::string usage = command ? fmt::format("Usage: ptlint {} [OPTIONS]", command->get_name())
+                              : std::string("Usage: ptlint [OPTIONS] <COMMAND>");
+  if (!command && !word.starts_with("-")) {
+    std::vector<std::string> names;
+    for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+    err << fmt::format("error: unrecognized subcommand '{}'\n", word);
+    if (auto near = ptlint::cli::closestMatch(word, names); !near.empty())
+      err << fmt::format("\n  tip: a similar subcommand exists: '{}'\n", near);
+  } else {
+    std::vector<std::string> names;
+    for (const CLI::Option* option : owner.get_options())
+      for (const auto& name : option->get_lnames()) names.push_back("--" + name);
+    std::string flag = word.substr(0, word.find('='));
+    err << fmt::format("error: unexpected argument '{}' found\n", word);
+    if (auto near = flag.starts_with("--") ? ptlint::cli::closestMatch(flag, names) : std::string(); !near.empty())
+      err << fmt::format("\n  tip: a similar argument exists: '{}'\n", near);
+    else if (!flag.starts_with("--") && flag.size() >= 2 && flag[0] == '-')
+      err << fmt::format("\n  tip: to pass '{}' as a value, use '-- {}'\n", word, word);
+  }
+  err << "\n" << usage << "\n\nFor more information, try '--help'.\n";
+  return true;
+}
+
+// A value from a fixed list, refused as clap refuses it: the possible values, and the closest.
+CLI::Validator oneOf(std::vector<std::string> values) {
+  return CLI::Validator(
+      [values](std::string& value) -> std::string {
+        if (std::find(values.begin(), values.end(), value) != values.end()) return {};
+        std::string text = fmt::format("invalid value '{}'\n  [possible values: {}]", value, fmt::join(values, ", "));
+        if (auto near = ptlint::cli::closestMatch(value, values); !near.empty())
+          text += fmt::format("\n\n  tip: a similar value exists: '{}'", near);
+        return text;
+      },
+      "");
+}
+
+// A stream that drops what it is given (`--silent`).
+struct NullBuffer : std::streambuf {
+  int overflow(int c) override { return c; }
+  std::streamsize xsputn(const char*, std::streamsize n) override { return n; }
+};
+
 int runServer() {
 #ifdef PTLINT_WITH_SERVER
   return ptlint::server::runStdioServer();
@@ -142,9 +198,40 @@ int main(int argc, char** argv) {
   std::vector<std::string> configs;
   auto* check_cmd = app.add_subcommand("check", "Lint files and folders (default: the current folder)");
   check_cmd->add_option("paths", paths, "Files or folders to lint; `-` reads stdin (with --stdin-filename)");
-  check_cmd->add_flag("--fix", check.fix, "Apply safe fixes");
-  check_cmd->add_flag("--unsafe-fixes", check.unsafe_fixes_flag, "Also apply (and show as fixable) unsafe fixes");
-  check_cmd->add_flag("--no-unsafe-fixes", check.no_unsafe_fixes_flag, "Never apply unsafe fixes");
+  // Flags with a `--no-*` negation: the last one given wins (as Ruff's `overrides_with`), so
+  // they are read from the parse order below. The negations are hidden from the help, as Ruff's.
+  std::vector<std::tuple<CLI::Option*, std::optional<bool>*, bool>> toggles;
+  std::optional<bool> fix_flag, fix_only_flag, unsafe_flag, show_fixes_flag, force_exclude_flag, gitignore_flag;
+  auto toggle = [&](const std::string& name, const std::string& help, std::optional<bool>& target) {
+    toggles.emplace_back(check_cmd->add_flag("--" + name)->description(help), &target, true);
+    toggles.emplace_back(check_cmd->add_flag("--no-" + name)->description("Negates --" + name)->group(""), &target,
+                         false);
+  };
+  toggle("fix", "Apply safe fixes", fix_flag);
+  toggle("unsafe-fixes", "Also apply (and show as fixable) unsafe fixes", unsafe_flag);
+  toggle("fix-only", "Apply fixes but report no remaining finding (implies --fix)", fix_only_flag);
+  toggle("show-fixes", "List the fixes applied", show_fixes_flag);
+  toggle("force-exclude", "Apply `exclude` to files named explicitly too", force_exclude_flag);
+  toggle("respect-gitignore", "Skip what .gitignore files exclude (default: the `respect-gitignore` setting)",
+         gitignore_flag);
+  check_cmd->add_flag("--exit-non-zero-on-fix", check.exit_non_zero_on_fix,
+                      "Exit 1 when a fix was applied, even if no finding remains");
+  std::vector<std::string> exclude, extend_exclude;
+  check_cmd->add_option("--exclude", exclude, "Globs of files and folders to skip, replacing `exclude` (comma-separated)")
+      ->delimiter(',')->allow_extra_args(false);
+  check_cmd->add_option("--extend-exclude", extend_exclude, "Globs to skip in addition to `exclude` (comma-separated)")
+      ->delimiter(',')->allow_extra_args(false);
+  bool isolated = false;
+  check_cmd->add_flag("--isolated", isolated, "Read no configuration file (flags and defaults only)");
+  std::string cache_dir;
+  check_cmd->add_option("--cache-dir", cache_dir, "The cache's folder (default: .ptlint_cache in the working folder)")
+      ->envname("PTLINT_CACHE_DIR");
+  std::string color = "auto";
+  check_cmd->add_option("--color", color, "Colour the output: auto (on a terminal, unless NO_COLOR is set), always or never")
+      ->check(oneOf({"auto", "always", "never"}));
+  bool verbose = false, silent = false;
+  check_cmd->add_flag("-v,--verbose", verbose, "Also print the configuration used, the files checked and the time taken");
+  check_cmd->add_flag("-s,--silent", silent, "Print nothing but errors; the exit code tells the result");
   check_cmd->add_flag("--diff", check.diff, "Print a unified diff of what the fixes would change; write nothing");
   check_cmd->add_option("--stdin-filename", stdin_filename, "Read source from stdin, as if it were this path");
   check_cmd->add_option("--select", select, "Rule codes or prefixes to enable (comma-separated; ALL for every rule)")->delimiter(',')->allow_extra_args(false);
@@ -165,19 +252,19 @@ int main(int argc, char** argv) {
   check_cmd->add_flag("-w,--watch", watch,
                       "Check again whenever a Python file, notebook or configuration file changes (until interrupted; "
                       "exit 2 if a watched folder is removed)");
-  check_cmd->add_option("--output-format", format, "full, concise, json, json-lines, sarif or github")
-      ->check(CLI::IsMember({"full", "concise", "json", "json-lines", "sarif", "github"}));
+  check_cmd->add_option("--output-format", format,
+                        "full, concise, json, json-lines, sarif, github, gitlab, junit, pylint, grouped, rdjson or azure")
+      ->check(oneOf(ptlint::cli::outputFormatNames()))
+      ->envname("PTLINT_OUTPUT_FORMAT");  // as RUFF_OUTPUT_FORMAT
   check_cmd->add_flag("--statistics", check.statistics, "Show counts per rule instead of each finding");
-  check_cmd->add_flag("--show-fixes", check.show_fixes, "List the fixes applied");
-  check_cmd->add_flag("--exit-zero", check.exit_zero, "Exit 0 even when findings remain");
-  check_cmd->add_flag("--no-cache", check.no_cache, "Do not read or write the cache");
+  check_cmd->add_flag("-e,--exit-zero", check.exit_zero, "Exit 0 even when findings remain");
+  check_cmd->add_flag("-n,--no-cache", check.no_cache, "Do not read or write the cache");
   check_cmd->add_option("--config", configs,
                         "A configuration file to use instead of discovering one, or an inline TOML `KEY = VALUE` "
                         "setting that overrides the configuration files (repeatable)")
       ->allow_extra_args(false);
   check_cmd->add_option("--torch-version", torch_version, "PyTorch releases the project runs on, a PEP 440 range (\">=2.1\", \">=2.4,<2.9\"; 2.1 means >=2.1); default: the project's torch requirement");
   check_cmd->add_option("-j,--threads", check.threads, "Threads to lint with (default: the machine's cores)");
-  check_cmd->add_flag("--force-exclude", check.force_exclude, "Apply `exclude` to files named explicitly too");
   check_cmd->add_option("--compile-log", check.compile_log,
                         "A torch.compile log of a real run (TORCH_LOGS=graph_breaks,recompiles text log, or a "
                         "TORCH_TRACE folder or file): its graph breaks (PTL901) and recompiles (PTL902) on the lines")
@@ -202,12 +289,39 @@ int main(int argc, char** argv) {
   auto* server_cmd = app.add_subcommand("server", "Run the language server on stdio");
   auto* clean_cmd = app.add_subcommand("clean", "Remove the cache (.ptlint_cache) of the working folder");
 
+  bool version_json = false;
+  std::string version_format = "text";
+  auto* version_cmd = app.add_subcommand("version", "Print ptlint's version");
+  version_cmd->add_option("--output-format", version_format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  std::string config_key;
+  auto* config_cmd = app.add_subcommand("config", "List the configuration keys, or show one's documentation");
+  config_cmd->add_option("key", config_key, "A configuration key, e.g. select");
+  std::string shell;
+  auto* completion_cmd = app.add_subcommand("generate-shell-completion", "Print a completion script for a shell");
+  completion_cmd->add_option("shell", shell, "bash, zsh or fish")->required();
+
+  // Unknown arguments are kept (not thrown) so that the error can name the closest known one.
+  app.allow_extras();
+  for (CLI::App* sub : app.get_subcommands({})) sub->allow_extras();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);
     return code == 0 ? 0 : 2;
   }
+  {
+    const CLI::App* parsed = nullptr;
+    for (const CLI::App* sub : app.get_subcommands({}))
+      if (sub->parsed()) parsed = sub;
+    if (reportUnknown(app, nullptr, std::cerr) || (parsed && reportUnknown(app, parsed, std::cerr))) return 2;
+  }
+
+  if (version_cmd->parsed()) {
+    version_json = version_format == "json";
+    return ptlint::cli::runVersion(version_json, std::cout);
+  }
+  if (config_cmd->parsed()) return ptlint::cli::runConfig(config_key, std::cout, std::cerr);
+  if (completion_cmd->parsed()) return ptlint::cli::runShellCompletion(app, shell, std::cout, std::cerr);
 
   if (lsp || server_cmd->parsed()) return runServer();
 
@@ -233,6 +347,33 @@ int main(int argc, char** argv) {
   }
 
   if (check_cmd->parsed()) {
+    for (const CLI::Option* given : check_cmd->parse_order())
+      for (auto& [option, target, value] : toggles)
+        if (option == given) *target = value;
+    check.fix = fix_flag.value_or(false);
+    check.unsafe_fixes_flag = unsafe_flag == true;
+    check.no_unsafe_fixes_flag = unsafe_flag == false;
+    check.fix_only = fix_only_flag.value_or(false);
+    if (check.fix_only) check.fix = true;
+    check.show_fixes = show_fixes_flag.value_or(false);
+    check.force_exclude = force_exclude_flag.value_or(false);
+    check.overrides.respect_gitignore = gitignore_flag;
+    check.verbose = verbose;
+    if (!exclude.empty()) check.overrides.exclude = splitList(exclude);
+    check.overrides.extend_exclude = splitList(extend_exclude);
+    check.overrides.isolated = isolated;
+    if (!cache_dir.empty()) {
+      std::error_code ec;
+      check.cache_dir = std::filesystem::absolute(cache_dir, ec);
+      // Created as Ruff creates its own: the folders above it too.
+      std::filesystem::create_directories(check.cache_dir->parent_path(), ec);
+    }
+    ptlint::cli::ColorChoice choice = color == "always"  ? ptlint::cli::ColorChoice::Always
+                                      : color == "never" ? ptlint::cli::ColorChoice::Never
+                                                         : ptlint::cli::ColorChoice::Auto;
+    // Coloured only where a person reads it: never into --output-file under `auto`.
+    check.color = output_file.empty() ? ptlint::cli::useColor(choice, STDOUT_FILENO)
+                                      : choice == ptlint::cli::ColorChoice::Always;
     select = splitList(select);
     extend_select = splitList(extend_select);
     ignore = splitList(ignore);
@@ -262,23 +403,29 @@ int main(int argc, char** argv) {
       check.overrides.torch_version = v;
     }
     if (!applyConfigOptions(configs, check)) return 2;
+    if (isolated && check.config) {
+      std::cerr << fmt::format("error: --isolated reads no configuration file, and --config names one (`{}`)\n",
+                               check.config->string());
+      return 2;
+    }
     if (!stdin_filename.empty()) check.stdin_filename = stdin_filename;
     for (const auto& p : paths)
       if (p != "-") check.paths.emplace_back(p);
     if (!check.stdin_filename && paths.size() == 1 && paths[0] == "-") check.stdin_filename = "-";
-    if (!format.empty()) {
-      static const std::map<std::string, OutputFormat> kFormats{
-          {"full", OutputFormat::Full}, {"concise", OutputFormat::Concise}, {"json", OutputFormat::Json},
-          {"json-lines", OutputFormat::JsonLines}, {"sarif", OutputFormat::Sarif}, {"github", OutputFormat::Github}};
-      check.format = kFormats.at(format);
-    }
+    if (!format.empty()) check.format = ptlint::cli::parseOutputFormat(format);
+    // --silent: nothing on stdout but the fixed source of stdin; errors still reach stderr.
+    NullBuffer null_buffer;
+    std::ostream null_out(&null_buffer);
+    bool keep_stdout = check.stdin_filename && check.fix && !check.diff;
+    if (silent) check.quiet = true;
+    std::ostream& out = silent && !keep_stdout ? null_out : std::cout;
     try {
       if (watch) {
         if (check.stdin_filename || check.add_noqa || check.diff || !output_file.empty()) {
           std::cerr << "error: --watch cannot be combined with stdin, --add-noqa, --diff or --output-file\n";
           return 2;
         }
-        return ptlint::cli::runWatch(check, std::cin, std::cout, std::cerr);
+        return ptlint::cli::runWatch(check, std::cin, out, std::cerr);
       }
       if (!output_file.empty()) {
         namespace fs = std::filesystem;
@@ -291,7 +438,7 @@ int main(int argc, char** argv) {
                                    std::strerror(errno));
           return 2;
         }
-        int code = ptlint::cli::runCheck(check, std::cin, file, std::cerr);
+        int code = ptlint::cli::runCheck(check, std::cin, silent ? out : file, std::cerr);
         file.flush();
         if (!file) {
           std::cerr << fmt::format("error: --output-file {}: writing failed\n", output_file);
@@ -299,7 +446,7 @@ int main(int argc, char** argv) {
         }
         return code;
       }
-      return ptlint::cli::runCheck(check, std::cin, std::cout, std::cerr);
+      return ptlint::cli::runCheck(check, std::cin, out, std::cerr);
     } catch (const std::bad_alloc&) {
       std::cout.flush();
       std::cerr << "error: out of memory\n";

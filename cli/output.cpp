@@ -11,19 +11,12 @@
 #include <ostream>
 #include <set>
 
+#include "cli/terminal.h"
 #include "ptlint/version.h"
 #include "rules/registry.h"
+#include "workspace/notebook.h"
 
 namespace ptlint::cli {
-namespace {
-
-using nlohmann::json;
-
-struct Location {
-  uint32_t row;     // 1-based (within the cell in a notebook)
-  uint32_t column;  // 1-based, code points
-  uint32_t cell = 0;  // 1-based cell of a notebook; 0 for other files
-};
 
 Location locate(const FileReport& file, uint32_t offset) {
   auto rc = file.lines.codePointRowColumn(offset, file.text);
@@ -38,6 +31,10 @@ Location locate(const FileReport& file, uint32_t offset) {
   }
   return at;
 }
+
+namespace {
+
+using nlohmann::json;
 
 // `path:row:col`, or `path:cell N:row:col` in a notebook.
 std::string where(const FileReport& file, Location l) {
@@ -58,31 +55,80 @@ std::string_view ruleName(std::string_view code) {
   return meta ? meta->name : std::string_view{};
 }
 
+// `path:row:col: CODE [*] message`, coloured as Ruff's (bold path, cyan separators, red code).
+std::string header(const FileReport& file, Location l, const rules::Diagnostic& d, const OutputOptions& options) {
+  Styles st{options.color};
+  std::string sep = st.paint(st.separator(), ":");
+  std::string at = l.cell ? fmt::format("{}{}cell {}{}{}{}{}", st.paint(st.bold(), file.display_path), sep, l.cell, sep,
+                                        l.row, sep, l.column)
+                          : fmt::format("{}{}{}{}{}", st.paint(st.bold(), file.display_path), sep, l.row, sep, l.column);
+  std::string fixable = isFixable(d, options) ? fmt::format("[{}] ", st.paint(st.separator(), "*")) : "";
+  return fmt::format("{}{} {} {}{}", at, sep, st.paint(st.code(), d.code), fixable, d.message);
+}
+
+// Context lines shown around a finding, as Ruff's `full` format: two before and after.
+constexpr uint32_t kContextLines = 2;
+
+bool blank(std::string_view line) { return line.find_first_not_of(" \t\f\v") == std::string_view::npos; }
+
 void writeFull(std::ostream& out, const FileReport& file, const rules::Diagnostic& d, const OutputOptions& options) {
+  Styles st{options.color};
   Location start = locate(file, d.start), end = locate(file, d.end);
-  out << fmt::format("{}: {} {}{}\n", where(file, start), d.code, isFixable(d, options) ? "[*] " : "", d.message);
-  // The source line with a caret under the reported range (its first line only).
-  std::string_view line = file.lines.lineText(file.lines.codePointRowColumn(d.start, file.text).row, file.text);
-  std::string gutter = std::to_string(start.row);
-  std::string pad(gutter.size(), ' ');
-  uint32_t width = analysis::countCodePoints(line);
-  uint32_t caret_end = end.row == start.row ? end.column : width + 1;
-  uint32_t carets = caret_end > start.column ? caret_end - start.column : 1;
-  out << pad << " |\n";
-  out << gutter << " | " << line << "\n";
-  out << pad << " | " << std::string(start.column - 1, ' ') << std::string(carets, '^') << " " << d.code << "\n";
-  out << pad << " |\n";
-  if (d.fix) out << pad << " = help: " << d.fix->message << "\n";
+  out << header(file, start, d, options) << "\n";
+  // The lines of the range with context around it, never past the file or the notebook cell;
+  // blank context lines at either edge are left out (as Ruff does).
+  uint32_t first_row = file.lines.codePointRowColumn(d.start, file.text).row;
+  const uint32_t end_row = file.lines.codePointRowColumn(d.end, file.text).row;
+  uint32_t last_row = end_row;
+  if (last_row > first_row && end.column == 1) --last_row;  // a range ending at a line start
+  uint32_t low = 0, high = file.lines.lineCount() - 1;
+  if (!file.cells.empty()) {
+    auto it = std::upper_bound(file.cells.begin(), file.cells.end(), std::make_pair(first_row, UINT32_MAX));
+    if (it != file.cells.begin()) low = std::prev(it)->first;
+    if (it != file.cells.end() && it->first > 0) high = std::min(high, it->first - 1);
+  }
+  last_row = std::min(last_row, high);
+  uint32_t from = first_row >= low + kContextLines ? first_row - kContextLines : low;
+  uint32_t to = std::min(high, last_row + kContextLines);
+  for (uint32_t row = last_row + 1; row <= to && !file.cells.empty(); ++row)
+    if (file.lines.lineText(row, file.text) == workspace::kCellSeparator) to = row - 1;  // the next cell's
+  while (from < first_row && blank(file.lines.lineText(from, file.text))) ++from;
+  while (to > last_row && blank(file.lines.lineText(to, file.text))) --to;
+  uint32_t row_offset = start.row - first_row;  // shown row = index + offset (cell-relative in a notebook)
+  std::string widest = std::to_string(to + row_offset);
+  std::string pad(widest.size(), ' ');
+  std::string bar = st.paint(st.line_number(), "|");
+  std::string_view mark = d.severity == rules::Severity::Error ? st.error() : st.warning();
+  out << pad << " " << bar << "\n";
+  for (uint32_t row = from; row <= to; ++row) {
+    std::string_view line = file.lines.lineText(row, file.text);
+    std::string number = std::to_string(row + row_offset);
+    out << st.paint(st.line_number(), std::string(widest.size() - number.size(), ' ') + number) << " " << bar;
+    out << (line.empty() ? "" : " ") << line << "\n";
+    if (row < first_row || row > last_row) continue;
+    // Carets under the part of this line that the range covers.
+    uint32_t width = analysis::countCodePoints(line);
+    uint32_t indent = static_cast<uint32_t>(std::min(line.find_first_not_of(" \t"), line.size()));
+    uint32_t begin = row == first_row ? start.column - 1 : indent;
+    uint32_t stop = row == end_row ? end.column - 1 : width;
+    uint32_t carets = stop > begin ? stop - begin : 1;
+    std::string underline = std::string(carets, '^');
+    if (row == last_row) underline += " " + std::string(d.code);
+    out << pad << " " << bar << " " << std::string(begin, ' ') << st.paint(mark, underline) << "\n";
+  }
+  out << pad << " " << bar << "\n";
+  if (d.fix) out << pad << " = " << st.paint(st.help(), "help") << ": " << d.fix->message << "\n";
   for (const auto& rel : d.related) {
+    std::string note = st.paint(st.note(), "note");
     if (!rel.path.empty()) {  // in another file
       std::error_code ec;
       std::filesystem::path other = std::filesystem::path(rel.path).lexically_relative(std::filesystem::current_path(ec));
       std::string shown = !ec && !other.empty() && !other.native().starts_with("..") ? other.string() : rel.path;
-      out << pad << " = note: " << shown << ":" << rel.line + 1 << ":" << rel.column << ": " << rel.message << "\n";
+      out << pad << " = " << note << ": " << shown << ":" << rel.line + 1 << ":" << rel.column << ": " << rel.message << "\n";
       continue;
     }
     Location r = locate(file, rel.start);
-    out << pad << " = note: " << where(file, r) << ": " << rel.message << "\n";
+    out << pad << " = " << note << ": " << where(file, r) << ": " << rel.message << "\n";
   }
   out << "\n";
 }
@@ -238,6 +284,14 @@ void writeDiagnostics(std::ostream& out, const std::vector<FileReport>& files, c
                              githubData(fmt::format("{}: {} {}", where(f, s), d.code, d.message)));
         }
       return;
+    case OutputFormat::Gitlab:
+    case OutputFormat::Junit:
+    case OutputFormat::Pylint:
+    case OutputFormat::Grouped:
+    case OutputFormat::Rdjson:
+    case OutputFormat::Azure:
+      writeCiFormat(out, files, options);
+      return;
     case OutputFormat::Full:
       for (const auto& f : files)
         for (const auto& d : f.diagnostics) writeFull(out, f, d, options);
@@ -245,32 +299,52 @@ void writeDiagnostics(std::ostream& out, const std::vector<FileReport>& files, c
     case OutputFormat::Concise:
       for (const auto& f : files)
         for (const auto& d : f.diagnostics) {
-          Location s = locate(f, d.start);
-          out << fmt::format("{}: {} {}{}\n", where(f, s), d.code, isFixable(d, options) ? "[*] " : "", d.message);
+          out << header(f, locate(f, d.start), d, options) << "\n";
         }
       return;
   }
 }
 
 void writeStatistics(std::ostream& out, const std::vector<FileReport>& files, const OutputOptions& options) {
-  std::map<std::string_view, std::pair<size_t, bool>> counts;
+  struct Count {
+    size_t count = 0, fixable = 0;
+  };
+  std::map<std::string_view, Count> counts;
   for (const auto& f : files)
     for (const auto& d : f.diagnostics) {
       auto& entry = counts[d.code];
-      ++entry.first;
-      entry.second = entry.second || isFixable(d, options);
+      ++entry.count;
+      if (isFixable(d, options)) ++entry.fixable;
     }
-  std::vector<std::pair<std::string_view, std::pair<size_t, bool>>> sorted(counts.begin(), counts.end());
-  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
+  std::vector<std::pair<std::string_view, Count>> sorted(counts.begin(), counts.end());
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second.count > b.second.count; });
   if (options.format == OutputFormat::Json) {
     json rows = json::array();
     for (const auto& [code, entry] : sorted)
-      rows.push_back({{"code", code}, {"name", ruleName(code)}, {"count", entry.first}, {"fixable", entry.second}});
+      rows.push_back({{"code", code}, {"name", ruleName(code)}, {"count", entry.count}, {"fixable", entry.fixable > 0}});
     out << rows.dump(2) << "\n";
     return;
   }
-  for (const auto& [code, entry] : sorted)
-    out << fmt::format("{:>5}\t{}\t{}{}\n", entry.first, code, entry.second ? "[*] " : "[ ] ", ruleName(code));
+  // As Ruff's (Flake8's) `--statistics`: counts right-aligned to the widest, codes padded, and a
+  // fix column only when something is fixable: `[*]` all, `[-]` some, `[ ]` none.
+  Styles st{options.color};
+  size_t count_width = 0, code_width = 0;
+  bool any_fixable = false;
+  for (const auto& [code, entry] : sorted) {
+    count_width = std::max(count_width, std::to_string(entry.count).size());
+    code_width = std::max(code_width, code.size());
+    any_fixable = any_fixable || entry.fixable > 0;
+  }
+  for (const auto& [code, entry] : sorted) {
+    std::string count = std::to_string(entry.count);
+    std::string mark = !any_fixable                   ? ""
+                       : entry.fixable == entry.count ? fmt::format("[{}] ", st.paint(st.separator(), "*"))
+                       : entry.fixable > 0            ? fmt::format("[{}] ", st.paint(st.separator(), "-"))
+                                                      : "[ ] ";
+    out << std::string(count_width - count.size(), ' ') << st.paint(st.bold(), count) << "\t"
+        << st.paint(st.code(), code) << std::string(code_width - code.size(), ' ') << "\t" << mark << ruleName(code)
+        << "\n";
+  }
 }
 
 }  // namespace ptlint::cli

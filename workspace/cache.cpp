@@ -210,7 +210,9 @@ bool ResultsCache::openFolder() {
   return false;
 }
 
-ResultsCache::ResultsCache(fs::path folder) : dir_(std::move(folder) / ".ptlint_cache") {
+ResultsCache::ResultsCache(fs::path folder) : ResultsCache(Dir{std::move(folder) / ".ptlint_cache"}) {}
+
+ResultsCache::ResultsCache(Dir dir) : dir_(std::move(dir.path)) {
   struct stat st {};
   if (::lstat(dir_.c_str(), &st) != 0) {
     if (errno != ENOENT) disable(std::strerror(errno));

@@ -26,6 +26,11 @@ class ResultsCache {
  public:
   // Loads `<folder>/.ptlint_cache/` if present and valid for this build.
   explicit ResultsCache(std::filesystem::path folder);
+  // The cache in the folder `dir` itself (`--cache-dir`).
+  struct Dir {
+    std::filesystem::path path;
+  };
+  explicit ResultsCache(Dir dir);
   ~ResultsCache();
   ResultsCache(const ResultsCache&) = delete;
   ResultsCache& operator=(const ResultsCache&) = delete;

@@ -12,7 +12,9 @@
 #include "workspace/read_fd.h"
 #include "workspace/torch_requirement.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -103,6 +105,13 @@ FileConfig parseTable(const fs::path& path, const toml::table& table, const std:
     else if (key == "compile-decorators") config.compile_decorators = stringArray(path, node, shown);
     else if (key == "respect-gitignore") config.respect_gitignore = boolean(path, node, shown);
     else if (key == "unsafe-fixes") config.unsafe_fixes = boolean(path, node, shown);
+    else if (key == "extend") {
+      auto text = node.value<std::string>();
+      if (!node.is_string() || !text || text->empty())
+        fail(path, node, shown, "expected the path of another configuration file");
+      config.extend = *text;
+      config.extend_line = static_cast<int>(node.source().begin.line);
+    }
     else if (key == "torch-version") {
       auto text = node.value<std::string>();
       auto range = text ? rules::TorchRange::parse(*text) : std::nullopt;
@@ -120,7 +129,7 @@ FileConfig parseTable(const fs::path& path, const toml::table& table, const std:
       }
     } else {
       fail(path, node, shown,
-           "unknown key (known: select, extend-select, ignore, per-file-ignores, fixable, unfixable, exclude, "
+           "unknown key (known: extend, select, extend-select, ignore, per-file-ignores, fixable, unfixable, exclude, "
            "extend-exclude, respect-gitignore, torch-version, unsafe-fixes, compile-decorators)");
     }
   }
@@ -333,7 +342,7 @@ ConfigError::ConfigError(std::string file, int line, std::string key, const std:
       line_(line),
       key_(std::move(key)) {}
 
-std::optional<FileConfig> loadConfigFile(const fs::path& path) {
+static std::optional<FileConfig> loadOneConfigFile(const fs::path& path) {
   std::string text = readConfigText(path);
   // toml++ recurses once per nesting level (and so does freeing the tables it builds): a
   // document nested thousands deep would overflow the stack, so the depth is measured first.
@@ -360,6 +369,114 @@ std::optional<FileConfig> loadConfigFile(const fs::path& path) {
   return parseTable(path, document, "");
 }
 
+namespace {
+
+// `extend`'s path: `~` is the home folder; relative to the folder of the file that names it.
+fs::path extendTarget(const FileConfig& config) {
+  std::string text = *config.extend;
+  if (text == "~" || text.starts_with("~/")) {
+    if (const char* home = std::getenv("HOME"); home && *home) text = std::string(home) + text.substr(1);
+  }
+  fs::path target(text);
+  if (target.is_relative()) target = config.path.parent_path() / target;
+  std::error_code ec;
+  return fs::absolute(target, ec).lexically_normal();
+}
+
+std::optional<FileConfig> loadChain(const fs::path& path, std::vector<fs::path>& chain) {
+  std::error_code ec;
+  fs::path self = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  chain.push_back(self);
+  auto config = loadOneConfigFile(path);
+  if (!config || !config->extend) return config;
+  fs::path target = extendTarget(*config);
+  fs::path resolved = fs::weakly_canonical(target, ec);
+  auto shownChain = [&] {
+    std::string text;
+    for (const auto& p : chain) text += p.string() + " -> ";
+    return text + resolved.string();
+  };
+  if (std::find(chain.begin(), chain.end(), resolved) != chain.end())
+    throw ConfigError(path.string(), config->extend_line, "extend",
+                      fmt::format("circular `extend`: {}", shownChain()));
+  if (chain.size() >= kMaxExtendDepth)
+    throw ConfigError(path.string(), config->extend_line, "extend",
+                      fmt::format("more than {} files extend each other", kMaxExtendDepth));
+  if (!fs::exists(target, ec))
+    throw ConfigError(path.string(), config->extend_line, "extend",
+                      fmt::format("`{}` does not exist", target.string()));
+  auto base = loadChain(target, chain);
+  if (!base) {  // a pyproject.toml without [tool.ptlint]: its defaults
+    base = FileConfig{};
+    base->path = target;
+    base->root = target.parent_path();
+  }
+  return extendConfig(*base, *config);
+}
+
+// A glob of `from`'s folder, for matching relative to `to` (a glob without `/` matches any
+// component, so it means the same anywhere).
+std::optional<std::string> rebaseGlob(const std::string& glob, const fs::path& from, const fs::path& to) {
+  std::string_view g = glob;
+  if (g.starts_with("./")) g.remove_prefix(2);
+  std::string_view trimmed = g;
+  while (!trimmed.empty() && trimmed.back() == '/') trimmed.remove_suffix(1);
+  if (trimmed.find('/') == std::string_view::npos || g.starts_with("**/") || from == to) return glob;
+  std::string rel = (from / std::string(g)).lexically_normal().lexically_relative(to).generic_string();
+  if (rel.empty() || rel.starts_with("..")) return std::nullopt;  // outside the child's folder
+  return rel;
+}
+
+}  // namespace
+
+std::optional<FileConfig> loadConfigFile(const fs::path& path) {
+  std::vector<fs::path> chain;
+  return loadChain(path, chain);
+}
+
+FileConfig extendConfig(const FileConfig& base, const FileConfig& child) {
+  FileConfig out = child;
+  auto rebased = [&](const std::vector<std::string>& globs) {
+    std::vector<std::string> kept;
+    for (const auto& glob : globs)
+      if (auto g = rebaseGlob(glob, base.root, child.root)) kept.push_back(*g);
+    return kept;
+  };
+  auto inherit = [](auto& target, const auto& source) {
+    if (!target && source) target = source;
+  };
+  inherit(out.select, base.select);
+  if (!child.select && base.extend_select) {
+    std::vector<std::string> all = *base.extend_select;
+    if (child.extend_select) all.insert(all.end(), child.extend_select->begin(), child.extend_select->end());
+    out.extend_select = all;
+  }
+  if (!child.select && base.ignore) {
+    std::vector<std::string> all = *base.ignore;
+    if (child.ignore) all.insert(all.end(), child.ignore->begin(), child.ignore->end());
+    out.ignore = all;
+  }
+  if (!child.exclude && base.exclude) out.exclude = rebased(*base.exclude);
+  if (base.extend_exclude) {
+    std::vector<std::string> all = rebased(*base.extend_exclude);
+    if (child.extend_exclude) all.insert(all.end(), child.extend_exclude->begin(), child.extend_exclude->end());
+    out.extend_exclude = all;
+  }
+  if (child.per_file_ignores.empty()) {
+    out.per_file_ignores = base.per_file_ignores;
+    for (auto& entry : out.per_file_ignores)
+      if (entry.root.empty()) entry.root = base.root;
+  }
+  inherit(out.respect_gitignore, base.respect_gitignore);
+  inherit(out.torch_version, base.torch_version);
+  inherit(out.unsafe_fixes, base.unsafe_fixes);
+  inherit(out.compile_decorators, base.compile_decorators);
+  inherit(out.fixable, base.fixable);
+  inherit(out.unfixable, base.unfixable);
+  out.extend.reset();
+  return out;
+}
+
 FileConfig parseInlineConfig(std::string_view text, const fs::path& root) {
   toml::table document;
   try {
@@ -369,6 +486,9 @@ FileConfig parseInlineConfig(std::string_view text, const fs::path& root) {
                       fmt::format("`{}` is neither a file nor a TOML `key = value` ({})", text, error.description()));
   }
   FileConfig config = parseTable("--config", document, "");
+  if (config.extend)
+    throw ConfigError("--config", config.extend_line, "extend",
+                      "`extend` is read in a configuration file only (give the file with `--config PATH`)");
   config.path.clear();
   config.root = root;
   return config;
@@ -479,7 +599,7 @@ ResolvedConfig ConfigResolver::forFolder(const fs::path& dir) {
     config = std::make_shared<const FileConfig>(std::move(*loaded));
     std::lock_guard lock(mutex_);
     by_dir_["<explicit>"] = config;
-  } else if (!explicit_config_) {
+  } else if (!explicit_config_ && !overrides_.isolated) {
     config = nearestConfig(dir);
     if (config && overrides_.recheck_modified && changedOnDisk(*config)) {
       invalidate();
@@ -529,11 +649,13 @@ ResolvedConfig ConfigResolver::resolve(std::shared_ptr<const FileConfig> config,
       if (entry.root.empty()) entry.root = config->root;
   }
 
-  out.exclude = config && config->exclude ? *config->exclude : defaultExcludes();
+  out.exclude = overrides_.exclude ? *overrides_.exclude : config && config->exclude ? *config->exclude : defaultExcludes();
   if (config && config->extend_exclude)
     out.exclude.insert(out.exclude.end(), config->extend_exclude->begin(), config->extend_exclude->end());
   out.exclude.insert(out.exclude.end(), overrides_.extend_exclude.begin(), overrides_.extend_exclude.end());
-  out.respect_gitignore = config && config->respect_gitignore ? *config->respect_gitignore : true;
+  out.respect_gitignore = overrides_.respect_gitignore ? *overrides_.respect_gitignore
+                          : config && config->respect_gitignore ? *config->respect_gitignore
+                                                                : true;
   return out;
 }
 

@@ -52,6 +52,10 @@ struct FileConfig {
   std::optional<bool> unsafe_fixes;
   std::optional<std::vector<std::string>> compile_decorators;
   std::optional<std::vector<std::string>> fixable, unfixable;  // whose fixes are offered
+  // `extend = "PATH"`: another configuration file this one is merged onto (loadConfigFile
+  // resolves it; the result holds the merged settings).
+  std::optional<std::string> extend;
+  int extend_line = 0;
   // What the file looked like when read (for Overrides::recheck_modified).
   std::filesystem::file_time_type mtime{};
   std::uintmax_t size = 0;
@@ -73,7 +77,10 @@ TomlDepth tomlNestingDepth(std::string_view text);
 // Parses a config file. Throws ConfigError (file, line, key) on unknown keys, bad values or
 // bad TOML, and when the path is not a readable regular file (a folder, a FIFO, a device), is
 // larger than kMaxConfigBytes or nests deeper than kMaxTomlDepth. A pyproject.toml without
-// [tool.ptlint] yields nullopt.
+// [tool.ptlint] yields nullopt. `extend = "PATH"` (relative to the file's folder, `~` expanded)
+// loads that file first and merges this one onto it as Ruff does (extendConfig); a cycle, or a
+// chain longer than kMaxExtendDepth, is an error naming the file and the `extend` line.
+inline constexpr size_t kMaxExtendDepth = 32;
 std::optional<FileConfig> loadConfigFile(const std::filesystem::path& path);
 
 // `--config "KEY = VALUE"`: one inline TOML setting, as in a ptlint.toml (top-level keys).
@@ -84,12 +91,21 @@ FileConfig parseInlineConfig(std::string_view text, const std::filesystem::path&
 // `base` with every key `over` sets replaced by `over`'s (per-file-ignores are added to).
 FileConfig mergeConfig(const FileConfig& base, const FileConfig& over);
 
+// `child` (which says `extend`) merged onto `base`, as Ruff merges an extended configuration:
+// a key the child sets replaces the base's, but `extend-select` and `extend-exclude` add up,
+// and `ignore` adds up unless the child sets `select`. The base's globs stay relative to its
+// own folder; the result is rooted at the child's.
+FileConfig extendConfig(const FileConfig& base, const FileConfig& child);
+
 // Settings given from outside the files: CLI flags or LSP settings.
 struct Overrides {
   std::optional<std::vector<std::string>> select, extend_select, ignore;
   std::optional<rules::TorchRange> torch_version;
   std::optional<bool> unsafe_fixes;
+  std::optional<std::vector<std::string>> exclude;  // `--exclude`: replaces the files' `exclude`
   std::vector<std::string> extend_exclude;
+  std::optional<bool> respect_gitignore;             // `--respect-gitignore` / `--no-respect-gitignore`
+  bool isolated = false;                             // `--isolated`: no configuration file is read
   // When neither the flags nor a config file set `torch-version`: find the project's torch
   // range from its requirement files and environment (false: the default range).
   bool discover_torch = true;

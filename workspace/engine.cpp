@@ -67,8 +67,9 @@ Engine::Engine(EngineOptions options)
       project_(std::make_unique<ProjectIndex>(readForIndex, kMaxFileBytes)) {
   if (options_.overlay) project_->setOverlay(options_.overlay);
   if (options_.cache_folder && !options_.fix) {
-    cache_ = std::make_unique<ResultsCache>(*options_.cache_folder);
-    if (!cache_->problem()) project_->useScanCache(*options_.cache_folder / ".ptlint_cache");
+    fs::path dir = options_.cache_dir ? *options_.cache_dir : *options_.cache_folder / ".ptlint_cache";
+    cache_ = std::make_unique<ResultsCache>(ResultsCache::Dir{dir});
+    if (!cache_->problem()) project_->useScanCache(dir);
   }
 }
 

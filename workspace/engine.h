@@ -72,6 +72,7 @@ struct EngineOptions {
   bool fix = false;  // fix each text to a fixpoint (`--fix`, `--diff`, fix-all); never cached
   // The results cache's folder (`<folder>/.ptlint_cache`); nullopt: no cache. Plain checks only.
   std::optional<std::filesystem::path> cache_folder;
+  std::optional<std::filesystem::path> cache_dir;  // `--cache-dir`: the cache's own folder, if not the default
   unsigned threads = 0;  // 0: the machine's cores
   // Texts that take precedence over the files on disk for cross-file facts (the server's open
   // buffers, unsaved edits included); nullopt for a file: read it from disk.

@@ -3,6 +3,7 @@ unused `# noqa` codes (PTL001), documentation links, the walk's hidden and virtu
 folders, inline `--config` overrides and the adoption flags. Standard library only."""
 import json
 import os
+import re
 import shutil
 import subprocess
 import textwrap
@@ -482,6 +483,7 @@ class RuffFlags(Workdir):
             chunks.append(data)
         os.waitpid(pid, 0)
         out = b"".join(chunks).decode("utf-8", "replace")
+        out = re.sub(r"\x1b\[[0-9;]*m", "", out)  # a terminal is coloured (test_terminal.Colour)
         self.assertIn("^", out)          # the source line with carets: `full`
         self.assertIn(" = help:", out)
         # Piped, the default stays concise.
