@@ -47,10 +47,7 @@ CodeActionProvider::Quickfixes CodeActionProvider::quickfixes(const AnalysisResu
   };
   for (size_t i = 0; i < result.lint.diagnostics.size(); ++i) {
     const rules::Diagnostic& d = result.lint.diagnostics[i];
-    // Fix-all applies what `--fix` applies: safe fixes, and unsafe ones under `unsafe-fixes`.
-    if (d.fix && (d.fix->applicability == quickfix::Applicability::Safe ||
-                  (d.fix->applicability == quickfix::Applicability::Unsafe && result.settings.unsafe_fixes)))
-      out.any_safe_fix = true;
+    if (d.fix && d.fix->applicability == quickfix::Applicability::Safe) out.any_safe_fix = true;
     if (d.start > to || d.end < from) continue;
     const Diagnostic& lsp = result.diagnostics[i];
     if (d.fix && !d.fix->edits.empty()) {

@@ -1,7 +1,6 @@
-// Fix-all: a document's fixes applied to a fixpoint by the loop `ptlint check --fix` runs
-// (workspace::fixText: the same `fixable` / `unfixable`, safe fixes, and unsafe ones too under
-// `unsafe-fixes`), returned as one minimal edit. Up to ten lint passes: callers run it on the
-// heavy pool.
+// Fix-all: a document's safe fixes applied to a fixpoint by the loop `ptlint check --fix` runs
+// (workspace::fixText: the same `fixable` / `unfixable`; what `--fix --no-unsafe-fixes` writes),
+// returned as one minimal edit. Up to ten lint passes: callers run it on the heavy pool.
 #pragma once
 
 #include <functional>
