@@ -17,6 +17,7 @@
 #include "rules/linter.h"
 #include "rules/noqa/unused_noqa.h"
 #include "rules/registry.h"
+#include "workspace/engine.h"
 #include "workspace/walk.h"
 
 namespace fs = std::filesystem;
@@ -100,93 +101,82 @@ std::string addNoqaDirectives(const analysis::ParsedFile& file, const std::vecto
 
 int runAddNoqa(const CheckOptions& options, std::ostream& out, std::ostream& err) {
   (void)out;
-  workspace::ConfigResolver resolver(effectiveOverrides(options), options.config);
+  // The findings are the engine's, as `ptlint check` finds them (cross-file facts included), so
+  // that no comment is written for a finding the check does not report.
+  workspace::EngineOptions engine_options;
+  engine_options.overrides = effectiveOverrides(options);
+  engine_options.explicit_config = options.config;
+  engine_options.threads = options.threads;
+  workspace::Engine engine(std::move(engine_options));
   auto roots = rootsOf(options);
-  auto walk = workspace::collectFiles(roots, resolver, options.force_exclude);
+  auto walk = workspace::collectFiles(roots, engine.resolver(), options.force_exclude);
   bool had_error = !walk.errors.empty() || !walk.config_errors.empty();
+  std::set<std::string> config_errors(walk.config_errors.begin(), walk.config_errors.end());
   for (auto& e : walk.config_errors) err << "error: invalid configuration: " << e << "\n";
   for (auto& e : walk.errors) err << "error: " << e << "\n";
   for (auto& w : walk.warnings) err << "warning: " << w << "\n";
   std::vector<fs::path> allowed;
   for (auto& p : roots) allowed.push_back(fs::absolute(p).lexically_normal());
+  std::vector<workspace::FileInput> inputs;
+  for (auto& file : walk.files) inputs.push_back({file, std::nullopt, std::nullopt});
+  auto results = engine.run(inputs);
   int total = 0;
-  for (const std::string& name : walk.files) {
-    const fs::path path(name);
-    try {
-      rules::Settings settings = workspace::settingsForFile(resolver.forPath(path), path);
-      std::string error;
-      auto source = readSourceFile(path, error);
-      if (!source) {
-        err << fmt::format("error: {}: {}\n", shownPath(path), error);
-        had_error = true;
-        continue;
-      }
-      std::string bom = source->had_bom ? "\xEF\xBB\xBF" : "";
-      std::string on_disk = bom + source->text;
-      // A notebook: the comments go into its joined code cells, written back cell by cell.
-      std::optional<workspace::Notebook> notebook;
-      std::string notebook_bytes;
-      if (workspace::isNotebookPath(path.native())) {
-        notebook = workspace::parseNotebook(source->text, error);
-        if (!notebook) {
-          err << fmt::format("error: {}: {}\n", shownPath(path), error);
-          had_error = true;
-          continue;
-        }
-        notebook_bytes = std::move(source->text);
-        source->text = notebook->joined;
-      }
-      LoneCr endings = normalizeLoneCr(source->text);
-      if (notebook && endings != LoneCr::None) endings = LoneCr::Mixed;
-      if (rules::cannotMatch(source->text, settings)) continue;
-      auto parsed = analysis::ParsedFile::parse(source->text);
-      auto lint = rules::lintFile(parsed, settings);
-      if (endings == LoneCr::Mixed && !lint.diagnostics.empty()) {
-        err << fmt::format("warning: {}: mixes lone `\\r` line endings with others; no `# noqa` comments were added\n",
-                           shownPath(path));
-        continue;
-      }
-      int added = 0, skipped = 0;
-      std::optional<workspace::JoinedTracker> tracker;
-      std::function<bool(const quickfix::Edit&)> allow;
-      if (notebook) {
-        tracker.emplace(*notebook);
-        allow = [&tracker](const quickfix::Edit& e) { return tracker->allows(e); };
-      }
-      std::vector<quickfix::Edit> edits;
-      std::string text = addNoqaDirectives(parsed, lint.diagnostics, added, skipped, &edits, allow);
-      if (skipped > 0)
-        err << fmt::format("warning: {}: {} finding{} on lines that cannot take a comment (inside a string, "
-                           "continued with `\\`{}) were left as they are\n",
-                           shownPath(path), skipped, skipped == 1 ? "" : "s", notebook ? ", or an IPython magic" : "");
-      if (added == 0) continue;
-      // Never write a file the comments would break.
-      if (analysis::ParsedFile::parse(text).hasSyntaxErrors() && !parsed.hasSyntaxErrors()) {
-        err << fmt::format("warning: {}: adding `# noqa` comments would break the file; it was left as it is\n",
-                           shownPath(path));
-        continue;
-      }
-      std::string bytes = bom + text;
-      if (endings == LoneCr::Only) restoreLoneCr(bytes);
-      if (notebook) {
-        auto rendered = workspace::renderNotebook(notebook_bytes, *notebook, text, {edits}, error);
-        if (!rendered) {
-          err << fmt::format("warning: {}: {}\n", shownPath(path), error);
-          continue;
-        }
-        bytes = bom + *rendered;
-      }
-      if (!writeFileAtomically(path, bytes, on_disk, source->identity, allowed, error)) {
-        err << fmt::format("error: {}: {}\n", shownPath(path), error);
-        had_error = true;
-        continue;
-      }
-      total += added;
-    } catch (const workspace::ConfigError& e) {
-      err << "error: invalid configuration: " << e.what() << "\n";
-      return 2;
+  for (auto& result : results) {
+    const fs::path& path = result.path;
+    if (result.status == workspace::FileStatus::ConfigError) {
+      if (config_errors.insert(*result.error).second) err << "error: invalid configuration: " << *result.error << "\n";
+      had_error = true;
+      continue;
     }
+    if (result.status != workspace::FileStatus::Checked) {
+      err << fmt::format("error: {}: {}\n", shownPath(path), result.error.value_or("not checked"));
+      had_error = true;
+      continue;
+    }
+    if (result.diagnostics.empty()) continue;
+    const workspace::Notebook* notebook = result.form.notebook.get();
+    if (result.form.endings == LoneCr::Mixed) {
+      err << fmt::format("warning: {}: mixes lone `\\r` line endings with others; no `# noqa` comments were added\n",
+                         shownPath(path));
+      continue;
+    }
+    // A notebook: the comments go into its joined code cells, written back cell by cell.
+    std::optional<workspace::JoinedTracker> tracker;
+    std::function<bool(const quickfix::Edit&)> allow;
+    if (notebook) {
+      tracker.emplace(*notebook);
+      allow = [&tracker](const quickfix::Edit& e) { return tracker->allows(e); };
+    }
+    auto parsed = analysis::ParsedFile::parse(result.text);
+    int added = 0, skipped = 0;
+    std::vector<quickfix::Edit> edits;
+    std::string text = addNoqaDirectives(parsed, result.diagnostics, added, skipped, &edits, allow);
+    if (skipped > 0)
+      err << fmt::format("warning: {}: {} finding{} on lines that cannot take a comment (inside a string, "
+                         "continued with `\\`{}) were left as they are\n",
+                         shownPath(path), skipped, skipped == 1 ? "" : "s", notebook ? ", or an IPython magic" : "");
+    if (added == 0) continue;
+    // Never write a file the comments would break.
+    if (analysis::ParsedFile::parse(text).hasSyntaxErrors() && !parsed.hasSyntaxErrors()) {
+      err << fmt::format("warning: {}: adding `# noqa` comments would break the file; it was left as it is\n",
+                         shownPath(path));
+      continue;
+    }
+    std::string error;
+    auto bytes = workspace::renderText(result.form, text, {edits}, error);
+    if (!bytes) {
+      err << fmt::format("warning: {}: {}\n", shownPath(path), error);
+      continue;
+    }
+    if (!writeFileAtomically(path, *bytes, workspace::renderOriginal(result.form, result.text), result.identity,
+                             allowed, error)) {
+      err << fmt::format("error: {}: {}\n", shownPath(path), error);
+      had_error = true;
+      continue;
+    }
+    total += added;
   }
+  for (const auto& problem : engine.projectProblems()) err << "warning: " << problem.message << "\n";
   err << fmt::format("Added {} noqa directive{}.\n", total, total == 1 ? "" : "s");
   return had_error ? 2 : 0;
 }

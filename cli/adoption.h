@@ -12,11 +12,11 @@
 #include "cli/check.h"
 #include "quickfix/fix.h"
 #include "rules/rule.h"
-#include "workspace/check_run.h"
+#include "workspace/pipeline.h"
 
 namespace ptlint::cli {
 
-// Drops the fixes of codes that --fixable / --unfixable exclude (workspace/check_run.h).
+// Drops the fixes of codes that --fixable / --unfixable exclude (workspace/pipeline.h).
 using workspace::dropUnfixable;
 
 // `text` with a `# noqa: CODE` for every diagnostic on the line where it starts (merged into an

@@ -53,6 +53,8 @@ std::string displayPath(const fs::path& absolute, fs::path cwd = {}) {
   return escapeControl(shown);
 }
 
+std::string bomOf(const workspace::FileResult& result) { return result.form.had_bom ? "\xEF\xBB\xBF" : ""; }
+
 // The front end's side of a finished result: the report the output formats read, the diff, and
 // with --fix the file written back (compare-and-swap). Runs on the engine's worker, no lock held.
 void finishReport(FileReport& report, workspace::FileResult& result, const CheckOptions& options,
@@ -71,7 +73,7 @@ void finishReport(FileReport& report, workspace::FileResult& result, const Check
   report.diagnostics = std::move(result.diagnostics);
   report.notice = std::move(result.notice);
   report.findings_fixed = result.findings_fixed;
-  const workspace::Notebook* notebook = result.notebook.get();
+  const workspace::Notebook* notebook = result.form.notebook.get();
   if (result.status == workspace::FileStatus::Cached) {
     if (!report.diagnostics.empty()) {
       report.text = std::move(result.text);
@@ -81,55 +83,38 @@ void finishReport(FileReport& report, workspace::FileResult& result, const Check
     return;
   }
   report.text = std::move(result.text);
-  std::string bom = result.had_bom ? "\xEF\xBB\xBF" : "";
-  bool write = options.fix && !options.diff && result.changed;
-  auto reportAsRead = [&] {
-    // Report against what is on disk: the original text.
-    report.diagnostics = workspace::lintOriginal(result);
-    report.text = std::move(result.original);
-    report.findings_fixed = 0;
-  };
-  if (notebook) {
-    std::string map_error;
-    if (options.diff && result.changed &&
-        !notebookDiff(*notebook, report.text, result.history, report.display_path, report.diff, map_error)) {
-      report.diff.clear();
-      report.findings_fixed = 0;
-      report.notice = map_error;
-    }
-    if (write) {
-      auto fixed = workspace::renderNotebook(result.notebook_bytes, *notebook, report.text, result.history, map_error);
-      std::string write_error;
-      if (!fixed) write_error = map_error;
-      if (fixed && !writeFileAtomically(report.path, bom + *fixed, bom + result.notebook_bytes, result.identity, roots,
-                                        write_error))
-        fixed.reset();
-      if (!fixed) {
-        if (map_error.empty()) report.error = write_error;
-        else report.notice = map_error;
-        reportAsRead();
+  if (options.diff && result.changed) {
+    std::string diff_error;
+    if (notebook) {
+      if (!notebookDiff(*notebook, report.text, result.history, report.display_path, report.diff, diff_error)) {
+        report.diff.clear();
+        report.findings_fixed = 0;
+        report.notice = diff_error;
       }
+    } else {
+      report.diff = unifiedDiff(bomOf(result) + result.original, bomOf(result) + report.text, report.display_path);
     }
-    report.lines = analysis::LineIndex(report.text);
-    mapCells(report, *notebook);
-  } else {
-    if (options.diff && result.changed)
-      report.diff = unifiedDiff(bom + result.original, bom + report.text, report.display_path);
-    if (write) {
-      std::string fixed = bom + report.text, on_disk = bom + result.original;
-      if (result.endings == LoneCr::Only) {
-        restoreLoneCr(fixed);
-        restoreLoneCr(on_disk);
-      }
-      std::string write_error;
-      if (!writeFileAtomically(report.path, fixed, on_disk, result.identity, roots, write_error)) {
-        report.error = write_error;
-        reportAsRead();
-      }
-    }
-    // Rows and columns are needed only to print findings (most files have none).
-    if (!report.diagnostics.empty()) report.lines = analysis::LineIndex(report.text);
   }
+  if (options.fix && !options.diff && result.changed) {
+    // The fixed text in the file's own form, written only over the bytes it was made from.
+    std::string render_error, write_error;
+    auto fixed = workspace::renderText(result.form, report.text, result.history, render_error);
+    bool written = fixed && writeFileAtomically(report.path, *fixed,
+                                                workspace::renderOriginal(result.form, result.original),
+                                                result.identity, roots, write_error);
+    if (!written) {
+      if (fixed) report.error = write_error;
+      else report.notice = render_error;
+      // Report against what is on disk: the original text.
+      report.diagnostics = workspace::lintOriginal(result);
+      report.text = std::move(result.original);
+      report.findings_fixed = 0;
+    }
+  }
+  // Rows and columns are needed only to print findings (most files have none); a notebook's
+  // findings are mapped to their cells.
+  if (!report.diagnostics.empty() || notebook) report.lines = analysis::LineIndex(report.text);
+  if (notebook) mapCells(report, *notebook);
   if (report.diagnostics.empty()) {
     report.text.clear();
     report.text.shrink_to_fit();
@@ -237,36 +222,25 @@ std::optional<int> checkStdin(const CheckOptions& options, std::istream& in, std
   report.notice = std::move(result.notice);
   report.findings_fixed = result.findings_fixed;
   report.text = std::move(result.text);
-  std::string bom = result.had_bom ? "\xEF\xBB\xBF" : "";
   bool print_fixed = options.fix && !options.diff;
-  if (const workspace::Notebook* notebook = result.notebook.get()) {
-    std::string map_error;
-    if (options.diff && result.changed &&
-        !notebookDiff(*notebook, report.text, result.history, report.display_path, report.diff, map_error))
+  const workspace::Notebook* notebook = result.form.notebook.get();
+  if (options.diff && result.changed) {
+    std::string diff_error;
+    if (!notebook)
+      report.diff = unifiedDiff(bomOf(result) + result.original, bomOf(result) + report.text, report.display_path);
+    else if (!notebookDiff(*notebook, report.text, result.history, report.display_path, report.diff, diff_error))
       report.diff.clear();
-    std::optional<std::string> rendered;
-    if (print_fixed && result.changed)
-      rendered = workspace::renderNotebook(result.notebook_bytes, *notebook, report.text, result.history, map_error);
-    if (!map_error.empty()) report.notice = map_error;
-    report.lines = analysis::LineIndex(report.text);
-    mapCells(report, *notebook);
-    if (print_fixed) {
-      if (rendered) out << bom << *rendered;
-      else out << bytes;  // unchanged, as it came
-    }
-  } else {
-    if (options.diff && result.changed) report.diff = unifiedDiff(bom + result.original, bom + report.text, report.display_path);
-    report.lines = analysis::LineIndex(report.text);
-    if (print_fixed) {
-      if (result.endings == LoneCr::Mixed) {
-        out << bytes;
-      } else {
-        std::string text = report.text;
-        if (result.endings == LoneCr::Only) restoreLoneCr(text);
-        out << bom << text;
-      }
-    }
   }
+  if (print_fixed) {
+    // The fixed text in the input's own form; unchanged (as it came) when it cannot be.
+    std::string render_error;
+    std::optional<std::string> rendered;
+    if (result.changed) rendered = workspace::renderText(result.form, report.text, result.history, render_error);
+    if (!render_error.empty()) report.notice = render_error;
+    out << (rendered ? *rendered : bytes);
+  }
+  report.lines = analysis::LineIndex(report.text);
+  if (notebook) mapCells(report, *notebook);
   if (print_fixed) {
     // Fix mode on stdin prints the fixed source, diagnostics go to stderr.
     if (report.notice) err << fmt::format("warning: {}: {}\n", report.display_path, *report.notice);

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "gpu_check/client.h"
+#include "rules/attention_facts.h"
 
 namespace ptlint::cli {
 
@@ -13,9 +14,10 @@ void validateAttentionFixes(std::vector<FileReport>& reports, std::ostream& err)
   for (auto& report : reports) {
     for (size_t i = 0; i < report.diagnostics.size(); ++i) {
       const rules::Diagnostic& d = report.diagnostics[i];
-      if (!d.attention || !d.fix) continue;
+      const auto* attention = rules::findingData<rules::AttentionFacts>(d);
+      if (!attention || !d.fix) continue;
       std::string why;
-      auto pattern = gpu_check::AttentionPattern::fromFacts(*d.attention, &why);
+      auto pattern = gpu_check::AttentionPattern::fromFacts(*attention, &why);
       if (!pattern) {
         err << "warning: " << report.display_path << ": --gpu-check: " << why << "\n";
         continue;

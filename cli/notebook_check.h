@@ -8,7 +8,7 @@
 
 #include "cli/report.h"
 #include "quickfix/fix.h"
-#include "workspace/check_run.h"
+#include "workspace/pipeline.h"
 #include "workspace/notebook.h"
 
 namespace ptlint::cli {

@@ -1,5 +1,5 @@
-// What PTL601 recognised about the attention it reports, kept with the diagnostic for checks
-// outside the rule: gpu_check rebuilds the computation from it and compares the fix with the
+// What PTL601 recognised about the attention it reports, kept with the diagnostic as its finding
+// data (rules/finding_data.h: rules::findingData<AttentionFacts>(d)) for checks outside the rule: gpu_check rebuilds the computation from it and compares the fix with the
 // original on a device. Plain data, no tree-sitter: gpu_check's protocol library includes it.
 #pragma once
 

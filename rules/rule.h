@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,7 +17,7 @@
 #include "analysis/parse.h"
 #include "analysis/semantic_model.h"
 #include "quickfix/fix.h"
-#include "rules/attention_facts.h"
+#include "rules/finding_data.h"
 #include "rules/settings.h"
 
 namespace ptlint::rules {
@@ -58,9 +59,15 @@ struct Diagnostic {
   Severity severity = Severity::Warning;
   std::optional<quickfix::Fix> fix;
   std::vector<RelatedInfo> related;
-  // The attention PTL601 recognised, for validators outside the rule (gpu_check).
-  std::optional<AttentionFacts> attention;
+  // The rule's own data for tools outside it (rules/finding_data.h); null for most findings.
+  std::shared_ptr<const FindingData> data;
 };
+
+// The finding's data when the rule that reported it keeps a `T` (null otherwise).
+template <typename T>
+const T* findingData(const Diagnostic& d) {
+  return findingData<T>(d.data);
+}
 
 class Context;
 

@@ -4,12 +4,13 @@
 
 #include <algorithm>
 
+#include "rules/attention_facts.h"
 #include "server/log.h"
 
 namespace ptlint::server {
 
 std::string DeviceVerdicts::patternKey(const rules::Diagnostic& d) {
-  const rules::AttentionFacts& f = *d.attention;
+  const rules::AttentionFacts& f = *rules::findingData<rules::AttentionFacts>(d);
   return fmt::format("{}/{}/{}/{}/{}/{}/{}", static_cast<int>(f.scale), f.scale_value, static_cast<int>(f.mask),
                      f.dropout ? *f.dropout : -1.0, static_cast<int>(f.layout), f.softmax_float32,
                      static_cast<int>(f.dtype));
@@ -28,7 +29,7 @@ void DeviceVerdicts::shutdown() {
 void DeviceVerdicts::request(const AnalysisResult& result, uint32_t from, uint32_t to) {
 #ifdef PTLINT_SERVER_WITH_GPU_CHECK
   auto offered = [&](const rules::Diagnostic& d) {
-    return d.attention && d.fix && !d.fix->edits.empty() &&
+    return rules::findingData<rules::AttentionFacts>(d) && d.fix && !d.fix->edits.empty() &&
            (d.fix->applicability == quickfix::Applicability::Safe ||
             (d.fix->applicability == quickfix::Applicability::Unsafe && result.settings.unsafe_fixes));
   };
@@ -41,7 +42,7 @@ void DeviceVerdicts::request(const AnalysisResult& result, uint32_t from, uint32
     std::lock_guard lock(mutex_);
     for (const auto& d : result.lint.diagnostics) {
       if (!offered(d)) continue;
-      auto pattern = gpu_check::AttentionPattern::fromFacts(*d.attention);
+      auto pattern = gpu_check::AttentionPattern::fromFacts(*rules::findingData<rules::AttentionFacts>(d));
       if (!pattern) continue;
       std::string key = patternKey(d);
       if (verdicts_.count(key)) continue;
@@ -104,7 +105,7 @@ void DeviceVerdicts::validationLoop() {
 #endif
 
 bool DeviceVerdicts::verdict(const rules::Diagnostic& d, std::string& note) {
-  if (!d.attention) return true;
+  if (!rules::findingData<rules::AttentionFacts>(d)) return true;
 #ifdef PTLINT_SERVER_WITH_GPU_CHECK
   std::lock_guard lock(mutex_);
   auto it = verdicts_.find(patternKey(d));

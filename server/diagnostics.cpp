@@ -69,4 +69,11 @@ Diagnostic toLspDiagnostic(const rules::Diagnostic& d, const std::string& uri, s
   return out;
 }
 
+Diagnostic fileNotice(const std::string& message) {
+  Diagnostic d;
+  d.severity = DiagnosticSeverity::Warning;
+  d.message = message;
+  return d;
+}
+
 }  // namespace ptlint::server

@@ -3,6 +3,7 @@
 // this file or another one, the fix as `data`).
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -28,5 +29,9 @@ inline Diagnostic toLspDiagnostic(const rules::Diagnostic& d, const DocumentSnap
                                   bool related) {
   return toLspDiagnostic(d, snap.uri, snap.text(), snap.lines, encoding, related);
 }
+
+// A note about the whole file that is no finding (it was not linted: too large), at its start,
+// without a code.
+Diagnostic fileNotice(const std::string& message);
 
 }  // namespace ptlint::server

@@ -1,6 +1,7 @@
 #include "server/document_analysis.h"
 
 #include "server/diagnostics.h"
+#include "workspace/source_reader.h"
 
 namespace ptlint::server {
 namespace {
@@ -12,11 +13,6 @@ bool sameFacts(const std::shared_ptr<const analysis::ProjectFacts>& a,
 }
 
 }  // namespace
-
-rules::LintResult lintDocument(const DocumentSnapshot& snap, const rules::Settings& settings) {
-  // Someone waits on this one file's answer: both cores on it.
-  return rules::lintFileConcurrently(*snap.file, settings);
-}
 
 ResultPtr DocumentAnalyzer::analyze(const std::shared_ptr<const DocumentSnapshot>& snap,
                                     const ResultPtr& previous) const {
@@ -31,10 +27,15 @@ ResultPtr DocumentAnalyzer::analyze(const std::shared_ptr<const DocumentSnapshot
   if (previous && previous->snapshot->revision == snap->revision && previous->generation == result->generation &&
       sameFacts(previous->settings.project, result->settings.project))
     return previous;
-  result->lint = lintDocument(*snap, result->settings);
-  workspace::dropUnfixable(result->lint.diagnostics, result->fixes);
+  // The pipeline every front end calls, on the document's own tree; someone waits on this one
+  // file's answer: both cores on it.
+  workspace::LintRequest request{result->settings, result->fixes, false, snap->file, true, {}};
+  auto outcome = workspace::lintSource(std::string(snap->text()), request, workspace::LoneCr::None, nullptr);
+  result->lint.diagnostics = std::move(outcome.diagnostics);
   for (const auto& d : result->lint.diagnostics)
     result->diagnostics.push_back(toLspDiagnostic(d, *snap, encoding_, related_));
+  // Not linted (over the size limit): said at the top of the file, as the CLI says it.
+  if (outcome.too_large) result->diagnostics.push_back(fileNotice(*outcome.notice));
   return result;
 }
 
@@ -44,6 +45,16 @@ ResultPtr DocumentAnalyzer::analyzeText(const std::string& uri, std::string text
   snap->lines = LineTable(text);
   snap->file = std::make_shared<const analysis::ParsedFile>(analysis::ParsedFile::parse(std::move(text)));
   return analyze(snap);
+}
+
+std::vector<Diagnostic> DocumentAnalyzer::analyzeFile(const std::string& uri) const {
+  auto path = uriToPath(uri);
+  if (!path) throw LspError(ErrorCode::InvalidParams, "cannot read " + uri);
+  std::string error;
+  auto source = workspace::readLintSource(*path, error);
+  if (!source && workspace::isTooLargeMessage(error)) return {fileNotice(error)};
+  if (!source) throw LspError(ErrorCode::InvalidParams, "cannot read " + uri + ": " + error);
+  return analyzeText(uri, std::move(source->text))->diagnostics;
 }
 
 }  // namespace ptlint::server

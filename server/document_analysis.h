@@ -1,6 +1,7 @@
 // The analysis of one document version: its settings (config file + editor settings), what the
-// project index says about it when a rule asks (demand-driven), the engine's lint, and the
-// findings as LSP diagnostics. Stateless between calls and thread-safe; it never publishes.
+// project index says about it when a rule asks (demand-driven), the per-file pipeline every front
+// end calls (workspace/pipeline.h, on the document's own tree), and the findings as LSP
+// diagnostics. Stateless between calls and thread-safe; it never publishes.
 #pragma once
 
 #include <filesystem>
@@ -14,7 +15,7 @@
 #include "server/document_store.h"
 #include "server/protocol.h"
 #include "server/server_settings.h"
-#include "workspace/check_run.h"
+#include "workspace/pipeline.h"
 
 namespace ptlint::server {
 
@@ -23,7 +24,7 @@ struct AnalysisResult {
   rules::Settings settings;  // settings.project: what the project said (null: not asked)
   workspace::FixSelection fixes;  // the configuration's `fixable` / `unfixable`
   rules::LintResult lint;
-  std::vector<Diagnostic> diagnostics;  // LSP form, parallel to lint.diagnostics
+  std::vector<Diagnostic> diagnostics;  // LSP form, parallel to lint.diagnostics (then a file notice)
   uint64_t generation = 0;              // settings generation it was computed under
 
   // Changes with the text, the settings and what the project says about the file (another file
@@ -59,6 +60,9 @@ class DocumentAnalyzer {
 
   // A file that is not open, from its text on disk.
   ResultPtr analyzeText(const std::string& uri, std::string text) const;
+  // A file that is not open, read from disk through the engine's reader (the same size limit:
+  // a file over it gets one note instead of findings). Throws LspError when it cannot be read.
+  std::vector<Diagnostic> analyzeFile(const std::string& uri) const;
 
  private:
   ServerSettings& settings_;
@@ -67,7 +71,5 @@ class DocumentAnalyzer {
   bool related_ = false;
 };
 
-// The one per-document lint call of the server (its diagnostics and code actions come from it).
-rules::LintResult lintDocument(const DocumentSnapshot& snap, const rules::Settings& settings);
 
 }  // namespace ptlint::server

@@ -2,9 +2,8 @@
 
 #include <algorithm>
 
-#include "quickfix/fix_loop.h"
 #include "server/diagnostics.h"
-#include "workspace/check_run.h"
+#include "workspace/pipeline.h"
 #include "workspace/notebook_edits.h"
 
 namespace ptlint::server {
@@ -33,25 +32,19 @@ std::optional<TextEdit> FixAll::edit(const AnalysisResult& result, const std::fu
 
 std::vector<TextEdit> FixAll::edits(const AnalysisResult& result, const std::function<bool()>& cancelled,
                                     const workspace::Notebook* notebook) const {
-  const rules::Settings& settings = result.settings;
   if (!result.snapshot->in_sync) return {};
   std::string_view before = result.snapshot->text();
   if (notebook && notebook->joined != before) return {};  // cells and analysis disagree: wait
+  if (before.size() > workspace::kMaxFileBytes) return {};  // not linted: nothing to fix
   std::optional<workspace::JoinedTracker> tracker;
   if (notebook) tracker.emplace(*notebook);
-  quickfix::FixProvider provider = [&](const analysis::ParsedFile& file) {
-    if (cancelled()) throw LspError(ErrorCode::RequestCancelled, "the request was cancelled");
-    std::vector<quickfix::Fix> fixes;
-    auto lint = rules::lintFile(file, settings);
-    workspace::dropUnfixable(lint.diagnostics, result.fixes);
-    for (auto& d : lint.diagnostics)
-      if (d.fix && (!tracker || tracker->allows(*d.fix))) fixes.push_back(std::move(*d.fix));
-    return fixes;
-  };
-  auto on_pass = [&](const std::vector<quickfix::Edit>& applied) {
-    if (tracker) tracker->apply(applied);
-  };
-  auto fixed = quickfix::fixToFixpoint(std::string(before), quickfix::Applicability::Safe, provider, on_pass);
+  // The loop `--fix` runs, under the same selection; safe fixes only, as `--fix --no-unsafe-fixes`
+  // (fix-all runs on save, unasked: an unsafe fix is the user's choice, one at a time).
+  workspace::LintRequest request{result.settings, result.fixes, true, nullptr, false, [&] {
+                                   if (cancelled()) throw LspError(ErrorCode::RequestCancelled, "the request was cancelled");
+                                 }};
+  request.settings.unsafe_fixes = false;
+  auto fixed = workspace::fixText(std::string(before), request, tracker ? &*tracker : nullptr);
   if (fixed.text == before) return {};
   const auto& snap = *result.snapshot;
   std::vector<TextEdit> out;

@@ -1,5 +1,6 @@
-// Fix-all: the safe fixes of a document applied to a fixpoint (the loop `ptlint check --fix`
-// runs), returned as one minimal edit. Up to ten lint passes: callers run it on the heavy pool.
+// Fix-all: a document's safe fixes applied to a fixpoint by the loop `ptlint check --fix` runs
+// (workspace::fixText: the same `fixable` / `unfixable`; what `--fix --no-unsafe-fixes` writes),
+// returned as one minimal edit. Up to ten lint passes: callers run it on the heavy pool.
 #pragma once
 
 #include <functional>

@@ -305,10 +305,7 @@ class LspServer {
     if (!docs_.isOpen(uri)) {
       // Not open: lint the file on disk.
       scheduler_.run(Pool::Analysis, reply, [this, uri, reply] {
-        auto path = uriToPath(uri);
-        auto text = path ? readDiskText(*path) : std::nullopt;
-        if (!text) throw LspError(ErrorCode::InvalidParams, "cannot read " + uri);
-        reply(DocumentDiagnosticReport{"full", "disk", analyzer_.analyzeText(uri, std::move(*text))->diagnostics});
+        reply(DocumentDiagnosticReport{"full", "disk", analyzer_.analyzeFile(uri)});
       });
       return;
     }

@@ -239,8 +239,8 @@ void from_json(const json& j, DidChangeTextDocumentParams& p) {
 void from_json(const json& j, DidCloseTextDocumentParams& p) { p.textDocument = get<TextDocumentIdentifier>(j, "textDocument"); }
 
 void to_json(json& j, const Diagnostic& d) {
-  j = {{"range", d.range}, {"severity", static_cast<int>(d.severity)}, {"code", d.code},
-       {"source", d.source}, {"message", d.message}};
+  j = {{"range", d.range}, {"severity", static_cast<int>(d.severity)}, {"source", d.source}, {"message", d.message}};
+  if (!d.code.empty()) j["code"] = d.code;  // a note about the file is no rule's
   if (d.codeDescriptionHref) j["codeDescription"] = {{"href", *d.codeDescriptionHref}};
   if (!d.tags.empty()) {
     json tags = json::array();

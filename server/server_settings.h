@@ -23,7 +23,7 @@
 #include "rules/settings.h"
 #include "server/compile_log_source.h"
 #include "server/protocol.h"
-#include "workspace/check_run.h"
+#include "workspace/pipeline.h"
 #include "workspace/config.h"
 
 namespace ptlint::server {

@@ -84,11 +84,18 @@ std::optional<WorkspaceDiagnosticReport> WorkspaceDiagnostics::run(const Pass& p
   WorkspaceDiagnosticReport report;
   for (size_t i = 0; i < results.size(); ++i) {
     const workspace::FileResult& r = results[i];
-    if (r.status != workspace::FileStatus::Checked && r.status != workspace::FileStatus::Cached) continue;
     DocumentDiagnosticReport item;
     item.workspaceItem = true;
     item.uri = uris[i];
     if (r.version) item.version = static_cast<int>(*r.version);
+    if (r.status == workspace::FileStatus::ReadError && r.error && workspace::isTooLargeMessage(*r.error)) {
+      // Not linted, as the CLI and an open document say.
+      item.resultId = "too-large";
+      item.items.push_back(fileNotice(*r.error));
+      report.items.push_back(std::move(item));
+      continue;
+    }
+    if (r.status != workspace::FileStatus::Checked && r.status != workspace::FileStatus::Cached) continue;
     // The text, the settings and what the project says about the file decide its findings.
     std::string facts = r.settings.project ? r.settings.project->digest : std::string();
     item.resultId = (r.version ? "open." : "disk.") + std::to_string(std::hash<std::string>{}(r.text)) + "." +

@@ -15,6 +15,7 @@
 #include "ptlint/version.h"
 #include "rules/runtime_findings.h"
 #include "analysis/module_summary.h"
+#include "rules/attention_facts.h"
 #include "rules/registry.h"
 #include "workspace/json_sections.h"
 #include "workspace/read_fd.h"
@@ -64,8 +65,8 @@ json toJson(const rules::Diagnostic& d) {
     if (r.path.empty()) j["related"].push_back({r.start, r.end, r.message});
     else j["related"].push_back({r.start, r.end, r.message, r.path, r.line, r.column, r.column_utf16, r.column_bytes});
   }
-  if (d.attention) {
-    const rules::AttentionFacts& a = *d.attention;
+  if (const auto* attention = rules::findingData<rules::AttentionFacts>(d)) {
+    const rules::AttentionFacts& a = *attention;
     j["attention"] = {static_cast<int>(a.scale), a.scale_value,         static_cast<int>(a.mask),
                       a.dropout ? json(*a.dropout) : json(nullptr), static_cast<int>(a.layout), a.softmax_float32,
                       static_cast<int>(a.dtype)};
@@ -124,7 +125,8 @@ rules::Diagnostic fromJson(const json& j) {
       }
       d.related.push_back(std::move(info));
     }
-  if (j.contains("attention")) d.attention = attentionFromJson(j.at("attention"));
+  if (j.contains("attention"))
+    d.data = rules::makeFindingData(attentionFromJson(j.at("attention")));
   return d;
 }
 

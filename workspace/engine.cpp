@@ -10,7 +10,7 @@
 #include "analysis/module_summary.h"
 #include "rules/linter.h"
 #include "workspace/cache.h"
-#include "workspace/check_run.h"
+#include "workspace/pipeline.h"
 #include "workspace/project_index.h"
 
 namespace fs = std::filesystem;
@@ -117,10 +117,13 @@ FileResult Engine::check(const FileInput& input, const CancellationToken& cancel
     result.error = error;
     return result;
   }
-  result.had_bom = source->had_bom;
+  result.form.had_bom = source->had_bom;
+  result.form.endings = source->endings;
   result.identity = source->identity;
-  result.endings = source->endings;
-  if (source->notebook) result.notebook = std::make_shared<const Notebook>(std::move(*source->notebook));
+  if (source->notebook) {
+    result.form.notebook = std::make_shared<const Notebook>(std::move(*source->notebook));
+    result.form.notebook_bytes = std::move(source->notebook_bytes);
+  }
   if (rules::asksProject(source->text, settings)) {
     settings.project = project_->factsFor(path);
     result.dependencies = dependenciesOf(settings.project.get(), path);
@@ -138,12 +141,9 @@ FileResult Engine::check(const FileInput& input, const CancellationToken& cancel
       return result;
     }
   }
-  if (options_.fix) {
-    result.original = source->text;
-    if (result.notebook) result.notebook_bytes = std::move(source->notebook_bytes);
-  }
-  LintOutcome outcome = lintText(std::move(source->text), settings, *result.config, options_.fix, result.endings,
-                                 result.notebook.get());
+  if (options_.fix) result.original = source->text;
+  LintRequest request{settings, fixSelectionOf(*result.config), options_.fix, nullptr, false, {}};
+  LintOutcome outcome = lintSource(std::move(source->text), request, result.form.endings, result.form.notebook.get());
   result.status = FileStatus::Checked;
   result.diagnostics = std::move(outcome.diagnostics);
   result.text = std::move(outcome.text);
@@ -219,9 +219,9 @@ void Engine::save() {
 }
 
 std::vector<rules::Diagnostic> lintOriginal(const FileResult& result) {
-  static const ResolvedConfig kDefaults;
-  return lintAsIs(result.original, result.settings, result.config ? *result.config : kDefaults,
-                  result.notebook.get());
+  LintRequest request{result.settings, result.config ? fixSelectionOf(*result.config) : FixSelection{}, false, nullptr,
+                      false, {}};
+  return lintAsIs(result.original, request, result.form.notebook.get());
 }
 
 }  // namespace ptlint::workspace

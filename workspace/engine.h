@@ -1,7 +1,7 @@
 // The engine both front ends drive: files on disk or open buffers → settings per file (config
 // discovery) → source (workspace/source_reader.h: the 16 MB limit, BOM, UTF-8, lone '\r',
 // notebooks) → project facts (workspace/project_index.h) → lint and fixes
-// (workspace/check_run.h) → results per file, cached (workspace/cache.h) for plain checks.
+// (workspace/pipeline.h) → results per file, cached (workspace/cache.h) for plain checks.
 //
 // `ptlint check` makes one Engine per run; the server can do the same for a pass over the
 // workspace (workspace diagnostics, fix-all over files on disk):
@@ -46,6 +46,7 @@
 #include "rules/settings.h"
 #include "workspace/config.h"
 #include "workspace/notebook_edits.h"
+#include "workspace/pipeline.h"
 #include "workspace/source_reader.h"
 
 namespace ptlint::workspace {
@@ -106,13 +107,10 @@ struct FileResult {
   // The other files whose facts this result depends on (where its functions are compiled):
   // editing one of them re-lints this file on the next warm run.
   std::vector<std::filesystem::path> dependencies;
-  // To give a fixed text back in the file's own form.
-  bool had_bom = false;
+  // To give a text back in the file's own form (renderText); form.notebook is set for notebooks.
+  SourceForm form;
   FileIdentity identity;
-  LoneCr endings = LoneCr::None;
-  std::shared_ptr<const Notebook> notebook;     // set for notebooks
-  std::string notebook_bytes;                   // a notebook's JSON as read (with `fix` only)
-  // What the file was linted under (for lintAsIs after a failed write).
+  // What the file was linted under (for lintOriginal after a failed write).
   std::shared_ptr<const ResolvedConfig> config;
   rules::Settings settings;
 };

@@ -16,6 +16,17 @@ namespace fs = std::filesystem;
 
 namespace ptlint::workspace {
 
+namespace {
+constexpr std::string_view kTooLarge = "skipped: too large (";
+}  // namespace
+
+std::string tooLargeMessage(size_t bytes) {
+  return std::string(kTooLarge) + std::to_string(bytes) + " bytes; the limit is " + std::to_string(kMaxFileBytes) +
+         ")";
+}
+
+bool isTooLargeMessage(std::string_view error) { return error.starts_with(kTooLarge); }
+
 std::optional<SourceFile> decodeSource(std::string bytes, std::string& error) {
   SourceFile file;
   if (bytes.size() >= 3 && bytes.compare(0, 3, "\xEF\xBB\xBF") == 0) {
@@ -45,8 +56,7 @@ std::optional<SourceFile> readSourceFile(const fs::path& path, std::string& erro
   FileIdentity identity{st.st_dev, st.st_ino};
   if (static_cast<size_t>(st.st_size) > kMaxFileBytes) {
     ::close(fd);
-    error = "skipped: too large (" + std::to_string(st.st_size) + " bytes; the limit is " +
-            std::to_string(kMaxFileBytes) + ")";
+    error = tooLargeMessage(static_cast<size_t>(st.st_size));
     return std::nullopt;
   }
   std::string bytes(static_cast<size_t>(st.st_size), '\0');
@@ -110,8 +120,7 @@ std::optional<LintSource> fromSourceFile(const fs::path& path, SourceFile source
 
 std::optional<LintSource> prepareSource(const fs::path& path, std::string bytes, std::string& error) {
   if (bytes.size() > kMaxFileBytes) {
-    error = "skipped: too large (" + std::to_string(bytes.size()) + " bytes; the limit is " +
-            std::to_string(kMaxFileBytes) + ")";
+    error = tooLargeMessage(bytes.size());
     return std::nullopt;
   }
   auto source = decodeSource(std::move(bytes), error);

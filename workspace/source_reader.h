@@ -11,6 +11,7 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "workspace/notebook.h"
 
@@ -19,6 +20,9 @@ namespace ptlint::workspace {
 // Files (and standard input) above this size are skipped with one clear message (never parsed,
 // never fixed).
 inline constexpr size_t kMaxFileBytes = 16u * 1024 * 1024;
+// The one message for a file over the limit, in every front end, and a test for it.
+std::string tooLargeMessage(size_t bytes);
+bool isTooLargeMessage(std::string_view error);
 
 // Which file was read: `--fix` writes only if the file is still this one, with these bytes.
 struct FileIdentity {

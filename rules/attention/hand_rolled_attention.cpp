@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/syntax.h"
+#include "rules/attention_facts.h"
 #include "rules/register.h"
 #include "rules/attention/attention_flow.h"
 #include "quickfix/imports.h"
@@ -2083,7 +2084,7 @@ class HandRolledAttention final : public Rule {
     if (!fix && !why.empty() && (p.score_mod.empty() || p.opaque_mod)) message += "; no automatic fix: " + why;
     else if (!fix && !why.empty()) message += "; no automatic fix (SDPA cannot express it)";
     Diagnostic& d = ctx.report(start, endOf(node), message);
-    AttentionFacts& facts = d.attention.emplace();
+    AttentionFacts facts;
     facts.scale = scale.kind;
     facts.scale_value = scale.value;
     facts.mask = factOf(p.mask);
@@ -2091,6 +2092,7 @@ class HandRolledAttention final : public Rule {
     facts.layout = p.layout;
     facts.softmax_float32 = p.upcast;
     facts.dtype = autocastDtype(node, ctx);
+    d.data = makeFindingData(facts);
     d.fix = std::move(fix);
   }
 };

@@ -50,7 +50,7 @@ TEST_F(EngineTest, BufferWinsOverDiskAndKeepsItsVersion) {
   auto result = engine.check({file, "\xEF\xBB\xBF" + kAmp, 7});
   ASSERT_EQ(result.status, FileStatus::Checked);
   EXPECT_EQ(result.version, 7);
-  EXPECT_TRUE(result.had_bom);
+  EXPECT_TRUE(result.form.had_bom);
   EXPECT_EQ(result.text, kAmp);  // the text the byte ranges refer to
   ASSERT_EQ(codes(result), std::vector<std::string>{"PTL101"});
   ASSERT_TRUE(result.diagnostics[0].fix);
@@ -107,7 +107,7 @@ TEST_F(EngineTest, ReaderRefusalsAreData) {
 TEST_F(EngineTest, LoneCarriageReturnsAndNotebooks) {
   workspace::Engine engine({});
   auto cr = engine.check({dir_ / "cr.py", "import torch\rwith torch.cuda.amp.autocast():\r    pass\r", 1});
-  EXPECT_EQ(cr.endings, workspace::LoneCr::Only);
+  EXPECT_EQ(cr.form.endings, workspace::LoneCr::Only);
   EXPECT_EQ(cr.text.find('\r'), std::string::npos);
   EXPECT_EQ(codes(cr), std::vector<std::string>{"PTL101"});
   std::string notebook =
@@ -116,7 +116,7 @@ TEST_F(EngineTest, LoneCarriageReturnsAndNotebooks) {
       R"({"cell_type": "code", "metadata": {}, "outputs": [], "source": ["torch.cuda.amp.autocast()\n"]}]})";
   auto nb = engine.check({dir_ / "n.ipynb", notebook, 1});
   ASSERT_EQ(nb.status, FileStatus::Checked);
-  ASSERT_TRUE(nb.notebook);
+  ASSERT_TRUE(nb.form.notebook);
   EXPECT_EQ(codes(nb), std::vector<std::string>{"PTL101"});
 }
 

@@ -15,7 +15,7 @@
 #include "analysis/instrumentation.h"
 #include "rules/linter.h"
 #include "test_files.h"
-#include "workspace/check_run.h"
+#include "workspace/pipeline.h"
 #include "workspace/engine.h"
 
 using namespace ptlint;
@@ -73,9 +73,11 @@ rules::Settings fixtureSettings(const fs::path& path, const std::string& text) {
 
 // What the CLI's pipeline gives on one text: the findings, then the text after the fix loop.
 std::string lintAndFix(const std::string& text, const rules::Settings& settings) {
-  static const workspace::ResolvedConfig kDefaults;
-  auto found = workspace::lintText(text, settings, kDefaults, false, workspace::LoneCr::None, nullptr);
-  auto fixed = workspace::lintText(text, settings, kDefaults, true, workspace::LoneCr::None, nullptr);
+  workspace::LintRequest request;
+  request.settings = settings;
+  auto found = workspace::lintSource(text, request, workspace::LoneCr::None, nullptr);
+  request.fix = true;
+  auto fixed = workspace::lintSource(text, request, workspace::LoneCr::None, nullptr);
   return describe(found.diagnostics) + "--- fixed:\n" + fixed.text + "--- left:\n" + describe(fixed.diagnostics);
 }
 

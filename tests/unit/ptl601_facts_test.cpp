@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 
+#include "rules/attention_facts.h"
 #include "rules/linter.h"
 
 using namespace ptlint;
@@ -22,8 +23,8 @@ std::map<std::string, std::string> factsOf(const std::string& source, bool* has_
   if (result.diagnostics.empty()) return {};
   if (has_fix != nullptr) *has_fix = result.diagnostics.front().fix.has_value();
   // Rendered as short strings so that each test reads as a table of what was recognised.
-  const auto& facts = result.diagnostics.front().attention;
-  EXPECT_TRUE(facts.has_value());
+  const auto* facts = rules::findingData<rules::AttentionFacts>(result.diagnostics.front());
+  EXPECT_TRUE(facts != nullptr);
   if (!facts) return {};
   using F = rules::AttentionFacts;
   auto number = [](double value) { return fmt::format("{:.6g}", value); };
