@@ -3,7 +3,8 @@
 #   scripts/test.sh             the whole suite (ctest) in build/
 #   scripts/test.sh --sanitize  the unit, fixture, CLI, notebook and gpu_check client suites under
 #                               ASan+UBSan in build-asan/ (clang-14; scripts/sanitized_build.sh)
-#   scripts/test.sh --tsan      the LSP tests and the LSP fuzz replays under ThreadSanitizer in
+#   scripts/test.sh --tsan      the LSP tests (but the front-end agreement test, which is about
+#                               results, not threads) and the LSP fuzz replays under ThreadSanitizer in
 #                               build-tsan/ (only the targets they need are built); any report fails
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,7 +20,7 @@ if [[ ${1:-} == --tsan ]]; then
   export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 suppressions=$PWD/tests/lsp/tsan.supp"
   export PTLINT_TEST_BIG_REPEAT=3000
   ctest --test-dir build-tsan -j"$jobs" --output-on-failure \
-    -R '^(lsp\.|fuzz_replay\.(jsonrpc|lsp_session)$)' -E '^lsp\.(vscode_jsonrpc|gpu_check)$'
+    -R '^(lsp\.|fuzz_replay\.(jsonrpc|lsp_session)$)' -E '^lsp\.(vscode_jsonrpc|gpu_check|agreement\..*)$'
   exit
 fi
 if [[ ${1:-} == --sanitize ]]; then
