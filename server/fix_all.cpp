@@ -51,7 +51,9 @@ std::vector<TextEdit> FixAll::edits(const AnalysisResult& result, const std::fun
   auto on_pass = [&](const std::vector<quickfix::Edit>& applied) {
     if (tracker) tracker->apply(applied);
   };
-  auto fixed = quickfix::fixToFixpoint(std::string(before), quickfix::Applicability::Safe, provider, on_pass);
+  // Unsafe fixes only when `unsafeFixes` enables them (as `check --fix --unsafe-fixes`).
+  auto minimum = settings.unsafe_fixes ? quickfix::Applicability::Unsafe : quickfix::Applicability::Safe;
+  auto fixed = quickfix::fixToFixpoint(std::string(before), minimum, provider, on_pass);
   if (fixed.text == before) return {};
   const auto& snap = *result.snapshot;
   std::vector<TextEdit> out;

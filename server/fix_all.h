@@ -1,4 +1,4 @@
-// Fix-all: the safe fixes of a document applied to a fixpoint (the loop `ptlint check --fix`
+// Fix-all: the safe fixes of a document (and the unsafe ones with `unsafeFixes`) applied to a fixpoint (the loop `ptlint check --fix`
 // runs), returned as one minimal edit. Up to ten lint passes: callers run it on the heavy pool.
 #pragma once
 
