@@ -483,6 +483,7 @@ describe("session with ptlint --lsp", () => {
     const kinds = typeof caps.codeActionProvider === "object" ? caps.codeActionProvider.codeActionKinds : undefined;
     // VS Code runs `source.fixAll.ptlint` on save only for a provider that declares the kind.
     assert.ok(kinds?.includes(FIX_ALL_KIND), `codeActionKinds must list ${FIX_ALL_KIND}: ${JSON.stringify(caps.codeActionProvider)}`);
+    assert.ok(kinds?.includes("notebook.source.fixAll"), `codeActionKinds must list notebook.source.fixAll`);
     await session.connection.sendNotification("textDocument/didOpen", {
       textDocument: { uri, languageId: "python", version: 1, text: original },
     });
@@ -593,6 +594,24 @@ describe("session with ptlint --lsp", () => {
     assert.notEqual(unsafe.isPreferred, true, "an unsafe fix is never preferred");
     const whole = { start: { line: 0, character: 0 }, end: { line: 2, character: 0 } };
     assert.deepEqual(await session.codeActions(ddpUri, whole, [], [FIX_ALL_KIND], 2), [], "no fix-all without unsafeFixes");
+  });
+
+  test("notebook.source.fixAll fixes every cell of a notebook", async () => {
+    const nb = pathToFileURL(path.join(workDir, "train.ipynb")).href;
+    const cells = [0, 1, 2].map((k) => `vscode-notebook-cell:${path.join(workDir, "train.ipynb")}#c${k}`);
+    const texts = ["import torch\n", "x = torch.cuda.amp.autocast()\n", "y = torch.cuda.amp.autocast()\n"];
+    await session.connection.sendNotification("notebookDocument/didOpen", {
+      notebookDocument: { uri: nb, notebookType: "jupyter-notebook", version: 1, cells: cells.map((c) => ({ kind: 2, document: c })) },
+      cellTextDocuments: cells.map((c, k) => ({ uri: c, languageId: "python", version: 1, text: texts[k] })),
+    });
+    await session.diagnostics(cells[2]!, (p) => p.diagnostics.some(isPTL101), "PTL101 in the third cell");
+    // What VS Code sends for `"notebook.codeActionsOnSave": {"notebook.source.fixAll": ...}`.
+    const whole = { start: { line: 0, character: 0 }, end: { line: 1, character: 0 } };
+    const actions = await session.codeActions(cells[0]!, whole, [], ["notebook.source.fixAll"], 2);
+    assert.deepEqual(actions.map((a) => a.kind), ["notebook.source.fixAll.ptlint"]);
+    const edit = await session.editOf(actions[0]!);
+    assert.equal(applyEdits(texts[1]!, editsFor(edit, cells[1]!)), 'x = torch.amp.autocast("cuda")\n');
+    assert.equal(applyEdits(texts[2]!, editsFor(edit, cells[2]!)), 'y = torch.amp.autocast("cuda")\n');
   });
 
   test("an unknown or mistyped setting is named in a warning", async () => {
