@@ -22,6 +22,7 @@
 #include "server/project_tracker.h"
 #include "server/scheduler.h"
 #include "server/server_settings.h"
+#include "server/setting_names.h"
 #include "server/workspace_diagnostics.h"
 
 using namespace ptlint::server;
@@ -643,3 +644,20 @@ TEST(ProjectTracker, FilesThatComeGoOrChangeOnDiskRelinkUnlessTheirBufferIsOpen)
 }
 
 }  // namespace
+
+// --- Settings names --------------------------------------------------------------------------------
+
+TEST(SettingNames, AnUnknownKeyIsNamedWithTheClosestKnownOne) {
+  using ptlint::server::closestSettingName;
+  using ptlint::server::unknownSettingProblem;
+  EXPECT_EQ(closestSettingName("unsafeFix"), "unsafeFixes");
+  EXPECT_EQ(closestSettingName("unsafe_fixes"), "unsafeFixes");
+  EXPECT_EQ(closestSettingName("torchversion"), "torchVersion");
+  EXPECT_EQ(closestSettingName("lint.extendSelect"), "extendSelect");
+  EXPECT_EQ(closestSettingName("ptlint.select"), "select");
+  EXPECT_EQ(closestSettingName("selec"), "select");
+  EXPECT_FALSE(closestSettingName("banana"));
+  EXPECT_FALSE(closestSettingName(std::string(100000, 'x')));
+  EXPECT_EQ(unknownSettingProblem("gpucheck"), "unknown setting `gpucheck` (did you mean `gpuCheck`?); it was ignored");
+  EXPECT_EQ(unknownSettingProblem("banana"), "unknown setting `banana`; it was ignored");
+}
