@@ -21,6 +21,7 @@ import {
   didChangeConfigurationParams,
   FIX_ALL_KIND,
   findServer,
+  importStrategy,
   initializationOptions,
   type PythonEnvironment,
   SECTION,
@@ -40,6 +41,11 @@ function configuration(scope?: vscode.Uri): vscode.WorkspaceConfiguration {
 }
 
 let declaredSettings: string[] = [];
+let subscriptions: vscode.Disposable[] | undefined;
+
+function isSet(value: unknown): boolean {
+  return typeof value === "string" && value.trim().length > 0;
+}
 
 /** A user's `ptlint.*` settings this extension does not declare, passed on for the server to name. */
 function undeclared(scope?: vscode.Uri): Record<string, unknown> {
@@ -84,8 +90,12 @@ function clientOptions(): LanguageClientOptions {
 interface PythonExtensionApi {
   environments?: {
     getActiveEnvironmentPath(resource?: vscode.Uri): { path: string } | undefined;
+    onDidChangeActiveEnvironmentPath?: vscode.Event<unknown>;
   };
 }
+
+/** Set once the Python extension's interpreter changes are followed (a restart picks its ptlint). */
+let followingInterpreter = false;
 
 /** The workspace folders and the interpreter selected in the Python extension, when there is one. */
 async function pythonEnvironment(): Promise<PythonEnvironment> {
@@ -100,6 +110,17 @@ async function pythonEnvironment(): Promise<PythonEnvironment> {
     if (python !== undefined) {
       const api = python.isActive ? python.exports : await python.activate();
       interpreter = api?.environments?.getActiveEnvironmentPath(vscode.workspace.workspaceFolders?.[0]?.uri)?.path;
+      const changed = api?.environments?.onDidChangeActiveEnvironmentPath;
+      if (!followingInterpreter && changed !== undefined) {
+        followingInterpreter = true;
+        subscriptions?.push(
+          changed(() => {
+            if (importStrategy(configuration()) === "fromEnvironment" && !isSet(configuration().get("path"))) {
+              void restartClient();
+            }
+          }),
+        );
+      }
     }
   } catch (err) {
     output.appendLine(`The Python extension's interpreter could not be read: ${String(err)}`);
@@ -217,6 +238,7 @@ function onConfigurationChanged(event: vscode.ConfigurationChangeEvent): void {
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   output = vscode.window.createOutputChannel("ptlint");
   extensionDir = context.extensionPath;
+  subscriptions = context.subscriptions;
   const manifest = context.extension.packageJSON as { contributes?: { configuration?: { properties?: object } } };
   declaredSettings = Object.keys(manifest.contributes?.configuration?.properties ?? {}).map((k) =>
     k.slice(SECTION.length + 1),
