@@ -73,6 +73,14 @@ vim.lsp.handlers["textDocument/publishDiagnostics"] = function(err, result, ctx,
   return original_handler(err, result, ctx, config)
 end
 
+--- client.request_sync on 0.7-0.10, client:request_sync on 0.11+.
+local function invoke_request(client, method, params, bufnr)
+  if vim.fn.has("nvim-0.11") == 1 then
+    return client:request_sync(method, params, 5000, bufnr)
+  end
+  return client.request_sync(method, params, 5000, bufnr)
+end
+
 local function main()
   local bin = env("PTLINT_BIN")
   local fixtures = env("PTLINT_E2E_FIXTURES")
@@ -117,6 +125,12 @@ local function main()
   check(target ~= nil, "a PTL101 diagnostic on line 7")
   check(target.col == col, "diagnostic starts at byte %d, expected %d", target.col, col)
   check(target.end_col == col + #"torch.cuda.amp.autocast()", "diagnostic ends at byte %d", target.end_col)
+  -- Hover inside a finding is left to other servers (pyright's types): ptlint answers null.
+  vim.api.nvim_win_set_cursor(0, { 7, col + 3 })
+  local hovered = invoke_request(client, "textDocument/hover", vim.lsp.util.make_position_params(), buf)
+  check(hovered ~= nil and hovered.err == nil and hovered.result == nil, "hover inside a finding: %s", vim.inspect(hovered))
+  say("ok hover yields inside a finding")
+
   say("ok diagnostics: %d PTL101", #ptl101(buf))
 
   -- 2. Code actions for that diagnostic; apply the PTL101 quickfix.
@@ -207,6 +221,26 @@ local function main()
   vim.cmd("PtlintFixAll")
   check(buffer_text(other) == fixed, "other.py after :PtlintFixAll:\n%s", buffer_text(other))
   say("ok restart and :PtlintFixAll")
+
+  -- 5. Every documented setting is passed on; an unknown one reaches the server, which names it.
+  local s = ptlint.server_settings({
+    extendSelect = { "PTL3" }, configuration = "cfg/ptlint.toml", compileLog = "logs/*.log", selec = { "PTL1" } })
+  check(vim.deep_equal(s.extendSelect, { "PTL3" }) and s.configuration == "cfg/ptlint.toml"
+    and s.compileLog == "logs/*.log" and vim.deep_equal(s.selec, { "PTL1" }), "server_settings: %s", vim.inspect(s))
+  local shown = {}
+  vim.lsp.handlers["window/showMessage"] = function(_, result)
+    table.insert(shown, result.message)
+  end
+  ptlint.update_settings({ selec = { "PTL1" } })
+  wait_for("a warning naming the mistyped `selec`", 10000, function()
+    for _, m in ipairs(shown) do
+      if m:find("unknown setting `selec` (did you mean `select`?)", 1, true) then
+        return true
+      end
+    end
+    return false
+  end)
+  say("ok settings passed and unknown ones warned about")
 
   vim.lsp.stop_client(vim.lsp.get_active_clients())
   wait_for("the server to exit", 5000, function()
