@@ -242,6 +242,38 @@ local function main()
   end)
   say("ok settings passed and unknown ones warned about")
 
+  -- 6. An unsafe fix is a quick fix titled "(unsafe)", never preferred; fix-all leaves it.
+  local ddp_text = "from torch.nn.parallel import DistributedDataParallel as DDP\nm = DDP(net, find_unused_parameters=True)\n"
+  write_text(dir .. "/ddp.py", ddp_text)
+  vim.cmd("edit " .. vim.fn.fnameescape(dir .. "/ddp.py"))
+  local ddp = vim.api.nvim_get_current_buf()
+  local ptl301
+  wait_for("PTL301 in ddp.py", 15000, function()
+    for _, d in ipairs(vim.diagnostic.get(ddp)) do
+      if d.code == "PTL301" then
+        ptl301 = d
+      end
+    end
+    return ptl301 ~= nil
+  end)
+  local ddp_responses = vim.lsp.buf_request_sync(ddp, "textDocument/codeAction", {
+    textDocument = { uri = vim.uri_from_bufnr(ddp) },
+    range = { start = { line = 1, character = 14 }, ["end"] = { line = 1, character = 14 } },
+    context = { diagnostics = {} },
+  }, 5000)
+  local unsafe
+  for _, response in pairs(ddp_responses or {}) do
+    for _, action in ipairs(response.result or {}) do
+      if action.kind == "quickfix" and action.title:sub(-#"(unsafe)") == "(unsafe)" then
+        unsafe = action
+      end
+    end
+  end
+  check(unsafe ~= nil and not unsafe.isPreferred, "an unsafe quick fix, not preferred: %s", vim.inspect(ddp_responses))
+  check(not ptlint.fix_all(ddp, 5000), "fix-all applied the unsafe fix without unsafeFixes")
+  check(buffer_text(ddp) == ddp_text, "ddp.py changed by fix-all:\n%s", buffer_text(ddp))
+  say("ok unsafe quick fix, not in fix-all")
+
   vim.lsp.stop_client(vim.lsp.get_active_clients())
   wait_for("the server to exit", 5000, function()
     return #vim.lsp.get_active_clients() == 0
