@@ -47,13 +47,17 @@ CodeActionProvider::Quickfixes CodeActionProvider::quickfixes(const AnalysisResu
   };
   for (size_t i = 0; i < result.lint.diagnostics.size(); ++i) {
     const rules::Diagnostic& d = result.lint.diagnostics[i];
-    if (d.fix && d.fix->applicability == quickfix::Applicability::Safe) out.any_safe_fix = true;
+    if (d.fix && (d.fix->applicability == quickfix::Applicability::Safe ||
+                  (d.fix->applicability == quickfix::Applicability::Unsafe && result.settings.unsafe_fixes)))
+      out.any_safe_fix = true;
     if (d.start > to || d.end < from) continue;
     const Diagnostic& lsp = result.diagnostics[i];
     if (d.fix && !d.fix->edits.empty()) {
       auto applicability = d.fix->applicability;
+      // Unsafe fixes are offered too (labelled, never preferred): a quick fix is applied only when
+      // the user picks it. `unsafeFixes` governs fix-all, as in Ruff's server.
       bool offered = applicability == quickfix::Applicability::Safe ||
-                     (applicability == quickfix::Applicability::Unsafe && result.settings.unsafe_fixes);
+                     applicability == quickfix::Applicability::Unsafe;
       std::string note;
       if (offered) offered = guarded(*d.fix);
       if (offered && verdict) offered = verdict(d, note);  // a rewrite found not equivalent is withdrawn
@@ -61,7 +65,7 @@ CodeActionProvider::Quickfixes CodeActionProvider::quickfixes(const AnalysisResu
         CodeAction action;
         bool safe = applicability == quickfix::Applicability::Safe;
         std::string message = d.fix->message.empty() ? "Fix " + std::string(d.code) : d.fix->message;
-        action.title = std::string(d.code) + ": " + message + (safe ? "" : " (unsafe fix)") + note;
+        action.title = std::string(d.code) + ": " + message + (safe ? "" : " (unsafe)") + note;
         action.kind = "quickfix";
         action.diagnostics = {lsp};
         action.isPreferred = safe;  // never an unsafe one: editors apply preferred fixes unasked

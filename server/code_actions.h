@@ -1,5 +1,5 @@
 // Code actions for a range of an analysed document: per diagnostic, a `quickfix` for its fix
-// (safe ones preferred; unsafe ones only with `unsafeFixes`, never preferred) and
+// (safe ones preferred; unsafe ones titled "(unsafe)" and never preferred) and
 // `CODE: Disable for this line` (a `# noqa:` comment). Fix-all is fix_all.h.
 #pragma once
 
@@ -18,6 +18,8 @@
 namespace ptlint::server {
 
 inline constexpr std::string_view kFixAllKind = "source.fixAll.ptlint";
+// Fix-all for a whole notebook, asked for by a notebook's on-save actions (as Ruff's server).
+inline constexpr std::string_view kNotebookFixAllKind = "notebook.source.fixAll.ptlint";
 
 // Is `kind` among the kinds the client asked for (`context.only`; all when absent)?
 bool kindRequested(const std::optional<std::vector<std::string>>& only, std::string_view kind);

@@ -30,8 +30,7 @@ void DeviceVerdicts::request(const AnalysisResult& result, uint32_t from, uint32
 #ifdef PTLINT_SERVER_WITH_GPU_CHECK
   auto offered = [&](const rules::Diagnostic& d) {
     return rules::findingData<rules::AttentionFacts>(d) && d.fix && !d.fix->edits.empty() &&
-           (d.fix->applicability == quickfix::Applicability::Safe ||
-            (d.fix->applicability == quickfix::Applicability::Unsafe && result.settings.unsafe_fixes));
+           d.fix->applicability != quickfix::Applicability::DisplayOnly;  // unsafe ones are offered too
   };
   bool wanted = false;
   for (const auto& d : result.lint.diagnostics)

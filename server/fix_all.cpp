@@ -38,12 +38,11 @@ std::vector<TextEdit> FixAll::edits(const AnalysisResult& result, const std::fun
   if (before.size() > workspace::kMaxFileBytes) return {};  // not linted: nothing to fix
   std::optional<workspace::JoinedTracker> tracker;
   if (notebook) tracker.emplace(*notebook);
-  // The loop `--fix` runs, under the same selection; safe fixes only, as `--fix --no-unsafe-fixes`
-  // (fix-all runs on save, unasked: an unsafe fix is the user's choice, one at a time).
+  // The loop `--fix` runs, under the same selection: safe fixes, and unsafe ones only when
+  // `unsafeFixes` enables them (as `check --fix --unsafe-fixes`).
   workspace::LintRequest request{result.settings, result.fixes, true, nullptr, false, [&] {
                                    if (cancelled()) throw LspError(ErrorCode::RequestCancelled, "the request was cancelled");
                                  }};
-  request.settings.unsafe_fixes = false;
   auto fixed = workspace::fixText(std::string(before), request, tracker ? &*tracker : nullptr);
   if (fixed.text == before) return {};
   const auto& snap = *result.snapshot;

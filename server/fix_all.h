@@ -1,5 +1,5 @@
-// Fix-all: a document's safe fixes applied to a fixpoint by the loop `ptlint check --fix` runs
-// (workspace::fixText: the same `fixable` / `unfixable`; what `--fix --no-unsafe-fixes` writes),
+// Fix-all: a document's safe fixes (and the unsafe ones with `unsafeFixes`) applied to a fixpoint
+// by the loop `ptlint check --fix` runs (workspace::fixText: the same `fixable` / `unfixable`),
 // returned as one minimal edit. Up to ten lint passes: callers run it on the heavy pool.
 #pragma once
 

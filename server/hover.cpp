@@ -21,15 +21,8 @@ std::optional<Hover> HoverProvider::hover(const AnalysisResult& result, const Po
   if (!snap.in_sync) return std::nullopt;
   std::string_view text = snap.text();
   uint32_t at = toOffset(text, snap.lines, position, encoding_);
-  // The innermost diagnostic under the cursor.
-  const rules::Diagnostic* best = nullptr;
-  for (const auto& d : result.lint.diagnostics)
-    if (d.start <= at && at <= d.end && (!best || d.end - d.start < best->end - best->start)) best = &d;
-  if (best) {
-    if (const rules::RuleMeta* meta = rules::findMeta(best->code))
-      return Hover{{"markdown", ruleDocs(*meta)}, toRange(text, snap.lines, best->start, best->end, encoding_)};
-  }
-  // A code inside `# noqa: ...` on this line.
+  // Only a code inside `# noqa: ...`, as Ruff's server: elsewhere in a finding another server's
+  // hover (types, docstrings) must show, and the diagnostic's code link opens the docs.
   const analysis::ParsedFile& file = *snap.file;
   analysis::NoqaIndex noqa = analysis::NoqaIndex::build(file);
   const analysis::NoqaDirective* directive = noqa.directiveOnRow(file.lines().lineOf(at));

@@ -1,4 +1,4 @@
-// Hover: on a diagnostic's range, or on a code inside `# noqa:`, the rule's documentation.
+// Hover: on a rule code inside a `# noqa:` comment, the rule's documentation; nothing elsewhere.
 #pragma once
 
 #include <optional>

@@ -158,7 +158,8 @@ class LspServer {
            {{{"notebook", {{"notebookType", "jupyter-notebook"}}}, {"cells", {{{"language", "python"}}}}}}},
           {"save", true}}},
         {"codeActionProvider",
-         {{"codeActionKinds", {"quickfix", "source.fixAll", std::string(kFixAllKind)}}, {"resolveProvider", false}}},
+         {{"codeActionKinds", {"quickfix", "source.fixAll", std::string(kFixAllKind), "notebook.source.fixAll",
+                              std::string(kNotebookFixAllKind)}}, {"resolveProvider", false}}},
         {"hoverProvider", true},
         {"executeCommandProvider", {{"commands", {std::string(kApplyFixAllCommand)}}}},
         {"diagnosticProvider",
@@ -371,16 +372,22 @@ class LspServer {
         fixes = codeActions().quickfixes(*result, from, to, verdict, tracker ? &*tracker : nullptr);
       }
       // Fix-all: always when asked for by kind (on save), otherwise only when it would do something.
-      bool fix_all_asked = params.context.only && kindRequested(params.context.only, kFixAllKind);
+      // A notebook's cells also answer `notebook.source.fixAll` (VS Code's notebook on-save kind)
+      // with the same edits, across its cells.
+      bool notebook_fix_all = notebook && params.context.only && kindRequested(params.context.only, kNotebookFixAllKind);
+      bool fix_all_asked = notebook_fix_all || (params.context.only && kindRequested(params.context.only, kFixAllKind));
       if (!fix_all_asked && (params.context.only || !fixes.any_safe_fix)) return reply(fixes.actions);
-      scheduler_.post(Pool::Heavy, [this, result, reply, notebook, actions = std::move(fixes.actions)]() mutable {
+      std::string fix_all_kind(notebook_fix_all && !kindRequested(params.context.only, kFixAllKind) ? kNotebookFixAllKind
+                                                                                                    : kFixAllKind);
+      scheduler_.post(Pool::Heavy, [this, result, reply, notebook, fix_all_kind,
+                                    actions = std::move(fixes.actions)]() mutable {
         if (reply.cancelled()) return;
         answerErrors(reply, [&] {
           auto edits = FixAll(encoding_).edits(*result, cancelledFn(reply), notebook.get());
           if (!edits.empty()) {
             CodeAction action;
             action.title = std::string(FixAll::kTitle);
-            action.kind = std::string(kFixAllKind);
+            action.kind = fix_all_kind;
             action.edit = codeActions().workspaceEdit(*result->snapshot, std::move(edits));
             actions.push_back(std::move(action));
           }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "server/setting_names.h"
+
 namespace ptlint::server {
 namespace {
 
@@ -193,6 +195,11 @@ void from_json(const json& j, ClientSettings& s) {
   if (const json* v = value("torchVersion")) {
     if (!v->is_string()) wrongType("torchVersion", "a version string such as \"2.6\"", *v);
     else s.torchVersion = v->get<std::string>();
+  }
+  // A key the server does not read is named (with the closest known one), never dropped silently.
+  for (const auto& [key, v] : section.items()) {
+    const auto names = settingNames();
+    if (std::find(names.begin(), names.end(), key) == names.end()) s.problems.push_back(unknownSettingProblem(key));
   }
 }
 

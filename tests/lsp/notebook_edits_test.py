@@ -136,6 +136,28 @@ def case_fix_all_spans_cells(session):
     expect(apply_edits("y = torch.cuda.amp.autocast()\n", changes[cells[2]]) == 'y = torch.amp.autocast("cuda")\n', changes)
 
 
+def case_notebook_fix_all(session):
+    # VS Code's `notebook.codeActionsOnSave` asks a cell for `notebook.source.fixAll`: the answer
+    # has that kind and fixes every cell; a plain `source.fixAll` request keeps its own kind.
+    nb, cells = session.open_notebook("save.ipynb", [
+        "import torch\n", "x = torch.cuda.amp.autocast()\n", "y = torch.cuda.amp.autocast()\n"])
+    session.published(cells[2], lambda d: len(d) == 1)
+    actions = session.actions(cells[0], context={"diagnostics": [], "only": ["notebook.source.fixAll"]})
+    expect([a["kind"] for a in actions] == ["notebook.source.fixAll.ptlint"], actions)
+    changes = edits_by_uri(actions[0])
+    expect(set(changes) == {cells[1], cells[2]}, changes)
+    expect(apply_edits("x = torch.cuda.amp.autocast()\n", changes[cells[1]]) == 'x = torch.amp.autocast("cuda")\n', changes)
+    plain = session.actions(cells[0], context=FIX_ALL)
+    expect([a["kind"] for a in plain] == ["source.fixAll.ptlint"], plain)
+    # A plain Python file is no notebook: nothing for the notebook kind.
+    uri = "file://%s/plain.py" % session.root
+    session.client.notify("textDocument/didOpen", {"textDocument": {
+        "uri": uri, "languageId": "python", "version": 1, "text": "import torch\nx = torch.cuda.amp.autocast()\n"}})
+    session.published(uri, lambda d: len(d) == 1)
+    none = session.actions(uri, context={"diagnostics": [], "only": ["notebook.source.fixAll"]})
+    expect(none == [], none)
+
+
 def case_disable_for_line(session):
     cases = {
         "triple_double": 'ctx = torch.cuda.amp.autocast(enabled="""\n""")\n',

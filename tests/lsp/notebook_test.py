@@ -82,9 +82,9 @@ def main():
         edits = actions[0]["edit"]["changes"]
         expect(list(edits) == [cell(3)], edits)
         expect(all(e["range"]["start"]["line"] == 1 for e in edits[cell(3)]), edits)
+        # Hover inside the finding yields to other servers (null); on a noqa code it shows the rule.
         hover = client.call("textDocument/hover", {"textDocument": {"uri": cell(3)}, "position": {"line": 1, "character": 10}})
-        expect(hover["result"] and "PTL101" in str(hover["result"]["contents"]), hover)
-        expect(hover["result"].get("range", {}).get("start", {}).get("line", 1) == 1, hover)
+        expect(hover["result"] is None, hover)
 
         # Edit cell 3: the finding goes away.
         client.notify("notebookDocument/didChange", {

@@ -176,13 +176,14 @@ def test_heavy_requests(ptlint, tmp):
     big = "import torch\n" + "with torch.cuda.amp.autocast():\n    pass\n" * int(os.environ.get("PTLINT_TEST_BIG_REPEAT", "12000"))
     client.notify("textDocument/didOpen", {"textDocument": {"uri": big_uri, "languageId": "python", "version": 1, "text": big}})
     client.diagnostics_for(big_uri, 1, timeout=300)
-    client.notify("textDocument/didOpen", {"textDocument": {"uri": small_uri, "languageId": "python", "version": 1, "text": FINDING}})
+    small = FINDING + "x = 1  # noqa: PTL101\n"  # hover shows a rule only on a noqa code
+    client.notify("textDocument/didOpen", {"textDocument": {"uri": small_uri, "languageId": "python", "version": 1, "text": small}})
     client.diagnostics_for(small_uri, 1, timeout=60)
     # Both documents are analysed: the fix-all now only computes fixes, the hover only looks up.
     fix_id = client.request("textDocument/codeAction", {
         "textDocument": {"uri": big_uri}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
         "context": {"diagnostics": [], "only": ["source.fixAll"]}})
-    hover_id = client.request("textDocument/hover", {"textDocument": {"uri": small_uri}, "position": {"line": 1, "character": 12}})
+    hover_id = client.request("textDocument/hover", {"textDocument": {"uri": small_uri}, "position": {"line": 3, "character": 17}})
     order = []
     for _ in range(2):
         m = client.wait(lambda m: m.get("id") in (fix_id, hover_id) and "method" not in m, timeout=300)

@@ -22,6 +22,7 @@
 #include "server/project_tracker.h"
 #include "server/scheduler.h"
 #include "server/server_settings.h"
+#include "server/setting_names.h"
 #include "server/workspace_diagnostics.h"
 
 using namespace ptlint::server;
@@ -422,11 +423,13 @@ TEST(CodeActions, QuickfixesNoqaAndUnsafeFixesOnlyWhenAllowed) {
   EXPECT_TRUE(fixes.any_safe_fix);
   uint32_t ddp = static_cast<uint32_t>(std::string_view(kAmpText).find("find_unused"));
   auto safe_only = provider.quickfixes(*result, ddp, ddp, nullptr);
-  ASSERT_EQ(safe_only.actions.size(), 1u);  // the unsafe fix is not offered
-  EXPECT_EQ(safe_only.actions[0].title, "PTL301: Disable for this line");
+  ASSERT_EQ(safe_only.actions.size(), 2u);  // the unsafe fix is offered without unsafeFixes too
+  EXPECT_NE(safe_only.actions[0].title.find("(unsafe)"), std::string::npos);
+  EXPECT_FALSE(safe_only.actions[0].isPreferred);
+  EXPECT_EQ(safe_only.actions[1].title, "PTL301: Disable for this line");
   auto with_unsafe = CodeActionProvider({PositionEncoding::Utf16, true}).quickfixes(*analyzed(kAmpText, true), ddp, ddp, nullptr);
   ASSERT_EQ(with_unsafe.actions.size(), 2u);
-  EXPECT_NE(with_unsafe.actions[0].title.find("(unsafe fix)"), std::string::npos);
+  EXPECT_NE(with_unsafe.actions[0].title.find("(unsafe)"), std::string::npos);
   EXPECT_FALSE(with_unsafe.actions[0].isPreferred);
   EXPECT_TRUE(with_unsafe.actions[0].edit->documentChanges.has_value());
   // A verdict that withdraws the fix leaves the noqa action.
@@ -452,13 +455,11 @@ TEST(FixAll, OneMinimalEditToTheFixpointAndCancellable) {
   EXPECT_EQ(crlf.start, 1u);
 }
 
-TEST(Hover, ShowsTheRuleOnADiagnosticAndOnANoqaCode) {
+TEST(Hover, ShowsTheRuleOnlyOnANoqaCode) {
   std::string text = std::string(kAmpText) + "y = 1  # noqa: PTL301\n";
   auto result = analyzed(text);
   HoverProvider hover(PositionEncoding::Utf16);
-  auto on_finding = hover.hover(*result, Position{2, 12});
-  ASSERT_TRUE(on_finding);
-  EXPECT_EQ(on_finding->contents.value.rfind("**PTL101**", 0), 0u);
+  EXPECT_FALSE(hover.hover(*result, Position{2, 12}));  // inside a finding: other servers' hover
   auto on_noqa = hover.hover(*result, Position{4, 17});
   ASSERT_TRUE(on_noqa);
   EXPECT_EQ(on_noqa->contents.value.rfind("**PTL301**", 0), 0u);
@@ -664,3 +665,20 @@ TEST(ProjectTracker, FilesThatComeGoOrChangeOnDiskRelinkUnlessTheirBufferIsOpen)
 }
 
 }  // namespace
+
+// --- Settings names --------------------------------------------------------------------------------
+
+TEST(SettingNames, AnUnknownKeyIsNamedWithTheClosestKnownOne) {
+  using ptlint::server::closestSettingName;
+  using ptlint::server::unknownSettingProblem;
+  EXPECT_EQ(closestSettingName("unsafeFix"), "unsafeFixes");
+  EXPECT_EQ(closestSettingName("unsafe_fixes"), "unsafeFixes");
+  EXPECT_EQ(closestSettingName("torchversion"), "torchVersion");
+  EXPECT_EQ(closestSettingName("lint.extendSelect"), "extendSelect");
+  EXPECT_EQ(closestSettingName("ptlint.select"), "select");
+  EXPECT_EQ(closestSettingName("selec"), "select");
+  EXPECT_FALSE(closestSettingName("banana"));
+  EXPECT_FALSE(closestSettingName(std::string(100000, 'x')));
+  EXPECT_EQ(unknownSettingProblem("gpucheck"), "unknown setting `gpucheck` (did you mean `gpuCheck`?); it was ignored");
+  EXPECT_EQ(unknownSettingProblem("banana"), "unknown setting `banana`; it was ignored");
+}

@@ -13,15 +13,19 @@ import {
 
 import {
   codeActionToggles,
+  deprecationNotices,
   DOCUMENT_SELECTOR,
   filterCodeActions,
   logLevel,
   logs,
   didChangeConfigurationParams,
   FIX_ALL_KIND,
+  findServer,
+  importStrategy,
   initializationOptions,
-  resolveServerPath,
+  type PythonEnvironment,
   SECTION,
+  undeclaredSettings,
   ServerNotFoundError,
   serverOptions,
 } from "./serverConfig";
@@ -36,10 +40,26 @@ function configuration(scope?: vscode.Uri): vscode.WorkspaceConfiguration {
   return vscode.workspace.getConfiguration(SECTION, scope);
 }
 
+let declaredSettings: string[] = [];
+let subscriptions: vscode.Disposable[] | undefined;
+
+function isSet(value: unknown): boolean {
+  return typeof value === "string" && value.trim().length > 0;
+}
+
+/** A user's `ptlint.*` settings this extension does not declare, passed on for the server to name. */
+function undeclared(scope?: vscode.Uri): Record<string, unknown> {
+  try {
+    return undeclaredSettings(JSON.parse(JSON.stringify(configuration(scope))) as unknown, declaredSettings);
+  } catch {
+    return {};
+  }
+}
+
 function clientOptions(): LanguageClientOptions {
   return {
     documentSelector: DOCUMENT_SELECTOR,
-    initializationOptions: initializationOptions(configuration()),
+    initializationOptions: initializationOptions(configuration(), undeclared()),
     outputChannel: output,
     revealOutputChannelOn: RevealOutputChannelOn.Never,
     middleware: {
@@ -58,12 +78,65 @@ function clientOptions(): LanguageClientOptions {
           return params.items.map((item, i): LSPAny => {
             if (item.section !== SECTION) return defaults[i] as LSPAny;
             const scope = item.scopeUri ? vscode.Uri.parse(item.scopeUri) : undefined;
-            return initializationOptions(configuration(scope)) as unknown as LSPAny;
+            return initializationOptions(configuration(scope), undeclared(scope)) as unknown as LSPAny;
           });
         },
       },
     },
   };
+}
+
+/** The Python extension's API, as far as it is used here (it may be absent or older). */
+interface PythonExtensionApi {
+  environments?: {
+    getActiveEnvironmentPath(resource?: vscode.Uri): { path: string } | undefined;
+    onDidChangeActiveEnvironmentPath?: vscode.Event<unknown>;
+  };
+}
+
+/** Set once the Python extension's interpreter changes are followed (a restart picks its ptlint). */
+let followingInterpreter = false;
+
+/** The workspace folders and the interpreter selected in the Python extension, when there is one. */
+async function pythonEnvironment(): Promise<PythonEnvironment> {
+  // An untrusted workspace's `.venv` could hold any program: not started until trust is granted.
+  if (!vscode.workspace.isTrusted) return {};
+  const folders = (vscode.workspace.workspaceFolders ?? [])
+    .filter((f) => f.uri.scheme === "file")
+    .map((f) => f.uri.fsPath);
+  let interpreter: string | undefined;
+  try {
+    const python = vscode.extensions.getExtension<PythonExtensionApi>("ms-python.python");
+    if (python !== undefined) {
+      const api = python.isActive ? python.exports : await python.activate();
+      interpreter = api?.environments?.getActiveEnvironmentPath(vscode.workspace.workspaceFolders?.[0]?.uri)?.path;
+      const changed = api?.environments?.onDidChangeActiveEnvironmentPath;
+      if (!followingInterpreter && changed !== undefined) {
+        followingInterpreter = true;
+        subscriptions?.push(
+          changed(() => {
+            if (importStrategy(configuration()) === "fromEnvironment" && !isSet(configuration().get("path"))) {
+              void restartClient();
+            }
+          }),
+        );
+      }
+    }
+  } catch (err) {
+    output.appendLine(`The Python extension's interpreter could not be read: ${String(err)}`);
+  }
+  return { folders, interpreter };
+}
+
+/** A warning per deprecated setting name in use (once per session and name). */
+const noticesShown = new Set<string>();
+function showDeprecationNotices(): void {
+  for (const notice of deprecationNotices(configuration())) {
+    if (noticesShown.has(notice)) continue;
+    noticesShown.add(notice);
+    output.appendLine(notice);
+    void vscode.window.showWarningMessage(notice);
+  }
 }
 
 async function startClient(): Promise<void> {
@@ -73,7 +146,9 @@ async function startClient(): Promise<void> {
   }
   let command: string;
   try {
-    command = resolveServerPath(configuration(), process.env, extensionDir);
+    const found = findServer(configuration(), process.env, extensionDir, await pythonEnvironment());
+    command = found.command;
+    output.appendLine(`Using ${command} (from ${found.source})`);
   } catch (err) {
     if (!(err instanceof ServerNotFoundError)) throw err;
     output.appendLine(err.message);
@@ -147,27 +222,36 @@ async function fixAll(): Promise<void> {
 
 function onConfigurationChanged(event: vscode.ConfigurationChangeEvent): void {
   if (!event.affectsConfiguration(SECTION)) return;
-  if (event.affectsConfiguration(`${SECTION}.path`) || event.affectsConfiguration(`${SECTION}.enable`)) {
+  showDeprecationNotices();
+  const restartOn = ["path", "enable", "interpreter", "importStrategy"];
+  if (restartOn.some((name) => event.affectsConfiguration(`${SECTION}.${name}`))) {
     void restartClient();
     return;
   }
   if (client === undefined || !client.isRunning()) return;
   void client.sendNotification(
     DidChangeConfigurationNotification.type,
-    didChangeConfigurationParams(configuration()),
+    didChangeConfigurationParams(configuration(), undeclared()),
   );
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   output = vscode.window.createOutputChannel("ptlint");
   extensionDir = context.extensionPath;
+  subscriptions = context.subscriptions;
+  const manifest = context.extension.packageJSON as { contributes?: { configuration?: { properties?: object } } };
+  declaredSettings = Object.keys(manifest.contributes?.configuration?.properties ?? {}).map((k) =>
+    k.slice(SECTION.length + 1),
+  );
   context.subscriptions.push(
     output,
     vscode.commands.registerCommand("ptlint.fixAll", fixAll),
     vscode.commands.registerCommand("ptlint.restart", restartClient),
     vscode.commands.registerCommand("ptlint.showOutput", () => output.show(true)),
     vscode.workspace.onDidChangeConfiguration(onConfigurationChanged),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => void restartClient()),
   );
+  showDeprecationNotices();
   await startClient();
 }
 

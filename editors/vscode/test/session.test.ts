@@ -24,10 +24,12 @@ import {
   bundledServerPath,
   codeActionToggles,
   type ConfigSource,
+  deprecationNotices,
   didChangeConfigurationParams,
   filterCodeActions,
   FIX_ALL_KIND,
   findOnPath,
+  findServer,
   initializationOptions,
   logLevel,
   logs,
@@ -35,6 +37,7 @@ import {
   SECTION,
   ServerNotFoundError,
   serverOptions,
+  undeclaredSettings,
 } from "../src/serverConfig";
 
 // ---- minimal LSP shapes (only what the test reads) ----
@@ -125,6 +128,9 @@ class Session {
   private readonly proc: ChildProcess;
   private readonly published = new Map<string, PublishDiagnosticsParams[]>();
   private readonly waiters: (() => void)[] = [];
+  readonly messages: { type: number; message: string }[] = [];
+  /** Keys answered in `workspace/configuration` beyond the extension's own (a user's typo). */
+  extra: Record<string, unknown> = {};
   exitCode: Promise<number | null>;
   stderr = "";
   settings: ConfigSource;
@@ -148,9 +154,13 @@ class Session {
       this.published.set(p.uri, list);
       for (const wake of this.waiters.splice(0)) wake();
     });
+    this.connection.onNotification("window/showMessage", (p: { type: number; message: string }) => {
+      this.messages.push(p);
+      for (const wake of this.waiters.splice(0)) wake();
+    });
     // What vscode-languageclient answers, with our middleware for the `ptlint` section.
     this.connection.onRequest("workspace/configuration", (p: { items: { section?: string }[] }) =>
-      p.items.map((item) => (item.section === SECTION ? initializationOptions(this.settings) : null)),
+      p.items.map((item) => (item.section === SECTION ? { ...initializationOptions(this.settings), ...this.extra } : null)),
     );
     this.connection.onRequest(() => null);
     this.connection.onNotification(() => undefined);
@@ -198,6 +208,22 @@ class Session {
     );
     await this.connection.sendNotification("initialized", {});
     return result;
+  }
+
+  /** Resolves once `cond` holds (re-checked on every notification). */
+  async until(cond: () => boolean, what: string, timeoutMs = 10000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!cond()) {
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`timed out waiting for ${what}\nserver stderr:\n${this.stderr}`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
   }
 
   /** Resolves with the first publishDiagnostics for `uri` (after `skip` earlier ones) matching. */
@@ -288,7 +314,8 @@ describe("package manifest", () => {
 
   test("every setting the server options read is declared, with the server's setting names", () => {
     const declared = Object.keys(packageJson.contributes.configuration.properties);
-    for (const key of ["path", "select", "ignore", "unsafeFixes", "torchVersion", "gpuCheck"]) {
+    for (const key of ["path", "interpreter", "importStrategy", "select", "extendSelect", "ignore", "configuration",
+      "unsafeFixes", "torchVersion", "gpuCheck", "compileLog"]) {
       assert.ok(declared.includes(`${SECTION}.${key}`), `ptlint.${key} is not declared in package.json`);
     }
     assert.ok(packageJson.activationEvents.includes("onLanguage:python"));
@@ -317,7 +344,7 @@ describe("server options", () => {
     try {
       assert.throws(() => resolveServerPath(config(), { PATH: empty }), (err: unknown) => {
         assert.ok(err instanceof ServerNotFoundError);
-        assert.match(err.message, /no "ptlint" executable bundled with the extension or on PATH/);
+        assert.match(err.message, /no "ptlint" executable in the project environment .*, bundled with the extension or on PATH/);
         assert.match(err.message, /ptlint\.path/);
         return true;
       });
@@ -330,14 +357,77 @@ describe("server options", () => {
     }
   });
 
-  test("extendSelect and configuration are passed to the server", () => {
+  test("extendSelect, configuration and compileLog are passed to the server", () => {
     const sent = initializationOptions(
-      config({ "lint.extendSelect": ["PTL604", " "], configuration: " ~/cfg/ptlint.toml " }),
+      config({ extendSelect: ["PTL604", " "], configuration: " ~/cfg/ptlint.toml ", compileLog: "logs/*.log" }),
     );
     assert.deepEqual(sent, {
       extendSelect: ["PTL604"], configuration: path.join(os.homedir(), "cfg/ptlint.toml"),
-      unsafeFixes: false, gpuCheck: false,
+      compileLog: "logs/*.log", unsafeFixes: false, gpuCheck: false,
     });
+    assert.deepEqual(deprecationNotices(config({ extendSelect: ["PTL604"] })), []);
+  });
+
+  test("settings the extension does not declare are passed on for the server to name", () => {
+    const declared = Object.keys(packageJson.contributes.configuration.properties).map((k) => k.slice(SECTION.length + 1));
+    const tree = {
+      select: ["PTL1"], unsafeFix: true, trace: { server: "off", srever: 1 }, codeAction: { fixViolation: { enable: true } },
+      lint: { extendSelect: [] }, interpreter: [],
+    };
+    assert.deepEqual(undeclaredSettings(tree, declared), { unsafeFix: true, "trace.srever": 1 });
+    assert.deepEqual(initializationOptions(config(), { unsafeFix: true }), { unsafeFix: true, unsafeFixes: false, gpuCheck: false });
+  });
+
+  test("renamed settings: the old names are still read, with a deprecation notice", () => {
+    const old = config({ "lint.extendSelect": ["PTL604"], "lint.ignore": ["PTL101"] });
+    assert.deepEqual(initializationOptions(old), {
+      extendSelect: ["PTL604"], ignore: ["PTL101"], unsafeFixes: false, gpuCheck: false,
+    });
+    const notices = deprecationNotices(old);
+    assert.equal(notices.length, 2, JSON.stringify(notices));
+    assert.match(notices[0]!, /"ptlint\.lint\.extendSelect" is deprecated; use "ptlint\.extendSelect"/);
+    // The new name wins when both are set.
+    assert.deepEqual(initializationOptions(config({ extendSelect: ["PTL3"], "lint.extendSelect": ["PTL604"] })).extendSelect, ["PTL3"]);
+    // Every declared setting but the deprecated ones is the server's name or a client-only one.
+    const declared = Object.keys(packageJson.contributes.configuration.properties).map((k) => k.slice(SECTION.length + 1));
+    for (const key of declared.filter((k) => k.startsWith("lint."))) {
+      assert.ok(deprecationNotices(config({ [key]: ["PTL1"] })).length === 1, `${key} is deprecated`);
+    }
+  });
+
+  test("ptlint.path, then the project environment, then the bundled binary, then PATH", () => {
+    const project = fs.mkdtempSync(path.join(os.tmpdir(), "ptlint-project-"));
+    const ext = fs.mkdtempSync(path.join(os.tmpdir(), "ptlint-ext-"));
+    const install = (file: string) => {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.copyFileSync(ptlintBin, file);
+      fs.chmodSync(file, 0o755);
+    };
+    try {
+      fs.mkdirSync(path.join(ext, "bundled"));
+      install(bundledServerPath(ext));
+      const env = { PATH: path.dirname(ptlintBin) };
+      assert.deepEqual(findServer(config(), env, ext, { folders: [project] }), { command: bundledServerPath(ext), source: "bundled" });
+      // The project's .venv.
+      const venv = path.join(project, ".venv", "bin", "ptlint");
+      install(venv);
+      assert.deepEqual(findServer(config(), env, ext, { folders: [project] }), { command: venv, source: "environment" });
+      // The selected interpreter's folder wins over a folder's .venv; ptlint.interpreter over the selection.
+      const conda = path.join(project, "conda", "bin");
+      install(path.join(conda, "ptlint"));
+      assert.equal(resolveServerPath(config(), env, ext, { folders: [project], interpreter: path.join(conda, "python") }),
+        path.join(conda, "ptlint"));
+      assert.equal(resolveServerPath(config({ interpreter: [path.join(project, ".venv", "bin", "python3")] }), env, ext,
+        { folders: [project], interpreter: path.join(conda, "python") }), venv);
+      // An interpreter without ptlint beside it: the .venv, then the bundled binary.
+      assert.equal(resolveServerPath(config(), env, ext, { interpreter: "/usr/bin/python3" }), bundledServerPath(ext));
+      // importStrategy useBundled skips the environment; ptlint.path wins over everything.
+      assert.equal(resolveServerPath(config({ importStrategy: "useBundled" }), env, ext, { folders: [project] }), bundledServerPath(ext));
+      assert.deepEqual(findServer(config({ path: ptlintBin }), env, ext, { folders: [project] }), { command: ptlintBin, source: "ptlint.path" });
+    } finally {
+      fs.rmSync(project, { recursive: true, force: true });
+      fs.rmSync(ext, { recursive: true, force: true });
+    }
   });
 
   test("ptlint.path, then the bundled binary, then PATH", () => {
@@ -393,6 +483,7 @@ describe("session with ptlint --lsp", () => {
     const kinds = typeof caps.codeActionProvider === "object" ? caps.codeActionProvider.codeActionKinds : undefined;
     // VS Code runs `source.fixAll.ptlint` on save only for a provider that declares the kind.
     assert.ok(kinds?.includes(FIX_ALL_KIND), `codeActionKinds must list ${FIX_ALL_KIND}: ${JSON.stringify(caps.codeActionProvider)}`);
+    assert.ok(kinds?.includes("notebook.source.fixAll"), `codeActionKinds must list notebook.source.fixAll`);
     await session.connection.sendNotification("textDocument/didOpen", {
       textDocument: { uri, languageId: "python", version: 1, text: original },
     });
@@ -466,6 +557,70 @@ describe("session with ptlint --lsp", () => {
     await change(editsFor(await session.editOf(fixAll), uri));
     assert.equal(text, fixed);
     await session.diagnostics(uri, (p) => !p.diagnostics.some(isPTL101), "no PTL101 left after fix-all");
+  });
+
+  test("hover shows a rule only on a noqa code", async () => {
+    const file = path.join(workDir, "hover.py");
+    const hoverText = "import torch\nwith torch.cuda.amp.autocast():  # noqa: PTL101\n    pass\nwith torch.cuda.amp.autocast():\n    pass\n";
+    fs.writeFileSync(file, hoverText);
+    const hoverUri = pathToFileURL(file).href;
+    await session.connection.sendNotification("textDocument/didOpen", {
+      textDocument: { uri: hoverUri, languageId: "python", version: 1, text: hoverText },
+    });
+    await session.diagnostics(hoverUri, (p) => p.diagnostics.some(isPTL101), "PTL101 in hover.py");
+    const hover = (line: number, character: number) =>
+      session.connection.sendRequest<{ contents: { value: string } } | null>("textDocument/hover", {
+        textDocument: { uri: hoverUri }, position: { line, character },
+      });
+    const onCode = await hover(1, 44);
+    assert.ok(onCode !== null && onCode.contents.value.includes("**PTL101**"), JSON.stringify(onCode));
+    // Inside a finding: null, so that another server's hover (pyright's types) shows.
+    assert.equal(await hover(3, 12), null);
+  });
+
+  test("an unsafe fix is a labelled quick fix, and fix-all leaves it unless unsafeFixes", async () => {
+    const file = path.join(workDir, "ddp.py");
+    const ddpText = "from torch.nn.parallel import DistributedDataParallel as DDP\nm = DDP(net, find_unused_parameters=True)\n";
+    fs.writeFileSync(file, ddpText);
+    const ddpUri = pathToFileURL(file).href;
+    await session.connection.sendNotification("textDocument/didOpen", {
+      textDocument: { uri: ddpUri, languageId: "python", version: 1, text: ddpText },
+    });
+    const diags = await session.diagnostics(ddpUri, (p) => p.diagnostics.some((d) => d.code === "PTL301"), "PTL301");
+    const target = diags.find((d) => d.code === "PTL301")!;
+    const actions = await session.codeActions(ddpUri, target.range, [target]);
+    const unsafe = actions.find((a) => a.kind === "quickfix" && a.title.endsWith("(unsafe)"));
+    assert.ok(unsafe, `an unsafe quick fix among ${JSON.stringify(actions.map((a) => a.title))}`);
+    assert.notEqual(unsafe.isPreferred, true, "an unsafe fix is never preferred");
+    const whole = { start: { line: 0, character: 0 }, end: { line: 2, character: 0 } };
+    assert.deepEqual(await session.codeActions(ddpUri, whole, [], [FIX_ALL_KIND], 2), [], "no fix-all without unsafeFixes");
+  });
+
+  test("notebook.source.fixAll fixes every cell of a notebook", async () => {
+    const nb = pathToFileURL(path.join(workDir, "train.ipynb")).href;
+    const cells = [0, 1, 2].map((k) => `vscode-notebook-cell:${path.join(workDir, "train.ipynb")}#c${k}`);
+    const texts = ["import torch\n", "x = torch.cuda.amp.autocast()\n", "y = torch.cuda.amp.autocast()\n"];
+    await session.connection.sendNotification("notebookDocument/didOpen", {
+      notebookDocument: { uri: nb, notebookType: "jupyter-notebook", version: 1, cells: cells.map((c) => ({ kind: 2, document: c })) },
+      cellTextDocuments: cells.map((c, k) => ({ uri: c, languageId: "python", version: 1, text: texts[k] })),
+    });
+    await session.diagnostics(cells[2]!, (p) => p.diagnostics.some(isPTL101), "PTL101 in the third cell");
+    // What VS Code sends for `"notebook.codeActionsOnSave": {"notebook.source.fixAll": ...}`.
+    const whole = { start: { line: 0, character: 0 }, end: { line: 1, character: 0 } };
+    const actions = await session.codeActions(cells[0]!, whole, [], ["notebook.source.fixAll"], 2);
+    assert.deepEqual(actions.map((a) => a.kind), ["notebook.source.fixAll.ptlint"]);
+    const edit = await session.editOf(actions[0]!);
+    assert.equal(applyEdits(texts[1]!, editsFor(edit, cells[1]!)), 'x = torch.amp.autocast("cuda")\n');
+    assert.equal(applyEdits(texts[2]!, editsFor(edit, cells[2]!)), 'y = torch.amp.autocast("cuda")\n');
+  });
+
+  test("an unknown or mistyped setting is named in a warning", async () => {
+    session.settings = config();
+    session.extra = { unsafeFix: true };
+    await session.connection.sendNotification("workspace/didChangeConfiguration", didChangeConfigurationParams(session.settings));
+    await session.until(() => session.messages.some((m) => m.type === 2 &&
+      m.message.includes("unknown setting `unsafeFix` (did you mean `unsafeFixes`?)")), "a warning naming unsafeFix");
+    session.extra = {};
   });
 
   test("a settings change reaches the server", async () => {

@@ -73,6 +73,14 @@ vim.lsp.handlers["textDocument/publishDiagnostics"] = function(err, result, ctx,
   return original_handler(err, result, ctx, config)
 end
 
+--- client.request_sync on 0.7-0.10, client:request_sync on 0.11+.
+local function invoke_request(client, method, params, bufnr)
+  if vim.fn.has("nvim-0.11") == 1 then
+    return client:request_sync(method, params, 5000, bufnr)
+  end
+  return client.request_sync(method, params, 5000, bufnr)
+end
+
 local function main()
   local bin = env("PTLINT_BIN")
   local fixtures = env("PTLINT_E2E_FIXTURES")
@@ -117,6 +125,12 @@ local function main()
   check(target ~= nil, "a PTL101 diagnostic on line 7")
   check(target.col == col, "diagnostic starts at byte %d, expected %d", target.col, col)
   check(target.end_col == col + #"torch.cuda.amp.autocast()", "diagnostic ends at byte %d", target.end_col)
+  -- Hover inside a finding is left to other servers (pyright's types): ptlint answers null.
+  vim.api.nvim_win_set_cursor(0, { 7, col + 3 })
+  local hovered = invoke_request(client, "textDocument/hover", vim.lsp.util.make_position_params(), buf)
+  check(hovered ~= nil and hovered.err == nil and hovered.result == nil, "hover inside a finding: %s", vim.inspect(hovered))
+  say("ok hover yields inside a finding")
+
   say("ok diagnostics: %d PTL101", #ptl101(buf))
 
   -- 2. Code actions for that diagnostic; apply the PTL101 quickfix.
@@ -207,6 +221,58 @@ local function main()
   vim.cmd("PtlintFixAll")
   check(buffer_text(other) == fixed, "other.py after :PtlintFixAll:\n%s", buffer_text(other))
   say("ok restart and :PtlintFixAll")
+
+  -- 5. Every documented setting is passed on; an unknown one reaches the server, which names it.
+  local s = ptlint.server_settings({
+    extendSelect = { "PTL3" }, configuration = "cfg/ptlint.toml", compileLog = "logs/*.log", selec = { "PTL1" } })
+  check(vim.deep_equal(s.extendSelect, { "PTL3" }) and s.configuration == "cfg/ptlint.toml"
+    and s.compileLog == "logs/*.log" and vim.deep_equal(s.selec, { "PTL1" }), "server_settings: %s", vim.inspect(s))
+  local shown = {}
+  vim.lsp.handlers["window/showMessage"] = function(_, result)
+    table.insert(shown, result.message)
+  end
+  ptlint.update_settings({ selec = { "PTL1" } })
+  wait_for("a warning naming the mistyped `selec`", 10000, function()
+    for _, m in ipairs(shown) do
+      if m:find("unknown setting `selec` (did you mean `select`?)", 1, true) then
+        return true
+      end
+    end
+    return false
+  end)
+  say("ok settings passed and unknown ones warned about")
+
+  -- 6. An unsafe fix is a quick fix titled "(unsafe)", never preferred; fix-all leaves it.
+  local ddp_text = "from torch.nn.parallel import DistributedDataParallel as DDP\nm = DDP(net, find_unused_parameters=True)\n"
+  write_text(dir .. "/ddp.py", ddp_text)
+  vim.cmd("edit " .. vim.fn.fnameescape(dir .. "/ddp.py"))
+  local ddp = vim.api.nvim_get_current_buf()
+  local ptl301
+  wait_for("PTL301 in ddp.py", 15000, function()
+    for _, d in ipairs(vim.diagnostic.get(ddp)) do
+      if d.code == "PTL301" then
+        ptl301 = d
+      end
+    end
+    return ptl301 ~= nil
+  end)
+  local ddp_responses = vim.lsp.buf_request_sync(ddp, "textDocument/codeAction", {
+    textDocument = { uri = vim.uri_from_bufnr(ddp) },
+    range = { start = { line = 1, character = 14 }, ["end"] = { line = 1, character = 14 } },
+    context = { diagnostics = {} },
+  }, 5000)
+  local unsafe
+  for _, response in pairs(ddp_responses or {}) do
+    for _, action in ipairs(response.result or {}) do
+      if action.kind == "quickfix" and action.title:sub(-#"(unsafe)") == "(unsafe)" then
+        unsafe = action
+      end
+    end
+  end
+  check(unsafe ~= nil and not unsafe.isPreferred, "an unsafe quick fix, not preferred: %s", vim.inspect(ddp_responses))
+  check(not ptlint.fix_all(ddp, 5000), "fix-all applied the unsafe fix without unsafeFixes")
+  check(buffer_text(ddp) == ddp_text, "ddp.py changed by fix-all:\n%s", buffer_text(ddp))
+  say("ok unsafe quick fix, not in fix-all")
 
   vim.lsp.stop_client(vim.lsp.get_active_clients())
   wait_for("the server to exit", 5000, function()

@@ -2,8 +2,10 @@
 --
 --   require("ptlint").setup({
 --     path = "ptlint",                        -- or an absolute path; default: ptlint on PATH
---     settings = { select = { "PTL1" }, ignore = {}, unsafeFixes = false,
---                  torchVersion = "2.4", gpuCheck = false },
+--     settings = { select = { "PTL1" }, extendSelect = {}, ignore = {},
+--                  configuration = "",        -- a ptlint.toml / pyproject.toml for every file
+--                  unsafeFixes = false,       -- fix-all applies unsafe fixes too
+--                  torchVersion = "2.4", gpuCheck = false, compileLog = "" },
 --   })
 --
 -- Works on Neovim 0.7 (vim.lsp.start_client + buf_attach_client, one client per project root)
@@ -23,10 +25,13 @@ M.defaults = {
   root_markers = { "ptlint.toml", ".ptlint.toml", "pyproject.toml", "setup.cfg", ".git" },
   settings = {
     select = {},
+    extendSelect = {},
     ignore = {},
+    configuration = "",
     unsafeFixes = false,
     torchVersion = "",
     gpuCheck = false,
+    compileLog = "",
   },
   on_attach = nil,
   capabilities = nil,
@@ -79,22 +84,47 @@ local function string_list(value)
 end
 
 --- The settings object the server receives (initializationOptions and `settings.ptlint`):
---- unset values are left out so that the configuration file decides.
+--- every documented setting (docs/lsp.md), unset values left out so that the configuration file
+--- decides. Keys the module does not know are passed on as they are: the server names each
+--- unknown or mistyped one in a warning (with the closest known name) rather than it being lost.
+local KNOWN = {
+  select = true, extendSelect = true, ignore = true, configuration = true,
+  unsafeFixes = true, torchVersion = true, gpuCheck = true, compileLog = true,
+}
+
+local function nonempty_string(value)
+  if type(value) == "string" and vim.trim(value) ~= "" then
+    return vim.trim(value)
+  end
+  return nil
+end
+
 function M.server_settings(settings)
   settings = settings or {}
   local out = {
     unsafeFixes = settings.unsafeFixes == true,
     gpuCheck = settings.gpuCheck == true,
   }
-  local select, ignore = string_list(settings.select), string_list(settings.ignore)
-  if #select > 0 then
-    out.select = select
+  for _, key in ipairs({ "select", "extendSelect", "ignore" }) do
+    local list = string_list(settings[key])
+    if #list > 0 then
+      out[key] = list
+    end
   end
-  if #ignore > 0 then
-    out.ignore = ignore
+  out.torchVersion = nonempty_string(settings.torchVersion)
+  out.compileLog = nonempty_string(settings.compileLog)
+  local configuration = nonempty_string(settings.configuration)
+  if configuration then
+    -- `~/` is the home folder; a relative path is resolved by the server from the project root.
+    if configuration == "~" or configuration:sub(1, 2) == "~/" then
+      configuration = vim.fn.expand("~") .. configuration:sub(2)
+    end
+    out.configuration = configuration
   end
-  if type(settings.torchVersion) == "string" and vim.trim(settings.torchVersion) ~= "" then
-    out.torchVersion = vim.trim(settings.torchVersion)
+  for key, value in pairs(settings) do
+    if not KNOWN[key] then
+      out[key] = value
+    end
   end
   return out
 end
