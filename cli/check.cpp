@@ -141,9 +141,9 @@ workspace::EngineOptions engineOptions(const CheckOptions& options, bool use_cac
 }
 
 // `-v`: where each file's settings come from, and the files found (stderr, as Ruff's debug log).
-void logSettings(const std::vector<fs::path>& files, workspace::Engine& engine, std::ostream& err) {
+void logSettings(const std::vector<std::string>& files, workspace::Engine& engine, std::ostream& err) {
   std::vector<std::string> seen;
-  for (const auto& file : files) {
+  for (const fs::path file : files) {
     std::string source = "defaults (no configuration file)";
     try {
       auto resolved = engine.resolver().forFile(file);

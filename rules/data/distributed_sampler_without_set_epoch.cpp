@@ -134,13 +134,17 @@ class DistributedSamplerWithoutSetEpoch final : public Rule {
   // Whether another file calls `set_epoch`, imports a trainer or loops over epochs.
   std::vector<std::string_view> projectWords() const override { return {"DistributedSampler"}; }
   bool mayReportIn(const analysis::ParsedFile& file, const Settings& settings) const override {
+    return namesIdentifier(file, "DistributedSampler") && epochsUnset(file, settings);
+  }
+  // No file of the project calls `set_epoch` or imports a trainer that does, and a loop over
+  // epochs exists here or in another file. Asked by check() too: a prefilter only skips work.
+  static bool epochsUnset(const analysis::ParsedFile& file, const Settings& settings) {
     const analysis::ProjectWideFacts* project =
         settings.project != nullptr && settings.project->project != nullptr && settings.project->project->linked
             ? settings.project->project.get()
             : nullptr;
     if (project != nullptr && (!project->sets_epoch.path.empty() || !project->imports_trainer.path.empty()))
       return false;
-    if (!namesIdentifier(file, "DistributedSampler")) return false;
     return hasEpochLoop(file.root(), file.text()) || (project != nullptr && !project->loops_epochs.path.empty());
   }
 
@@ -151,6 +155,7 @@ class DistributedSamplerWithoutSetEpoch final : public Rule {
     if (!callee || (*callee != "torch.utils.data.DistributedSampler" &&
                     *callee != "torch.utils.data.distributed.DistributedSampler"))
       return;
+    if (!epochsUnset(ctx.file(), ctx.settings())) return;
     for (std::string_view trainer : kEpochSettingTrainers)
       if (model.importsModule(trainer)) return;
     std::string_view source = ctx.source();
