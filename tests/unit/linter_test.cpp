@@ -118,6 +118,18 @@ TEST(Prefilter, CommonWordsPassOnlyInTheShapeAFindingHas) {
   EXPECT_TRUE(mayMatch("import torch\ntorch.set_float32_matmul_precision(\"high\")\n", ptl111));
   ptl111.torch_version = {2, 6};
   EXPECT_FALSE(mayMatch("import torch\ntorch.backends.cuda.matmul.allow_tf32 = True\n", ptl111));
+
+  // PTL704: another module's `log(...)` / `exp(...) - 1` is neither torch's function nor a tensor
+  // method (the rule's methods take no argument); torch's, or a name bound to it, is.
+  auto ptl704 = only("PTL704");
+  EXPECT_FALSE(mayMatch("import numpy as np\ny = np.log(1 + np.exp(b * x)) / b\n", ptl704));
+  EXPECT_FALSE(mayMatch("import numpy as np\ny = a * (np.exp(x / a) - 1)\n", ptl704));
+  EXPECT_TRUE(mayMatch("import torch\ny = torch.log(1 + x)\n", ptl704));
+  EXPECT_TRUE(mayMatch("import torch as np\ny = np.log(1 + x)\n", ptl704));
+  EXPECT_TRUE(mayMatch("import torch\nnp = torch\ny = np.exp(x) - 1\n", ptl704));
+  EXPECT_TRUE(mayMatch("import torch\ny = (1 + x).log()\n", ptl704));
+  EXPECT_TRUE(mayMatch("import torch\ny = x.exp() - 1\n", ptl704));
+  EXPECT_TRUE(mayMatch("import numpy as np\ny = np.exp(x).exp() - 1\n", ptl704));
 }
 
 }  // namespace
