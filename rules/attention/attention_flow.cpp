@@ -156,12 +156,67 @@ namespace {
 
 bool isBlank(char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\r'; }
 
+// The byte ranges of `code` that certainly lie in the body of a lambda (`lambda a, b: a @ b.mT`,
+// a product whose owner is no function), from the `:` after its parameters to the first place
+// where the body may end: a `,`, `;`, `:`, `=`, line break or quote outside the body's brackets,
+// a bracket closing one opened before the body, a `for` or `async` (a comprehension's clause).
+// Ending early only makes a range smaller; a range never reaches past the lambda.
+std::vector<std::pair<size_t, size_t>> lambdaBodies(std::string_view code) {
+  std::vector<std::pair<size_t, size_t>> bodies;
+  analysis::forEachWholeWord(code, "lambda", [&](size_t at) {
+    // The parameters: up to the first `:` outside their brackets (defaults may hold some).
+    size_t colon = std::string_view::npos;
+    int depth = 0;
+    for (size_t i = at + 6; i < code.size(); ++i) {
+      char c = code[i];
+      if (c == '(' || c == '[' || c == '{') {
+        ++depth;
+      } else if (c == ')' || c == ']' || c == '}') {
+        if (--depth < 0) break;
+      } else if (c == '\n' || c == '"' || c == '\'' || c == ';') {
+        if (depth == 0 || c != '\n') break;
+      } else if (c == ':' && depth == 0) {
+        colon = i;
+        break;
+      }
+    }
+    if (colon == std::string_view::npos) return false;
+    depth = 0;
+    size_t i = colon + 1;
+    for (; i < code.size(); ++i) {
+      char c = code[i];
+      if (c == '(' || c == '[' || c == '{') {
+        ++depth;
+      } else if (c == ')' || c == ']' || c == '}') {
+        if (--depth < 0) break;
+      } else if (c == '"' || c == '\'') {
+        break;
+      } else if (depth == 0 && (c == ',' || c == ';' || c == ':' || c == '=' || c == '\n')) {
+        break;
+      } else if (depth == 0 && (c == 'f' || c == 'a') && analysis::isWholeWordAt(code, i, c == 'f' ? 3 : 5) &&
+                 code.substr(i, c == 'f' ? 3 : 5) == (c == 'f' ? "for" : "async")) {
+        break;
+      }
+    }
+    bodies.emplace_back(colon + 1, i);
+    return false;
+  });
+  return bodies;
+}
+
+bool inSome(const std::vector<std::pair<size_t, size_t>>& ranges, size_t at) {
+  for (const auto& [begin, end] : ranges)
+    if (at >= begin && at < end) return true;
+  return false;
+}
+
 // Could some `@` in `code` be the binary operator (or `@=`)? A `@` is a decorator's only when it
 // is the first thing on a line that does not continue the previous one (no `\` before the line
 // break, no open bracket) and an identifier follows it at once. Brackets are counted in the code
-// view, where string contents are blanked; f-strings are kept, so a count that goes negative is
-// not trusted (the answer is then yes).
-bool mayHoldMatmulOperator(std::string_view code) {
+// view, where string contents are blanked; f-strings are kept (their literal parts may hold
+// brackets: `rf"\[{lo}\)"`), so each string is stepped over whole, and a `@` inside an f-string
+// (in its `{...}`, or not) counts. A count that goes negative is not trusted (the answer is yes).
+bool mayHoldMatmulOperator(std::string_view code, const std::vector<std::pair<size_t, size_t>>& lambdas) {
   if (code.find('@') == std::string_view::npos) return false;
   int depth = 0;
   bool line_start = true;      // only blanks so far on this line
@@ -176,14 +231,26 @@ bool mayHoldMatmulOperator(std::string_view code) {
       continue;
     }
     if (isBlank(c)) continue;
-    if (c == '(' || c == '[' || c == '{') {
+    if (c == '"' || c == '\'') {
+      // A string: up to its closing quote (the code view holds no quote inside an f-string's
+      // `{...}`; a backslash escapes the next byte, also in a raw string).
+      bool triple = i + 2 < code.size() && code[i + 1] == c && code[i + 2] == c;
+      size_t j = i + (triple ? 3 : 1);
+      for (; j < code.size(); ++j) {
+        if (code[j] == '\\') ++j;
+        else if (code[j] == '@') return true;
+        else if (code[j] == c && (!triple || (j + 2 < code.size() && code[j + 1] == c && code[j + 2] == c))) break;
+      }
+      if (j >= code.size()) return true;
+      i = triple ? j + 2 : j;
+    } else if (c == '(' || c == '[' || c == '{') {
       ++depth;
     } else if (c == ')' || c == ']' || c == '}') {
       if (--depth < 0) return true;
     } else if (c == '@') {
       bool decorator = line_start && !continued && depth == 0 && i + 1 < code.size() &&
                        analysis::isIdentifierByte(code[i + 1]) && !(code[i + 1] >= '0' && code[i + 1] <= '9');
-      if (!decorator) return true;
+      if (!decorator && !inSome(lambdas, i)) return true;
     }
     line_start = false;
     last = c;
@@ -193,7 +260,7 @@ bool mayHoldMatmulOperator(std::string_view code) {
 
 // Is some `matmul`, `bmm` or `einsum` in `code` called (`torch.matmul(`, `q.bmm (`), rather
 // than only defined (`def bmm(`) or referred to (`torch.matmul,`)?
-bool mayCallProduct(std::string_view code) {
+bool mayCallProduct(std::string_view code, const std::vector<std::pair<size_t, size_t>>& lambdas) {
   for (std::string_view word : {"matmul", "bmm", "einsum"}) {
     bool called = analysis::forEachWholeWord(code, word, [&](size_t at) {
       size_t after = at + word.size();
@@ -203,7 +270,7 @@ bool mayCallProduct(std::string_view code) {
       while (before > 0 && isBlank(code[before - 1])) --before;
       bool defined = before >= 3 && code.substr(before - 3, 3) == "def" &&
                      (before == 3 || !analysis::isIdentifierByte(code[before - 4]));
-      return !defined;
+      return !defined && !inSome(lambdas, at);
     });
     if (called) return true;
   }
@@ -214,7 +281,9 @@ bool mayCallProduct(std::string_view code) {
 
 bool codeMayHoldCandidates(std::string_view code) {
   if (analysis::findBytes(code, "oftmax") == std::string_view::npos) return false;  // softmax, Softmax
-  return mayCallProduct(code) || mayHoldMatmulOperator(code);
+  // A product inside a lambda has no function to own it: it is never a candidate.
+  auto lambdas = lambdaBodies(code);
+  return mayCallProduct(code, lambdas) || mayHoldMatmulOperator(code, lambdas);
 }
 
 AttentionIndex::AttentionIndex(TSNode root, std::string_view source, std::string_view code) : source_(source) {

@@ -52,6 +52,15 @@ TEST(AttentionPrefilter, EveryProductFormPasses) {
     EXPECT_TRUE(indexHasCandidates(form)) << form;
     EXPECT_TRUE(prefilterPasses(form)) << form;
   }
+  // A product after a lambda's body, or in an f-string, still counts.
+  const char* after_lambda[] = {
+      "def f(q, k):\n    g = lambda x: x\n    return F.softmax(q @ k, -1)\n",
+      "def f(q, k):\n    g = (lambda x: x), q @ k\n    return F.softmax(g, -1)\n",
+      "def f(q, k):\n    g = [lambda: x for x in q] + [q @ k]\n    return F.softmax(g, -1)\n",
+      "def f(q, k):\n    g = {1: lambda: 1, 2: torch.matmul(q, k)}\n    return F.softmax(g, -1)\n",
+      "def f(q, k):\n    s = f\"{q @ k}\"\n    return F.softmax(q @ k, -1)\n",
+  };
+  for (const char* form : after_lambda) EXPECT_TRUE(prefilterPasses(form)) << form;
 }
 
 TEST(AttentionPrefilter, MentionsWithoutProductsAreRejected) {
@@ -65,6 +74,10 @@ TEST(AttentionPrefilter, MentionsWithoutProductsAreRejected) {
       // the softmax only in strings and comments
       "def f(q, k):\n    \"\"\"softmax(q @ k)\"\"\"\n    return q @ k  # no softmax here\n",
       "names = {'softmax': 1}\nx = a @ b\n",
+      // products in lambdas, which own no candidate; an f-string's brackets do not count
+      "y = F.softmax(x, -1)\nops = dict(op=lambda a, b, **kw: torch.svd_lowrank(a @ b.mT, **kw),\n"
+      "           ref=lambda a, b: np.add(a,\n                                   np.matmul(a, b)))\n",
+      "def f(x, lo):\n    err = rf\"\\[{lo}\\)\"\n    return F.softmax(x, -1)\n@dec\ndef g(): pass\n",
   };
   for (const char* form : forms) {
     EXPECT_FALSE(indexHasCandidates(form)) << form;
