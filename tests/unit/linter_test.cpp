@@ -101,6 +101,11 @@ TEST(Prefilter, CommonWordsPassOnlyInTheShapeAFindingHas) {
   EXPECT_TRUE(mayMatch("import torch\nwith torch.autograd.profiler.profile(\n  use_cuda=True): pass\n", ptl113));
   // Brackets that do not balance tell nothing: the file goes through.
   EXPECT_TRUE(mayMatch("import torch\ny = x.scatter_reduce_(0, i, v, reduce=reduce))\n", ptl113));
+  // Brackets in an f-string's text are not the code's own; a keyword inside its `{...}` counts.
+  EXPECT_FALSE(mayMatch("import torch\nreduce = op.name\nerr = rf\"\\[{lo}, {hi}\\)\"\n", ptl113));
+  EXPECT_FALSE(mayMatch("import torch\nerr = f'got ({lo}'\nreduce = op.name\n", ptl113));
+  EXPECT_TRUE(mayMatch("import torch.nn as nn\nerr = f'({nn.MSELoss(reduce=False)}'\n", ptl113));
+  EXPECT_TRUE(mayMatch("import torch.nn as nn\nerr = f'(' + str(nn.MSELoss(reduce=False))\n", ptl113));
 
   auto ptl112 = only("PTL112");
   EXPECT_FALSE(mayMatch("import torch\nif torch.jit.is_scripting(): torch.save(x, f)\n", ptl112));
