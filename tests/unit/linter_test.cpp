@@ -124,6 +124,18 @@ TEST(Prefilter, CommonWordsPassOnlyInTheShapeAFindingHas) {
   ptl111.torch_version = {2, 6};
   EXPECT_FALSE(mayMatch("import torch\ntorch.backends.cuda.matmul.allow_tf32 = True\n", ptl111));
 
+  // PTL106 reports a reference only as a call or an assigned value: a table of operators, a dict
+  // key or an attribute's object runs nothing.
+  auto ptl106 = only("PTL106");
+  EXPECT_FALSE(mayMatch("import torch\nops = [OpInfo('qr', op=torch.qr), {torch.ger: 1}]\nd = torch.lu.__doc__\n", ptl106));
+  EXPECT_FALSE(mayMatch("import torch\nops = [OpInfo('norm', op=torch.norm, ref=x.norm)]\n", ptl106));
+  EXPECT_TRUE(mayMatch("import torch\nf = torch.qr\n", ptl106));
+  EXPECT_TRUE(mayMatch("import torch\nf = torch.qr; g = 1\n", ptl106));
+  EXPECT_TRUE(mayMatch("import torch\ny = torch.qr (a)\n", ptl106));
+  EXPECT_TRUE(mayMatch("import torch\ny = f(torch.qr\n      (a))\n", ptl106));
+  EXPECT_TRUE(mayMatch("import torch\ny = torch.norm(a)\n", ptl106));
+  EXPECT_TRUE(mayMatch("from torch import (qr,\n    lu)\n", ptl106));
+
   // PTL704: another module's `log(...)` / `exp(...) - 1` is neither torch's function nor a tensor
   // method (the rule's methods take no argument); torch's, or a name bound to it, is.
   auto ptl704 = only("PTL704");
