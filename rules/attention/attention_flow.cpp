@@ -1,6 +1,10 @@
 #include "rules/attention/attention_flow.h"
 
 #include <algorithm>
+#include <optional>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
@@ -210,13 +214,125 @@ bool inSome(const std::vector<std::pair<size_t, size_t>>& ranges, size_t at) {
   return false;
 }
 
+// A function of the code found by its layout: the bytes from its `def` line up to the next
+// logical line indented no deeper, and whether a class encloses it.
+struct DefBlock {
+  size_t begin = 0, end = 0;
+  bool in_class = false;
+};
+
+// The functions of `code` (a code view) by indentation: a `def` (or `async def`) that starts a
+// logical line (outside brackets and strings, not after a `\`). Nothing when the layout is
+// unclear (a tab in an indentation, a bracket count that goes negative, a string that does not
+// close): then no product is ruled out by its function.
+std::optional<std::vector<DefBlock>> defBlocks(std::string_view code) {
+  struct Open {
+    size_t indent;
+    size_t block;  // index in `blocks`, or npos for a class
+  };
+  std::vector<DefBlock> blocks;
+  std::vector<Open> open;
+  int depth = 0;
+  bool continued = false;
+  size_t i = 0;
+  while (i < code.size()) {
+    // At the start of a physical line.
+    size_t line = i;
+    bool logical = depth == 0 && !continued;
+    size_t indent = 0;
+    while (i < code.size() && isBlank(code[i])) {
+      if (code[i] == '\t' || code[i] == '\f') {
+        if (logical) return std::nullopt;
+      }
+      ++i, ++indent;
+    }
+    if (i < code.size() && code[i] != '\n' && logical) {
+      while (!open.empty() && open.back().indent >= indent) {
+        if (open.back().block != std::string_view::npos) blocks[open.back().block].end = line;
+        open.pop_back();
+      }
+      std::string_view rest = code.substr(i);
+      if (rest.starts_with("async") && rest.size() > 5 && isBlank(rest[5])) {
+        size_t k = 5;
+        while (k < rest.size() && isBlank(rest[k])) ++k;
+        rest = rest.substr(k);
+      }
+      bool is_def = rest.starts_with("def") && rest.size() > 3 && isBlank(rest[3]);
+      bool is_class = rest.starts_with("class") && rest.size() > 5 && !analysis::isIdentifierByte(rest[5]);
+      if (is_def) {
+        bool in_class = false;
+        for (const Open& o : open) in_class = in_class || o.block == std::string_view::npos;
+        blocks.push_back({line, code.size(), in_class});
+        open.push_back({indent, blocks.size() - 1});
+      } else if (is_class) {
+        open.push_back({indent, std::string_view::npos});
+      }
+    }
+    // The rest of the line: brackets, strings stepped over whole (they may span lines).
+    char last = '\n';
+    for (; i < code.size() && code[i] != '\n'; ++i) {
+      char c = code[i];
+      if (c == '"' || c == '\'') {
+        bool triple = i + 2 < code.size() && code[i + 1] == c && code[i + 2] == c;
+        size_t j = i + (triple ? 3 : 1);
+        for (; j < code.size(); ++j) {
+          if (code[j] == '\\') ++j;
+          else if (code[j] == c && (!triple || (j + 2 < code.size() && code[j + 1] == c && code[j + 2] == c))) break;
+        }
+        if (j >= code.size()) return std::nullopt;
+        i = triple ? j + 2 : j;
+      } else if (c == '(' || c == '[' || c == '{') {
+        ++depth;
+      } else if (c == ')' || c == ']' || c == '}') {
+        if (--depth < 0) return std::nullopt;
+      }
+      if (!isBlank(c) && c != '\r') last = c;
+    }
+    continued = last == '\\';
+    if (i < code.size()) ++i;  // the line break
+  }
+  return blocks;
+}
+
+// Which products can be a candidate, by where they stand: not inside a lambda's body, and not in
+// a function whose text spells no softmax (the index flags a function by the softmax it names,
+// its nested functions' included, or, for a method, by its class naming `Softmax`).
+class ProductSites {
+ public:
+  explicit ProductSites(std::string_view code) : code_(code) {}
+
+  bool mayCount(size_t at) const {
+    if (!made_) {  // on the first product found: most files have none
+      made_ = true;
+      lambdas_ = lambdaBodies(code_);
+      defs_ = defBlocks(code_);
+      class_softmax_ = analysis::findBytes(code_, "Softmax") != std::string_view::npos;
+    }
+    if (inSome(lambdas_, at)) return false;
+    if (!defs_) return true;
+    const DefBlock* owner = nullptr;
+    for (const DefBlock& d : *defs_)
+      if (d.begin <= at && at < d.end && (owner == nullptr || d.begin > owner->begin)) owner = &d;
+    if (owner == nullptr) return true;  // module level, or a class body
+    if (owner->in_class && class_softmax_) return true;
+    return analysis::findBytes(code_.substr(owner->begin, owner->end - owner->begin), "oftmax") != std::string_view::npos;
+  }
+
+ private:
+  std::string_view code_;
+  mutable bool made_ = false;
+  mutable std::vector<std::pair<size_t, size_t>> lambdas_;
+  mutable std::optional<std::vector<DefBlock>> defs_;
+  mutable bool class_softmax_ = false;
+};
+
 // Could some `@` in `code` be the binary operator (or `@=`)? A `@` is a decorator's only when it
 // is the first thing on a line that does not continue the previous one (no `\` before the line
 // break, no open bracket) and an identifier follows it at once. Brackets are counted in the code
 // view, where string contents are blanked; f-strings are kept (their literal parts may hold
 // brackets: `rf"\[{lo}\)"`), so each string is stepped over whole, and a `@` inside an f-string
 // (in its `{...}`, or not) counts. A count that goes negative is not trusted (the answer is yes).
-bool mayHoldMatmulOperator(std::string_view code, const std::vector<std::pair<size_t, size_t>>& lambdas) {
+bool mayHoldMatmulOperator(std::string_view code, const ProductSites& sites) {
   if (code.find('@') == std::string_view::npos) return false;
   int depth = 0;
   bool line_start = true;      // only blanks so far on this line
@@ -250,7 +366,7 @@ bool mayHoldMatmulOperator(std::string_view code, const std::vector<std::pair<si
     } else if (c == '@') {
       bool decorator = line_start && !continued && depth == 0 && i + 1 < code.size() &&
                        analysis::isIdentifierByte(code[i + 1]) && !(code[i + 1] >= '0' && code[i + 1] <= '9');
-      if (!decorator && !inSome(lambdas, i)) return true;
+      if (!decorator && sites.mayCount(i)) return true;
     }
     line_start = false;
     last = c;
@@ -260,7 +376,7 @@ bool mayHoldMatmulOperator(std::string_view code, const std::vector<std::pair<si
 
 // Is some `matmul`, `bmm` or `einsum` in `code` called (`torch.matmul(`, `q.bmm (`), rather
 // than only defined (`def bmm(`) or referred to (`torch.matmul,`)?
-bool mayCallProduct(std::string_view code, const std::vector<std::pair<size_t, size_t>>& lambdas) {
+bool mayCallProduct(std::string_view code, const ProductSites& sites) {
   for (std::string_view word : {"matmul", "bmm", "einsum"}) {
     bool called = analysis::forEachWholeWord(code, word, [&](size_t at) {
       size_t after = at + word.size();
@@ -270,7 +386,7 @@ bool mayCallProduct(std::string_view code, const std::vector<std::pair<size_t, s
       while (before > 0 && isBlank(code[before - 1])) --before;
       bool defined = before >= 3 && code.substr(before - 3, 3) == "def" &&
                      (before == 3 || !analysis::isIdentifierByte(code[before - 4]));
-      return !defined && !inSome(lambdas, at);
+      return !defined && sites.mayCount(at);
     });
     if (called) return true;
   }
@@ -281,9 +397,10 @@ bool mayCallProduct(std::string_view code, const std::vector<std::pair<size_t, s
 
 bool codeMayHoldCandidates(std::string_view code) {
   if (analysis::findBytes(code, "oftmax") == std::string_view::npos) return false;  // softmax, Softmax
-  // A product inside a lambda has no function to own it: it is never a candidate.
-  auto lambdas = lambdaBodies(code);
-  return mayCallProduct(code, lambdas) || mayHoldMatmulOperator(code, lambdas);
+  // A product inside a lambda has no function to own it, one in a function that names no softmax
+  // is no candidate either.
+  ProductSites sites(code);
+  return mayCallProduct(code, sites) || mayHoldMatmulOperator(code, sites);
 }
 
 AttentionIndex::AttentionIndex(TSNode root, std::string_view source, std::string_view code) : source_(source) {
