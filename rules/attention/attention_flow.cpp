@@ -294,9 +294,10 @@ std::optional<std::vector<DefBlock>> defBlocks(std::string_view code) {
   return blocks;
 }
 
-// Which products can be a candidate, by where they stand: not inside a lambda's body, and not in
-// a function whose text spells no softmax (the index flags a function by the softmax it names,
-// its nested functions' included, or, for a method, by its class naming `Softmax`).
+// Which products can be a candidate, by where they stand: not inside a lambda's body, not in a
+// function whose text spells no softmax (the index flags a function by the softmax it names, its
+// nested functions' included, or, for a method, by its class naming `Softmax`), nor in one that
+// names `scaled_dot_product_attention`.
 class ProductSites {
  public:
   explicit ProductSites(std::string_view code) : code_(code) {}
@@ -314,8 +315,38 @@ class ProductSites {
     for (const DefBlock& d : *defs_)
       if (d.begin <= at && at < d.end && (owner == nullptr || d.begin > owner->begin)) owner = &d;
     if (owner == nullptr) return true;  // module level, or a class body
+    std::string_view body = code_.substr(owner->begin, owner->end - owner->begin);
+    if (callsSdpa(body)) return false;
     if (owner->in_class && class_softmax_) return true;
-    return analysis::findBytes(code_.substr(owner->begin, owner->end - owner->begin), "oftmax") != std::string_view::npos;
+    return analysis::findBytes(body, "oftmax") != std::string_view::npos;
+  }
+
+  // Does a name in `body` (a function's code) spell `scaled_dot_product_attention`, which flags
+  // the function as one that has it already? Looked for outside strings only (an f-string's text
+  // is kept in the code view), and only when the body holds no lambda or class (whose names the
+  // index does not count for the function).
+  static bool callsSdpa(std::string_view body) {
+    constexpr std::string_view kName = "scaled_dot_product_attention";
+    if (analysis::findBytes(body, kName) == std::string_view::npos) return false;
+    if (analysis::forEachWholeWord(body, "lambda", [](size_t) { return true; }) ||
+        analysis::forEachWholeWord(body, "class", [](size_t) { return true; }))
+      return false;
+    size_t segment = 0;  // where the code outside strings resumes
+    for (size_t i = 0; i < body.size(); ++i) {
+      char c = body[i];
+      if (c != '"' && c != '\'') continue;
+      if (analysis::findBytes(body.substr(segment, i - segment), kName) != std::string_view::npos) return true;
+      bool triple = i + 2 < body.size() && body[i + 1] == c && body[i + 2] == c;
+      size_t j = i + (triple ? 3 : 1);
+      for (; j < body.size(); ++j) {
+        if (body[j] == '\\') ++j;
+        else if (body[j] == c && (!triple || (j + 2 < body.size() && body[j + 1] == c && body[j + 2] == c))) break;
+      }
+      if (j >= body.size()) return false;
+      i = triple ? j + 2 : j;
+      segment = i + 1;
+    }
+    return analysis::findBytes(body.substr(std::min(segment, body.size())), kName) != std::string_view::npos;
   }
 
  private:

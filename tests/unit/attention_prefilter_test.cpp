@@ -66,6 +66,9 @@ TEST(AttentionPrefilter, EveryProductFormPasses) {
       "class A:\n    m = nn.Softmax(-1)\n    def f(self, q, k):\n        return self.m(q @ k)\n",
       "def f(x):\n    return x.softmax(-1)\ny = torch.bmm(a, b)\n",
       "def f(x):\n\treturn x @ y\ndef g(x):\n    return x.softmax(-1)\n",
+      // ... unless a lambda, a class or an f-string may hold the name
+      "def f(q, k):\n    g = lambda: F.scaled_dot_product_attention\n    return (q @ k).softmax(-1)\n",
+      "def f(q, k):\n    s = f\"F.scaled_dot_product_attention\"\n    return (q @ k).softmax(-1)\n",
   };
   for (const char* form : after_lambda) EXPECT_TRUE(prefilterPasses(form)) << form;
 }
@@ -90,6 +93,11 @@ TEST(AttentionPrefilter, MentionsWithoutProductsAreRejected) {
       "def softmax(g, x, dim):\n    return g.op('Softmax', x)\n",
       "class A:\n    def f(self, a, b):\n        return a @ b\n\n    def g(self, x):\n        return x.softmax(-1)\n",
       "async def f(a, b):\n    return torch.matmul(a,\nb)\ndef g(x):\n    return F.softmax(x, -1)\n",
+      // a function that names scaled_dot_product_attention has it already
+      "def _scaled_dot_product_attention(q, k, v):\n    a = torch.bmm(q, k)\n    a = softmax(a, dim=-1)\n"
+      "    return torch.bmm(a, v)\n",
+      "def mha(q, k, v, need_weights):\n    if need_weights:\n        assert q, f\"got {q.shape}\"\n"
+      "        return softmax(torch.bmm(q, k), dim=-1)\n    return F.scaled_dot_product_attention(q, k, v)\n",
   };
   for (const char* form : forms) {
     EXPECT_FALSE(indexHasCandidates(form)) << form;
