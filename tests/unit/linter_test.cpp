@@ -136,6 +136,15 @@ TEST(Prefilter, CommonWordsPassOnlyInTheShapeAFindingHas) {
   EXPECT_TRUE(mayMatch("import torch\ny = torch.norm(a)\n", ptl106));
   EXPECT_TRUE(mayMatch("from torch import (qr,\n    lu)\n", ptl106));
 
+  // PTL401, PTL402, PTL404: DataLoader named only in docstrings and comments.
+  for (const char* code : {"PTL401", "PTL402", "PTL404"}) {
+    auto settings = only(code);
+    EXPECT_FALSE(mayMatch("import torch\ndef f(x, pin_memory=True):\n    \"\"\"As DataLoader(ds, num_workers=2, "
+                          "prefetch_factor=2).\"\"\"\n    return x.to(d)  # DataLoader\n", settings)) << code;
+    EXPECT_TRUE(mayMatch("from torch.utils.data import DataLoader as L\nl = L(ds, num_workers=2, pin_memory=True, "
+                         "prefetch_factor=2)\nfor b in l: b.to(d)\n", settings)) << code;
+  }
+
   // PTL704: another module's `log(...)` / `exp(...) - 1` is neither torch's function nor a tensor
   // method (the rule's methods take no argument); torch's, or a name bound to it, is.
   auto ptl704 = only("PTL704");
