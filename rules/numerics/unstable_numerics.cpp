@@ -378,9 +378,34 @@ size_t primaryStart(std::string_view code, size_t end) {
   return start;
 }
 
-// Does `region` hold a `+` with a `1` (`1.`, `1.0`) operand on either side?
+// `region` without blanks around it and without parentheses that enclose all of it.
+std::string_view stripParens(std::string_view region) {
+  for (;;) {
+    size_t b = 0, e = region.size();
+    while (b < e && isSpace(region[b])) ++b;
+    while (e > b && isSpace(region[e - 1])) --e;
+    region = region.substr(b, e - b);
+    if (region.size() < 2 || region.front() != '(' || closing(region, 0) != region.size() - 1) return region;
+    region = region.substr(1, region.size() - 2);
+  }
+}
+
+// Does `region` hold a `+` with a `1` (`1.`, `1.0`) operand on either side? Only a `+` outside
+// every bracket of the region counts (the operand, parentheses around it stripped, must be the
+// sum itself: `((1 + t) / (1 - t)).log()` is no `log(1 + x)`), unless a string is in it (an
+// f-string's text may hold brackets).
 bool hasOnePlus(std::string_view region) {
+  region = stripParens(region);
+  bool quoted = region.find_first_of("\"'") != std::string_view::npos;
+  int depth = 0;
+  size_t counted = 0;  // bytes of `region` whose brackets are in `depth`
   for (size_t at = region.find('+'); at != std::string_view::npos; at = region.find('+', at + 1)) {
+    for (; counted < at; ++counted) {
+      char c = region[counted];
+      if (c == '(' || c == '[' || c == '{') ++depth;
+      else if (c == ')' || c == ']' || c == '}') --depth;
+    }
+    if (!quoted && depth != 0) continue;
     size_t l = at;
     while (l > 0 && (isSpace(region[l - 1]) || region[l - 1] == ')')) --l;
     size_t lb = l;

@@ -156,6 +156,12 @@ TEST(Prefilter, CommonWordsPassOnlyInTheShapeAFindingHas) {
   EXPECT_TRUE(mayMatch("import torch\ny = (1 + x).log()\n", ptl704));
   EXPECT_TRUE(mayMatch("import torch\ny = x.exp() - 1\n", ptl704));
   EXPECT_TRUE(mayMatch("import numpy as np\ny = np.exp(x).exp() - 1\n", ptl704));
+  // `1 + x` must be the operand itself, parentheses around it aside.
+  EXPECT_FALSE(mayMatch("import torch\ny = ((1 + t) / (1 - t)).log() / 2\n", ptl704));
+  EXPECT_FALSE(mayMatch("import torch\ny = torch.log(f(1 + x))\n", ptl704));
+  EXPECT_TRUE(mayMatch("import torch\ny = torch.log(((1 + x)))\n", ptl704));
+  EXPECT_TRUE(mayMatch("import torch\ny = ((x + 1.0)).log()\n", ptl704));
+  EXPECT_TRUE(mayMatch("import torch\ny = torch.log(1 + x[0] * (y + 2))\n", ptl704));
 }
 
 }  // namespace
