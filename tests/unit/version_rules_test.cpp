@@ -134,7 +134,7 @@ TEST(VersionRules, EveryRuleDocumentsItsReleases) {
 
 // PTL601's fix titles name the release the rewrite needs and the range it was judged for.
 TEST(VersionRules, AttentionFixTitlesNameTheReleaseTheyNeed) {
-  std::string source = test_files::readFile(std::string(PTLINT_FIXTURES_DIR) + "/PTL601.py");
+  std::string source = test_files::readFile(std::string(PTLINT_FIXTURES_DIR) + "/attention/PTL601.py");
   int with_scale = 0, without = 0;
   for (const auto& d : lint(source, "PTL601", "2.1")) {
     if (!d.fix) continue;
