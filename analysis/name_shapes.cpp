@@ -75,6 +75,7 @@ bool valueMayBeAlias(std::string_view code, size_t value) {
   if (i >= code.size() || code[i] == '(') return true;  // parenthesised: looked through
   std::string_view dotted = dottedAt(code, i);
   if (dotted.empty() || !(isIdentifierByte(dotted[0]) && !(dotted[0] >= '0' && dotted[0] <= '9'))) return false;
+  if (dotted == "None" || dotted == "True" || dotted == "False") return false;  // constants, no names
   if (dotted.back() == '.') return true;  // continued on the next line
   i = skipInline(i + dotted.size());
   return i >= code.size() || code[i] == '\n' || code[i] == '\r' || code[i] == ';' ||

@@ -1,6 +1,10 @@
 #include "rules/attention/attention_flow.h"
 
 #include <algorithm>
+#include <optional>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
@@ -156,12 +160,210 @@ namespace {
 
 bool isBlank(char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\r'; }
 
+// The byte ranges of `code` that certainly lie in the body of a lambda (`lambda a, b: a @ b.mT`,
+// a product whose owner is no function), from the `:` after its parameters to the first place
+// where the body may end: a `,`, `;`, `:`, `=`, line break or quote outside the body's brackets,
+// a bracket closing one opened before the body, a `for` or `async` (a comprehension's clause).
+// Ending early only makes a range smaller; a range never reaches past the lambda.
+std::vector<std::pair<size_t, size_t>> lambdaBodies(std::string_view code) {
+  std::vector<std::pair<size_t, size_t>> bodies;
+  analysis::forEachWholeWord(code, "lambda", [&](size_t at) {
+    // The parameters: up to the first `:` outside their brackets (defaults may hold some).
+    size_t colon = std::string_view::npos;
+    int depth = 0;
+    for (size_t i = at + 6; i < code.size(); ++i) {
+      char c = code[i];
+      if (c == '(' || c == '[' || c == '{') {
+        ++depth;
+      } else if (c == ')' || c == ']' || c == '}') {
+        if (--depth < 0) break;
+      } else if (c == '\n' || c == '"' || c == '\'' || c == ';') {
+        if (depth == 0 || c != '\n') break;
+      } else if (c == ':' && depth == 0) {
+        colon = i;
+        break;
+      }
+    }
+    if (colon == std::string_view::npos) return false;
+    depth = 0;
+    size_t i = colon + 1;
+    for (; i < code.size(); ++i) {
+      char c = code[i];
+      if (c == '(' || c == '[' || c == '{') {
+        ++depth;
+      } else if (c == ')' || c == ']' || c == '}') {
+        if (--depth < 0) break;
+      } else if (c == '"' || c == '\'') {
+        break;
+      } else if (depth == 0 && (c == ',' || c == ';' || c == ':' || c == '=' || c == '\n')) {
+        break;
+      } else if (depth == 0 && (c == 'f' || c == 'a') && analysis::isWholeWordAt(code, i, c == 'f' ? 3 : 5) &&
+                 code.substr(i, c == 'f' ? 3 : 5) == (c == 'f' ? "for" : "async")) {
+        break;
+      }
+    }
+    bodies.emplace_back(colon + 1, i);
+    return false;
+  });
+  return bodies;
+}
+
+bool inSome(const std::vector<std::pair<size_t, size_t>>& ranges, size_t at) {
+  for (const auto& [begin, end] : ranges)
+    if (at >= begin && at < end) return true;
+  return false;
+}
+
+// A function of the code found by its layout: the bytes from its `def` line up to the next
+// logical line indented no deeper, and whether a class encloses it.
+struct DefBlock {
+  size_t begin = 0, end = 0;
+  bool in_class = false;
+};
+
+// The functions of `code` (a code view) by indentation: a `def` (or `async def`) that starts a
+// logical line (outside brackets and strings, not after a `\`). Nothing when the layout is
+// unclear (a tab in an indentation, a bracket count that goes negative, a string that does not
+// close): then no product is ruled out by its function.
+std::optional<std::vector<DefBlock>> defBlocks(std::string_view code) {
+  struct Open {
+    size_t indent;
+    size_t block;  // index in `blocks`, or npos for a class
+  };
+  std::vector<DefBlock> blocks;
+  std::vector<Open> open;
+  int depth = 0;
+  bool continued = false;
+  size_t i = 0;
+  while (i < code.size()) {
+    // At the start of a physical line.
+    size_t line = i;
+    bool logical = depth == 0 && !continued;
+    size_t indent = 0;
+    while (i < code.size() && isBlank(code[i])) {
+      if (code[i] == '\t' || code[i] == '\f') {
+        if (logical) return std::nullopt;
+      }
+      ++i, ++indent;
+    }
+    if (i < code.size() && code[i] != '\n' && logical) {
+      while (!open.empty() && open.back().indent >= indent) {
+        if (open.back().block != std::string_view::npos) blocks[open.back().block].end = line;
+        open.pop_back();
+      }
+      std::string_view rest = code.substr(i);
+      if (rest.starts_with("async") && rest.size() > 5 && isBlank(rest[5])) {
+        size_t k = 5;
+        while (k < rest.size() && isBlank(rest[k])) ++k;
+        rest = rest.substr(k);
+      }
+      bool is_def = rest.starts_with("def") && rest.size() > 3 && isBlank(rest[3]);
+      bool is_class = rest.starts_with("class") && rest.size() > 5 && !analysis::isIdentifierByte(rest[5]);
+      if (is_def) {
+        bool in_class = false;
+        for (const Open& o : open) in_class = in_class || o.block == std::string_view::npos;
+        blocks.push_back({line, code.size(), in_class});
+        open.push_back({indent, blocks.size() - 1});
+      } else if (is_class) {
+        open.push_back({indent, std::string_view::npos});
+      }
+    }
+    // The rest of the line: brackets, strings stepped over whole (they may span lines).
+    char last = '\n';
+    for (; i < code.size() && code[i] != '\n'; ++i) {
+      char c = code[i];
+      if (c == '"' || c == '\'') {
+        bool triple = i + 2 < code.size() && code[i + 1] == c && code[i + 2] == c;
+        size_t j = i + (triple ? 3 : 1);
+        for (; j < code.size(); ++j) {
+          if (code[j] == '\\') ++j;
+          else if (code[j] == c && (!triple || (j + 2 < code.size() && code[j + 1] == c && code[j + 2] == c))) break;
+        }
+        if (j >= code.size()) return std::nullopt;
+        i = triple ? j + 2 : j;
+      } else if (c == '(' || c == '[' || c == '{') {
+        ++depth;
+      } else if (c == ')' || c == ']' || c == '}') {
+        if (--depth < 0) return std::nullopt;
+      }
+      if (!isBlank(c) && c != '\r') last = c;
+    }
+    continued = last == '\\';
+    if (i < code.size()) ++i;  // the line break
+  }
+  return blocks;
+}
+
+// Which products can be a candidate, by where they stand: not inside a lambda's body, not in a
+// function whose text spells no softmax (the index flags a function by the softmax it names, its
+// nested functions' included, or, for a method, by its class naming `Softmax`), nor in one that
+// names `scaled_dot_product_attention`.
+class ProductSites {
+ public:
+  explicit ProductSites(std::string_view code) : code_(code) {}
+
+  bool mayCount(size_t at) const {
+    if (!made_) {  // on the first product found: most files have none
+      made_ = true;
+      lambdas_ = lambdaBodies(code_);
+      defs_ = defBlocks(code_);
+      class_softmax_ = analysis::findBytes(code_, "Softmax") != std::string_view::npos;
+    }
+    if (inSome(lambdas_, at)) return false;
+    if (!defs_) return true;
+    const DefBlock* owner = nullptr;
+    for (const DefBlock& d : *defs_)
+      if (d.begin <= at && at < d.end && (owner == nullptr || d.begin > owner->begin)) owner = &d;
+    if (owner == nullptr) return true;  // module level, or a class body
+    std::string_view body = code_.substr(owner->begin, owner->end - owner->begin);
+    if (callsSdpa(body)) return false;
+    if (owner->in_class && class_softmax_) return true;
+    return analysis::findBytes(body, "oftmax") != std::string_view::npos;
+  }
+
+  // Does a name in `body` (a function's code) spell `scaled_dot_product_attention`, which flags
+  // the function as one that has it already? Looked for outside strings only (an f-string's text
+  // is kept in the code view), and only when the body holds no lambda or class (whose names the
+  // index does not count for the function).
+  static bool callsSdpa(std::string_view body) {
+    constexpr std::string_view kName = "scaled_dot_product_attention";
+    if (analysis::findBytes(body, kName) == std::string_view::npos) return false;
+    if (analysis::forEachWholeWord(body, "lambda", [](size_t) { return true; }) ||
+        analysis::forEachWholeWord(body, "class", [](size_t) { return true; }))
+      return false;
+    size_t segment = 0;  // where the code outside strings resumes
+    for (size_t i = 0; i < body.size(); ++i) {
+      char c = body[i];
+      if (c != '"' && c != '\'') continue;
+      if (analysis::findBytes(body.substr(segment, i - segment), kName) != std::string_view::npos) return true;
+      bool triple = i + 2 < body.size() && body[i + 1] == c && body[i + 2] == c;
+      size_t j = i + (triple ? 3 : 1);
+      for (; j < body.size(); ++j) {
+        if (body[j] == '\\') ++j;
+        else if (body[j] == c && (!triple || (j + 2 < body.size() && body[j + 1] == c && body[j + 2] == c))) break;
+      }
+      if (j >= body.size()) return false;
+      i = triple ? j + 2 : j;
+      segment = i + 1;
+    }
+    return analysis::findBytes(body.substr(std::min(segment, body.size())), kName) != std::string_view::npos;
+  }
+
+ private:
+  std::string_view code_;
+  mutable bool made_ = false;
+  mutable std::vector<std::pair<size_t, size_t>> lambdas_;
+  mutable std::optional<std::vector<DefBlock>> defs_;
+  mutable bool class_softmax_ = false;
+};
+
 // Could some `@` in `code` be the binary operator (or `@=`)? A `@` is a decorator's only when it
 // is the first thing on a line that does not continue the previous one (no `\` before the line
 // break, no open bracket) and an identifier follows it at once. Brackets are counted in the code
-// view, where string contents are blanked; f-strings are kept, so a count that goes negative is
-// not trusted (the answer is then yes).
-bool mayHoldMatmulOperator(std::string_view code) {
+// view, where string contents are blanked; f-strings are kept (their literal parts may hold
+// brackets: `rf"\[{lo}\)"`), so each string is stepped over whole, and a `@` inside an f-string
+// (in its `{...}`, or not) counts. A count that goes negative is not trusted (the answer is yes).
+bool mayHoldMatmulOperator(std::string_view code, const ProductSites& sites) {
   if (code.find('@') == std::string_view::npos) return false;
   int depth = 0;
   bool line_start = true;      // only blanks so far on this line
@@ -176,14 +378,26 @@ bool mayHoldMatmulOperator(std::string_view code) {
       continue;
     }
     if (isBlank(c)) continue;
-    if (c == '(' || c == '[' || c == '{') {
+    if (c == '"' || c == '\'') {
+      // A string: up to its closing quote (the code view holds no quote inside an f-string's
+      // `{...}`; a backslash escapes the next byte, also in a raw string).
+      bool triple = i + 2 < code.size() && code[i + 1] == c && code[i + 2] == c;
+      size_t j = i + (triple ? 3 : 1);
+      for (; j < code.size(); ++j) {
+        if (code[j] == '\\') ++j;
+        else if (code[j] == '@') return true;
+        else if (code[j] == c && (!triple || (j + 2 < code.size() && code[j + 1] == c && code[j + 2] == c))) break;
+      }
+      if (j >= code.size()) return true;
+      i = triple ? j + 2 : j;
+    } else if (c == '(' || c == '[' || c == '{') {
       ++depth;
     } else if (c == ')' || c == ']' || c == '}') {
       if (--depth < 0) return true;
     } else if (c == '@') {
       bool decorator = line_start && !continued && depth == 0 && i + 1 < code.size() &&
                        analysis::isIdentifierByte(code[i + 1]) && !(code[i + 1] >= '0' && code[i + 1] <= '9');
-      if (!decorator) return true;
+      if (!decorator && sites.mayCount(i)) return true;
     }
     line_start = false;
     last = c;
@@ -193,7 +407,7 @@ bool mayHoldMatmulOperator(std::string_view code) {
 
 // Is some `matmul`, `bmm` or `einsum` in `code` called (`torch.matmul(`, `q.bmm (`), rather
 // than only defined (`def bmm(`) or referred to (`torch.matmul,`)?
-bool mayCallProduct(std::string_view code) {
+bool mayCallProduct(std::string_view code, const ProductSites& sites) {
   for (std::string_view word : {"matmul", "bmm", "einsum"}) {
     bool called = analysis::forEachWholeWord(code, word, [&](size_t at) {
       size_t after = at + word.size();
@@ -203,7 +417,7 @@ bool mayCallProduct(std::string_view code) {
       while (before > 0 && isBlank(code[before - 1])) --before;
       bool defined = before >= 3 && code.substr(before - 3, 3) == "def" &&
                      (before == 3 || !analysis::isIdentifierByte(code[before - 4]));
-      return !defined;
+      return !defined && sites.mayCount(at);
     });
     if (called) return true;
   }
@@ -214,7 +428,10 @@ bool mayCallProduct(std::string_view code) {
 
 bool codeMayHoldCandidates(std::string_view code) {
   if (analysis::findBytes(code, "oftmax") == std::string_view::npos) return false;  // softmax, Softmax
-  return mayCallProduct(code) || mayHoldMatmulOperator(code);
+  // A product inside a lambda has no function to own it, one in a function that names no softmax
+  // is no candidate either.
+  ProductSites sites(code);
+  return mayCallProduct(code, sites) || mayHoldMatmulOperator(code, sites);
 }
 
 AttentionIndex::AttentionIndex(TSNode root, std::string_view source, std::string_view code) : source_(source) {

@@ -60,7 +60,8 @@ class FunctionFlow {
 // The pre-parse form of the index's candidates, for a file's code with strings and comments
 // blanked (analysis::blankStringsAndComments): false only when no AttentionIndex built from the
 // file could have one — no identifier spells a softmax, or no byte can start a product (a binary
-// `@`, or a call of `matmul`, `bmm` or `einsum`). A `@` counts unless it opens a decorator.
+// `@`, or a call of `matmul`, `bmm` or `einsum`). A `@` counts unless it opens a decorator; a
+// product certainly inside a lambda's body never counts (a lambda owns no candidate).
 bool codeMayHoldCandidates(std::string_view code);
 
 // One pass over a file for PTL601: which function (or the module) owns each candidate ·V

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/code_text.h"
 #include "analysis/syntax.h"
 #include "analysis/value_resolution.h"
 #include "rules/data/worker_init_fn.h"
@@ -670,6 +671,11 @@ class DataLoaderWorkerInitFn final : public Rule {
   const RuleMeta& meta() const override { return kDataLoaderWorkerInitFn; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
   std::vector<std::string_view> triggers() const override { return {"DataLoader"}; }
+  // Every call the rule reports resolves to DataLoader through an import or an attribute, which
+  // spell it as code: a file that names it only in docstrings and comments is not parsed for it.
+  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
+    return source.codeNamesAny({"DataLoader"});
+  }
 
   void check(TSNode call, Context& ctx) const override {
     const auto& model = ctx.model();

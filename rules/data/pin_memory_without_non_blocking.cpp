@@ -3,6 +3,7 @@
 #include <set>
 #include <string>
 
+#include "analysis/code_text.h"
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
 #include "analysis/value_flow.h"
@@ -230,6 +231,11 @@ class PinMemoryWithoutNonBlocking final : public Rule {
   std::vector<std::string_view> triggers() const override { return {"DataLoader"}; }
   std::vector<std::string_view> requiredWords() const override { return {"pin_memory", "True"}; }
   bool triggersAreWholeWords() const override { return true; }
+  // Every call the rule reports resolves to DataLoader through an import or an attribute, which
+  // spell it as code: a file that names it only in docstrings and comments is not parsed for it.
+  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
+    return source.codeNamesAny({"DataLoader"});
+  }
   bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
     // `pin_memory=True` (or a name bound to `True`), and a `.to(` or `.cuda(` call.
     std::string_view text = file.text();

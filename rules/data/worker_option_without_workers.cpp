@@ -1,5 +1,6 @@
 // PTL404 worker-option-without-workers: `prefetch_factor=` or `persistent_workers=True` given to
 // a DataLoader that has no worker processes, which raises ValueError at construction.
+#include "analysis/code_text.h"
 #include "analysis/syntax.h"
 #include "analysis/value_resolution.h"
 #include "rules/register.h"
@@ -82,6 +83,11 @@ class WorkerOptionWithoutWorkers final : public Rule {
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
   std::vector<std::string_view> triggers() const override { return {"DataLoader"}; }
   bool triggersAreWholeWords() const override { return true; }
+  // Every call the rule reports resolves to DataLoader through an import or an attribute, which
+  // spell it as code: a file that names it only in docstrings and comments is not parsed for it.
+  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
+    return source.codeNamesAny({"DataLoader"});
+  }
   bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
     return namesIdentifier(file, "prefetch_factor") || namesIdentifier(file, "persistent_workers");
   }

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "analysis/name_shapes.h"
 #include "analysis/syntax.h"
@@ -181,6 +184,33 @@ bool keywordMayReport(std::string_view code, size_t open) {
          name == "kl_div";
 }
 
+// `code` (a code view) with the contents of every string blanked, f-strings too, whose literal
+// parts may hold brackets (`rf"\[{lo}\)"`) that would upset a count of the code's own; nothing
+// when one of `positions` lies inside a string (a keyword in an f-string's `{...}`) or a string
+// does not close. (The code view holds no quote inside an f-string's `{...}`, and a backslash
+// escapes the next byte, also in a raw string.)
+std::optional<std::string> withoutStrings(std::string_view code, const std::vector<size_t>& positions) {
+  std::string out(code);
+  auto next = positions.begin();  // sorted
+  for (size_t i = 0; i < out.size(); ++i) {
+    char c = out[i];
+    if (c != '"' && c != '\'') continue;
+    bool triple = i + 2 < out.size() && out[i + 1] == c && out[i + 2] == c;
+    size_t begin = i + (triple ? 3 : 1), j = begin;
+    for (; j < out.size(); ++j) {
+      if (out[j] == '\\') ++j;
+      else if (out[j] == c && (!triple || (j + 2 < out.size() && out[j + 1] == c && out[j + 2] == c))) break;
+    }
+    if (j >= out.size()) return std::nullopt;
+    while (next != positions.end() && *next < begin) ++next;
+    if (next != positions.end() && *next < j) return std::nullopt;
+    for (size_t k = begin; k < j; ++k)
+      if (out[k] != '\n' && out[k] != '\r') out[k] = ' ';
+    i = triple ? j + 2 : j;
+  }
+  return out;
+}
+
 class DeprecatedArgument final : public Rule {
  public:
   const RuleMeta& meta() const override { return kDeprecatedArgument; }
@@ -222,9 +252,11 @@ class DeprecatedArgument final : public Rule {
     if (!keywords.empty()) {
       if (code == nullptr) return true;
       std::sort(keywords.begin(), keywords.end());
+      std::optional<std::string> bare = withoutStrings(text, keywords);
+      if (!bare) return true;
       bool may_report = false;
-      bool balanced = analysis::withEnclosingBrackets(text, keywords, [&](size_t, const std::vector<size_t>& open) {
-        if (!may_report && !open.empty()) may_report = keywordMayReport(text, open.back());
+      bool balanced = analysis::withEnclosingBrackets(*bare, keywords, [&](size_t, const std::vector<size_t>& open) {
+        if (!may_report && !open.empty()) may_report = keywordMayReport(*bare, open.back());
       });
       if (may_report || !balanced) return true;
     }

@@ -334,15 +334,39 @@ bool mayBeInTorchFromImport(std::string_view code, size_t at) {
   });
 }
 
+// In code, can the reference `object.member` whose member (of `size` bytes) starts at `at` be
+// reported? Only as a call (`(` follows) or as the value of an assignment (the statement ends), or
+// in an import; not as an argument, a key or an object (`op=torch.qr,`, `{torch.ger: f}`,
+// `torch.lu.__doc__`), which stands for the function object and runs nothing. A line break,
+// inside brackets or not, counts as yes.
+bool referenceMayReport(std::string_view code, size_t at, size_t size) {
+  size_t i = at + size;
+  while (i < code.size()) {
+    if (code[i] == ' ' || code[i] == '\t' || code[i] == '\f') ++i;
+    else if (code[i] == '\\' && i + 1 < code.size() && (code[i + 1] == '\n' || code[i + 1] == '\r')) return true;
+    else break;
+  }
+  if (i >= code.size() || code[i] == '(' || code[i] == '\n' || code[i] == '\r' || code[i] == ';') return true;
+  // `import torch.x.member as m`, `from torch.x.member import y`: the import is checked.
+  size_t line = code.rfind('\n', at);
+  line = line == std::string_view::npos ? 0 : line + 1;
+  if (line >= 2 && code[line - 2] == '\\') return true;
+  std::string_view head = code.substr(line, at - line);
+  size_t first = head.find_first_not_of(" \t\f");
+  return first != std::string_view::npos && (head.substr(first).starts_with("import") || head.substr(first).starts_with("from"));
+}
+
 // In code (strings and comments blanked), can a whole-identifier occurrence of a member that is
 // not an everyday name reach a symbol? Only as `object.member` where the object is a segment of
 // some symbol's name (`torch.cholesky`, `nn.utils.weight_norm`), a parenthesised expression, or a
 // name bound by an alias; or as a name in a `from torch... import`. (`torch.linalg.cholesky`, a
-// definition `def cholesky(`, `_linalg.linalg_cholesky` and `self.lu_solve` cannot.)
-bool memberMayReachSymbol(std::string_view code, size_t at) {
+// definition `def cholesky(`, `_linalg.linalg_cholesky` and `self.lu_solve` cannot; nor can
+// `op=torch.qr,`, see referenceMayReport.)
+bool memberMayReachSymbol(std::string_view code, size_t at, size_t size) {
   size_t i = at;
   while (i > 0 && isSpace(code[i - 1])) --i;
   if (i == 0 || code[i - 1] != '.') return mayBeInTorchFromImport(code, at);
+  if (!referenceMayReport(code, at, size)) return false;
   size_t end = i - 1;
   while (end > 0 && isSpace(code[end - 1])) --end;
   if (end == 0) return false;
@@ -391,12 +415,14 @@ bool mayUseSymbols(std::string_view text, bool whole_words) {
     }
     // `import functorch` / `from functorch` hold a space: never whole identifiers.
     bool identifier = word.find(' ') == std::string_view::npos;
-    found = !whole_words || !identifier || (whole && memberMayReachSymbol(text, at));
+    found = !whole_words || !identifier ||
+            (whole && memberMayReachSymbol(text, at, word.size()));
   });
   if (found) return true;
   // An alias of torch or torch.functional makes any `.member` a candidate.
   for (auto [id, at] : common) {
     if (at > 0 && text[at - 1] == '.') {
+      if (whole_words && !referenceMayReport(text, at, sw.words.word(id).size())) continue;
       size_t end = at - 1, begin = end;
       while (begin > 0 && analysis::isIdentifierByte(text[begin - 1])) --begin;
       std::string_view object = text.substr(begin, end - begin);

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "analysis/code_text.h"
+#include "analysis/name_shapes.h"
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
 #include "analysis/value_resolution.h"
@@ -377,9 +378,34 @@ size_t primaryStart(std::string_view code, size_t end) {
   return start;
 }
 
-// Does `region` hold a `+` with a `1` (`1.`, `1.0`) operand on either side?
+// `region` without blanks around it and without parentheses that enclose all of it.
+std::string_view stripParens(std::string_view region) {
+  for (;;) {
+    size_t b = 0, e = region.size();
+    while (b < e && isSpace(region[b])) ++b;
+    while (e > b && isSpace(region[e - 1])) --e;
+    region = region.substr(b, e - b);
+    if (region.size() < 2 || region.front() != '(' || closing(region, 0) != region.size() - 1) return region;
+    region = region.substr(1, region.size() - 2);
+  }
+}
+
+// Does `region` hold a `+` with a `1` (`1.`, `1.0`) operand on either side? Only a `+` outside
+// every bracket of the region counts (the operand, parentheses around it stripped, must be the
+// sum itself: `((1 + t) / (1 - t)).log()` is no `log(1 + x)`), unless a string is in it (an
+// f-string's text may hold brackets).
 bool hasOnePlus(std::string_view region) {
+  region = stripParens(region);
+  bool quoted = region.find_first_of("\"'") != std::string_view::npos;
+  int depth = 0;
+  size_t counted = 0;  // bytes of `region` whose brackets are in `depth`
   for (size_t at = region.find('+'); at != std::string_view::npos; at = region.find('+', at + 1)) {
+    for (; counted < at; ++counted) {
+      char c = region[counted];
+      if (c == '(' || c == '[' || c == '{') ++depth;
+      else if (c == ')' || c == ']' || c == '}') --depth;
+    }
+    if (!quoted && depth != 0) continue;
     size_t l = at;
     while (l > 0 && (isSpace(region[l - 1]) || region[l - 1] == ')')) --l;
     size_t lb = l;
@@ -401,6 +427,16 @@ bool mayBeLogOperand(std::string_view region) {
   return hasOnePlus(region) || has(region, "softmax") || (has(region, "sum") && has(region, "exp"));
 }
 
+// `N.word(args)` with its `(` at `open` (closing at `close`), N a bare name that cannot be bound
+// to torch (`np.log(1 + x)`, `math.exp(x) - 1`): it is no call of torch's function (N is not
+// torch), and no tensor method either (the rule's `x.log()` / `x.exp()` take no argument).
+bool otherModuleCall(std::string_view code, size_t word_at, size_t open, size_t close) {
+  if (close == std::string_view::npos || analysis::skipSpaceForward(code, open + 1) >= close) return false;
+  analysis::Receiver receiver = analysis::receiverOf(code, word_at);
+  return receiver.kind == analysis::Receiver::Kind::Name && receiver.name != "torch" &&
+         !analysis::mayBeRebound(code, receiver.name);
+}
+
 // `log(...)` with such an argument, `(...).log()` on such a receiver, or `exp(...) - 1`.
 bool someSiteMayMatch(std::string_view code) {
   constexpr size_t npos = std::string_view::npos;
@@ -410,6 +446,7 @@ bool someSiteMayMatch(std::string_view code) {
     if (i >= code.size() || code[i] != '(') return false;
     size_t close = closing(code, i);
     if (close == npos) return true;
+    if (otherModuleCall(code, at, i, close)) return false;
     if (mayBeLogOperand(code.substr(i + 1, close - i - 1))) return true;
     size_t dot = at;
     while (dot > 0 && isSpace(code[dot - 1])) --dot;
@@ -425,7 +462,18 @@ bool someSiteMayMatch(std::string_view code) {
     while (re < code.size() && isTokenByte(code[re])) ++re;
     if (!isOneToken(code.substr(r, re - r))) continue;
     size_t start = primaryStart(code, at);
-    if (start == npos || has(code.substr(start, at - start), "exp")) return true;
+    if (start == npos) return true;
+    if (!has(code.substr(start, at - start), "exp")) continue;
+    // `np.exp(x) - 1`: the left operand is a call of another module's `exp`.
+    size_t end = analysis::skipSpaceBack(code, at);
+    if (end > start && code[end - 1] == ')') {
+      size_t open = opening(code, end - 1);
+      size_t word_end = open == npos ? npos : analysis::skipSpaceBack(code, open);
+      if (open != npos && open > start && word_end >= start + 3 && code.substr(word_end - 3, 3) == "exp" &&
+          analysis::isWholeWordAt(code, word_end - 3, 3) && otherModuleCall(code, word_end - 3, open, end - 1))
+        continue;
+    }
+    return true;
   }
   return false;
 }

@@ -52,6 +52,25 @@ TEST(AttentionPrefilter, EveryProductFormPasses) {
     EXPECT_TRUE(indexHasCandidates(form)) << form;
     EXPECT_TRUE(prefilterPasses(form)) << form;
   }
+  // A product after a lambda's body, or in an f-string, still counts.
+  const char* after_lambda[] = {
+      "def f(q, k):\n    g = lambda x: x\n    return F.softmax(q @ k, -1)\n",
+      "def f(q, k):\n    g = (lambda x: x), q @ k\n    return F.softmax(g, -1)\n",
+      "def f(q, k):\n    g = [lambda: x for x in q] + [q @ k]\n    return F.softmax(g, -1)\n",
+      "def f(q, k):\n    g = {1: lambda: 1, 2: torch.matmul(q, k)}\n    return F.softmax(g, -1)\n",
+      "def f(q, k):\n    s = f\"{q @ k}\"\n    return F.softmax(q @ k, -1)\n",
+      // the function's own text, its nested ones', its class's `Softmax`, the module's products
+      "def f(q, k):\n    def g(x):\n        return x.softmax(-1)\n    return g(q @ k)\n",
+      "def f(q, k):\n    s = (q @\n  k)\n    return s.softmax(-1)\n",
+      "def f(q, k):\n    s = q @ k\n    \\\nx = 1\n    return s.softmax(-1)\n",
+      "class A:\n    m = nn.Softmax(-1)\n    def f(self, q, k):\n        return self.m(q @ k)\n",
+      "def f(x):\n    return x.softmax(-1)\ny = torch.bmm(a, b)\n",
+      "def f(x):\n\treturn x @ y\ndef g(x):\n    return x.softmax(-1)\n",
+      // ... unless a lambda, a class or an f-string may hold the name
+      "def f(q, k):\n    g = lambda: F.scaled_dot_product_attention\n    return (q @ k).softmax(-1)\n",
+      "def f(q, k):\n    s = f\"F.scaled_dot_product_attention\"\n    return (q @ k).softmax(-1)\n",
+  };
+  for (const char* form : after_lambda) EXPECT_TRUE(prefilterPasses(form)) << form;
 }
 
 TEST(AttentionPrefilter, MentionsWithoutProductsAreRejected) {
@@ -65,6 +84,20 @@ TEST(AttentionPrefilter, MentionsWithoutProductsAreRejected) {
       // the softmax only in strings and comments
       "def f(q, k):\n    \"\"\"softmax(q @ k)\"\"\"\n    return q @ k  # no softmax here\n",
       "names = {'softmax': 1}\nx = a @ b\n",
+      // products in lambdas, which own no candidate; an f-string's brackets do not count
+      "y = F.softmax(x, -1)\nops = dict(op=lambda a, b, **kw: torch.svd_lowrank(a @ b.mT, **kw),\n"
+      "           ref=lambda a, b: np.add(a,\n                                   np.matmul(a, b)))\n",
+      "def f(x, lo):\n    err = rf\"got {lo}\\)\"\n    return F.softmax(x, -1)\n@dec\ndef g(): pass\n",
+      // products in functions that name no softmax
+      "def bmm(g, a, b):\n    return g.op('MatMul', a, b)\ndef mm(g, a, b):\n    return bmm(g, a, b)\n"
+      "def softmax(g, x, dim):\n    return g.op('Softmax', x)\n",
+      "class A:\n    def f(self, a, b):\n        return a @ b\n\n    def g(self, x):\n        return x.softmax(-1)\n",
+      "async def f(a, b):\n    return torch.matmul(a,\nb)\ndef g(x):\n    return F.softmax(x, -1)\n",
+      // a function that names scaled_dot_product_attention has it already
+      "def _scaled_dot_product_attention(q, k, v):\n    a = torch.bmm(q, k)\n    a = softmax(a, dim=-1)\n"
+      "    return torch.bmm(a, v)\n",
+      "def mha(q, k, v, need_weights):\n    if need_weights:\n        assert q, f\"got {q.shape}\"\n"
+      "        return softmax(torch.bmm(q, k), dim=-1)\n    return F.scaled_dot_product_attention(q, k, v)\n",
   };
   for (const char* form : forms) {
     EXPECT_FALSE(indexHasCandidates(form)) << form;

@@ -101,6 +101,11 @@ TEST(Prefilter, CommonWordsPassOnlyInTheShapeAFindingHas) {
   EXPECT_TRUE(mayMatch("import torch\nwith torch.autograd.profiler.profile(\n  use_cuda=True): pass\n", ptl113));
   // Brackets that do not balance tell nothing: the file goes through.
   EXPECT_TRUE(mayMatch("import torch\ny = x.scatter_reduce_(0, i, v, reduce=reduce))\n", ptl113));
+  // Brackets in an f-string's text are not the code's own; a keyword inside its `{...}` counts.
+  EXPECT_FALSE(mayMatch("import torch\nreduce = op.name\nerr = rf\"\\[{lo}, {hi}\\)\"\n", ptl113));
+  EXPECT_FALSE(mayMatch("import torch\nerr = f'got ({lo}'\nreduce = op.name\n", ptl113));
+  EXPECT_TRUE(mayMatch("import torch.nn as nn\nerr = f'({nn.MSELoss(reduce=False)}'\n", ptl113));
+  EXPECT_TRUE(mayMatch("import torch.nn as nn\nerr = f'(' + str(nn.MSELoss(reduce=False))\n", ptl113));
 
   auto ptl112 = only("PTL112");
   EXPECT_FALSE(mayMatch("import torch\nif torch.jit.is_scripting(): torch.save(x, f)\n", ptl112));
@@ -118,6 +123,45 @@ TEST(Prefilter, CommonWordsPassOnlyInTheShapeAFindingHas) {
   EXPECT_TRUE(mayMatch("import torch\ntorch.set_float32_matmul_precision(\"high\")\n", ptl111));
   ptl111.torch_version = {2, 6};
   EXPECT_FALSE(mayMatch("import torch\ntorch.backends.cuda.matmul.allow_tf32 = True\n", ptl111));
+
+  // PTL106 reports a reference only as a call or an assigned value: a table of operators, a dict
+  // key or an attribute's object runs nothing.
+  auto ptl106 = only("PTL106");
+  EXPECT_FALSE(mayMatch("import torch\nops = [OpInfo('qr', op=torch.qr), {torch.ger: 1}]\nd = torch.lu.__doc__\n", ptl106));
+  EXPECT_FALSE(mayMatch("import torch\nops = [OpInfo('norm', op=torch.norm, ref=x.norm)]\n", ptl106));
+  EXPECT_TRUE(mayMatch("import torch\nf = torch.qr\n", ptl106));
+  EXPECT_TRUE(mayMatch("import torch\nf = torch.qr; g = 1\n", ptl106));
+  EXPECT_TRUE(mayMatch("import torch\ny = torch.qr (a)\n", ptl106));
+  EXPECT_TRUE(mayMatch("import torch\ny = f(torch.qr\n      (a))\n", ptl106));
+  EXPECT_TRUE(mayMatch("import torch\ny = torch.norm(a)\n", ptl106));
+  EXPECT_TRUE(mayMatch("from torch import (qr,\n    lu)\n", ptl106));
+
+  // PTL401, PTL402, PTL404: DataLoader named only in docstrings and comments.
+  for (const char* code : {"PTL401", "PTL402", "PTL404"}) {
+    auto settings = only(code);
+    EXPECT_FALSE(mayMatch("import torch\ndef f(x, pin_memory=True):\n    \"\"\"As DataLoader(ds, num_workers=2, "
+                          "prefetch_factor=2).\"\"\"\n    return x.to(d)  # DataLoader\n", settings)) << code;
+    EXPECT_TRUE(mayMatch("from torch.utils.data import DataLoader as L\nl = L(ds, num_workers=2, pin_memory=True, "
+                         "prefetch_factor=2)\nfor b in l: b.to(d)\n", settings)) << code;
+  }
+
+  // PTL704: another module's `log(...)` / `exp(...) - 1` is neither torch's function nor a tensor
+  // method (the rule's methods take no argument); torch's, or a name bound to it, is.
+  auto ptl704 = only("PTL704");
+  EXPECT_FALSE(mayMatch("import numpy as np\ny = np.log(1 + np.exp(b * x)) / b\n", ptl704));
+  EXPECT_FALSE(mayMatch("import numpy as np\ny = a * (np.exp(x / a) - 1)\n", ptl704));
+  EXPECT_TRUE(mayMatch("import torch\ny = torch.log(1 + x)\n", ptl704));
+  EXPECT_TRUE(mayMatch("import torch as np\ny = np.log(1 + x)\n", ptl704));
+  EXPECT_TRUE(mayMatch("import torch\nnp = torch\ny = np.exp(x) - 1\n", ptl704));
+  EXPECT_TRUE(mayMatch("import torch\ny = (1 + x).log()\n", ptl704));
+  EXPECT_TRUE(mayMatch("import torch\ny = x.exp() - 1\n", ptl704));
+  EXPECT_TRUE(mayMatch("import numpy as np\ny = np.exp(x).exp() - 1\n", ptl704));
+  // `1 + x` must be the operand itself, parentheses around it aside.
+  EXPECT_FALSE(mayMatch("import torch\ny = ((1 + t) / (1 - t)).log() / 2\n", ptl704));
+  EXPECT_FALSE(mayMatch("import torch\ny = torch.log(f(1 + x))\n", ptl704));
+  EXPECT_TRUE(mayMatch("import torch\ny = torch.log(((1 + x)))\n", ptl704));
+  EXPECT_TRUE(mayMatch("import torch\ny = ((x + 1.0)).log()\n", ptl704));
+  EXPECT_TRUE(mayMatch("import torch\ny = torch.log(1 + x[0] * (y + 2))\n", ptl704));
 }
 
 }  // namespace

@@ -19,6 +19,11 @@ TEST(NameShapes, ReboundOnlyByAliasesThatCanBeTorchs) {
   EXPECT_FALSE(mayBeRebound("t = make_tensor(shape)\nt.softmax(-1)\n", "t"));
   EXPECT_FALSE(mayBeRebound("f(group=group)\ndef g(group: ProcessGroup = None): pass\n", "group"));
   EXPECT_FALSE(mayBeRebound("key = lambda t: t.size(dim=1)\n", "t"));
+  // A constant is no name: `group=None` closing a line of a signature, `t = None`.
+  EXPECT_FALSE(mayBeRebound("def f(x,\n      group=None\n):\n    group._reduce_scatter_base(x)\n", "group"));
+  EXPECT_FALSE(mayBeRebound("t = None\nu = True\n", "t"));
+  EXPECT_TRUE(mayBeRebound("t = None\nt = torch\n", "t"));
+  EXPECT_TRUE(mayBeRebound("t = Nonesuch\n", "t"));
   EXPECT_TRUE(mayBeRebound("import torch as re\n", "re"));
   EXPECT_TRUE(mayBeRebound("from torch.nn import functional as np\n", "np"));
   EXPECT_TRUE(mayBeRebound("import os, torch.nn.functional as F\n", "F"));
