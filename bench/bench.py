@@ -337,6 +337,16 @@ def print_side_by_side(torch, ml, threads, note):
     print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
     for r in table:
         print("| " + " | ".join(str(c).ljust(w) for c, w in zip(r, widths)) + " |")
+    met = lambda ok: "met" if ok else "NOT met"
+    print()
+    if mr:
+        print("real-ML: cold %s / Ruff-WASM, wall %.2fx (target <= 0.5x): %s" % (
+            tj, ml["cold"]["wall"] / mr["median"], met(ml["cold"]["wall"] <= 0.5 * mr["median"])))
+    print("real-ML: --select ALL -j1 / floor -j1, CPU %.2fx (target <= 1.3x): %s" % (
+        ml["all_j1"]["cpu"] / ml["floor_j1"]["cpu"], met(ml["all_j1"]["cpu"] <= 1.3 * ml["floor_j1"]["cpu"])))
+    print("real-ML: peak memory %.0f MB, --select ALL %.0f MB (target <= 200 MB): %s" % (
+        ml["peak_mib"] * 1.048576, ml["peak_all_mib"] * 1.048576,
+        met(max(ml["peak_mib"], ml["peak_all_mib"]) * 1.048576 <= 200)))
 
 
 def fmt_s(seconds):
