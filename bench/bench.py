@@ -90,7 +90,8 @@ def hyperfine(name, command, runs, workdir, warmup=1, prepare=None):
     if prepare:
         args += ["--prepare", prepare]
     args.append(shlex.join(command))
-    log("%s: %s" % (name, " ".join(command)))
+    shown = command if len(command) <= 12 else command[:10] + ["... (%d more)" % (len(command) - 10)]
+    log("%s: %s" % (name, " ".join(shown)))
     subprocess.run(args, check=True, cwd=workdir, stdout=subprocess.DEVNULL)
     with open(out) as f:
         result = json.load(f)["results"][0]
