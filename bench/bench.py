@@ -9,6 +9,10 @@ Measures, in one run and on the same files:
   5. peak memory (/usr/bin/time -v) of 2
   6. the peer: Ruff's WASM build linting the same files in process (bench/ruff/)
 and the ratios 2/1 and 2/6; plus `--select ALL -j1` against the floor on one thread.
+When the real-ML corpus is there (bench/ml_corpus.sh materialises bench/ml_corpus.txt's pinned
+repositories into bench/ml-corpus/, or --ml-corpus DIR names another folder), the same run also
+measures 1, 2 (cold, both thread counts, and --select ALL -j1), 5 and 6 on it and prints its
+rows beside Debian's torch; without it, a line says it was skipped.
 With --baseline-ptlint (bench/run.sh --baseline REV builds it), also side-by-side rows for that
 binary against this one, the two alternating run by run (same files, same moment): cold with the
 default threads, cold -j1, warm cache with nothing changed, and warm cache with one file edited
@@ -34,6 +38,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DIST = "/usr/lib/python3/dist-packages"
 CORPUS = [os.path.join(DIST, "torch")]
 LARGE = [os.path.join(DIST, name) for name in ("torchvision", "torchaudio", "skorch")]
+ML_CORPUS = os.path.join(ROOT, "bench", "ml-corpus")
+ML_LIST = os.path.join(ROOT, "bench", "ml_corpus.txt")
 
 # A small training script that every default rule's trigger words reach, so it is parsed and
 # linted in full (the pre-commit case: one file, start to exit).
@@ -84,7 +90,8 @@ def hyperfine(name, command, runs, workdir, warmup=1, prepare=None):
     if prepare:
         args += ["--prepare", prepare]
     args.append(shlex.join(command))
-    log("%s: %s" % (name, " ".join(command)))
+    shown = command if len(command) <= 12 else command[:10] + ["... (%d more)" % (len(command) - 10)]
+    log("%s: %s" % (name, " ".join(shown)))
     subprocess.run(args, check=True, cwd=workdir, stdout=subprocess.DEVNULL)
     with open(out) as f:
         result = json.load(f)["results"][0]
@@ -221,6 +228,128 @@ def ruff_peer(files_txt, runs):
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+def pinned_repos(path=ML_LIST):
+    """The {owner/name: commit} pins of bench/ml_corpus.txt."""
+    pins = {}
+    with open(path) as f:
+        for line in f:
+            fields = line.split()
+            if fields and not fields[0].startswith("#") and len(fields) >= 2:
+                pins[fields[0]] = fields[1]
+    return pins
+
+
+def ml_corpus_roots(folder):
+    """The repository folders of a real-ML corpus folder (bench/ml_corpus.sh's layout), and a
+    note when it holds other commits than the pins, or fewer repositories; None if absent."""
+    if not os.path.isdir(folder):
+        return None, None
+    roots = sorted(os.path.join(folder, d) for d in os.listdir(folder)
+                   if os.path.isdir(os.path.join(folder, d)) and not d.endswith(".tmp"))  # .tmp: interrupted
+    if not roots:
+        return None, None
+    pins = pinned_repos() if os.path.isfile(ML_LIST) else {}
+    have = {}
+    for r in roots:
+        stamp = os.path.join(r, ".ml-corpus-commit")
+        if os.path.isfile(stamp):
+            with open(stamp) as f:
+                have[os.path.basename(r).replace("+", "/", 1)] = f.read().strip()
+    missing = sorted(set(pins) - set(have))
+    moved = sorted(k for k in pins if k in have and have[k] != pins[k])
+    note = []
+    if missing:
+        note.append("%d pinned repositories missing (%s)" % (len(missing), ", ".join(missing)))
+    if moved:
+        note.append("%d at other commits than the pins (%s)" % (len(moved), ", ".join(moved)))
+    return roots, "; ".join(note) or None
+
+
+def corpus_files(floor, roots, files_txt):
+    """Writes the corpus exactly as `ptlint check` walks it to `files_txt`; returns (count, bytes)."""
+    with open(files_txt, "w") as f:
+        subprocess.run([floor, "--list"] + roots, check=True, stdout=f)
+    with open(files_txt) as f:
+        files = [line.rstrip("\n") for line in f if line.strip()]
+    return len(files), sum(os.path.getsize(p) for p in files)
+
+
+def measure_ml(ptlint, floor, roots, threads, runs, work, skip_ruff, timings):
+    """The real-ML corpus rows: floor, cold check (default threads, -j1), --select ALL -j1, peak
+    memory and the peer, on the same file list."""
+    files_txt = os.path.join(work, "ml_files.txt")
+    count, size = corpus_files(floor, roots, files_txt)
+    log("real-ML corpus: %d files, %.1f MB in %d repositories" % (count, size / 1e6, len(roots)))
+    j = ["-j", str(threads)]
+    check = [ptlint, "check", "--exit-zero", "--output-format", "concise"]
+    if timings:
+        timed = subprocess.run(check + ["--no-cache", "-j", "1"] + roots, cwd=work, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True, env=dict(os.environ, PTLINT_TIMINGS="1"))
+        log("real-ML corpus, per-rule prefilter and check figures (PTLINT_TIMINGS=1, -j1):\n" + timed.stderr)
+    m = {"files": count, "bytes": size, "repos": len(roots)}
+    m["floor"] = hyperfine("ml_floor", [floor] + j + roots, runs, work)
+    m["floor_j1"] = hyperfine("ml_floor_j1", [floor, "-j", "1"] + roots, runs, work)
+    m["cold"] = hyperfine("ml_cold", check + ["--no-cache"] + j + roots, runs, work)
+    m["cold_j1"] = hyperfine("ml_cold_j1", check + ["--no-cache", "-j", "1"] + roots, runs, work)
+    m["all_j1"] = hyperfine("ml_all_j1", check + ["--no-cache", "--select", "ALL", "-j", "1"] + roots, runs, work)
+    m["peak_mib"] = peak_rss_mib(check + ["--no-cache"] + j + roots, min(3, runs), work)
+    m["peak_all_mib"] = peak_rss_mib(check + ["--no-cache", "--select", "ALL"] + j + roots, min(3, runs), work)
+    if not skip_ruff:
+        m["ruff"] = ruff_peer(files_txt, runs)
+    return m
+
+
+def print_side_by_side(torch, ml, threads, note):
+    """Debian's torch and the real-ML corpus, one row per measurement, one column pair each."""
+    tj = "-j%d" % threads
+    print("\nreal-ML corpus: %d files, %.1f MB in %d repositories (bench/ml_corpus.txt)%s\n" % (
+        ml["files"], ml["bytes"] / 1e6, ml["repos"], "; " + note if note else ""))
+    headers = ("measurement", "torch wall", "torch CPU", "real-ML wall", "real-ML CPU")
+
+    def pair(f, key):
+        return (fmt_s(f[key]["wall"]), fmt_s(f[key]["cpu"])) if key in f else ("-", "-")
+    table = [
+        ("1. floor, %s" % tj,) + pair(torch, "floor") + pair(ml, "floor"),
+        ("1. floor, -j1",) + pair(torch, "floor_j1") + pair(ml, "floor_j1"),
+        ("2. check --no-cache (cold), %s" % tj,) + pair(torch, "cold") + pair(ml, "cold"),
+        ("2. check --no-cache, -j1",) + pair(torch, "cold_j1") + pair(ml, "cold_j1"),
+        ("2. --select ALL --no-cache -j1",) + pair(torch, "all_j1") + pair(ml, "all_j1"),
+        ("5. peak memory (cold, %s)" % tj, "%.0f MiB" % torch["peak_mib"], "", "%.0f MiB" % ml["peak_mib"], ""),
+        ("5. peak memory, --select ALL", "%.0f MiB" % torch["peak_all_mib"], "", "%.0f MiB" % ml["peak_all_mib"], ""),
+    ]
+    tr, mr = torch.get("ruff"), ml.get("ruff")
+    if tr or mr:
+        table.append(("6. Ruff-WASM, in process, default rules",
+                      fmt_s(tr["median"]) if tr else "-", fmt_s(tr["cpu_median"]) if tr else "-",
+                      fmt_s(mr["median"]) if mr else "-", fmt_s(mr["cpu_median"]) if mr else "-"))
+
+    def ratio(f, a, b, ruff=False):
+        if ruff:
+            if not f.get("ruff"):
+                return "-", "-"
+            return "%.2fx" % (f[a]["wall"] / f["ruff"]["median"]), "%.2fx" % (f[a]["cpu"] / f["ruff"]["cpu_median"])
+        return "%.2fx" % (f[a]["wall"] / f[b]["wall"]), "%.2fx" % (f[a]["cpu"] / f[b]["cpu"])
+    table.append(("ratio cold %s / floor %s" % (tj, tj),) + ratio(torch, "cold", "floor") + ratio(ml, "cold", "floor"))
+    table.append(("ratio --select ALL -j1 / floor -j1",) + ratio(torch, "all_j1", "floor_j1") +
+                 ratio(ml, "all_j1", "floor_j1"))
+    table.append(("ratio cold %s / Ruff-WASM" % tj,) + ratio(torch, "cold", None, True) + ratio(ml, "cold", None, True))
+    widths = [max(len(str(r[i])) for r in table + [headers]) for i in range(len(headers))]
+    print("| " + " | ".join(h.ljust(w) for h, w in zip(headers, widths)) + " |")
+    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    for r in table:
+        print("| " + " | ".join(str(c).ljust(w) for c, w in zip(r, widths)) + " |")
+    met = lambda ok: "met" if ok else "NOT met"
+    print()
+    if mr:
+        print("real-ML: cold %s / Ruff-WASM, wall %.2fx (target <= 0.5x): %s" % (
+            tj, ml["cold"]["wall"] / mr["median"], met(ml["cold"]["wall"] <= 0.5 * mr["median"])))
+    print("real-ML: --select ALL -j1 / floor -j1, CPU %.2fx (target <= 1.3x): %s" % (
+        ml["all_j1"]["cpu"] / ml["floor_j1"]["cpu"], met(ml["all_j1"]["cpu"] <= 1.3 * ml["floor_j1"]["cpu"])))
+    print("real-ML: peak memory %.0f MB, --select ALL %.0f MB (target <= 200 MB): %s" % (
+        ml["peak_mib"] * 1.048576, ml["peak_all_mib"] * 1.048576,
+        met(max(ml["peak_mib"], ml["peak_all_mib"]) * 1.048576 <= 200)))
+
+
 def fmt_s(seconds):
     if seconds != seconds:  # NaN
         return "-"
@@ -236,6 +365,10 @@ def main():
     parser.add_argument("--skip-lsp", action="store_true")
     parser.add_argument("--skip-ruff", action="store_true")
     parser.add_argument("--json", help="also write every figure to this file")
+    parser.add_argument("--ml-corpus", metavar="DIR",
+                        help="the real-ML corpus folder (default bench/ml-corpus/ when it is there; "
+                             "bench/ml_corpus.sh materialises it)")
+    parser.add_argument("--no-ml-corpus", action="store_true", help="measure Debian's torch only")
     parser.add_argument("--baseline-ptlint", help="another build's ptlint, measured side by side with this one")
     parser.add_argument("--baseline-rev", default="baseline", help="what --baseline-ptlint was built from")
     parser.add_argument("--baseline-only", action="store_true", help="print the side-by-side rows only")
@@ -253,6 +386,22 @@ def main():
     if missing:
         sys.exit("bench: corpus missing: %s (run scripts/setup.sh)" % ", ".join(missing))
     runs, threads = max(1, args.runs), max(1, args.threads)
+    ml_roots, ml_note = None, None
+    if args.ml_corpus and args.no_ml_corpus:
+        parser.error("--ml-corpus and --no-ml-corpus exclude each other")
+    if args.ml_corpus:
+        ml_roots, ml_note = ml_corpus_roots(os.path.abspath(args.ml_corpus))
+        if ml_roots is None:
+            sys.exit("bench: --ml-corpus %s: no repositories there (bench/ml_corpus.sh --from DIR fills it)"
+                     % args.ml_corpus)
+    elif not args.no_ml_corpus and not args.baseline_only:
+        ml_roots, ml_note = ml_corpus_roots(ML_CORPUS)
+        if ml_roots is None:
+            log("real-ML corpus skipped: %s is absent (bench/ml_corpus.sh --from DIR-OF-CLONES "
+                "materialises bench/ml_corpus.txt's pinned repositories there; nothing is downloaded)"
+                % os.path.relpath(ML_CORPUS, os.getcwd()))
+    if ml_note:
+        log("real-ML corpus: " + ml_note)
     work = tempfile.mkdtemp(prefix="ptlint-bench-")
     load_before = open("/proc/loadavg").read().split()[0]
     figures = {}
@@ -304,6 +453,8 @@ def main():
                            check=True, stdout=sys.stderr)
             with open(lsp_json) as f:
                 figures["lsp"] = json.load(f)
+        if ml_roots:
+            figures["ml"] = measure_ml(ptlint, floor, ml_roots, threads, runs, work, args.skip_ruff, args.timings)
     except _BaselineOnly:
         pass
     finally:
@@ -366,6 +517,8 @@ def main():
         print("ratio 2/6  (cold check, whole process / Ruff-WASM in process): wall %.2fx   CPU %.2fx   (target < 1)" % (
             f["cold"]["wall"] / ruff["median"], f["cold"]["cpu"] / ruff["cpu_median"]))
     print("ratio warm/cold: wall %.1f%%   (target < 10%%)" % (100 * f["warm"]["wall"] / f["cold"]["wall"]))
+    if "ml" in figures:
+        print_side_by_side(figures, figures["ml"], threads, ml_note)
     if "baseline" in figures:
         print_baseline(figures["baseline"], args.baseline_rev, threads, figures["baseline"]["load"])
     if args.json:

@@ -4,7 +4,7 @@
 # then measures and prints one table (see docs/performance.md).
 #
 # usage: bench/run.sh [--large] [--runs N] [--threads N] [--skip-lsp] [--skip-ruff] [--json OUT]
-#                    [--baseline REV] [--timings]
+#                    [--baseline REV] [--timings] [--ml-corpus DIR | --no-ml-corpus]
 #   --large        add torchvision, torchaudio and skorch to the corpus
 #   --runs N       timed runs per measurement (medians are reported; default 5)
 #   --threads N    threads for ptlint and the floor (default: the machine's cores)
@@ -14,6 +14,9 @@
 #                  with one file edited before each run
 #   --timings      first print the per-rule table of PTLINT_TIMINGS=1 (files and bytes each
 #                  rule's prefilter lets through, what is parsed, each rule's check time)
+#   --ml-corpus DIR  also measure the real-ML corpus in DIR (default: bench/ml-corpus/ when it is
+#                  there; bench/ml_corpus.sh materialises it from local clones) and print it
+#                  beside Debian's torch; --no-ml-corpus measures torch only
 # Environment: PTLINT_BENCH_BUILD_DIR reuses another build folder (it must have been configured
 # with -DPTLINT_BUILD_BENCH=ON); JOBS sets the build's parallelism (default 2).
 # Needs: scripts/setup.sh (cmake, ninja, hyperfine, node/npm, python3-torch, /usr/bin/time).
