@@ -5,9 +5,10 @@ ptlint.toml holding its `# ptlint-test:` options) and every fixture project (tes
 - findings: the CLI's JSON, the server's published diagnostics, its pulled diagnostics of the
   files before they are opened, and `workspace/diagnostic` (code, byte range, message);
 - fixes offered: the CLI's `fix`, the diagnostic's `data.fix` and the quickfix code actions (safe
-  ones, and unsafe ones under `unsafe-fixes`);
+  and unsafe ones: the editor offers an unsafe fix as a labelled quick fix, as Ruff's server does);
 - the text after fix-all equals the file after `ptlint check --fix --no-unsafe-fixes` (fix-all
-  applies safe fixes only, even under `unsafe-fixes`);
+  applies unsafe fixes only when the editor's `unsafeFixes` setting asks, which this test does
+  not set);
 - `--add-noqa` comments exactly the findings `check` reports: afterwards `check` (with PTL001,
   unused-noqa) reports nothing but syntax errors and the findings on lines that cannot take a
   comment.
@@ -213,21 +214,6 @@ def same(what, rel, cli, other):
         fail("%s %s: the CLI alone: %s; %s alone: %s" % (what, rel, only_cli, what, only_other))
 
 
-def unsafe_fixes_on(root, rel):
-    """The file's `unsafe-fixes`, as its nearest config file says (the fixtures' and projects')."""
-    folder = os.path.dirname(os.path.join(root, rel))
-    while True:
-        for name in ("ptlint.toml", ".ptlint.toml", "pyproject.toml"):
-            path = os.path.join(folder, name)
-            if os.path.exists(path):
-                text = open(path).read()
-                if name != "pyproject.toml" or "[tool.ptlint]" in text:
-                    return re.search(r"^unsafe-fixes\s*=\s*true", text, re.M) is not None
-        if folder == root:
-            return False
-        folder = os.path.dirname(folder)
-
-
 def sources(root):
     out = []
     for folder, dirs, files in os.walk(root):
@@ -274,10 +260,9 @@ def agree(ptlint, root):
             # Fixes offered: a fix action for exactly the findings whose fix applies.
             data = open(os.path.join(root, rel), "rb").read()
             starts = line_starts(data)
-            unsafe = unsafe_fixes_on(root, rel)
             offered = []
             for f in cli.get(rel, []):
-                if f["fix"] and (f["fix"][0] == "safe" or (unsafe and f["fix"][0] == "unsafe")):
+                if f["fix"] and f["fix"][0] in ("safe", "unsafe"):
                     line = max(i for i, s in enumerate(starts) if s <= f["start"])
                     offered.append((line, f["start"] - starts[line], f["code"]))
             if published and server.quickfixes(rel, published) != sorted(offered):
