@@ -551,10 +551,10 @@ std::string describe(const Target& t, const Site& site, const SemanticModel& mod
     old = "`" + std::string(written) + "` (" + old + ")";
   std::string use = replacementSpelling(t);
   if (site.form == Form::Decorator) use = "@" + use;
-  std::string text = old + " is deprecated" + judged + "; use `" + use + "`";
+  std::string text = old + " is deprecated; use `" + use + "`";
   if (misplacedAutocastArgument(site, t, model))
-    text += "; pass `dtype=` by keyword (the first positional parameter is `enabled`)";
-  return text;
+    text += " with `dtype=` by keyword (the first positional parameter is `enabled`)";
+  return text + judged;
 }
 
 // Where the walk below must look: every occurrence of `amp` and of each name that can stand for
