@@ -210,8 +210,7 @@ std::string_view staticGraphRefusal(const analysis::SemanticModel& model) {
         return !changes;
       },
       [](TSNode) {});
-  return changes ? "`requires_grad` changes in this file, so the set of used parameters may change between "
-                   "iterations"
+  return changes ? "`requires_grad` changes in this file"
                  : std::string_view{};
 }
 
