@@ -125,9 +125,9 @@ class SdpaDropoutInEval final : public Rule {
                            ctx.text(value), method.self));
     std::string operand(ctx.text(value));
     if (!isAtom(analysis::unparenthesize(value))) operand = "(" + operand + ")";
-    d.fix = quickfix::Fix{quickfix::Applicability::Unsafe, "Use `dropout_p` only in training mode",
-                          {{analysis::startOf(value), analysis::endOf(value),
-                            fmt::format("{} if {}.training else 0.0", operand, method.self)}}};
+    std::string gated = fmt::format("{} if {}.training else 0.0", operand, method.self);
+    d.fix = quickfix::Fix{quickfix::Applicability::Unsafe, fmt::format("Replace `dropout_p` with `{}`", gated),
+                          {{analysis::startOf(value), analysis::endOf(value), gated}}};
   }
 };
 

@@ -137,7 +137,7 @@ class LowPrecisionGradientReduce final : public Rule {
     if (torch_name.empty()) return;
     quickfix::Fix fix;
     fix.applicability = quickfix::Applicability::Unsafe;
-    fix.message = "Reduce gradients in `torch.float32`";
+    fix.message = ts_node_is_null(value) ? "Add `reduce_dtype=torch.float32`" : "Set `reduce_dtype` to `torch.float32`";
     if (needs_import) {
       auto edit = quickfix::addImport(ctx.model(), "import torch");
       if (!edit) return;
