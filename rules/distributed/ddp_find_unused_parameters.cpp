@@ -271,7 +271,7 @@ class DdpFindUnusedParameters final : public Rule {
     }
     quickfix::Fix fix;
     fix.applicability = quickfix::Applicability::Unsafe;
-    fix.message = "Replace with `static_graph=True`";
+    fix.message = "Replace `find_unused_parameters=True` with `static_graph=True`";
     fix.edits.push_back({analysis::startOf(keyword), analysis::endOf(keyword), "static_graph=True"});
     d.fix = std::move(fix);
   }
