@@ -1795,8 +1795,7 @@ std::optional<quickfix::Fix> buildFix(const Pattern& p, const ScaleInfo& scale, 
   };
   if (p.opaque_mod)
     return refuse("the scores go through " + p.score_mod +
-                  " before the softmax, whose effect the rewrite cannot see: a bias it adds can be passed as "
-                  "`attn_mask`; an elementwise change is a `torch.nn.attention.flex_attention` `score_mod`");
+                  " before the softmax (pass a bias as `attn_mask`, or use a `flex_attention` `score_mod`)");
   if (!p.score_mod.empty())
     return refuse("the scores go through " + p.score_mod +
                   ", which `scaled_dot_product_attention` cannot express; `torch.nn.attention.flex_attention` "
