@@ -127,10 +127,7 @@ class BackwardInsideAutocast final : public Rule {
 
  private:
   static void report(Context& ctx, TSNode call, TSNode region, const char* note, const char* advice) {
-    Diagnostic& d = ctx.report(call, fmt::format("backward pass inside an autocast block: backward ops already run in "
-                                                 "the dtype autocast chose for their forward ops, and PyTorch "
-                                                 "recommends against backward under autocast; {}",
-                                                 advice));
+    Diagnostic& d = ctx.report(call, fmt::format("Backward pass inside an autocast block; {}", advice));
     d.related.push_back({analysis::startOf(region), analysis::endOf(region), note});
   }
 };

@@ -225,9 +225,8 @@ class ClipWithoutUnscale final : public Rule {
         if (receiver == use.scaler || !use.steps.empty() || !use.unscales.empty()) continue;
         if (!looksLikeOptimizer(model, fieldOf(callee, "object"))) continue;
         Diagnostic& d = ctx.report(
-            call, fmt::format("`{}.step()` after `{}.scale(loss).backward()`: the gradients are still scaled and "
-                              "steps with inf/NaN gradients are not skipped; call `{}.step({})` and `{}.update()`",
-                              receiver, use.scaler, use.scaler, receiver, use.scaler));
+            call, fmt::format("`{}.step()` steps on scaled gradients; call `{}.step({})` and `{}.update()`",
+                              receiver, use.scaler, receiver, use.scaler));
         d.related.push_back({analysis::startOf(backward), analysis::endOf(backward), "the scaled backward"});
         return;
       }
@@ -235,9 +234,7 @@ class ClipWithoutUnscale final : public Rule {
       for (TSNode u : use.unscales) unscaled = unscaled || analysis::startOf(u) < analysis::startOf(call);
       if (unscaled) continue;
       Diagnostic& d = ctx.report(
-          call, fmt::format("gradients clipped while still scaled by `{}`: the threshold is compared with gradients "
-                            "multiplied by the loss scale; call `{}.unscale_(optimizer)` before clipping",
-                            use.scaler, use.scaler));
+          call, fmt::format("Gradients clipped while still scaled; call `{}.unscale_(optimizer)` first", use.scaler));
       d.related.push_back({analysis::startOf(backward), analysis::endOf(backward), "the gradients are scaled here"});
       addFix(d, call, use, ctx);
       return;

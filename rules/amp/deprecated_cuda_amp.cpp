@@ -551,11 +551,10 @@ std::string describe(const Target& t, const Site& site, const SemanticModel& mod
     old = "`" + std::string(written) + "` (" + old + ")";
   std::string use = replacementSpelling(t);
   if (site.form == Form::Decorator) use = "@" + use;
-  std::string text = old + " is deprecated since PyTorch 2.4" + judged + "; use `" + use + "`";
+  std::string text = old + " is deprecated; use `" + use + "`";
   if (misplacedAutocastArgument(site, t, model))
-    text += "; this call is already wrong: its first positional parameter is `enabled`, not the dtype or "
-            "device, so the region runs in float16 — pass `dtype=` by keyword";
-  return text;
+    text += " with `dtype=` by keyword (the first positional parameter is `enabled`)";
+  return text + judged;
 }
 
 // Where the walk below must look: every occurrence of `amp` and of each name that can stand for
@@ -823,10 +822,8 @@ class DeprecatedCudaAmp final : public Rule {
     bool bare_module_only = !plain.empty() && plain_fixable && plain.size() == names.size() && !api_used;
     Diagnostic& d = ctx.report(
         statement, bare_module_only
-                       ? "Import of the deprecated namespace " + list +
-                             ", of which this file uses nothing; importing it does not warn, but `import torch.amp` "
-                             "is the current spelling"
-                       : "Import of deprecated " + list + "; since PyTorch 2.4 use `torch.amp` with an explicit device" +
+                       ? "Deprecated " + list + " imported, unused (importing it does not warn); import `torch.amp`"
+                       : "Import of deprecated " + list + "; use `torch.amp` with an explicit device" +
                              versions::judgedFor(ctx.settings()));
     auto group = groups.find(statement.id);
     std::optional<Fix> fix;

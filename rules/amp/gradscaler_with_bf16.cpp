@@ -605,14 +605,12 @@ class GradScalerWithBf16 final : public Rule {
 
     std::string_view short_name = std::string_view(*callee).substr(callee->rfind('.') + 1);
     Diagnostic& d = ctx.report(
-        call, fmt::format("`{}` used with a bfloat16 autocast: bf16 has float32's 8-bit exponent, so gradients do "
-                          "not underflow and loss scaling only adds work (the scaler is for float16)",
-                          short_name));
+        call, fmt::format("`{}` is not needed with a bfloat16 autocast; disable or remove it", short_name));
     d.related.push_back({analysis::startOf(autocast), analysis::endOf(autocast), "the bfloat16 autocast"});
 
     quickfix::Fix fix;
     fix.applicability = quickfix::Applicability::Unsafe;
-    fix.message = "Disable the scaler: `enabled=False`";
+    fix.message = "Pass `enabled=False` to the scaler";
     if (!ts_node_is_null(enabled)) {
       fix.edits.push_back({analysis::startOf(enabled), analysis::endOf(enabled), "False"});
     } else {

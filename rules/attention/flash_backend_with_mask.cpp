@@ -122,10 +122,8 @@ class FlashBackendWithMask final : public Rule {
                             backends->count("OVERRIDEABLE") || (cudnn_takes_mask && backends->count("CUDNN_ATTENTION"));
       if (masked_backend || !backends->count("FLASH_ATTENTION")) return;
       Diagnostic& d = ctx.report(call,
-                                 "`attn_mask` with only FlashAttention allowed: FlashAttention takes no mask, so this "
-                                 "call raises \"No available kernel\" at run time" + versions::judgedFor(ctx.settings()) +
-                                     "; use `is_causal=True` for a causal mask, or also allow "
-                                     "`SDPBackend.EFFICIENT_ATTENTION`");
+                                 "`attn_mask` with only FlashAttention allowed raises; use `is_causal=True` or also allow "
+                                 "`SDPBackend.EFFICIENT_ATTENTION`" + versions::judgedFor(ctx.settings()));
       d.related.push_back({analysis::startOf(item), analysis::endOf(item), "the backends are restricted here"});
       return;
     }

@@ -209,13 +209,9 @@ class FlexAttentionNotCompiled final : public Rule {
     if (!ts_node_is_null(def) && !onlyCalled(model, def)) return;
 
     ctx.report(call, ts_node_is_null(def)
-                         ? std::string("`flex_attention` runs eagerly here: without `torch.compile` it uses an unfused "
-                                       "implementation that materialises the full score matrix; call a compiled "
-                                       "`torch.compile(flex_attention)` instead")
-                         : fmt::format("no `torch.compile` in the project reaches this `flex_attention` call in `{}`: "
-                                       "eagerly it uses an unfused implementation that materialises the full score "
-                                       "matrix; compile the model or function, or call "
-                                       "`torch.compile(flex_attention)` instead",
+                         ? std::string("`flex_attention` runs eagerly (unfused); call `torch.compile(flex_attention)` instead")
+                         : fmt::format("`flex_attention` in `{}` is never compiled; compile the caller or "
+                                       "`flex_attention` itself",
                                        model.text(fieldOf(def, "name"))));
   }
 };

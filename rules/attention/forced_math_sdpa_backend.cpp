@@ -64,9 +64,7 @@ class ForcedMathSdpaBackend final : public Rule {
   void check(TSNode call, Context& ctx) const override {
     auto backends = attention::allowedBackends(ctx.model(), call);
     if (!backends || backends->size() != 1 || !backends->count("MATH")) return;
-    ctx.report(call, "only the math backend is allowed: `scaled_dot_product_attention` then runs PyTorch's "
-                     "unfused reference path, which materialises the full attention matrix; allow the fused "
-                     "backends unless the math path is wanted for testing");
+    ctx.report(call, "Only the unfused math attention backend is allowed; allow the fused backends too");
   }
 };
 

@@ -1795,8 +1795,7 @@ std::optional<quickfix::Fix> buildFix(const Pattern& p, const ScaleInfo& scale, 
   };
   if (p.opaque_mod)
     return refuse("the scores go through " + p.score_mod +
-                  " before the softmax, whose effect the rewrite cannot see: a bias it adds can be passed as "
-                  "`attn_mask`; an elementwise change is a `torch.nn.attention.flex_attention` `score_mod`");
+                  " before the softmax (pass a bias as `attn_mask`, or use a `flex_attention` `score_mod`)");
   if (!p.score_mod.empty())
     return refuse("the scores go through " + p.score_mod +
                   ", which `scaled_dot_product_attention` cannot express; `torch.nn.attention.flex_attention` "
@@ -2065,17 +2064,13 @@ class HandRolledAttention final : public Rule {
     auto fix = buildFix(p, scale, flow, matcher, ctx, why);
     std::string message;
     if (!p.score_mod.empty() && !p.opaque_mod) {
-      message = "Hand-rolled attention with " + p.score_mod +
-                ": `softmax(mod(Q·Kᵀ))·V` is one call to `torch.nn.attention.flex_attention` with a `score_mod`, "
-                "which runs a fused kernel without materialising the score matrix" +
+      message = "Hand-rolled attention with " + p.score_mod + "; use `flex_attention` with a `score_mod`" +
                 versions::judgedFor(ctx.settings());
     } else {
       std::string detail;
       if (p.mask == MaskKind::Causal) detail = " with a causal mask";
       else if (p.mask != MaskKind::None) detail = " with a mask";
-      message = "Hand-rolled attention" + detail +
-                ": `softmax(Q·Kᵀ)·V` is one call to `scaled_dot_product_attention`, which runs fused kernels "
-                "(FlashAttention, memory-efficient) without materialising the score matrix" +
+      message = "Hand-rolled attention" + detail + "; use `scaled_dot_product_attention`" +
                 versions::judgedFor(ctx.settings());
     }
     if (!p.score_mod.empty() && !p.opaque_mod &&

@@ -169,9 +169,7 @@ class MhaWeightsDiscarded final : public Rule {
     if (!callsMha(model, call)) return;
 
     Diagnostic& d = ctx.report(
-        call, fmt::format("attention weights discarded ({}) but `need_weights` is True: `nn.MultiheadAttention` "
-                          "materialises and averages them on its unfused path; pass `need_weights=False` to use "
-                          "`scaled_dot_product_attention`{}",
+        call, fmt::format("Attention weights discarded ({}) but computed; pass `need_weights=False`{}",
                           how, versions::judgedFor(ctx.settings())));
     quickfix::Edit edit = ts_node_is_null(need)
                               ? appendArgument(call, "need_weights=False", source)

@@ -121,14 +121,13 @@ class SdpaDropoutInEval final : public Rule {
     if (!isModeBlindProbability(model, value, method.cls, method.self)) return;
 
     Diagnostic& d = ctx.report(
-        value, fmt::format("`scaled_dot_product_attention` always applies `dropout_p`, in `eval()` too: this "
-                           "module drops attention weights at evaluation; pass `{} if {}.training else 0.0`",
+        value, fmt::format("`dropout_p` also applies in `eval()`; pass `{} if {}.training else 0.0`",
                            ctx.text(value), method.self));
     std::string operand(ctx.text(value));
     if (!isAtom(analysis::unparenthesize(value))) operand = "(" + operand + ")";
-    d.fix = quickfix::Fix{quickfix::Applicability::Unsafe, "Use `dropout_p` only in training mode",
-                          {{analysis::startOf(value), analysis::endOf(value),
-                            fmt::format("{} if {}.training else 0.0", operand, method.self)}}};
+    std::string gated = fmt::format("{} if {}.training else 0.0", operand, method.self);
+    d.fix = quickfix::Fix{quickfix::Applicability::Unsafe, fmt::format("Replace `dropout_p` with `{}`", gated),
+                          {{analysis::startOf(value), analysis::endOf(value), gated}}};
   }
 };
 

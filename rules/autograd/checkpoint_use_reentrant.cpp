@@ -109,8 +109,8 @@ class CheckpointUseReentrant final : public Rule {
                             ctx.settings().torch_version))
       return;
     Diagnostic& d = ctx.report(call, "`" + std::string(sequential ? "checkpoint_sequential" : "checkpoint") +
-                                         "` without `use_reentrant=`: PyTorch warns and will raise" + versions::judgedFor(ctx.settings()) +
-                                         "; pass `use_reentrant=False` (recommended) or `True` explicitly");
+                                         "` without `use_reentrant=` warns; pass `use_reentrant=False` (or `True`)" +
+                                         versions::judgedFor(ctx.settings()));
     if (!ts_node_is_null(argumentList(call)))
       d.fix = quickfix::Fix{quickfix::Applicability::Unsafe, "Add `use_reentrant=False`",
                             {appendArgument(call, "use_reentrant=False", ctx.source())}};

@@ -74,9 +74,7 @@ class DeprecatedBackwardHook final : public Rule {
     if (!isKind(callee, "attribute")) return;
     TSNode name = fieldOf(callee, "attribute");
     if (ctx.text(name) != "register_backward_hook") return;
-    Diagnostic& d = ctx.report(call, "`register_backward_hook` is deprecated: for a module of several operations "
-                                     "its hook sees only the last one's gradients; use "
-                                     "`register_full_backward_hook`");
+    Diagnostic& d = ctx.report(call, "`register_backward_hook` is deprecated; use `register_full_backward_hook`");
     if (!ctx.torchAtLeast(1, 13)) return;
     d.fix = quickfix::Fix{quickfix::Applicability::Unsafe, "Use `register_full_backward_hook`",
                           {{startOf(name), endOf(name), "register_full_backward_hook"}}};

@@ -166,8 +166,7 @@ class EvalWithGrad final : public Rule {
     if (!called && !evaluationName(function_name)) return;
 
     Diagnostic& d = ctx.report(
-        first, fmt::format("`{}` runs after `{}.eval()` with grad mode on: `eval()` does not disable autograd, so "
-                           "every forward records a graph; run it under `torch.no_grad()` or `torch.inference_mode()`",
+        first, fmt::format("`{}` runs after `{}.eval()` with grad mode on; use `torch.no_grad()` or `torch.inference_mode()`",
                            name, name));
     d.related.push_back({analysis::startOf(call), analysis::endOf(call), "evaluation mode is set here"});
     if (external != nullptr && !external->where.path.empty()) {

@@ -297,8 +297,7 @@ class LossAccumulatedWithGraph final : public Rule {
     }
 
     Diagnostic& d = ctx.report(
-        loss, fmt::format("`{}` is back-propagated and still holds its graph: adding it to `{}` every iteration "
-                          "keeps each step's autograd graph alive; add `{}.detach()` (or `.item()`)",
+        loss, fmt::format("`{}` added to `{}` keeps every step's graph alive; add `{}.detach()` (or `.item()`)",
                           name, total, name));
     d.fix = quickfix::Fix{quickfix::Applicability::Unsafe, fmt::format("Accumulate `{}.detach()`", name),
                           {{analysis::endOf(loss), analysis::endOf(loss), ".detach()"}}};

@@ -136,8 +136,7 @@ class RequiresGradTypo final : public Rule {
       TSNode name = fieldOf(left, "attribute");
       if (ctx.text(name) != "require_grad" || readsRequireGrad(ctx.file())) return;
       Diagnostic& d = ctx.report(left, "`" + std::string(ctx.text(left)) +
-                                           "` sets an attribute PyTorch never reads, so gradient tracking does "
-                                           "not change; the attribute is `requires_grad`");
+                                           "` is a typo PyTorch ignores; use `requires_grad`");
       d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use `requires_grad`",
                             {{startOf(name), endOf(name), "requires_grad"}}};
       return;
@@ -150,8 +149,7 @@ class RequiresGradTypo final : public Rule {
     auto q = ctx.model().calleeName(call);
     if (!q || std::find(kFactories.begin(), kFactories.end(), *q) == kFactories.end()) return;
     if (!ts_node_is_null(keywordArgumentNode(call, "requires_grad", ctx.source()))) return;
-    Diagnostic& d = ctx.report(node, "`require_grad=` is not a parameter of `" + *q +
-                                         "`: the call raises `TypeError`; the keyword is `requires_grad`");
+    Diagnostic& d = ctx.report(node, "`require_grad=` raises `TypeError` in `" + *q + "`; use `requires_grad=`");
     d.severity = Severity::Error;
     d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use `requires_grad=`",
                           {{startOf(name), endOf(name), "requires_grad"}}};

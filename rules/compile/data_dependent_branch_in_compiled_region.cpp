@@ -251,9 +251,7 @@ class DataDependentBranchInCompiledRegion final : public Rule {
                                                                    : "conditional expression";
     std::string where = compiledFunctionPhrase(*fn);
     Diagnostic& d = ctx.report(
-        test, fmt::format("{} on `{}` in {} depends on a tensor's value: Dynamo breaks the graph there and waits "
-                          "for the device to read it; keep the choice on the device (`torch.where`, `torch.cond`) "
-                          "or move the check out of the compiled code",
+        test, fmt::format("{} on the tensor value `{}` in {} breaks the graph; use `torch.where`/`torch.cond` or move it out",
                           construct, read, where));
     addCompilePath(d, *fn);
   }

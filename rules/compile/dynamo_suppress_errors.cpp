@@ -82,9 +82,8 @@ class DynamoSuppressErrors final : public Rule {
     if (!ctx.model().refersTo(left, "torch._dynamo.config.suppress_errors")) return;
     if (boolValue(ctx.model(), fieldOf(assignment, "right")) != true) return;
     ctx.report(assignment,
-               "`suppress_errors = True` makes every `torch.compile` failure fall back to eager silently: the "
-               "model may run uncompiled without anyone noticing; let the errors surface and fix them, or "
-               "exclude the failing code with `torch.compiler.disable`");
+               "`suppress_errors = True` hides compile failures; remove it, or use `torch.compiler.disable` on the "
+               "failing code");
   }
 };
 

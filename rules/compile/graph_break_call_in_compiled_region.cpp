@@ -199,21 +199,15 @@ class GraphBreakCallInCompiledRegion final : public Rule {
     std::string where = compiledFunctionPhrase(*fn);
     std::string message =
         what == "print()"
-            ? fmt::format("`print()` in {} breaks the graph on every call: Dynamo runs it eagerly between two "
-                          "graphs; log outside the compiled code or from a `torch.compiler.disable` function",
+            ? fmt::format("`print()` in {} breaks the graph; log outside the compiled code",
                           where)
         : what.ends_with(".step()")
-            ? fmt::format("`{}` in {} breaks the graph twice: `Optimizer.step` calls `torch._dynamo.graph_break()` "
-                          "before and after the update; compile the model and step the optimizer outside, or compile "
-                          "the step function alone",
+            ? fmt::format("`{}` in {} breaks the graph twice; step the optimizer outside the compiled code",
                           what, where)
         : what.ends_with("backward()") || what == "torch.autograd.grad()"
-            ? fmt::format("`{}` in {} breaks the graph: Dynamo does not trace the backward pass from compiled "
-                          "code (`trace_autograd_ops` is off by default) and starts a new graph after it; call it "
-                          "outside the compiled function",
+            ? fmt::format("`{}` in {} breaks the graph; call it outside the compiled function",
                           what, where)
-            : fmt::format("`{}` in {} breaks the graph: Dynamo cannot trace it and stops the graph there (an "
-                          "error under `fullgraph=True`); remove it or move it outside the compiled code",
+            : fmt::format("`{}` in {} breaks the graph; remove it or move it outside the compiled code",
                           what, where);
     Diagnostic& d = ctx.report(call, std::move(message));
     addCompilePath(d, *fn);

@@ -112,9 +112,8 @@ class RaisedRecompileLimit final : public Rule {
   static void report(Context& ctx, TSNode node, std::string_view name, TSNode value) {
     auto limit = integerLiteral(analysis::resolveValue(ctx.model(), value), ctx.source());
     if (!limit || *limit <= kDefaultLimit) return;
-    ctx.report(node, fmt::format("raising `{}` to {} (default {}) hides a recompile storm: each recompilation "
-                                 "costs a full compile; find what changes between calls with "
-                                 "`TORCH_LOGS=recompiles` and fix that instead",
+    ctx.report(node, fmt::format("Raising `{}` to {} (default {}) hides recompiles; find their cause with "
+                                 "`TORCH_LOGS=recompiles`",
                                  name, *limit, kDefaultLimit));
   }
 };

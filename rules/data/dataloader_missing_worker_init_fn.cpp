@@ -709,8 +709,6 @@ class DataLoaderWorkerInitFn final : public Rule {
     }
     if (facts.generators.empty() && !global_numpy) return;
 
-    std::string workers = oneLine(ctx.text(num_workers), 40);
-    workers = workers.empty() ? "worker processes" : fmt::format("`num_workers={}`", workers);
     std::string what;
     for (size_t i = 0; i < facts.generators.size() && i < 3; ++i) {
       const Generator& g = facts.generators[i];
@@ -722,20 +720,16 @@ class DataLoaderWorkerInitFn final : public Rule {
     if (!ts_node_is_null(init_fn)) {
       std::string given = oneLine(ctx.text(init_fn), 40);
       message = fmt::format(
-          "`DataLoader` with {} whose `worker_init_fn`{} reseeds only the global generators: `{}` draws from {}, "
-          "created before the workers start and never reseeded, so every worker draws the same numbers",
-          workers, given.empty() ? "" : fmt::format(" (`{}`)", given), facts.class_name, what);
+          "`{}` draws from {} with the same state in every worker; reseed it in `worker_init_fn`{}",
+          facts.class_name, what, given.empty() ? "" : fmt::format(" (`{}`)", given));
     } else if (!facts.generators.empty()) {
       message = fmt::format(
-          "`DataLoader` with {} and no `worker_init_fn`: `{}` draws from {}, created before the workers start; every "
-          "worker gets a copy of the same generator state and draws the same numbers (PyTorch reseeds only the global "
-          "`random`, `numpy.random` and `torch` generators per worker)",
-          workers, facts.class_name, what);
+          "`{}` draws from {} with the same state in every worker; reseed it in a `worker_init_fn`",
+          facts.class_name, what);
     } else {
       message = fmt::format(
-          "`DataLoader` with {} and no `worker_init_fn`: `{}` draws from the global `numpy.random`, which PyTorch "
-          "before 1.9 does not reseed per worker, so every worker draws the same numbers",
-          workers, facts.class_name);
+          "`{}` draws from the global `numpy.random`, not reseeded per worker before 1.9; add a `worker_init_fn`",
+          facts.class_name);
     }
     Diagnostic& d = ctx.report(call, std::move(message));
     for (const Generator& g : facts.generators)

@@ -108,8 +108,7 @@ class DataLoaderPersistentWorkers final : public Rule {
         },
         [](TSNode) {});
     if (ts_node_is_null(epoch_loop)) return;
-    Diagnostic& d = ctx.report(call, "this DataLoader starts its worker processes again for every pass over it; "
-                                     "`persistent_workers=True` keeps them alive between epochs");
+    Diagnostic& d = ctx.report(call, "DataLoader workers restart every epoch; pass `persistent_workers=True`");
     TSNode iterable = fieldOf(epoch_loop, "right");
     d.related.push_back({analysis::startOf(iterable), analysis::endOf(iterable), "iterated once per epoch here"});
     quickfix::Fix fix;

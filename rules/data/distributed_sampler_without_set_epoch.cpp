@@ -183,8 +183,7 @@ class DistributedSamplerWithoutSetEpoch final : public Rule {
       given = givenToLoader(model, ctx.file().root(), ctx.text(target));
     }
     if (!given) return;
-    ctx.report(call, "this `DistributedSampler` shuffles with the same seed every epoch: nothing calls "
-                     "`sampler.set_epoch(epoch)`, so every epoch visits the samples in the same order");
+    ctx.report(call, "`DistributedSampler` shuffles the same way every epoch; call `sampler.set_epoch(epoch)`");
   }
 };
 

@@ -310,9 +310,7 @@ class PinMemoryWithoutNonBlocking final : public Rule {
     }
     if (!movesToDevice(model, call, method)) return;
     Diagnostic& d = ctx.report(
-        call, fmt::format("`.{}()` of a batch from a `pin_memory=True` DataLoader without `non_blocking=True` copies "
-                          "synchronously: the host waits for each transfer and the overlap that pinning enables is "
-                          "lost; pass `non_blocking=True`",
+        call, fmt::format("`.{}()` of a pinned batch copies synchronously; pass `non_blocking=True`",
                           method));
     TSNode pin = data::dataLoaderArgument(loader, "pin_memory", source);
     d.related.push_back({analysis::startOf(loader), analysis::endOf(loader),

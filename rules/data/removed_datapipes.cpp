@@ -78,8 +78,7 @@ class RemovedDatapipes final : public Rule {
   void check(TSNode node, Context& ctx) const override {
     retired::checkNode(node, ctx, isRemovedDatapipes, [](const std::string& name) {
       return "`" + name +
-             "`: torchdata removed DataPipes and DataLoader2 (deprecated in 0.8, gone from 0.10); use "
-             "`torch.utils.data.DataLoader` or `torchdata.stateful_dataloader.StatefulDataLoader`";
+             "` (removed from torchdata); use `torch.utils.data.DataLoader` or `StatefulDataLoader`";
     });
   }
 };

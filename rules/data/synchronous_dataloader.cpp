@@ -89,8 +89,7 @@ class SynchronousDataLoader final : public Rule {
     auto workers = data::numWorkers(ctx.model(), call);
     if (!workers || *workers != 0) return;
     if (isInMemoryTensorDataset(ctx.model(), data::dataLoaderArgument(call, "dataset", ctx.source()))) return;
-    ctx.report(call, "this DataLoader loads every batch in the main process (`num_workers=0`), between training "
-                     "steps; set `num_workers` > 0 to prepare batches in parallel worker processes");
+    ctx.report(call, "DataLoader loads every batch in the main process; set `num_workers` > 0");
   }
 };
 

@@ -115,18 +115,14 @@ class WorkerOptionWithoutWorkers final : public Rule {
       }
       if (report) {
         Diagnostic& d = ctx.report(prefetch,
-                                   fmt::format("`{}` with {} raises `ValueError` when the DataLoader is built "
-                                               "(\"prefetch_factor option could only be specified in "
-                                               "multiprocessing\"); set `num_workers` > 0 or drop `prefetch_factor`",
+                                   fmt::format("`{}` with {} raises `ValueError`; set `num_workers` > 0 or drop `prefetch_factor`",
                                                ctx.text(prefetch), workers_text));
         addWorkersRelated(d, num_workers);
       }
     }
     if (!ts_node_is_null(persistent) && boolValue(model, fieldOf(persistent, "value")) == true) {
       Diagnostic& d = ctx.report(persistent,
-                                 fmt::format("`persistent_workers=True` with {} raises `ValueError` when the DataLoader "
-                                             "is built (\"persistent_workers option needs num_workers > 0\"); set "
-                                             "`num_workers` > 0 or drop `persistent_workers`",
+                                 fmt::format("`persistent_workers=True` with {} raises `ValueError`; set `num_workers` > 0 or drop it",
                                              workers_text));
       addWorkersRelated(d, num_workers);
     }

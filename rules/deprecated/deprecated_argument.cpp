@@ -436,9 +436,7 @@ class DeprecatedArgument final : public Rule {
         ts_node_is_null(keywordArgumentNode(call, "input", ctx.source())))
       return;
     std::string name = shortName(e.name);
-    ctx.report(call, "`" + name + "` without `dim`: the implicit dimension is deprecated and is 0 for 0-, 1- and "
-                                  "3-dimensional inputs (across the batch of a batch of sequences), 1 otherwise; pass "
-                                  "`dim=` explicitly (usually `dim=-1`)");
+    ctx.report(call, "`" + name + "` without `dim` picks a deprecated implicit dimension; pass `dim=` (usually `dim=-1`)");
   }
 };
 

@@ -214,17 +214,16 @@ std::string_view moduleToImport(const Symbol& s) {
   return {};
 }
 
+// What is wrong and what to use first; the dates after, in one parenthesis with the range judged.
 std::string message(const Symbol& s, const Context& ctx, std::string_view written) {
+  (void)written;  // the underlined code shows how the file spells it
   std::string name = "`" + std::string(s.qualified) + "`";
-  if (!written.empty() && written != s.qualified && written.size() <= 60 && written.find('\n') == std::string_view::npos)
-    name = "`" + std::string(written) + "` (" + name + ")";
-  std::string text;
+  std::string use = "; use `" + std::string(s.replacement) + "`";
+  std::string judged = "judged for `torch-version` " + versions::rangeText(ctx.settings()) + ")";
   if (isRemoved(s, ctx))
-    text = name + " was removed in PyTorch " + versionText(s.removed) + " (deprecated " + sinceText(s.deprecated) +
-           ") and raises at run time";
-  else
-    text = name + " is deprecated " + sinceText(s.deprecated);
-  return text + versions::judgedFor(ctx.settings()) + "; use `" + std::string(s.replacement) + "`";
+    return name + " was removed in PyTorch " + versionText(s.removed) + use + " (deprecated " +
+           sinceText(s.deprecated) + "; " + judged;
+  return name + " is deprecated" + use + " (" + sinceText(s.deprecated) + "; " + judged;
 }
 
 // --- The rewrite of one use --------------------------------------------------------------
@@ -743,7 +742,7 @@ void checkImports(TSNode root, Context& ctx) {
         d.fix = std::move(split);
         group.fix = d.fix;
       } else {
-        d.message += "; no fix: the import statement holds a comment or shares its line with another statement";
+        d.message += "; no fix: the statement has a comment or shares its line";
       }
       continue;
     }

@@ -155,8 +155,7 @@ class LegacyTf32Api final : public Rule {
   std::string suffix(const Context& ctx) const {
     std::string s = " (judged for `torch-version` " + versions::rangeText(ctx.settings()) + ")";
     if (setsFp32Precision(ctx))
-      s += "; this file also sets `fp32_precision`: after that, reading the legacy switch (as PyTorch's own "
-           "code does) raises \"mix of the legacy and new APIs\"";
+      s += "; with `fp32_precision` also set here, reading it raises \"mix of the legacy and new APIs\"";
     return s;
   }
   static void markMixed(Diagnostic& d, const Context& ctx) {
@@ -168,13 +167,11 @@ class LegacyTf32Api final : public Rule {
     if (kind == Legacy::None) return;
     std::string name = kind == Legacy::Matmul ? "torch.backends.cuda.matmul.allow_tf32" : "torch.backends.cudnn.allow_tf32";
     std::string instead = kind == Legacy::Matmul ? "`torch.backends.cuda.matmul.fp32_precision`"
-                                                 : "`torch.backends.cudnn.conv.fp32_precision` / `rnn.fp32_precision`";
+                                                 : "`cudnn.conv.fp32_precision` / `cudnn.rnn.fp32_precision`";
     TSNode assignment = ts_node_parent(attribute);
     bool assigned = isKind(assignment, "assignment") && analysis::sameNode(fieldOf(assignment, "left"), attribute);
     TSNode range = assigned ? assignment : attribute;
-    Diagnostic& d = ctx.report(range, "`" + name + "` is the legacy TF32 switch; PyTorch " +
-                                          versions::addedIn(versions::kFp32Precision).str() + " replaced it with " + instead +
-                                          suffix(ctx));
+    Diagnostic& d = ctx.report(range, "`" + name + "` is the legacy TF32 switch; use " + instead + suffix(ctx));
     markMixed(d, ctx);
     if (!assigned || !isKind(ts_node_parent(assignment), "expression_statement")) return;
     TSNode value = fieldOf(assignment, "right");
@@ -199,9 +196,8 @@ class LegacyTf32Api final : public Rule {
     if (last != "set_float32_matmul_precision") return;
     auto q = ctx.model().qualifiedName(callee);
     if (!q || *q != "torch.set_float32_matmul_precision") return;
-    Diagnostic& d = ctx.report(call, "`torch.set_float32_matmul_precision` is the legacy TF32 switch; PyTorch " +
-                                         versions::addedIn(versions::kFp32Precision).str() +
-                                         " replaced it with `torch.backends.cuda.matmul.fp32_precision`" + suffix(ctx));
+    Diagnostic& d = ctx.report(call, "`torch.set_float32_matmul_precision` is the legacy TF32 switch; use "
+                                         "`torch.backends.cuda.matmul.fp32_precision`" + suffix(ctx));
     markMixed(d, ctx);
     if (!isKind(ts_node_parent(call), "expression_statement") || hasStarArguments(call) || hasDoubleStarArguments(call))
       return;

@@ -278,9 +278,7 @@ class TorchVersionAsNumber final : public Rule {
       if (ts_node_named_child_count(args) != 1 || !holdsVersion(args, ctx)) return;
       TSNode arg = ts_node_named_child(args, 0);
       Diagnostic& d = ctx.report(call, "`" + std::string(ctx.text(call).size() <= 80 ? ctx.text(call) : "float(...)") +
-                                           "` reads the version as a decimal number: from PyTorch 2.10 the minor "
-                                           "version has two digits and `float(\"2.10\")` is `2.1`; compare "
-                                           "`torch.__version__` itself (`torch.__version__ >= \"2.1\"`)");
+                                           "` reads 2.10 as 2.1; compare `torch.__version__` itself (`torch.__version__ >= \"2.1\"`)");
       if (isKind(arg, "subscript") && isVersionRef(ctx.model(), fieldOf(arg, "value")))
         offerFix(d, call, fieldOf(arg, "value"), /*numeric=*/true, ctx);
       return;

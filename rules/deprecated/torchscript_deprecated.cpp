@@ -203,9 +203,10 @@ class TorchscriptDeprecated final : public Rule {
     if (!q) return;
     const Entry* e = findEntry(*q);
     if (e == nullptr) return;
-    ctx.report(node, "`torch.jit." + std::string(lastOf(e->name)) + "` is deprecated (TorchScript; a `FutureWarning` in PyTorch " +
+    ctx.report(node, "`torch.jit." + std::string(lastOf(e->name)) + "` is deprecated; use " + std::string(e->replacement) +
+                         " (TorchScript; a `FutureWarning` in PyTorch " +
                          versions::deprecatedIn(versions::kTorchscript).str() + ", judged for `torch-version` " +
-                         versions::rangeText(ctx.settings()) + "); use " + std::string(e->replacement));
+                         versions::rangeText(ctx.settings()) + ")");
   }
 
  private:

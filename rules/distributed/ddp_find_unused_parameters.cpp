@@ -111,11 +111,8 @@ holds 1.13–2.14.
 // `find_unused_parameters` is the eighth parameter of DistributedDataParallel.__init__.
 constexpr size_t kFindUnusedSlot = 7;
 
-constexpr std::string_view kCost =
-    "DDP then traverses the autograd graph from the outputs after every forward pass to find parameters that will "
-    "get no gradient";
-constexpr std::string_view kWhenNeeded =
-    "the flag is needed only when the set of unused parameters changes between iterations";
+// The cost and the remedy in a few words; the docs explain both.
+constexpr std::string_view kCost = "costs a graph traversal per step";
 
 bool isTrue(const analysis::SemanticModel& model, TSNode value) {
   return !ts_node_is_null(value) && isTrueLiteral(analysis::resolveValue(model, value));
@@ -213,8 +210,7 @@ std::string_view staticGraphRefusal(const analysis::SemanticModel& model) {
         return !changes;
       },
       [](TSNode) {});
-  return changes ? "`requires_grad` changes in this file, so the set of used parameters may change between "
-                   "iterations"
+  return changes ? "`requires_grad` changes in this file"
                  : std::string_view{};
 }
 
@@ -233,7 +229,8 @@ class DdpFindUnusedParameters final : public Rule {
       TSNode value = keywordArgument(call, "find_unused_parameters", ctx.source());
       if (!isTrue(model, value) || isTrue(model, keywordArgument(call, "static_graph", ctx.source()))) return;
       std::string_view name = std::string_view(*callee).substr(callee->rfind('.') + 1);
-      ctx.report(call, fmt::format("`{}(find_unused_parameters=True)`: {}; {}", name, kCost, kWhenNeeded));
+      ctx.report(call, fmt::format("`{}(find_unused_parameters=True)` {}; drop it unless the unused parameters change", name,
+                                   kCost));
       return;
     }
     Launcher launcher = launcherOf(*callee);
@@ -242,9 +239,8 @@ class DdpFindUnusedParameters final : public Rule {
     if (ts_node_is_null(strategy)) return;
     auto name = unusedStrategy(model, strategy, launcher);
     if (!name) return;
-    ctx.report(call, fmt::format("`strategy=\"{}\"` sets DDP's `find_unused_parameters=True`: {}; {} (otherwise "
-                                 "use `strategy=\"ddp\"`)",
-                                 *name, kCost, kWhenNeeded));
+    ctx.report(call, fmt::format("`strategy=\"{}\"` {}; use `strategy=\"ddp\"` unless the unused parameters change",
+                                 *name, kCost));
   }
 
  private:
@@ -263,9 +259,9 @@ class DdpFindUnusedParameters final : public Rule {
     if (isTrue(model, static_graph)) return;
 
     Diagnostic& d = ctx.report(
-        call, fmt::format("`find_unused_parameters=True`: {}; {}, and if it is the same in every iteration "
-                          "`static_graph=True` finds it once",
-                          kCost, kWhenNeeded));
+        call, fmt::format("`find_unused_parameters=True` {}; use `static_graph=True` if the unused parameters never "
+                          "change",
+                          kCost));
     if (ts_node_is_null(keyword) || !ts_node_is_null(static_graph) || hasDoubleStarArguments(call) ||
         !ctx.torchAtLeast(1, 11))
       return;
@@ -275,7 +271,7 @@ class DdpFindUnusedParameters final : public Rule {
     }
     quickfix::Fix fix;
     fix.applicability = quickfix::Applicability::Unsafe;
-    fix.message = "Replace with `static_graph=True`";
+    fix.message = "Replace `find_unused_parameters=True` with `static_graph=True`";
     fix.edits.push_back({analysis::startOf(keyword), analysis::endOf(keyword), "static_graph=True"});
     d.fix = std::move(fix);
   }

@@ -84,8 +84,8 @@ class FairscaleSharding final : public Rule {
 
   void check(TSNode node, Context& ctx) const override {
     retired::checkNode(node, ctx, isFairscaleSharding, [](const std::string& name) {
-      return "FairScale's `" + name.substr(name.rfind('.') + 1) + "` (`" + name +
-             "`): PyTorch's `torch.distributed.fsdp.fully_shard` (FSDP2) provides sharded data parallelism natively";
+      return "FairScale's `" + name.substr(name.rfind('.') + 1) +
+             "`; use PyTorch's `torch.distributed.fsdp.fully_shard` (FSDP2)";
     });
   }
 };

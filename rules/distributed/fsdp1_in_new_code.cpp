@@ -69,10 +69,8 @@ class Fsdp1InNewCode final : public Rule {
     if (!callee || (*callee != "torch.distributed.fsdp.FullyShardedDataParallel" &&
                     *callee != "torch.distributed.fsdp.fully_sharded_data_parallel.FullyShardedDataParallel"))
       return;
-    ctx.report(call, "FSDP1 `FullyShardedDataParallel` in code for PyTorch 2.6+" + versions::judgedFor(ctx.settings()) +
-                         ": FSDP2 "
-                     "(`torch.distributed.fsdp.fully_shard`) is the recommended API, with per-parameter "
-                     "sharding and simpler state dicts");
+    ctx.report(call, "FSDP1 `FullyShardedDataParallel` is superseded; use FSDP2's `fully_shard`" +
+                         versions::judgedFor(ctx.settings()));
   }
 };
 

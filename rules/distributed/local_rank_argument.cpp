@@ -111,10 +111,9 @@ class LocalRankArgument final : public Rule {
       if (c == '"' || c == '\'') break;
       prefix += c;  // a raw or unicode prefix, kept
     }
-    Diagnostic& d = ctx.report(call, "`--local_rank` without `--local-rank`: from PyTorch 2.0 "
-                                     "`torch.distributed.launch` passes `--local-rank=<rank>`, which this parser "
-                                     "rejects (judged for `torch-version` " +
-                                         versions::rangeText(ctx.settings()) + "); accept both spellings");
+    Diagnostic& d = ctx.report(call, "`--local_rank` without `--local-rank`, which the launcher passes; accept both spellings "
+                                     "(judged for `torch-version` " +
+                                         versions::rangeText(ctx.settings()) + ")");
     d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Add the `--local-rank` spelling",
                           {{startOf(underscored), startOf(underscored), prefix + quote + "--local-rank" + quote + ", "}}};
   }

@@ -129,17 +129,15 @@ class LowPrecisionGradientReduce final : public Rule {
     }
     std::string_view dtype = lowPrecisionName(model, ts_node_is_null(param) ? value : param);
     if (dtype.empty()) return;
-    std::string_view why = ts_node_is_null(param) ? "" : " (no `reduce_dtype`: the reduction takes `param_dtype`)";
-    Diagnostic& d = ctx.report(call, fmt::format("gradients are reduced across ranks in {}{}: the sum loses small "
-                                                 "contributions (and float16 can overflow); use "
-                                                 "`reduce_dtype=torch.float32` and keep low precision for compute",
-                                                 dtype, why));
+    std::string_view why = ts_node_is_null(param) ? "" : " (from `param_dtype`)";
+    Diagnostic& d = ctx.report(
+        call, fmt::format("Gradients reduced across ranks in {}{}; use `reduce_dtype=torch.float32`", dtype, why));
     bool needs_import = false;
     std::string torch_name = torchModuleName(model, call, needs_import);
     if (torch_name.empty()) return;
     quickfix::Fix fix;
     fix.applicability = quickfix::Applicability::Unsafe;
-    fix.message = "Reduce gradients in `torch.float32`";
+    fix.message = ts_node_is_null(value) ? "Add `reduce_dtype=torch.float32`" : "Set `reduce_dtype` to `torch.float32`";
     if (needs_import) {
       auto edit = quickfix::addImport(ctx.model(), "import torch");
       if (!edit) return;

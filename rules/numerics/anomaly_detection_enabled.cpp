@@ -94,9 +94,7 @@ class AnomalyDetectionEnabled final : public Rule {
       if (boolValue(model, mode) != true) return;
     }
     if (isUnderCondition(call)) return;
-    ctx.report(call, fmt::format("`{}` turns on anomaly detection for every step: autograd records a traceback for "
-                                 "each forward operation and checks each backward result, which slows training; "
-                                 "enable it only under a debug flag",
+    ctx.report(call, fmt::format("`{}` slows every step; enable it only under a debug flag",
                                  ctx.text(fieldOf(call, "function"))));
   }
 };

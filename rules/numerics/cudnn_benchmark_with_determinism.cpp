@@ -137,9 +137,7 @@ class CudnnBenchmarkWithDeterminism final : public Rule {
     TSNode request = determinismRequest(model, scope, assignment);
     if (ts_node_is_null(request)) return;
     Diagnostic& d = ctx.report(assignment,
-                               "`cudnn.benchmark = True` lets cuDNN pick convolution algorithms by timing, which can "
-                               "differ between runs, while determinism is requested here too; set it to `False` "
-                               "for reproducible results");
+                               "`cudnn.benchmark = True` defeats the determinism requested here; set it to `False`");
     d.related.push_back({analysis::startOf(request), analysis::endOf(request), "determinism is requested here"});
     if (!isKind(analysis::unparenthesize(right), "true")) return;
     TSNode literal = analysis::unparenthesize(right);

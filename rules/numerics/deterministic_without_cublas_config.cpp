@@ -234,14 +234,10 @@ class DeterministicWithoutCublasConfig final : public Rule {
     bool warn_only = boolValue(model, keywordArgument(call, "warn_only", source)) == true;
     Diagnostic& d = ctx.report(
         call, warn_only
-                  ? std::string("deterministic algorithms are requested but `CUBLAS_WORKSPACE_CONFIG` is not set: on "
-                                "CUDA 10.2+ cuBLAS matrix products stay nondeterministic and only warn; set "
-                                "`CUBLAS_WORKSPACE_CONFIG=:4096:8` before the process's first cuBLAS matrix product "
-                                "(PyTorch reads it once, at the first)")
-                  : std::string("deterministic algorithms are requested but `CUBLAS_WORKSPACE_CONFIG` is not set: on "
-                                "CUDA 10.2+ the first cuBLAS matrix product (`torch.mm`, `nn.Linear`, ...) raises "
-                                "`RuntimeError`; set `CUBLAS_WORKSPACE_CONFIG=:4096:8` before the process's first cuBLAS matrix "
-                                "product (PyTorch reads it once, at the first)"));
+                  ? std::string("Deterministic mode without `CUBLAS_WORKSPACE_CONFIG` leaves cuBLAS nondeterministic; "
+                                "set it to `:4096:8`")
+                  : std::string("Deterministic mode without `CUBLAS_WORKSPACE_CONFIG` raises at the first cuBLAS "
+                                "product; set it to `:4096:8`"));
 
     // The fix: the setting at module level, right after the imports, where it runs before any
     // code of the module can reach cuBLAS. The same edit for every call of the file, so one
@@ -265,8 +261,7 @@ class DeterministicWithoutCublasConfig final : public Rule {
     }
     quickfix::Fix fix;
     fix.applicability = quickfix::Applicability::Unsafe;
-    fix.message = "Set `CUBLAS_WORKSPACE_CONFIG=:4096:8` at the top of the module (it only takes effect before the "
-                  "process's first cuBLAS matrix product)";
+    fix.message = "Set `CUBLAS_WORKSPACE_CONFIG=:4096:8` at the top of the module";
     if (import_os) fix.edits.push_back(std::move(*import_os));
     fix.edits.push_back(quickfix::addModuleStatement(
         ctx.file(), os_name + ".environ.setdefault(\"CUBLAS_WORKSPACE_CONFIG\", \":4096:8\")"));

@@ -87,9 +87,7 @@ class EmptyCacheInLoop final : public Rule {
     TSNode loop = enclosingLoop(call);
     if (ts_node_is_null(loop) || conditionalWithinLoop(call, loop)) return;
     if (!loopRunsTrainingStep(ctx.model(), loop) && !iteratesLoader(loop, ctx.source())) return;
-    ctx.report(call, "`torch.cuda.empty_cache()` on every iteration returns the cached blocks to the driver only for "
-                     "the next step to allocate them again with `cudaMalloc`; remove it or call it once outside the "
-                     "loop");
+    ctx.report(call, "`torch.cuda.empty_cache()` in a loop makes every step allocate again; call it outside the loop");
   }
 };
 

@@ -166,8 +166,7 @@ class FunctionalDropoutInEval final : public Rule {
     if (!modeBlindModuleMethod(model, call, method)) return;
 
     Diagnostic& d = ctx.report(
-        call, fmt::format("`{}` defaults to `training=True`: in this module it keeps dropping activations "
-                          "after `eval()`; pass `training={}.training`",
+        call, fmt::format("`{}` still drops after `eval()`; pass `training={}.training`",
                           function, method.self));
     d.fix = quickfix::Fix{quickfix::Applicability::Unsafe, "Add `training=self.training`",
                           {appendArgument(call, fmt::format("training={}.training", method.self), source)}};

@@ -176,7 +176,7 @@ class InvalidAllocConf final : public Rule {
     const TorchRange range = ctx.settings().torchRange();
     auto verdict = firstRejection(*text, range, from);
     if (!verdict) return;
-    ctx.report(value, fmt::format("`{}`: {}; PyTorch {} raises at the first CUDA allocation (judged for "
+    ctx.report(value, fmt::format("`{}`: {} (PyTorch {} raises at the first CUDA allocation; judged for "
                                   "`torch-version` {})",
                                   *name, verdict->rejection.message, verdict->release.str(), range.str()));
   }

@@ -111,8 +111,7 @@ class PerStepHostSync final : public Rule {
     // A test's check, or a convergence test that needs the value on the host every step.
     if (insideAssertion(call, source) || decidesLoopExit(call, loop, source)) return;
     if (method == "cpu" && movesModule(call, source)) return;
-    ctx.report(call, fmt::format("`.{}()` every training step waits for the GPU to finish the queued work; "
-                                 "accumulate on the device and read it at a logging interval",
+    ctx.report(call, fmt::format("`.{}()` every step waits for the GPU; accumulate on the device and read it less often",
                                  method));
   }
 };

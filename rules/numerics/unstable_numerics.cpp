@@ -217,6 +217,18 @@ struct Finding {
   std::string_view stable;  // the function that computes it stably: "log1p", "logsumexp", ...
 };
 
+// The fix's title names the edit: the code itself when both sides are short, else the pattern
+// and the function ("Replace `log(1 + x)` with `log1p(x)`", as the message spells them).
+std::string fixTitle(const Finding& f, std::string_view old_text) {
+  auto brief = [](std::string_view s) { return s.size() <= 40 && s.find('\n') == std::string_view::npos; };
+  if (brief(old_text) && brief(*f.replacement))
+    return fmt::format("Replace `{}` with `{}`", old_text, *f.replacement);
+  size_t open = f.message.find('`'), close = f.message.find('`', open + 1);
+  size_t last_close = f.message.rfind('`'), last_open = f.message.rfind('`', last_close - 1);
+  return fmt::format("Replace `{}` with `{}`", f.message.substr(open + 1, close - open - 1),
+                     f.message.substr(last_open + 1, last_close - last_open - 1));
+}
+
 // `sum(exp(x), dims...)` in function or method form: `x` and the reduction's arguments.
 struct SumOfExp {
   TSNode operand{};
@@ -294,7 +306,7 @@ std::optional<Finding> logOf(TSNode inner, const Context& ctx, TSNode log_callee
   std::string_view source = ctx.source();
   Finding f;
   if (TSNode x = onePlus(inner, source); !ts_node_is_null(x)) {
-    f.message = "`log(1 + x)` rounds away a small `x` before taking the logarithm; use `log1p(x)`";
+    f.message = "`log(1 + x)` loses a small `x`; use `log1p(x)`";
     f.stable = "log1p";
     if (method) f.replacement = receiverText(x, ctx) + ".log1p()";
     else if (auto fn = torchFunction(log_callee, "log1p", ctx, f.needs_import)) f.replacement = *fn + "(" + text(x, ctx) + ")";
@@ -311,7 +323,7 @@ std::optional<Finding> logOf(TSNode inner, const Context& ctx, TSNode log_callee
     return f;
   }
   if (auto s = softmaxCall(inner, ctx)) {
-    f.message = "`log(softmax(x))` is unstable (`-inf` where softmax underflows) and slower; use `log_softmax(x)`";
+    f.message = "`log(softmax(x))` gives `-inf` where softmax underflows; use `log_softmax(x)`";
     f.stable = "log_softmax";
     f.replacement = logSoftmaxText(*s, ctx, f.needs_import);
     return f;
@@ -611,7 +623,7 @@ class UnstableNumerics final : public Rule {
       edits.push_back(std::move(*edit));
     }
     if (!quickfix::normalizeEdits(edits)) return;
-    d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use the stable function", std::move(edits)};
+    d.fix = quickfix::Fix{quickfix::Applicability::Safe, fixTitle(*f, ctx.text(replaced)), std::move(edits)};
   }
 };
 

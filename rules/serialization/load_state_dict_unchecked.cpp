@@ -82,9 +82,7 @@ class LoadStateDictUnchecked final : public Rule {
       if (positional.size() >= 2) strict = positional[1];
     }
     if (ts_node_is_null(strict) || boolValue(ctx.model(), strict) != false) return;
-    ctx.report(call, "`load_state_dict(..., strict=False)` returns the missing and unexpected keys, and they are "
-                     "discarded here: a checkpoint whose keys do not match loads nothing without an error; check "
-                     "the result");
+    ctx.report(call, "`load_state_dict(..., strict=False)` result discarded; check its missing and unexpected keys");
   }
 };
 

@@ -150,8 +150,7 @@ class TorchLoadWithoutWeightsOnly final : public Rule {
     if (!ts_node_is_null(keyword)) {
       if (!isFalseLiteral(fieldOf(keyword, "value"))) return;
       Diagnostic& d = ctx.report(call,
-                                 "`torch.load(..., weights_only=False)` unpickles arbitrary objects: loading an "
-                                 "untrusted file runs the code it names; use `weights_only=True`" +
+                                 "`weights_only=False` lets `torch.load` run arbitrary code; use `weights_only=True`" +
                                      std::string(pickle_module ? " without `pickle_module=` (together they raise)" : ""));
       if (!pickle_module)
         d.fix = quickfix::Fix{quickfix::Applicability::Unsafe, "Use `weights_only=True`",
@@ -160,18 +159,14 @@ class TorchLoadWithoutWeightsOnly final : public Rule {
     }
     if (pickle_module && releases::existsAt("torch.load(weights_only=)", ctx.settings().torch_version)) {
       if (hasDoubleStarArguments(call) && !splatsKnownWithout(call, "weights_only", ctx)) return;
-      ctx.report(call, "`torch.load(..., pickle_module=...)` without `weights_only=` unpickles arbitrary objects "
-                       "at every release (" + ctx.torchFloorText() +
-                       " included; from 2.6 a `pickle_module` makes the default False): loading an untrusted file "
-                       "runs the code it names; drop `pickle_module=` and pass `weights_only=True`");
+      ctx.report(call, "`torch.load` with `pickle_module=` can run arbitrary code; drop it and pass `weights_only=True`");
       return;
     }
     if (ctx.torchAtLeast(2, 6)) return;
     if (hasDoubleStarArguments(call) && !splatsKnownWithout(call, "weights_only", ctx)) return;
     Diagnostic& d = ctx.report(call,
-                               "`torch.load` without `weights_only=` unpickles arbitrary objects before PyTorch "
-                               "2.6" + versions::judgedFor(ctx.settings()) +
-                                   ": loading an untrusted file runs the code it names; pass `weights_only=True`");
+                               "`torch.load` without `weights_only=` can run arbitrary code before PyTorch 2.6; pass "
+                               "`weights_only=True`" + versions::judgedFor(ctx.settings()));
     if (ctx.torchAtLeast(1, 13) && !ts_node_is_null(argumentList(call)) && !hasStarArguments(call))
       d.fix = quickfix::Fix{quickfix::Applicability::Unsafe, "Add `weights_only=True`",
                             {appendArgument(call, "weights_only=True", ctx.source())}};

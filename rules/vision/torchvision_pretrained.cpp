@@ -212,8 +212,9 @@ class TorchvisionPretrained final : public Rule {
     }
     std::string what = by_position ? "`" + std::string(old_name) + "` passed by position (`" + std::string(ctx.text(value)) + "`)"
                                    : "`" + std::string(old_name) + "=`";
-    Diagnostic& d = ctx.report(keyword, what + " is deprecated since torchvision 0.13" + versions::judgedFor(ctx.settings()) + "; pass `" + suggestion + "` (or `" +
-                                            std::string(new_name) + "=None`)");
+    Diagnostic& d = ctx.report(keyword, what + " is deprecated; pass `" + suggestion + "` (or `" + std::string(new_name) +
+                                            "=None`) (since torchvision 0.13; judged for `torch-version` " +
+                                            versions::rangeText(ctx.settings()) + ")");
     if (!fixable) return;
     if (!ts_node_is_null(keywordArgumentNode(call, new_name, ctx.source())) || hasDoubleStarArguments(call)) return;
     std::string replacement;

@@ -98,8 +98,8 @@ class TorchvisionToTensorV2 final : public Rule {
       if (isKind(parent, "attribute") || isKind(parent, "dotted_name")) return;
       auto q = ctx.model().qualifiedName(node);
       if (q && isV2ToTensor(*q))
-        ctx.report(node, "`v2.ToTensor` is deprecated" + versions::judgedFor(ctx.settings()) + "; use "
-                         "`v2.Compose([v2.ToImage(), v2.ToDtype(torch.float32, scale=True)])`");
+        ctx.report(node, "`v2.ToTensor` is deprecated; use `v2.ToImage()` then `v2.ToDtype(..., scale=True)`" +
+                         versions::judgedFor(ctx.settings()));
       return;
     }
     // `from torchvision.transforms.v2 import ToTensor`: the import itself, as PTL106 reports
@@ -117,9 +117,8 @@ class TorchvisionToTensorV2 final : public Rule {
       found = found || isV2ToTensor(module_name + "." + std::string(ctx.text(dotted)));
     });
     if (found)
-      ctx.report(node, "Import of the deprecated `torchvision.transforms.v2.ToTensor`" + versions::judgedFor(ctx.settings()) +
-                           "; use "
-                       "`v2.Compose([v2.ToImage(), v2.ToDtype(torch.float32, scale=True)])`");
+      ctx.report(node, "Import of deprecated `v2.ToTensor`; use `v2.ToImage()` then `v2.ToDtype(..., scale=True)`" +
+                       versions::judgedFor(ctx.settings()));
   }
 
   void checkCall(TSNode call, Context& ctx) const {
@@ -127,8 +126,8 @@ class TorchvisionToTensorV2 final : public Rule {
     if (!ctx.text(callee).ends_with("ToTensor")) return;
     auto q = ctx.model().qualifiedName(callee);
     if (!q || !isV2ToTensor(*q)) return;
-    Diagnostic& d = ctx.report(call, "`v2.ToTensor()` is deprecated" + versions::judgedFor(ctx.settings()) + "; use "
-                                     "`v2.Compose([v2.ToImage(), v2.ToDtype(torch.float32, scale=True)])`");
+    Diagnostic& d = ctx.report(call, "`v2.ToTensor()` is deprecated; use `v2.ToImage()` then `v2.ToDtype(..., scale=True)`" +
+                                     versions::judgedFor(ctx.settings()));
     auto args = rewrite::plainArguments(call, ctx.source());
     if (!ctx.torchAtLeast(2, 1) || !args || !args->positional.empty() || !args->keywords.empty()) return;
     const auto& model = ctx.model();
