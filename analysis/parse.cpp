@@ -47,15 +47,36 @@ void installAllocator() {
 }
 
 // One parser per thread: TSParser is not thread-safe, and creating one per file is wasteful.
-TSParser* threadParser() {
+struct ParserHolder {
+  TSParser* parser = ts_parser_new();
+  ParserHolder() { ts_parser_set_language(parser, pythonLanguage()); }
+  ~ParserHolder() {
+    if (parser != nullptr) ts_parser_delete(parser);
+  }
+};
+
+ParserHolder& threadParserHolder() {
   installAllocator();
-  struct Holder {
-    TSParser* parser = ts_parser_new();
-    Holder() { ts_parser_set_language(parser, pythonLanguage()); }
-    ~Holder() { ts_parser_delete(parser); }
-  };
-  thread_local Holder holder;
+  thread_local ParserHolder holder;
+  return holder;
+}
+
+TSParser* threadParser() {
+  ParserHolder& holder = threadParserHolder();
+  if (holder.parser == nullptr) {  // abandoned after running out of memory
+    TSParser* fresh = ts_parser_new();
+    ts_parser_set_language(fresh, pythonLanguage());
+    holder.parser = fresh;
+  }
   return holder.parser;
+}
+
+// After std::bad_alloc unwound through tree-sitter's frames, its parse stack may be half updated
+// (reference counts included): resetting or deleting that parser can assert. It is abandoned
+// (its memory leaks, once per failure) and the thread's next parse makes a new one.
+void abandonThreadParser(TSParser* parser) {
+  ParserHolder& holder = threadParserHolder();
+  if (holder.parser == parser) holder.parser = nullptr;
 }
 
 // True when `text` ends a line with a lone '\r' (valid Python, as in classic Mac files).
@@ -98,9 +119,8 @@ TSTree* parseWith(TSParser* parser, const TSTree* old_tree, std::string_view tex
                                              TSInputEncodingUTF8);
     }
   } catch (const std::bad_alloc&) {
-    // Out of memory mid-parse: the thread's parser drops the half-built stacks (freeing them)
-    // and parses the next text from scratch.
-    ts_parser_reset(parser);
+    // Out of memory mid-parse: the parser's state cannot be trusted; the next parse uses a new one.
+    abandonThreadParser(parser);
     throw;
   }
   if (tree == nullptr) {
