@@ -272,7 +272,8 @@ TomlDepth tomlNestingDepth(std::string_view s) {
   TomlDepth out;
   size_t header = 0, brackets = 0, dots = 0, line = 1;
   bool line_start = true, in_header = false;
-  for (size_t i = 0; i < s.size(); ++i) {
+  size_t stray = 0;
+  for (size_t i = s.starts_with("\xEF\xBB\xBF") ? 3 : 0; i < s.size(); ++i) {
     char c = s[i];
     if (c == '#') {
       while (i + 1 < s.size() && s[i + 1] != '\n') ++i;
@@ -328,11 +329,13 @@ TomlDepth tomlNestingDepth(std::string_view s) {
         dots = 0;
         break;
       default:
+        if (static_cast<unsigned char>(c) >= 0x80 && stray == 0) stray = line;
         break;
     }
     line_start = false;
     if (size_t depth = header + brackets + dots; depth > out.depth) out = {depth, line};
   }
+  out.stray_non_ascii_line = stray;
   return out;
 }
 
@@ -351,6 +354,9 @@ static std::optional<FileConfig> loadOneConfigFile(const fs::path& path) {
                       fmt::format("nested more than {} levels deep (table headers, dotted keys and brackets "
                                   "together); ptlint does not read it",
                                   kMaxTomlDepth));
+  else if (depth.stray_non_ascii_line != 0)
+    throw ConfigError(path.string(), static_cast<int>(depth.stray_non_ascii_line), "",
+                      "invalid TOML: a non-ASCII character outside a string or comment");
   toml::table document;
   try {
     document = toml::parse(text, path.string());
@@ -478,6 +484,11 @@ FileConfig extendConfig(const FileConfig& base, const FileConfig& child) {
 }
 
 FileConfig parseInlineConfig(std::string_view text, const fs::path& root) {
+  if (tomlNestingDepth(text).stray_non_ascii_line != 0)
+    throw ConfigError("--config", 1, "",
+                      fmt::format("`{}` is neither a file nor a TOML `key = value` (a non-ASCII character outside "
+                                  "a string)",
+                                  text));
   toml::table document;
   try {
     document = toml::parse(text, std::string_view("--config"));

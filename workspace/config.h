@@ -71,6 +71,10 @@ inline constexpr size_t kMaxTomlDepth = 100;
 struct TomlDepth {
   size_t depth = 0;
   size_t line = 0;
+  // The first line holding a byte >= 0x80 outside strings and comments (0: none). TOML allows
+  // non-ASCII only there, and toml++'s whitespace test reaches `__builtin_unreachable` on some
+  // such characters where a token may start: the text is refused before toml++ sees it.
+  size_t stray_non_ascii_line = 0;
 };
 TomlDepth tomlNestingDepth(std::string_view text);
 

@@ -219,7 +219,9 @@ std::optional<rules::TorchRange> labelled(Found found, const std::string& source
 // pyproject.toml: [project] dependencies and optional-dependencies; then Poetry's dependencies.
 std::optional<rules::TorchRange> fromPyproject(const fs::path& file, bool poetry) {
   auto text = readSmallFile(file);
-  if (!text || tomlNestingDepth(*text).depth > kMaxTomlDepth) return std::nullopt;
+  if (!text) return std::nullopt;
+  if (TomlDepth depth = tomlNestingDepth(*text); depth.depth > kMaxTomlDepth || depth.stray_non_ascii_line != 0)
+    return std::nullopt;
   toml::table document;
   try {
     document = toml::parse(*text, file.string());
