@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "analysis/code_text.h"
+#include "analysis/dynamo_config.h"
 #include "analysis/name_shapes.h"
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
@@ -185,7 +186,7 @@ class CompiledRegions::Builder {
             notePartialOfCompile(node);
           } else if (kind == "keyword_argument") {
             if (textOf(fieldOf(node, "name"), source_) == "capture_scalar_outputs" &&
-                isKind(unparenthesize(fieldOf(node, "value")), "true"))
+                mayTurnCaptureOn(fieldOf(node, "value"), source_))
               out_.captures_scalars_ = true;
           }
           return true;
@@ -317,13 +318,13 @@ class CompiledRegions::Builder {
     return false;
   }
 
-  // `<...>.capture_scalar_outputs = True` (torch's dynamo config).
+  // `<...>.capture_scalar_outputs = v` (torch's dynamo config) for a `v` that may be true.
   void noteCaptureAssignment(TSNode assignment) {
     TSNode left = unparenthesize(fieldOf(assignment, "left"));
     TSNode right = fieldOf(assignment, "right");
     if (!isKind(left, "attribute") || ts_node_is_null(right)) return;
     std::string_view attr = textOf(fieldOf(left, "attribute"), source_);
-    if (attr == "capture_scalar_outputs" && isKind(unparenthesize(right), "true")) {
+    if (attr == "capture_scalar_outputs" && mayTurnCaptureOn(right, source_)) {
       auto q = model_.qualifiedName(left);
       if (q && q->starts_with("torch.")) out_.captures_scalars_ = true;
     }

@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "analysis/compiled_regions.h"
+#include "analysis/dynamo_config.h"
 #include "analysis/environment_writes.h"
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
@@ -177,6 +178,10 @@ class Summarizer {
       if (std::find(out_.environment.begin(), out_.environment.end(), variable) == out_.environment.end() &&
           source_.find(variable) != std::string_view::npos && setsEnvironmentVariable(model_.file(), variable))
         out_.environment.emplace_back(variable);
+    if (auto at = processWideCaptureSetting(model_)) {
+      out_.sets_capture = true;
+      out_.sets_capture_at = sourcePosOf(model_.file(), at->first, at->second);
+    }
     return std::move(out_);
   }
 

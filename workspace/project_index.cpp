@@ -23,6 +23,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "analysis/dynamo_config.h"
 #include "analysis/instrumentation.h"
 #include "analysis/parse.h"
 #include "analysis/text_search.h"
@@ -49,7 +50,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Construction::Argument, keyword, index, class
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Construction, callee, arguments, unknown_arguments, at)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CompileSite, kind, target, owner, attr, method, at, parameter_index)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ModuleSummary, imports, definitions, functions, classes, compile_sites, environment,
-                                   unknown_compile_sites, constructions, captures_scalars)
+                                   unknown_compile_sites, constructions, captures_scalars, sets_capture,
+                                   sets_capture_at)
 }  // namespace ptlint::analysis
 
 namespace ptlint::workspace {
@@ -158,7 +160,7 @@ class ProjectIndex::Project {
   // (workspace/training_scan.h) or an evaluation function's name may change them.
   bool mayDependOn(const fs::path& file, std::optional<std::string_view> text) const {
     if (!done_.load(std::memory_order_acquire) || !text) return true;
-    if (analysis::mayHoldCompileSite(*text)) return true;
+    if (analysis::mayHoldCompileSite(*text) || analysis::mayHoldCaptureSetting(*text)) return true;
     // A training word that comes or goes (a `for epoch` line typed in a script that had one is
     // no news).
     auto bits = training_bits_.find(file.string());
@@ -831,6 +833,8 @@ class ProjectIndex::Project {
         for (std::string_view wanted : analysis::indexedEnvironmentVariables())
           if (variable == wanted && wide->setsEnvironment(wanted) == nullptr)
             wide->environment.push_back({variable, {file.string(), {}, fmt::format("`{}` is set here", variable)}});
+      if (summary->sets_capture && wide->captures_scalars.path.empty())
+        wide->captures_scalars = {file.string(), summary->sets_capture_at, "`capture_scalar_outputs` may be turned on here"};
       if (!verdict.may_compile) continue;
       if (!summary->unknown_compile_sites.empty()) wide->compiles_unknown = true;
       // `capture_scalar_outputs = True` set for the whole run of this file: what its sites
@@ -983,6 +987,7 @@ class ProjectIndex::Project {
     wide->linked = true;
     std::string wide_digest = fmt::format("linked;unknown={};", wide->compiles_unknown);
     for (const auto& [variable, where] : wide->environment) wide_digest += fmt::format("env={}@{};", variable, where.path);
+    wide_digest += fmt::format("capture={};", wide->captures_scalars.path);
     wide_digest += fmt::format("epoch={}|{}|{};", wide->sets_epoch.path, wide->imports_trainer.path, wide->loops_epochs.path);
     {
       auto base = std::make_shared<ProjectFacts>();
@@ -1213,6 +1218,8 @@ ProjectIndex::ScanVerdict ProjectIndex::scanFile(const fs::path& file, std::stri
     verdict.may_compile = analysis::mayHoldCompileSite(text);
     for (std::string_view variable : analysis::indexedEnvironmentVariables())
       verdict.may_set_environment = verdict.may_set_environment || text.find(variable) != std::string_view::npos;
+    // Dynamo's process-wide capture setting is read from the same summaries.
+    verdict.may_set_environment = verdict.may_set_environment || analysis::mayHoldCaptureSetting(text);
     verdict.training = trainingWordsOf(text);
     return verdict;
   };

@@ -103,13 +103,19 @@ or a comparison with one, or a parameter annotated `torch.Tensor`, every rebindi
 `int(n)` of a Python number, `int(x.shape[0])`, `int(len(x))` and `float(x.numel())` are sizes,
 not reads, and a parameter without annotation is not known to be a tensor.
 
-When the file turns on `torch._dynamo.config.capture_scalar_outputs = True`, Dynamo captures
-`.item()`, `int(t)` and `float(t)` as symbolic scalars instead of breaking, and the rule stays
-silent on them in that file; `bool(t)` still breaks there (it guards on the value). The setting
-is process-wide: code compiled from another file is captured too when every file whose compile
-reaches it sets it as a statement of its own at module level (or under
-`if __name__ == "__main__":`); set inside a function, a `with` or under another condition it is
-not taken as on, and one compile from a file without it keeps the finding.
+When `torch._dynamo.config.capture_scalar_outputs` is on, Dynamo captures `.item()`, `int(t)`
+and `float(t)` as symbolic scalars instead of breaking (`torch._dynamo.explain` counts no break
+on PyTorch 2.6 and 2.14), and the rule stays silent on them; `bool(t)` still breaks (it guards
+on the value). The setting is process-wide and any compiled code of the project may run in the
+process that sets it, so it counts wherever some file of the project may turn it on:
+`torch._dynamo.config.capture_scalar_outputs = True` at module level, in a function or under a
+condition (`if args.capture:`; a value the code computes, `= args.capture`, may be true),
+`setattr(...)`, or the environment variable `TORCHDYNAMO_CAPTURE_SCALAR_OUTPUTS` set in code
+(`os.environ[...] = "1"`, `os.environ.setdefault(...)`), which `torch/_dynamo/config.py` reads
+when Dynamo is first imported (`os.environ.get(...) == "1"`; `import torch` alone does not import
+it, so a setting after `import torch` and before the first compile holds).
+`torch._dynamo.config.patch(capture_scalar_outputs=True)`, as a context manager or a decorator,
+only holds for what it wraps: it keeps the rule silent in its own file alone.
 
 ## Example
 ```python
@@ -183,6 +189,13 @@ std::string_view scalarConversion(const analysis::SemanticModel& model, TSNode c
   return name;
 }
 
+// Some file of the project may turn `capture_scalar_outputs` on for its process, which every
+// compiled function of the project may run in.
+bool capturedInProject(const Settings& settings) {
+  return settings.project != nullptr && settings.project->project != nullptr &&
+         !settings.project->project->captures_scalars.path.empty();
+}
+
 // The methods and builtins this rule reports.
 constexpr std::array<std::string_view, 5> kScalarReads{"item", "tolist", "int", "float", "bool"};
 
@@ -240,7 +253,7 @@ class ItemInCompiledRegion final : public Rule {
     const auto& regions =
         analysis::CompiledRegions::of(ctx.model(), ctx.settings().compile_decorators, ctx.settings().project);
     // Captured as a symbolic scalar; `bool(t)` still breaks (a guard on a data-dependent value).
-    if (regions.capturesScalarOutputs() && conversion != "bool") return;
+    if (conversion != "bool" && (regions.capturesScalarOutputs() || capturedInProject(ctx.settings()))) return;
     const auto* fn = regions.functionAt(call);
     if (fn == nullptr || regions.isSkippedWhileCompiling(call)) return;
     // Compiled only from files that turn the capture on for their whole run.
