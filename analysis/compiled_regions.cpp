@@ -616,7 +616,7 @@ class CompiledRegions::Builder {
           TSNode v = unparenthesize(value);
           if (isKind(v, "call")) {
             TSNode callee = unparenthesize(fieldOf(v, "function"));
-            if (isCompileName(callee, model_.qualifiedName(callee))) continue;
+            if (isCompileName(callee, model_.qualifiedName(callee)) || compilesParameter(functionOf(callee))) continue;
           }
           any = true;
           TSNode vc = instanceClass(v, depth + 1);
@@ -748,7 +748,7 @@ class CompiledRegions::Builder {
     for (auto& [fn, site] : roots) addCompiled(fn, site, nullptr);
   }
 
-  // `def maybe_compile(m): return torch.compile(m)`: a top-level function that compiles its
+  // `def maybe_compile(m): return torch.compile(m)`: a function or method that compiles its
   // parameter compiles what each call of it in the file passes there.
   struct ParameterCompile {
     int function = -1;
@@ -763,9 +763,11 @@ class CompiledRegions::Builder {
     const Binding* b = bindingFor(target);
     if (b == nullptr || b->kind != BindingKind::Parameter) return;
     int owner = functionIndexIfDef(b->statement);
-    if (owner < 0 || enclosingFunction(call) != owner || !ts_node_is_null(functions_[owner].cls)) return;
-    int position = 0, found = -1;
-    bool keyword_only = false;
+    if (owner < 0 || enclosingFunction(call) != owner) return;
+    // A method's calls (`self.maybe_compile(self.encoder)`) pass nothing for `self` / `cls`.
+    int skip = !ts_node_is_null(functions_[owner].cls) && functions_[owner].first_param_is_instance ? 1 : 0;
+    int position = -skip, found = -1;
+    bool keyword_only = false, instance = false;
     forEachNamedChild(fieldOf(functions_[owner].def, "parameters"), [&](TSNode param) {
       std::string_view kind = kindOf(param);
       TSNode id{};
@@ -773,10 +775,21 @@ class CompiledRegions::Builder {
       else if (kind == "default_parameter" || kind == "typed_default_parameter") id = fieldOf(param, "name");
       else if (kind == "typed_parameter") id = ts_node_named_child(param, 0);
       else if (kind == "list_splat_pattern" || kind == "keyword_separator" || kind == "dictionary_splat_pattern") keyword_only = true;
-      if (isKind(id, "identifier") && sameNode(id, b->name_node)) found = keyword_only ? -1 : position;
+      if (isKind(id, "identifier") && sameNode(id, b->name_node)) {
+        found = keyword_only ? -1 : position;
+        instance = position < 0;
+      }
       if (isKind(id, "identifier")) ++position;
     });
+    if (instance) return;  // `torch.compile(self)` is not a helper
     parameter_compiles_.push_back({owner, found, b->name});
+  }
+
+  // Is function `index` a helper that compiles its parameter (`self.x = self.maybe_compile(self.x)`
+  // wraps `self.x` as `torch.compile` does)?
+  bool compilesParameter(int index) const {
+    return index >= 0 && std::any_of(parameter_compiles_.begin(), parameter_compiles_.end(),
+                                     [&](const ParameterCompile& pc) { return pc.function == index; });
   }
 
   // The calls of those functions (found by their name's whole-word occurrences, not a walk).
@@ -786,9 +799,14 @@ class CompiledRegions::Builder {
       forEachWholeWord(source_, name, [&](size_t at) {
         TSNode node = ts_node_descendant_for_byte_range(model_.file().root(), static_cast<uint32_t>(at),
                                                         static_cast<uint32_t>(at + name.size()));
-        TSNode call = ts_node_parent(node);
-        if (!isKind(node, "identifier") || !isKind(call, "call") || !sameNode(fieldOf(call, "function"), node)) return false;
-        if (functionOf(node) != pc.function) return false;
+        TSNode callee = node, call = ts_node_parent(node);
+        // `obj.maybe_compile(x)`, `self.maybe_compile(x)` for a method.
+        if (isKind(call, "attribute") && sameNode(fieldOf(call, "attribute"), node)) {
+          callee = call;
+          call = ts_node_parent(call);
+        }
+        if (!isKind(node, "identifier") || !isKind(call, "call") || !sameNode(fieldOf(call, "function"), callee)) return false;
+        if (functionOf(callee) != pc.function) return false;
         TSNode arg{};
         int position = 0;
         forEachNamedChild(fieldOf(call, "arguments"), [&](TSNode a) {

@@ -172,6 +172,7 @@ class Summarizer {
     });
     for (size_t i = 0; i < defs_.size(); ++i) index_by_def_[defs_[i].def.id] = i;
     walk();
+    noteMethodHelperCalls();
     // The indexed variables as the rules read them in one file (a dict of defaults applied over
     // its items, `env["X"] = v` for a child process, ...), not only the `os.environ` forms above.
     for (std::string_view variable : indexedEnvironmentVariables())
@@ -862,6 +863,12 @@ class Summarizer {
       } else if (functionParameter(target, d, site.attr, site.parameter_index)) {
         site.kind = CompileSite::Kind::FunctionParameter;  // `def maybe_compile(m): return torch.compile(m)`
         site.owner = out_.functions[d->index].name;
+      } else if (d != nullptr && !ts_node_is_null(d->cls) && parameterOf(target, d, site.attr, site.parameter_index)) {
+        // `def maybe_compile(self, m)`: what the class's own `self.maybe_compile(x)` pass
+        // (noteMethodHelperCalls); a caller elsewhere stays unknown.
+        method_helpers_.push_back({d, site.attr, site.parameter_index});
+        out_.unknown_compile_sites.push_back(site.at);
+        return;
       } else {
         if (!compiledValueIsKnown(target)) out_.unknown_compile_sites.push_back(site.at);
         return;
@@ -1125,6 +1132,64 @@ class Summarizer {
           if (stack.size() > 1 && sameNode(stack.back().node, node)) stack.pop_back();
         });
   }
+
+  // `self.<helper>(x)` in a method of the helper's class, the result kept: `x` is compiled, as
+  // a SelfAttr site for `self.<attr>`, an Instance site for an instance the summary can name.
+  void noteMethodHelperCalls() {
+    for (const MethodHelper& h : method_helpers_) {
+      const std::string& method = out_.classes[h.def->index].methods[h.def->method].name;
+      forEachWholeWord(source_, method, [&](size_t at) {
+        TSNode node = ts_node_descendant_for_byte_range(model_.file().root(), static_cast<uint32_t>(at),
+                                                        static_cast<uint32_t>(at + method.size()));
+        TSNode callee = ts_node_parent(node), call = ts_node_parent(callee);
+        if (!isKind(node, "identifier") || !isKind(callee, "attribute") || !isKind(call, "call") ||
+            !sameNode(fieldOf(callee, "attribute"), node) || !sameNode(fieldOf(call, "function"), callee))
+          return false;
+        TSNode up = ts_node_parent(call);
+        while (isKind(up, "parenthesized_expression")) up = ts_node_parent(up);
+        if (isKind(up, "expression_statement")) return false;  // the compiled wrapper is thrown away
+        TSNode def = call;
+        while (!ts_node_is_null(def) && !isKind(def, "function_definition")) def = ts_node_parent(def);
+        auto it = ts_node_is_null(def) ? index_by_def_.end() : index_by_def_.find(def.id);
+        if (it == index_by_def_.end()) return false;
+        const Def* caller = &defs_[it->second];
+        if (ts_node_is_null(caller->cls) || !sameNode(caller->cls, h.def->cls) || selfAttribute(callee, caller) != method)
+          return false;
+        TSNode arg{};
+        int position = 0;
+        forEachNamedChild(fieldOf(call, "arguments"), [&](TSNode a) {
+          if (isKind(a, "keyword_argument")) {
+            if (textOf(fieldOf(a, "name"), source_) == h.name) arg = fieldOf(a, "value");
+          } else if (!isKind(a, "comment") && !isKind(a, "list_splat") && !isKind(a, "dictionary_splat")) {
+            if (position++ == h.index && h.index >= 0) arg = a;
+          }
+        });
+        if (ts_node_is_null(arg)) return false;
+        CompileSite site;
+        site.at = pos(call);
+        if (std::string_view attr = selfAttribute(arg, caller); !attr.empty()) {
+          site.kind = CompileSite::Kind::SelfAttr;
+          site.owner = out_.classes[caller->index].name;
+          site.attr = std::string(attr);
+          out_.compile_sites.push_back(std::move(site));
+        } else if (std::vector<NameRef> classes; instanceClasses(arg, 0, classes)) {
+          site.kind = CompileSite::Kind::Instance;
+          for (auto& cls : classes) {
+            site.target = std::move(cls);
+            out_.compile_sites.push_back(site);
+          }
+        }
+        return false;
+      });
+    }
+  }
+
+  struct MethodHelper {
+    const Def* def;
+    std::string name;
+    int index;
+  };
+  std::vector<MethodHelper> method_helpers_;
 
   const SemanticModel& model_;
   // instanceClasses of a name, by scope and name (nullopt: cannot be named, or being followed).
