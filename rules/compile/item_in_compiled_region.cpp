@@ -33,8 +33,9 @@ Reports `Tensor.item()` and `Tensor.tolist()` calls inside code that `torch.comp
 - the same through `torch._dynamo.optimize(backend)(fn)` and `@torch._dynamo.optimize(backend)`
   (still in PyTorch 2.14), `functools.partial(torch.compile, ...)` applied or bound to a name
   and then applied (`compiler = partial(torch.compile, mode=...)`, `compiler(fn)`, `@compiler`),
-  and a function of the file that compiles its parameter (`def maybe_compile(m): return
-  torch.compile(m)`): what each call of it in the file passes there;
+  and a function or method of the file that compiles its parameter (`def maybe_compile(m): return
+  torch.compile(m)`, `self.encoder = self.maybe_compile(self.encoder)`): what each call of it in
+  the file passes there, when the call's result is kept;
 - transitively, every function and method of the same file that compiled code calls directly
   (`helper(x)`, `self.helper(x)`, `super().forward(x)`, `self.block(x)` for a module of the file,
   `model(x)` and `model.decode(x)` for a parameter annotated with a class, `model: Transformer`).
@@ -67,7 +68,8 @@ method or submodule of a submodule (`self.encoder.encode(x)`), and the functions
 other modules that compiled code calls. A helper or a partial defined in another module
 compiles what the project's calls pass it (`from utils import maybe_compile`;
 `maybe_compile(Encoder())`, `compiler(Decoder())` for `compiler = partial(torch.compile, ...)`,
-`@maybe_compile` on a function). Without a project marker, checked from the project's folder,
+`@maybe_compile` on a function), and a method of a class compiles what the class's own calls
+pass it (`self.encoder = self.maybe_compile(self.encoder)` with `Encoder` from another file). Without a project marker, checked from the project's folder,
 that folder is the import root (as `python -m` and the scripts run from it see it) and a module
 in a subfolder without `__init__.py` is found from the scripts above it; a script's own folder
 resolves its imports (`tools/bench.py` importing `tools/tiny.py` as `tiny`) with or without one.
