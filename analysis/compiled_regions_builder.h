@@ -178,7 +178,6 @@ class CompiledRegions::Builder {
 
   // Functions other files compile: top-level functions and methods of top-level classes, by name.
   void addExternalRoots(const ProjectFacts& project);
-
   void addCompiled(int index, TSNode site, const Function* caller);
 
   // ---- Pass 3: grow the region along direct calls, breadth first. ----

@@ -77,7 +77,6 @@ class ModuleSummarizer {
 
   // `self.a` -> "a", `self.a.b` -> "a.b", `self.a["b"]` -> "a.b", `self.a[i]` -> "a"; else empty.
   std::string selfPath(TSNode expr, const Def* d) const;
-
   bool isCompileCall(TSNode call) const;
 
   // The classes whose instance `expr` may evaluate to: `Cls(...)`, `Cls(...).to(device)`, a
@@ -112,12 +111,10 @@ class ModuleSummarizer {
 
   // Adds `classes` to the attribute `key` of the class (poisoned attributes stay unknown).
   void addAttribute(size_t class_index, const std::string& key, std::vector<NameRef> classes);
-
   void poisonAttribute(size_t class_index, const std::string& key);
 
   // `self.<attr>.append(Block())`, `.extend([...])`, `.add_module("x", Block())` in `__init__`.
   void noteInitContainerGrowth(TSNode call, TSNode callee, const Def& d);
-
   void noteInitStore(TSNode assignment, const Def& d);
 
   // `block` bound by `for block in self.<attr>` (or `.values()`, `enumerate(...)` aside): attr.
@@ -126,13 +123,11 @@ class ModuleSummarizer {
   // What a `for` target walks over: `self.h` for `block` in `for block in self.h`,
   // `enumerate(self.h)`, `self.heads.values()` / `.items()`; null when `ident` is no such target.
   TSNode loopIterable(TSNode ident) const;
-
   void noteCall(TSNode call, const Def* d);
 
   // `fn(x)` where `fn` is a parameter, a loop variable or a local bound to a value: unknown code
   // (a module-level name bound to `torch.compile(...)` runs what it compiles, not unknown code).
   bool callsUnknownValue(TSNode ident) const;
-
   void noteCompileSite(TSNode call, TSNode callee, const Def* d);
 
   // A module-level function rebound to its compiled self (`decode = torch.compile(decode)`,
@@ -143,7 +138,6 @@ class ModuleSummarizer {
   // Can what `torch.compile(target)` compiles be told without a summary of it? A lambda or a
   // `functools.partial` of torch's own functions only runs torch code; so does a torch function.
   bool compiledValueIsKnown(TSNode target) const;
-
   void noteDecoratorSites(const Def& d);
 
   // `torch._dynamo.config.capture_scalar_outputs = True` as a statement of the module, or under
@@ -153,13 +147,9 @@ class ModuleSummarizer {
   // `compiler = functools.partial(torch.compile, mode=...)`, `optimize = torch._dynamo.optimize("inductor")`
   // at module level, the name bound once: calling it compiles its first argument.
   void noteCompilerAlias(TSNode assignment);
-
   static std::optional<std::string> stringLiteral(TSNode node, std::string_view source);
-
   void noteEnvironment(TSNode call, TSNode callee);
-
   void noteAssignment(TSNode assignment);
-
   void walk();
 
   const SemanticModel& model_;

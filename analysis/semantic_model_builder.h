@@ -36,21 +36,17 @@ class ModelBuilder {
   // (`global`, `nonlocal`), holds an import (imports() is complete from the first walk), or a
   // syntax error.
   bool deferrable(TSNode def) const;
-
   Scope* openScope(Scope::Kind kind, TSNode node, uint32_t start, uint32_t end);
 
   Scope* current() { return stack_.back(); }
 
   // The scope a new binding of `name` goes to, honouring `global` / `nonlocal`.
   Scope* targetScope(const std::string& name);
-
   Binding& bind(BindingKind kind, TSNode name_node, TSNode statement, std::string name = {});
 
   // Binds every identifier of an assignment/for/with target pattern.
   void bindTargets(TSNode target, TSNode statement);
-
   void bindParameters(TSNode parameters, TSNode owner);
-
   void bindImport(TSNode statement);
 
   // What `enter` does with a node, decided once per grammar symbol: most nodes are Passive and
@@ -71,9 +67,7 @@ class ModelBuilder {
   // entered (but `return`, `assert`, `raise` and `del`, which hold expressions only), and so is
   // anything holding a syntax error (error recovery can put a statement inside an expression).
   void noteBinderWords();
-
   static bool isExpressionKind(TSSymbol symbol);
-
   bool skippable(TSNode node) const;
 
   // An expression that skippable() keeps (it holds a lambda or a comprehension) but that binds

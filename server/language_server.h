@@ -92,26 +92,20 @@ class LspServer {
   // --- Lifecycle --------------------------------------------------------------------------------
 
   void onInitialize(const InitializeParams& params, Reply<json> reply);
-
   void onInitialized(const json&);
 
   // `compileLog`: the client watches the log too (its last path component, anywhere, and the
   // files inside a TORCH_TRACE folder), so that a new run's log is read again at once; without
   // the capability the log is polled on each analysis.
   void watchCompileLogs();
-
   void onShutdown(const json&, Reply<json> reply);
 
   // --- Settings and configuration ----------------------------------------------------------------
 
   void onDidChangeConfiguration(const DidChangeConfigurationParams& params);
-
   void pullConfiguration();
-
   void onDidChangeWatchedFiles(const DidChangeWatchedFilesParams& params);
-
   void onDidChangeWorkspaceFolders(const DidChangeWorkspaceFoldersParams& params);
-
   void onDidSave(const DidSaveTextDocumentParams& params);
 
   // --- Analysis -----------------------------------------------------------------------------------
@@ -128,7 +122,6 @@ class LspServer {
   // --- Diagnostics on request ---------------------------------------------------------------------
 
   void onDocumentDiagnostic(const DocumentDiagnosticParams& params, Reply<DocumentDiagnosticReport> reply);
-
   void onWorkspaceDiagnostic(const WorkspaceDiagnosticParams& params, Reply<WorkspaceDiagnosticReport> reply);
 
   // --- Code actions -------------------------------------------------------------------------------
@@ -137,7 +130,6 @@ class LspServer {
   // wanted too, the answer is finished on the heavy pool, so that computing it never delays
   // other requests.
   void onCodeAction(const CodeActionParams& params, Reply<std::vector<CodeAction>> reply);
-
   void onExecuteCommand(const ExecuteCommandParams& params, Reply<json> reply);
 
   template <typename T>

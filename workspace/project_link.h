@@ -46,7 +46,6 @@ class ProjectIndex::Project {
   }
 
   void ensureLinked();
-
   std::shared_ptr<const ProjectFacts> factsFor(const fs::path& file);
 
   // Is `file` among the files this project scans?
@@ -62,8 +61,8 @@ class ProjectIndex::Project {
   const std::vector<fs::path>& beside() const { return beside_; }
 
  private:
-  static constexpr int kMaxDepth = 8;          // re-export chains, base classes
-  static constexpr size_t kMaxTrail = 8;       // notes kept per compiled function
+  static constexpr int kMaxDepth = 8;             // re-export chains, base classes
+  static constexpr size_t kMaxTrail = 8;          // notes kept per compiled function
   static constexpr size_t kMaxScannedUsers = 32;  // files summarised for one registry or constructor
   // Classes one walk over the bases visits (each once); a hierarchy past it is left incomplete.
   static constexpr size_t kMaxClassesWalked = 100000;
@@ -75,7 +74,6 @@ class ProjectIndex::Project {
 
   // ---- Files and summaries (only the linking thread touches these maps). ----
   const ModuleSummary* load(const fs::path& path);
-
   std::optional<fs::path> moduleFile(const fs::path& base, const std::vector<std::string>& parts, size_t count);
 
   // ---- Resolution ----
@@ -83,7 +81,6 @@ class ProjectIndex::Project {
 
   // As resolve, also to a top-level name bound by assignment (`compiler = partial(torch.compile)`).
   std::optional<Symbol> resolveDefinition(const fs::path& from, const NameRef& ref);
-
   std::optional<Symbol> resolveQualified(const fs::path& from, std::string_view qualified, int depth);
 
   // The folder a module's absolute imports resolve from besides the project's roots: its own
@@ -93,9 +90,7 @@ class ProjectIndex::Project {
 
   // `names` (one or two segments) defined in, or re-exported by, the module `file`.
   std::optional<Symbol> symbolIn(const fs::path& file, const std::vector<std::string>& names, int depth);
-
   const analysis::ClassSummary* classOf(const Symbol& s);
-
   const analysis::FunctionSummary* functionOf(const Symbol& s);
 
   // ---- The base-class graph ----
@@ -140,7 +135,6 @@ class ProjectIndex::Project {
   // (`build(cfg)`, `Cls.from_pretrained(...)`), the classes its returns give. Library classes
   // (`nn.Linear`) give none. Nullopt when some return cannot be followed.
   std::optional<std::vector<Symbol>> classesOf(const Symbol& s, int depth = 0);
-
   std::optional<std::vector<Symbol>> factoryClasses(const Symbol& s, int depth);
 
   // The project files whose bytes hold `word` as a whole word, not yet known to be summarised
@@ -194,9 +188,7 @@ class ProjectIndex::Project {
 
   // ---- Linking ----
   void compile(const Symbol& fn, std::vector<CrossFileNote> trail);
-
   void compileInstance(const Symbol& cls, std::vector<CrossFileNote> trail);
-
   static std::vector<CrossFileNote> extend(const std::vector<CrossFileNote>& trail, CrossFileNote note);
 
   // A name from outside the project's modules (`torch.nn.Linear`, `timm.create_model` when timm
@@ -213,7 +205,6 @@ class ProjectIndex::Project {
   // dropped in silence. Iterative: a tree thousands of folders deep costs no stack.
   // Native strings, not path objects: a path holds one object per level of its folder.
   std::vector<std::string> listFiles(analysis::ProjectWideFacts& wide);
-
   void link();
 
   // PTL406's project-wide facts: the first file (in path order) of each kind.
