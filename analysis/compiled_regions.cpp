@@ -12,6 +12,7 @@
 #include "analysis/code_text.h"
 #include "analysis/name_shapes.h"
 #include "analysis/syntax.h"
+#include "analysis/syntax_helpers.h"
 #include "analysis/text_search.h"
 
 namespace ptlint::analysis {
@@ -84,23 +85,6 @@ bool disablesItself(TSNode call, std::string_view source) {
       disabled = true;
   });
   return disabled;
-}
-
-// "a.b.c" for an identifier/attribute chain, empty for anything else.
-std::string dottedText(TSNode expr, std::string_view source) {
-  std::vector<std::string_view> parts;
-  expr = unparenthesize(expr);
-  while (isKind(expr, "attribute")) {
-    parts.push_back(textOf(fieldOf(expr, "attribute"), source));
-    expr = unparenthesize(fieldOf(expr, "object"));
-  }
-  if (!isKind(expr, "identifier")) return {};
-  std::string out(textOf(expr, source));
-  for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
-    out += '.';
-    out += *it;
-  }
-  return out;
 }
 
 // `torch.compile(model)` as a statement of its own: the compiled wrapper it returns is thrown
@@ -384,7 +368,7 @@ class CompiledRegions::Builder {
   bool isCompileName(TSNode callee, const std::optional<std::string>& q) const {
     if (q && isTorchCompile(*q)) return true;
     if (out_.extra_decorators_.empty()) return false;
-    std::string dotted = q ? std::string{} : dottedText(callee, source_);
+    std::string dotted = q ? std::string{} : attributeChainText(callee, source_);
     for (const auto& extra : out_.extra_decorators_) {
       if (q) {
         if (*q == extra) return true;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "analysis/syntax.h"
+#include "analysis/syntax_helpers.h"
 #include "analysis/text_search.h"
 #include "rules/register.h"
 #include "quickfix/imports.h"
@@ -235,16 +236,6 @@ std::string replacementSpelling(const Target& t) {
   return {};
 }
 
-// "a . b" -> "a.b".
-std::string dottedText(TSNode node, std::string_view source) {
-  if (!isKind(node, "dotted_name")) return std::string(analysis::textOf(node, source));
-  std::string out;
-  analysis::forEachNamedChild(node, [&](TSNode part) {
-    if (!out.empty()) out += '.';
-    out += analysis::textOf(part, source);
-  });
-  return out;
-}
 
 // --- Where a reference sits ---------------------------------------------------------------
 
@@ -462,11 +453,11 @@ class ShimDetector {
     if (isKind(statement, "import_from_statement")) {
       TSNode module_node = fieldOf(statement, "module_name");
       if (!isKind(module_node, "dotted_name")) return false;
-      module = dottedText(module_node, source_) + ".";
+      module = analysis::dottedNameText(module_node, source_) + ".";
     }
     analysis::forEachFieldChild(statement, "name", [&](TSNode name) {
       TSNode dotted = isKind(name, "aliased_import") ? fieldOf(name, "name") : name;
-      found = found || isNewApi(analysis::canonicalQualifiedName(module + dottedText(dotted, source_)));
+      found = found || isNewApi(analysis::canonicalQualifiedName(module + analysis::dottedNameText(dotted, source_)));
     });
     return found;
   }
@@ -738,7 +729,7 @@ class DeprecatedCudaAmp final : public Rule {
     if (isKind(group.statement, "import_from_statement")) {
       TSNode module_node = fieldOf(group.statement, "module_name");
       if (!isKind(module_node, "dotted_name")) return std::nullopt;
-      std::string module = analysis::canonicalQualifiedName(dottedText(module_node, source));
+      std::string module = analysis::canonicalQualifiedName(analysis::dottedNameText(module_node, source));
       size_t count = 0;
       analysis::forEachFieldChild(group.statement, "name", [&](TSNode) { ++count; });
       if (count != group.names.size()) return std::nullopt;  // also imports something else
@@ -787,7 +778,7 @@ class DeprecatedCudaAmp final : public Rule {
     if (isKind(statement, "import_from_statement")) {
       TSNode module_node = fieldOf(statement, "module_name");
       if (!isKind(module_node, "dotted_name")) return;  // relative: torch's own sources
-      module = dottedText(module_node, source);
+      module = analysis::dottedNameText(module_node, source);
       bool wildcard = false;
       analysis::forEachNamedChild(statement, [&](TSNode child) { wildcard = wildcard || isKind(child, "wildcard_import"); });
       std::string canonical = analysis::canonicalQualifiedName(module);
@@ -797,7 +788,7 @@ class DeprecatedCudaAmp final : public Rule {
     analysis::forEachFieldChild(statement, "name", [&](TSNode name) {
       bool aliased = isKind(name, "aliased_import");
       TSNode dotted = aliased ? fieldOf(name, "name") : name;
-      std::string q = analysis::canonicalQualifiedName(module + dottedText(dotted, source));
+      std::string q = analysis::canonicalQualifiedName(module + analysis::dottedNameText(dotted, source));
       bool is_module = deprecatedModuleDevice(q).has_value();
       const Target* target = findTarget(q);
       if (!is_module && target == nullptr) return;

@@ -13,6 +13,7 @@
 
 #include "analysis/code_text.h"
 #include "analysis/syntax.h"
+#include "analysis/syntax_helpers.h"
 #include "analysis/text_search.h"
 #include "rules/register.h"
 #include "rules/deprecated/call_rewrite.h"
@@ -505,15 +506,6 @@ TSNode callOf(TSNode ref) {
 
 // --- Imports -------------------------------------------------------------------------------
 
-std::string dottedText(TSNode node, std::string_view source) {
-  if (!isKind(node, "dotted_name")) return std::string(analysis::textOf(node, source));
-  std::string out;
-  analysis::forEachNamedChild(node, [&](TSNode part) {
-    if (!out.empty()) out += '.';
-    out += analysis::textOf(part, source);
-  });
-  return out;
-}
 
 // A functorch name moved unchanged to torch.func: the import alone is rewritten.
 bool movesWithImport(const Symbol& s) { return s.qualified.starts_with("functorch."); }
@@ -699,14 +691,14 @@ void checkImports(TSNode root, Context& ctx) {
     TSNode statement = group.statement;
     TSNode module_node = fieldOf(statement, "module_name");
     if (!isKind(module_node, "dotted_name")) continue;
-    std::string module = dottedText(module_node, source);
+    std::string module = analysis::dottedNameText(module_node, source);
     std::vector<ImportedName> all;
     std::vector<const ImportedName*> deprecated_names;
     analysis::forEachFieldChild(statement, "name", [&](TSNode name) {
       bool aliased = isKind(name, "aliased_import");
       TSNode dotted = aliased ? fieldOf(name, "name") : name;
       TSNode bound_node = aliased ? fieldOf(name, "alias") : name;
-      const Symbol* s = deprecated::findSymbol(analysis::canonicalQualifiedName(module + "." + dottedText(dotted, source)));
+      const Symbol* s = deprecated::findSymbol(analysis::canonicalQualifiedName(module + "." + analysis::dottedNameText(dotted, source)));
       if (s != nullptr && !atLeast(ctx, s->deprecated)) s = nullptr;
       all.push_back({name, analysis::textOf(bound_node, source), s});
     });
