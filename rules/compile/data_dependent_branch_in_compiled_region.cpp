@@ -8,7 +8,7 @@
 #include "analysis/tensor_values.h"
 #include "analysis/text_search.h"
 #include "rules/register.h"
-#include "rules/compile/compile_path.h"
+#include "rules/compile/compiled_region_rule.h"
 #include "rules/common/blocks.h"
 #include "rules/helpers.h"
 
@@ -186,53 +186,16 @@ bool callsARead(std::string_view text) {
   return false;
 }
 
-class DataDependentBranchInCompiledRegion final : public Rule {
+class DataDependentBranchInCompiledRegion final : public CompiledRegionRule {
  public:
   const RuleMeta& meta() const override { return kDataDependentBranch; }
   std::vector<std::string_view> nodeKinds() const override {
     return {"if_statement", "elif_clause", "while_statement", "conditional_expression"};
   }
-  std::vector<std::string_view> triggers() const override { return {"compile", "optimize"}; }
-  bool triggersDependOnSettings() const override { return true; }
-  std::vector<std::string_view> triggersFor(const Settings& settings) const override {
-    // Compiled from another file: every finding reads a value through one of these calls.
-    if (settings.project != nullptr && !settings.project->empty()) return {kReads.begin(), kReads.end()};
-    std::vector<std::string_view> words = triggers();
-    for (const std::string& decorator : settings.compile_decorators) {
-      std::string_view name = decorator;
-      if (size_t dot = name.rfind('.'); dot != std::string_view::npos) name = name.substr(dot + 1);
-      if (!name.empty()) words.push_back(name);
-    }
-    return words;
-  }
-
-  // Before parsing: with nothing compiled from other files, a finding needs `compile` (or a
-  // configured decorator) as an identifier in code that can name a compiler (not `re.compile`).
-  bool mayMatchSource(const analysis::PrefilterText& source, const Settings& settings) const override {
-    if (settings.project != nullptr && !settings.project->empty()) return true;
-    auto words = triggersFor(settings);
-    return analysis::CompiledRegions::mayCompileAnythingInCode(source, words, settings.compile_decorators);
-  }
-  bool mayReportIn(const analysis::ParsedFile& file, const Settings& settings) const override {
-    if (!callsARead(file.text())) return false;
-    if (settings.project != nullptr && !settings.project->empty()) return true;
-    return analysis::CompiledRegions::mayCompileAnything(file, settings.compile_decorators);
-  }
-  // Functions of this file may be compiled from another one (`torch.compile(Model())` in train.py).
   std::vector<std::string_view> projectWords() const override {
-    std::vector<std::string_view> words{kReads.begin(), kReads.end()};
+    std::vector<std::string_view> words = findingWords();
     words.push_back("Tensor");
     return words;
-  }
-
-  // Every finding is in a compiled function.
-  bool checksWithinRanges() const override { return true; }
-  std::vector<std::pair<uint32_t, uint32_t>> checkRanges(const analysis::SemanticModel& model,
-                                                         const Settings& settings) const override {
-    std::vector<std::pair<uint32_t, uint32_t>> ranges;
-    for (const auto& fn : analysis::CompiledRegions::of(model, settings.compile_decorators, settings.project).functions())
-      ranges.emplace_back(analysis::startOf(fn->def), analysis::endOf(fn->def));
-    return ranges;
   }
 
   void check(TSNode node, Context& ctx) const override {
@@ -241,9 +204,8 @@ class DataDependentBranchInCompiledRegion final : public Rule {
     const auto& model = ctx.model();
     std::string read = valueRead(model, test);
     if (read.empty()) return;
-    const auto& regions = analysis::CompiledRegions::of(model, ctx.settings().compile_decorators, ctx.settings().project);
-    const auto* fn = regions.functionAt(node);
-    if (fn == nullptr || regions.isSkippedWhileCompiling(node)) return;
+    const auto* fn = compiledFunctionAt(node, model, ctx.settings());
+    if (fn == nullptr) return;
 
     std::string_view construct = isKind(node, "if_statement")     ? "`if`"
                                  : isKind(node, "elif_clause")    ? "`elif`"
@@ -255,6 +217,12 @@ class DataDependentBranchInCompiledRegion final : public Rule {
                           construct, read, where));
     addCompilePath(d, *fn);
   }
+
+ protected:
+  // Every finding reads a value through one of these calls, anywhere in its compiled function.
+  std::vector<std::string_view> findingWords() const override { return {kReads.begin(), kReads.end()}; }
+  bool mayHoldFinding(const analysis::ParsedFile& file) const override { return callsARead(file.text()); }
+  bool findingsSpellWords() const override { return false; }
 };
 
 }  // namespace
