@@ -63,4 +63,11 @@ std::vector<TSNode> positionalArguments(TSNode call) {
   return out;
 }
 
+TSNode argumentFor(TSNode call, size_t position, std::string_view keyword, std::string_view source) {
+  TSNode value = keywordArgument(call, keyword, source);
+  if (!ts_node_is_null(value)) return value;
+  auto positional = positionalArguments(call);
+  return position < positional.size() ? positional[position] : TSNode{};
+}
+
 }  // namespace ptlint::analysis

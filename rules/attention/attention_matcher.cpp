@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "analysis/syntax.h"
+#include "analysis/syntax_helpers.h"
 #include "rules/helpers.h"
 
 namespace ptlint::rules::hand_rolled {
@@ -66,10 +67,7 @@ std::string Matcher::callee(TSNode call) const {
 }
 
 TSNode Matcher::argument(TSNode call, size_t index, std::string_view keyword) const {
-  TSNode kw = keywordArgument(call, keyword, source_);
-  if (!ts_node_is_null(kw)) return kw;
-  auto positional = positionalArguments(call);
-  return index < positional.size() ? positional[index] : TSNode{};
+  return analysis::argumentFor(call, index, keyword, source_);
 }
 
 std::vector<const Definition*> Matcher::candidates(std::string_view name, uint32_t at, TSNode use) const {

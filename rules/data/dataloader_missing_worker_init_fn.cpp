@@ -10,6 +10,7 @@
 
 #include "analysis/code_text.h"
 #include "analysis/syntax.h"
+#include "analysis/syntax_helpers.h"
 #include "analysis/value_resolution.h"
 #include "rules/data/dataloader_args.h"
 #include "rules/data/seed_worker_fix.h"
@@ -251,12 +252,8 @@ TSNode classNamed(const analysis::SemanticModel& model, TSNode name) {
 // `dataset=MyDataset(...)`, a name bound once to such a call, or `self.<attr>` assigned once in
 // the class.
 TSNode datasetClass(const analysis::SemanticModel& model, TSNode call, std::string_view source) {
-  TSNode argument = keywordArgument(call, "dataset", source);
-  if (ts_node_is_null(argument)) {
-    auto positional = positionalArguments(call);
-    if (positional.empty()) return {};
-    argument = positional[0];
-  }
+  TSNode argument = analysis::argumentFor(call, 0, "dataset", source);
+  if (ts_node_is_null(argument)) return {};
   TSNode value = analysis::resolveValue(model, argument);
   if (isKind(value, "attribute")) {
     value = selfAttributeValue(model, value);
