@@ -18,6 +18,7 @@
 #include "rules/register.h"
 #include "rules/amp/cuda_amp_shims.h"
 #include "rules/amp/cuda_amp_targets.h"
+#include "rules/deprecated/call_rewrite.h"
 #include "quickfix/imports.h"
 #include "rules/helpers.h"
 #include "rules/torch_releases.h"
@@ -38,6 +39,8 @@ using analysis::startOf;
 using quickfix::Edit;
 using quickfix::Fix;
 using namespace cuda_amp;  // the rule is written in the terms of its targets and sites
+using rewrite::baseOf;
+using rewrite::torchPrefix;
 
 constexpr RuleMeta kDeprecatedCudaAmp{
     .code = "PTL101",
@@ -205,25 +208,6 @@ bool isReference(Path path) {
   if (kind == "attribute") return !sameNode(fieldOf(parent, "attribute"), identifier);
   if (kind == "keyword_argument") return !sameNode(fieldOf(parent, "name"), identifier);
   return kind != "global_statement" && kind != "nonlocal_statement";
-}
-
-TSNode baseOf(TSNode ref) {
-  while (isKind(ref, "attribute")) ref = analysis::unparenthesize(fieldOf(ref, "object"));
-  return ref;
-}
-
-// The spelling of `torch` for a rewritten reference: the reference's own base when it is torch
-// under any alias (`T.cuda.amp.autocast` keeps `T`), else a visible torch binding, else "torch"
-// with `needs_import` set. Empty when no spelling works at `ref`.
-std::string torchPrefix(TSNode ref, const SemanticModel& model, bool& needs_import) {
-  needs_import = false;
-  TSNode base = baseOf(ref);
-  if (isKind(base, "identifier") && !sameNode(base, ref)) {
-    const Binding* b = model.resolve(model.text(base), base);
-    if (b != nullptr && b->kind == BindingKind::Import && b->qualified_name == "torch")
-      return std::string(model.text(base));
-  }
-  return torchModuleName(model, ref, needs_import);
 }
 
 std::string describe(const Target& t, const Site& site, const SemanticModel& model, const std::string& judged) {
