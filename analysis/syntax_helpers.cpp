@@ -63,6 +63,14 @@ std::vector<TSNode> positionalArguments(TSNode call) {
   return out;
 }
 
+bool hasNoArguments(TSNode call) {
+  TSNode args = argumentList(call);
+  if (ts_node_is_null(args)) return false;
+  bool any = false;
+  forEachNamedChild(args, [&](TSNode arg) { any = any || !isKind(arg, "comment"); });
+  return !any;
+}
+
 TSNode argumentFor(TSNode call, size_t position, std::string_view keyword, std::string_view source) {
   TSNode value = keywordArgument(call, keyword, source);
   if (!ts_node_is_null(value)) return value;

@@ -25,6 +25,8 @@ TSNode keywordArgumentNode(TSNode call, std::string_view name, std::string_view 
 TSNode keywordArgument(TSNode call, std::string_view name, std::string_view source);
 // The positional arguments in order (no keywords, `*args`, `**kwargs` or comments).
 std::vector<TSNode> positionalArguments(TSNode call);
+// `f()`: an argument list holding nothing but comments (`f(x for x in y)` has none: false).
+bool hasNoArguments(TSNode call);
 // What a call passes for the parameter `keyword` at `position`: the keyword argument's value,
 // else the positional argument there, else null (the default, or hidden in `*args`/`**kwargs`).
 TSNode argumentFor(TSNode call, size_t position, std::string_view keyword, std::string_view source);

@@ -5,6 +5,7 @@
 
 #include "analysis/compiled_regions.h"
 #include "analysis/syntax.h"
+#include "analysis/syntax_helpers.h"
 #include "analysis/tensor_values.h"
 #include "analysis/text_search.h"
 #include "rules/register.h"
@@ -108,14 +109,6 @@ bool isTensorValuedFunction(std::string_view qualified) {
   return false;
 }
 
-bool hasNoArguments(TSNode call) {
-  TSNode args = argumentList(call);
-  if (ts_node_is_null(args)) return false;
-  bool any = false;
-  analysis::forEachNamedChild(args, [&](TSNode arg) { any = any || !isKind(arg, "comment"); });
-  return !any;
-}
-
 // What in `test` reads a tensor's value, as the user wrote it; empty when nothing does.
 std::string valueRead(const analysis::SemanticModel& model, TSNode test) {
   std::string_view source = model.file().text();
@@ -126,7 +119,7 @@ std::string valueRead(const analysis::SemanticModel& model, TSNode test) {
         if (!found.empty() || isKind(node, "lambda") || isKind(node, "string")) return false;
         if (!isKind(node, "call")) return true;
         std::string_view method = methodName(node, source);
-        if ((method == "item" || method == "any" || method == "all") && hasNoArguments(node)) {
+        if ((method == "item" || method == "any" || method == "all") && analysis::hasNoArguments(node)) {
           found = std::string(analysis::textOf(node, source));
           return false;
         }

@@ -6,6 +6,7 @@
 #include "analysis/tensor_values.h"
 #include "analysis/text_search.h"
 #include "analysis/syntax.h"
+#include "analysis/syntax_helpers.h"
 #include "rules/register.h"
 #include "rules/compile/compiled_region_rule.h"
 #include "rules/helpers.h"
@@ -161,11 +162,7 @@ std::string_view scalarReadMethod(TSNode call, std::string_view source) {
   if (!analysis::isKind(callee, "attribute")) return {};
   std::string_view method = analysis::textOf(analysis::fieldOf(callee, "attribute"), source);
   if (method != "item" && method != "tolist") return {};
-  TSNode args = analysis::fieldOf(call, "arguments");
-  if (!analysis::isKind(args, "argument_list")) return {};  // `x.item(y for y in z)`
-  bool has_argument = false;
-  analysis::forEachNamedChild(args, [&](TSNode arg) { has_argument = has_argument || !analysis::isKind(arg, "comment"); });
-  return has_argument ? std::string_view{} : method;
+  return analysis::hasNoArguments(call) ? method : std::string_view{};  // `x.item(y for y in z)` is not one
 }
 
 // `int(t)`, `float(t)`, `bool(t)` of a value known to be a tensor (Dynamo calls `t.item()` for

@@ -1,6 +1,6 @@
-// The shared syntax questions: dotted names, attribute chains, and what a call passes for a
-// parameter. Each test names a piece of source text; the node under test is the smallest one
-// covering it.
+// The shared syntax questions: dotted names, attribute chains, empty calls, and what a call
+// passes for a parameter. Each test names a piece of source text; the node under test is the
+// smallest one covering it.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -74,6 +74,14 @@ TEST(SyntaxHelpers, ArgumentForTakesTheKeywordThenThePosition) {
   TSNode generator = s.enclosing("sdpa(x for", "call");
   EXPECT_TRUE(ts_node_is_null(argumentList(generator)));
   EXPECT_TRUE(ts_node_is_null(argumentFor(generator, 0, "q", s.source())));
+}
+
+TEST(SyntaxHelpers, HasNoArgumentsCountsCommentsAsNothing) {
+  Source s("a.item()\nb.item(  # why\n)\nc.item(1)\nd.item(x for x in y)\n");
+  EXPECT_TRUE(hasNoArguments(s.enclosing("a.item", "call")));
+  EXPECT_TRUE(hasNoArguments(s.enclosing("b.item", "call")));
+  EXPECT_FALSE(hasNoArguments(s.enclosing("c.item", "call")));
+  EXPECT_FALSE(hasNoArguments(s.enclosing("d.item", "call")));
 }
 
 }  // namespace
