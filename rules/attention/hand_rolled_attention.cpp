@@ -399,8 +399,7 @@ std::optional<ValuesShape> valuesEinsum(const Einsum& e) {
 }
 
 constexpr const char* kSharedAcrossHeads =
-    "the keys or values have no head axis (shared across heads): SDPA needs them with one "
-    "(`k.unsqueeze(1)`; `enable_gqa=True` in PyTorch 2.5+)";
+    "the keys or values have no head axis, which SDPA needs (`k.unsqueeze(1)`)";
 
 struct Matmul {
   TSNode left{}, right{};
@@ -1795,18 +1794,18 @@ std::optional<quickfix::Fix> buildFix(const Pattern& p, const ScaleInfo& scale, 
   };
   if (p.opaque_mod)
     return refuse("the scores go through " + p.score_mod +
-                  " before the softmax (pass a bias as `attn_mask`, or use a `flex_attention` `score_mod`)");
+                  " before the softmax; pass a bias as `attn_mask` or use `flex_attention`");
   if (!p.score_mod.empty())
     return refuse("the scores go through " + p.score_mod +
                   ", which `scaled_dot_product_attention` cannot express; `torch.nn.attention.flex_attention` "
                   "(PyTorch 2.5+) with a `score_mod` does");
   if (!p.no_fix.empty()) return refuse(p.no_fix);
   if (p.conditional)
-    return refuse("a step of the pattern is assigned in a branch, so one rewrite cannot replace every path");
-  if (p.masks > 1) return refuse("the scores are masked more than once, and SDPA takes one `attn_mask`");
+    return refuse("a step is assigned in a branch, so one rewrite cannot cover every path");
+  if (p.masks > 1) return refuse("the scores are masked more than once; SDPA takes one `attn_mask`");
   if (p.dropouts > 1) return refuse("dropout is applied more than once");
   if (p.scale_after_additive)
-    return refuse("the scale also multiplies the added mask or bias, while SDPA scales Q·Kᵀ before adding `attn_mask`");
+    return refuse("the scale also multiplies the added mask, while SDPA scales only Q·Kᵀ");
   std::string_view source = ctx.source();
   // In a method, `F.dropout(x, p)` (`training` defaults to True) drops in evaluation too: that
   // is almost always an oversight, and `dropout_p=p` would carry it into the new call.
@@ -1815,8 +1814,7 @@ std::optional<quickfix::Fix> buildFix(const Pattern& p, const ScaleInfo& scale, 
     TSNode params = isKind(function, "function_definition") ? fieldOf(function, "parameters") : TSNode{};
     TSNode first = ts_node_is_null(params) ? TSNode{} : ts_node_named_child(params, 0);
     if (!ts_node_is_null(first) && isKind(first, "identifier") && m.text(first) == "self")
-      return refuse("`F.dropout` without `training=` also drops in evaluation mode; pass "
-                    "`training=self.training` first (the rewrite then follows it)");
+      return refuse("`F.dropout` without `training=` also drops in eval; pass `training=self.training` first");
   }
 
   // The ranks SDPA's operands visibly have.
@@ -1833,17 +1831,14 @@ std::optional<quickfix::Fix> buildFix(const Pattern& p, const ScaleInfo& scale, 
     if (differ)
       return refuse("q, k and v visibly have different ranks (" + (rq ? std::to_string(rq) : std::string("?")) + ", " +
                     (rk ? std::to_string(rk) : std::string("?")) + ", " + (rv ? std::to_string(rv) : std::string("?")) +
-                    "), which the rewrite would have to reconcile by hand");
+                    ")");
     // Every fused kernel takes 4-D (batch, heads, length, head dim) operands; with any other
     // rank SDPA runs its math path, no faster than the code as written
     // (`ATen/native/transformers/sdp_utils_cpp.h`, `check_tensor_shapes`).
     int rank = known != 0 ? known : p.rank;
     if (rank != 4)
-      return refuse(rank == 0 ? std::string("q, k and v are not provably 4-D (batch, heads, length, head dim); every fused "
-                                            "SDPA kernel needs 4-D operands, and with others SDPA runs its math path")
-                              : "q, k and v are " + std::to_string(rank) +
-                                    "-D; every fused SDPA kernel needs 4-D (batch, heads, length, head dim) operands, "
-                                    "and with others SDPA runs its math path");
+      return refuse(rank == 0 ? std::string("q, k and v are not provably 4-D, as every fused SDPA kernel needs")
+                              : "q, k and v are " + std::to_string(rank) + "-D; every fused SDPA kernel needs 4-D");
   }
 
   // scale=, or the scale folded into the query.
@@ -1971,7 +1966,7 @@ std::optional<quickfix::Fix> buildFix(const Pattern& p, const ScaleInfo& scale, 
                 (scale_arg.empty() ? "PyTorch " + releases::addedIn("torch.nn.functional.scaled_dot_product_attention") + "+"
                                    : "`scale=`: PyTorch " +
                                          releases::addedIn("torch.nn.functional.scaled_dot_product_attention(scale=)") + "+") +
-                "; judged for `torch-version` " + versions::rangeText(ctx.settings()) + ")";
+                "; judged for torch " + versions::rangeText(ctx.settings()) + ")";
   for (TSNode s : statements) {
     auto edit = deleteLines(s, ctx.file());
     if (!edit) return refuse("an intermediate step shares its line with other code");
@@ -2076,9 +2071,10 @@ class HandRolledAttention final : public Rule {
     if (!p.score_mod.empty() && !p.opaque_mod &&
         !releases::existsAt("torch.nn.attention.flex_attention", ctx.settings().torch_version))
       return;  // flex_attention is newer than the range's oldest release
-    if (!fix && !why.empty() && (p.score_mod.empty() || p.opaque_mod)) message += "; no automatic fix: " + why;
-    else if (!fix && !why.empty()) message += "; no automatic fix (SDPA cannot express it)";
     Diagnostic& d = ctx.report(start, endOf(node), message);
+    // Why no fix is offered: one sentence.
+    if (!fix && !why.empty() && (p.score_mod.empty() || p.opaque_mod)) d.help = "No fix: " + why + ".";
+    else if (!fix && !why.empty()) d.help = "No fix: `scaled_dot_product_attention` cannot express it.";
     AttentionFacts facts;
     facts.scale = scale.kind;
     facts.scale_value = scale.value;

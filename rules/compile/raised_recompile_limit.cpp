@@ -112,8 +112,7 @@ class RaisedRecompileLimit final : public Rule {
   static void report(Context& ctx, TSNode node, std::string_view name, TSNode value) {
     auto limit = integerLiteral(analysis::resolveValue(ctx.model(), value), ctx.source());
     if (!limit || *limit <= kDefaultLimit) return;
-    ctx.report(node, fmt::format("Raising `{}` to {} (default {}) hides recompiles; find their cause with "
-                                 "`TORCH_LOGS=recompiles`",
+    ctx.report(node, fmt::format("Raising `{}` to {} (default {}) hides recompiles; find them with `TORCH_LOGS=recompiles`",
                                  name, *limit, kDefaultLimit));
   }
 };

@@ -102,7 +102,7 @@ class WorkerOptionWithoutWorkers final : public Rule {
     auto workers = data::numWorkers(model, call);
     if (!workers || *workers != 0) return;
     TSNode num_workers = data::dataLoaderArgument(call, "num_workers", source);
-    std::string workers_text = ts_node_is_null(num_workers) ? "no `num_workers` (default 0)" : "`num_workers=0`";
+    std::string workers_text = ts_node_is_null(num_workers) ? "the default `num_workers=0`" : "`num_workers=0`";
 
     if (!ts_node_is_null(prefetch)) {
       TSNode value = analysis::resolveValue(model, fieldOf(prefetch, "value"));
@@ -115,7 +115,7 @@ class WorkerOptionWithoutWorkers final : public Rule {
       }
       if (report) {
         Diagnostic& d = ctx.report(prefetch,
-                                   fmt::format("`{}` with {} raises `ValueError`; set `num_workers` > 0 or drop `prefetch_factor`",
+                                   fmt::format("`{}` with {} raises `ValueError`; set `num_workers` > 0 or drop it",
                                                ctx.text(prefetch), workers_text));
         addWorkersRelated(d, num_workers);
       }

@@ -354,9 +354,9 @@ class DeprecatedArgument final : public Rule {
                                                                                   : "`reduce=`";
     bool both = given.find(" and ") != std::string::npos;
     Diagnostic& d = ctx.report(ts_node_is_null(size_average) ? reduce : size_average,
-                               "`" + shortName(q) + "`: " + given + (both ? " are" : " is") +
-                                   " deprecated (PyTorch warns \"size_average and reduce args will be deprecated\") "
-                                   "and override" + (both ? "" : "s") + " `reduction=`; use `reduction=`");
+                               "`" + shortName(q) + "`: " + given + (both ? " are" : " is") + " deprecated; use `reduction=`");
+    d.help = std::string(both ? "They override" : "It overrides") +
+             " `reduction=`; PyTorch warns \"size_average and reduce args will be deprecated\".";
     if (!ts_node_is_null(keywordArgumentNode(call, "reduction", source))) return;
     std::optional<bool> avg = true, red = true;
     if (!ts_node_is_null(size_average)) avg = legacyValue(fieldOf(size_average, "value"), source);
@@ -383,14 +383,11 @@ class DeprecatedArgument final : public Rule {
     std::string_view key = autograd ? versions::kAutogradProfilerUseCuda : versions::kProfilerUseCuda;
     bool removed = versions::rangeIncludesFrom(ctx.settings(), versions::removedIn(key));
     std::string name = autograd ? "torch.autograd.profiler.profile" : "torch.profiler.profile";
-    std::string instead = autograd ? "`use_device=\"cuda\"`" : "`activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]`";
-    std::string text = "`use_cuda=` to `" + name + "` is deprecated";
-    if (removed)
-      text += " and removed in PyTorch " + versions::removedIn(key).str() + " (a `TypeError` there; judged for `torch-version` " +
-              versions::rangeText(ctx.settings()) + ")";
-    else
-      text += versions::judgedFor(ctx.settings());
-    Diagnostic& d = ctx.report(keyword, text + "; use " + instead);
+    std::string instead = autograd ? "`use_device=\"cuda\"`" : "`activities=` with `ProfilerActivity.CUDA`";
+    std::string text = "`use_cuda=` to `" + name + "` is " +
+                       (removed ? "removed in PyTorch " + versions::removedIn(key).str() : std::string("deprecated"));
+    Diagnostic& d = ctx.report(keyword, text + "; use " + instead + versions::judgedFor(ctx.settings()));
+    if (removed) d.help = "Deprecated before; PyTorch " + versions::removedIn(key).str() + " raises `TypeError` on it.";
     if (removed) d.severity = Severity::Error;
     TSNode value = fieldOf(keyword, "value");
     bool on = isTrueLiteral(value);
@@ -422,8 +419,8 @@ class DeprecatedArgument final : public Rule {
   void checkMeshgrid(TSNode call, Context& ctx) const {
     if (!ts_node_is_null(keywordArgumentNode(call, "indexing", ctx.source()))) return;
     if (positionalArguments(call).empty()) return;
-    Diagnostic& d = ctx.report(call, "`torch.meshgrid` without `indexing=`: PyTorch warns that a later release will "
-                                     "require it; pass `indexing=\"ij\"` (what it does now) or `\"xy\"` (NumPy's default)");
+    Diagnostic& d = ctx.report(call, "`torch.meshgrid` without `indexing=` warns; pass `indexing=\"ij\"` or `\"xy\"`");
+    d.help = "A later release will require it; `\"ij\"` is what it does now, `\"xy\"` NumPy's default.";
     d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Add `indexing=\"ij\"`",
                           {appendArgument(call, "indexing=\"ij\"", ctx.source())}};
   }
@@ -436,7 +433,8 @@ class DeprecatedArgument final : public Rule {
         ts_node_is_null(keywordArgumentNode(call, "input", ctx.source())))
       return;
     std::string name = shortName(e.name);
-    ctx.report(call, "`" + name + "` without `dim` picks a deprecated implicit dimension; pass `dim=` (usually `dim=-1`)");
+    Diagnostic& d = ctx.report(call, "`" + name + "` without `dim` picks a deprecated implicit dimension; pass `dim=`");
+    d.help = "Usually `dim=-1`, the last dimension.";
   }
 };
 

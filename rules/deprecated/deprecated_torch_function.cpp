@@ -78,7 +78,7 @@ so `torch.linalg.qr`, `numpy.linalg.qr`, the builtin `range`, a local function n
 | `functorch.vmap`, `grad`, `vjp`, `jvp`, `jacrev`, `jacfwd`, `hessian`, `functionalize` | 2.0 | | `torch.func.*` | safe |
 
 "≤1.13": the deprecation is present in PyTorch 1.13's sources, the oldest checked; the first
-deprecating release may be older, and the message says so ("since PyTorch 1.13 or earlier"). The rule
+deprecating release may be older, and the help says so ("since PyTorch 1.13 or earlier"). The rule
 reports it from that `torch-version` on. Nothing is reported when the configured `torch-version` predates the
 deprecation; a symbol already removed at the configured version is an `error`.
 
@@ -159,7 +159,7 @@ where the replacement needs it.
   make_functional, vmap`; `torch.func` replaces `make_functional` with `functional_call`, a
   different interface) is split: `make_functional` stays imported from functorch and `vmap` is
   imported from `torch.func` on the next line. No fix is offered when the statement holds a
-  comment or shares its line with another statement; the message then says so.
+  comment or shares its line with another statement; the help then says so.
 
 ## Releases
 Each symbol carries its own dates, read in the release that deprecated or removed it
@@ -214,17 +214,18 @@ std::string_view moduleToImport(const Symbol& s) {
   return {};
 }
 
-// What is wrong and what to use first; the dates after, in one parenthesis with the range judged.
+// What is wrong and what to use, then the range judged; when it was deprecated goes to the help.
 std::string message(const Symbol& s, const Context& ctx, std::string_view written) {
   (void)written;  // the underlined code shows how the file spells it
   std::string name = "`" + std::string(s.qualified) + "`";
   std::string use = "; use `" + std::string(s.replacement) + "`";
-  std::string judged = "judged for `torch-version` " + versions::rangeText(ctx.settings()) + ")";
   if (isRemoved(s, ctx))
-    return name + " was removed in PyTorch " + versionText(s.removed) + use + " (deprecated " +
-           sinceText(s.deprecated) + "; " + judged;
-  return name + " is deprecated" + use + " (" + sinceText(s.deprecated) + "; " + judged;
+    return name + " was removed in PyTorch " + versionText(s.removed) + use + versions::judgedFor(ctx.settings());
+  return name + " is deprecated" + use + versions::judgedFor(ctx.settings());
 }
+
+// "Deprecated since PyTorch 1.9."
+std::string deprecatedHelp(const Symbol& s) { return "Deprecated " + sinceText(s.deprecated) + "."; }
 
 // --- The rewrite of one use --------------------------------------------------------------
 
@@ -409,7 +410,8 @@ std::optional<Fix> useFix(const Symbol& s, const Use& use, const Context& ctx) {
     edits.push_back(std::move(*edit));
   }
   if (!quickfix::normalizeEdits(edits)) return std::nullopt;
-  return Fix{s.applicability, "Use `" + std::string(s.replacement) + "`", std::move(edits)};
+  return Fix{s.applicability, "Use `" + std::string(s.replacement) + "` instead of `" + std::string(s.qualified) + "`",
+             std::move(edits)};
 }
 
 // --- Compatibility fallbacks ---------------------------------------------------------------
@@ -493,6 +495,7 @@ void reportUse(const Symbol& s, const Use& use, Context& ctx) {
   if (inCompatibilityFallback(use.ref, s, ctx)) return;
   TSNode range = ts_node_is_null(use.call) ? use.ref : use.call;
   Diagnostic& d = ctx.report(range, message(s, ctx, ctx.text(use.ref)));
+  d.help = deprecatedHelp(s);
   if (isRemoved(s, ctx)) d.severity = Severity::Error;
   d.fix = useFix(s, use, ctx);
 }
@@ -722,6 +725,7 @@ void checkImports(TSNode root, Context& ctx) {
     std::string text = deprecated_names.size() == 1 ? "Import of " + message(*deprecated_names.front()->symbol, ctx, {})
                                                      : "Import of deprecated " + list + versions::judgedFor(ctx.settings());
     Diagnostic& d = ctx.report(statement, text);
+    if (deprecated_names.size() == 1) d.help = deprecatedHelp(*deprecated_names.front()->symbol);
     if (removed) d.severity = Severity::Error;
 
     // Every name moved unchanged to torch.func: rewrite the module, the uses stay.
@@ -729,7 +733,7 @@ void checkImports(TSNode root, Context& ctx) {
       return n.symbol != nullptr && movesWithImport(*n.symbol) && atLeast(ctx, n.symbol->replacement_since);
     });
     if (all_move && module == "functorch") {
-      d.fix = Fix{quickfix::Applicability::Safe, "Import from `torch.func`",
+      d.fix = Fix{quickfix::Applicability::Safe, "Import from `torch.func` instead of `functorch`",
                   {{startOf(module_node), endOf(module_node), "torch.func"}}};
       group.fix = d.fix;
       continue;
@@ -742,7 +746,7 @@ void checkImports(TSNode root, Context& ctx) {
         d.fix = std::move(split);
         group.fix = d.fix;
       } else {
-        d.message += "; no fix: the statement has a comment or shares its line";
+        d.help = "No fix: the statement has a comment or shares its line.";
       }
       continue;
     }
@@ -783,7 +787,11 @@ void checkImports(TSNode root, Context& ctx) {
       group.dropped.clear();
       continue;
     }
-    group.fix = Fix{applicability, "Rewrite the uses and remove the deprecated import", std::move(edits)};
+    std::string replacements;
+    for (const ImportedName* n : deprecated_names)
+      if (group.dropped.contains(n->bound))
+        replacements += (replacements.empty() ? "`" : ", `") + std::string(n->symbol->replacement) + "`";
+    group.fix = Fix{applicability, "Use " + replacements + " and remove the deprecated import", std::move(edits)};
     d.fix = group.fix;
   }
 
@@ -793,6 +801,7 @@ void checkImports(TSNode root, Context& ctx) {
     const ImportGroup& group = groups[u.binding->statement.id];
     TSNode range = ts_node_is_null(u.use.call) ? u.use.ref : u.use.call;
     Diagnostic& d = ctx.report(range, message(*u.symbol, ctx, ctx.text(u.use.ref)));
+    d.help = deprecatedHelp(*u.symbol);
     if (isRemoved(*u.symbol, ctx)) d.severity = Severity::Error;
     if (movesWithImport(*u.symbol)) d.fix = group.fix;  // the import's fix: `vmap` stays `vmap`
     else d.fix = group.dropped.contains(u.binding->name) ? group.fix : u.fix;

@@ -203,10 +203,10 @@ class TorchscriptDeprecated final : public Rule {
     if (!q) return;
     const Entry* e = findEntry(*q);
     if (e == nullptr) return;
-    ctx.report(node, "`torch.jit." + std::string(lastOf(e->name)) + "` is deprecated; use " + std::string(e->replacement) +
-                         " (TorchScript; a `FutureWarning` in PyTorch " +
-                         versions::deprecatedIn(versions::kTorchscript).str() + ", judged for `torch-version` " +
-                         versions::rangeText(ctx.settings()) + ")");
+    Diagnostic& d = ctx.report(node, "`torch.jit." + std::string(lastOf(e->name)) + "` is deprecated; use " +
+                                         std::string(e->replacement) + versions::judgedFor(ctx.settings()));
+    d.help = "TorchScript is deprecated: PyTorch " + versions::deprecatedIn(versions::kTorchscript).str() +
+             " issues a `FutureWarning`.";
   }
 
  private:

@@ -9,6 +9,7 @@
 #include "rules/common/blocks.h"
 #include "rules/helpers.h"
 #include "rules/torch_releases.h"
+#include "rules/version_facts.h"
 
 namespace ptlint::rules {
 namespace {
@@ -176,9 +177,9 @@ class InvalidAllocConf final : public Rule {
     const TorchRange range = ctx.settings().torchRange();
     auto verdict = firstRejection(*text, range, from);
     if (!verdict) return;
-    ctx.report(value, fmt::format("`{}`: {} (PyTorch {} raises at the first CUDA allocation; judged for "
-                                  "`torch-version` {})",
-                                  *name, verdict->rejection.message, verdict->release.str(), range.str()));
+    Diagnostic& d = ctx.report(value, fmt::format("`{}`: {}{}", *name, verdict->rejection.message,
+                                                  versions::judgedFor(ctx.settings())));
+    d.help = fmt::format("PyTorch {} raises at the first CUDA allocation.", verdict->release.str());
   }
 };
 
