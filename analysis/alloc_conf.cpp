@@ -143,7 +143,7 @@ std::optional<Rejection> checkGc(const std::string& key, const std::string& v) {
   auto d = stodLike(v);
   if (!d) return notANumber(key, v);
   if (!(*d > 0.0 && *d < 1.0)) {
-    return reject(key, fmt::format("`{}` must be between 0 and 1 (exclusive), not `{}`", key, v));
+    return reject(key, fmt::format("`{}` must be in (0, 1), not `{}`", key, v));
   }
   return std::nullopt;
 }

@@ -110,7 +110,7 @@ The fix is unsafe, and offered only when every step of the pattern maps onto an 
 - Dropout becomes `dropout_p=<p> if self.training else 0.0` (for `F.dropout`, its own `training=`
   argument); a dropout module's rate is read from its `.p`. Random numbers differ. In a method,
   `F.dropout(x, p)` without `training=` (which defaults to True, so it drops in evaluation too)
-  gets no fix: the message asks for `training=self.training` first.
+  gets no fix: its help asks for `training=self.training` first.
 - The default scale of SDPA is `1/sqrt(q.size(-1))`. A scale that is not provably that one is
   passed as `scale=` (PyTorch 2.1+; with an older `torch-version` no fix is offered unless the
   scale is the conventional one); no scaling at all becomes `scale=1.0`, and so does a scale
@@ -1785,7 +1785,7 @@ std::string transposedText(TSNode node, std::string_view source) {
   return (isAtomic(unparenthesize(node)) ? text : "(" + text + ")") + ".transpose(-2, -1)";
 }
 
-// The rewrite, or nullopt with `why` saying (for the message) what keeps it from being faithful.
+// The rewrite, or nullopt with `why` saying (for the help) what keeps it from being faithful.
 std::optional<quickfix::Fix> buildFix(const Pattern& p, const ScaleInfo& scale, const FunctionFlow& flow, Matcher& m,
                                       Context& ctx, std::string& why) {
   auto refuse = [&](std::string reason) -> std::optional<quickfix::Fix> {

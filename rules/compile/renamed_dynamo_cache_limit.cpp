@@ -132,7 +132,7 @@ class RenamedDynamoCacheLimit final : public Rule {
     Diagnostic& d = ctx.report(range, "`" + std::string(old) + "` is a deprecated alias; use `" + std::string(replacement) +
                                           "`" + versions::judgedFor(ctx.settings()));
     d.help = "Renamed in PyTorch 2.7.";
-    d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use `" + std::string(replacement) + "`",
+    d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use `" + std::string(replacement) + "` instead of `" + std::string(old) + "`",
                           {{startOf(name), endOf(name), std::string(replacement)}}};
   }
   static void reportString(TSNode string, std::string_view source, Context& ctx) {
@@ -142,7 +142,7 @@ class RenamedDynamoCacheLimit final : public Rule {
     Diagnostic& d = ctx.report(string, "`" + std::string(content) + "` is a deprecated alias; use `" + std::string(replacement) +
                                            "`" + versions::judgedFor(ctx.settings()));
     d.help = "Renamed in PyTorch 2.7.";
-    d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use `" + std::string(replacement) + "`",
+    d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use `" + std::string(replacement) + "` instead of `" + std::string(content) + "`",
                           {{startOf(string) + 1, endOf(string) - 1, std::string(replacement)}}};
   }
 };

@@ -372,7 +372,7 @@ class DeprecatedArgument final : public Rule {
       if (!deletion) return;
       edits.push_back(*deletion);
     }
-    d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use `reduction=\"" + reduction + "\"`", std::move(edits)};
+    d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use `reduction=\"" + reduction + "\"` instead of " + given, std::move(edits)};
   }
 
   void checkProfiler(TSNode call, std::string_view q, Context& ctx) const {
@@ -400,7 +400,7 @@ class DeprecatedArgument final : public Rule {
       }
       if (!versions::floorAtLeast(ctx.settings(), versions::addedIn(versions::kAutogradProfilerUseDevice))) return;
       if (!ts_node_is_null(keywordArgumentNode(call, "use_device", source))) return;
-      d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use `use_device=\"cuda\"`",
+      d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use `use_device=\"cuda\"` instead of `use_cuda=True`",
                             {{startOf(keyword), endOf(keyword), "use_device=\"cuda\""}}};
       return;
     }
@@ -412,7 +412,7 @@ class DeprecatedArgument final : public Rule {
     std::string list = "[" + activity + "CPU" + (on ? ", " + activity + "CUDA" : std::string()) + "]";
     // Unsafe: without `activities=` the profiler takes every activity the machine supports (an
     // XPU or MTIA build adds its own), which a literal list does not.
-    d.fix = quickfix::Fix{quickfix::Applicability::Unsafe, "Use `activities=`",
+    d.fix = quickfix::Fix{quickfix::Applicability::Unsafe, "Use `activities=` instead of `use_cuda=`",
                           {{startOf(keyword), endOf(keyword), "activities=" + list}}};
   }
 

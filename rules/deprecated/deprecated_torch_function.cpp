@@ -166,7 +166,7 @@ Each symbol carries its own dates, read in the release that deprecated or remove
 (`torch/_linalg_utils.py`, `torch/functional.py`, `torch/testing/_deprecated.py`, ... of 1.13, 2.6
 and 2.14); a deprecation is reported when its replacement exists at the range's oldest release, a
 removal when it falls inside the range (`torch.symeig`: removed in 2.0). Where 1.13 already
-deprecates, the message says "1.13 or earlier".
+deprecates, the help says "1.13 or earlier".
 
 ## References
 - [torch.linalg](https://pytorch.org/docs/stable/linalg.html) and the deprecation notes on

@@ -85,12 +85,12 @@ struct Entry {
 };
 
 constexpr std::array<Entry, 13> kEntries{{
-    {"torch.jit.script", "`torch.compile` or `torch.export`"},
-    {"torch.jit._script.script", "`torch.compile` or `torch.export`"},
-    {"torch.jit.trace", "`torch.compile` or `torch.export`"},
-    {"torch.jit._trace.trace", "`torch.compile` or `torch.export`"},
-    {"torch.jit.trace_module", "`torch.compile` or `torch.export`"},
-    {"torch.jit.script_method", "`torch.compile` or `torch.export`"},
+    {"torch.jit.script", "`torch.compile`/`torch.export`"},
+    {"torch.jit._script.script", "`torch.compile`/`torch.export`"},
+    {"torch.jit.trace", "`torch.compile`/`torch.export`"},
+    {"torch.jit._trace.trace", "`torch.compile`/`torch.export`"},
+    {"torch.jit.trace_module", "`torch.compile`/`torch.export`"},
+    {"torch.jit.script_method", "`torch.compile`/`torch.export`"},
     {"torch.jit.interface", "`torch.compile`"},
     {"torch.jit.freeze", "`torch.compile`"},
     {"torch.jit.fork", "`torch.compile`"},

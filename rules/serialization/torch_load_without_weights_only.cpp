@@ -154,7 +154,7 @@ class TorchLoadWithoutWeightsOnly final : public Rule {
                                      std::string(pickle_module ? " without `pickle_module=`" : ""));
       if (pickle_module) d.help = "`weights_only=True` with `pickle_module=` raises.";
       if (!pickle_module)
-        d.fix = quickfix::Fix{quickfix::Applicability::Unsafe, "Use `weights_only=True`",
+        d.fix = quickfix::Fix{quickfix::Applicability::Unsafe, "Replace `weights_only=False` with `weights_only=True`",
                               {{startOf(keyword), endOf(keyword), "weights_only=True"}}};
       return;
     }

@@ -229,7 +229,9 @@ class TorchvisionPretrained final : public Rule {
     }
     edits.push_back({startOf(keyword), endOf(keyword), std::string(new_name) + "=" + replacement});
     if (!quickfix::normalizeEdits(edits)) return;
-    d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use `" + std::string(new_name) + "=`", std::move(edits)};
+    std::string written = std::string(new_name) + "=" + replacement;
+    std::string title = written.size() <= 60 ? "Use `" + written + "`" : "Use `" + std::string(new_name) + "=`";
+    d.fix = quickfix::Fix{quickfix::Applicability::Safe, title + " instead of `" + std::string(old_name) + (by_position ? "`" : "=`"), std::move(edits)};
   }
 };
 
