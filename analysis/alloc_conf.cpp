@@ -306,7 +306,7 @@ struct Parser2_6 {
       const std::string key = t[i];
       if (auto r = option()) return r;
       if (i + 1 < t.size() && !consume(++i, ",")) {
-        return reject(key, fmt::format("unexpected `{}` after the value of `{}`; separate options with `,`",
+        return reject(key, fmt::format("`{1}`'s value is followed by `{0}`; separate options with `,`",
                                        t[i], key));
       }
     }

@@ -251,7 +251,7 @@ class DataDependentBranchInCompiledRegion final : public Rule {
                                                                    : "conditional expression";
     std::string where = compiledFunctionPhrase(*fn);
     Diagnostic& d = ctx.report(
-        test, fmt::format("{} on tensor `{}` in {} breaks the graph; use `torch.where` or `torch.cond`", construct, read, where));
+        test, fmt::format("{} on tensor `{}` in {} breaks the graph; use `torch.where`/`torch.cond`", construct, read, where));
     d.help = "Or move the branch out of the compiled code.";
     addCompilePath(d, *fn);
   }

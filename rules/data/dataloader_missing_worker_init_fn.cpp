@@ -724,11 +724,11 @@ class DataLoaderWorkerInitFn final : public Rule {
                          facts.generators.size() == 1 ? "is" : "are");
     if (!ts_node_is_null(init_fn)) {
       std::string given = oneLine(ctx.text(init_fn), 40);
-      message = fmt::format("`{}` draws from {} with the same state in every worker; reseed it in `worker_init_fn`",
+      message = fmt::format("`{}` draws from {} with one state in all workers; reseed it in `worker_init_fn`",
                             facts.class_name, what);
       if (!given.empty()) help = fmt::format("`{}` reseeds only the global streams; {}", given, help);
     } else if (!facts.generators.empty()) {
-      message = fmt::format("`{}` draws from {} with the same state in every worker; reseed it in a `worker_init_fn`",
+      message = fmt::format("`{}` draws from {} with one state in all workers; reseed it in a `worker_init_fn`",
                             facts.class_name, what);
     } else {
       message = fmt::format(

@@ -32,7 +32,7 @@ TEST(RuleMessages, WorkerGeneratorsNameTheCopiedGeneratorNotTheGlobalStreams) {
   ASSERT_EQ(found.size(), 1u);
   EXPECT_TRUE(has(found[0].message, "draws from `self.rng`")) << found[0].message;
   EXPECT_TRUE(has(found[0].help, "`self.rng` (`numpy.random.default_rng`) is created before")) << found[0].help;
-  EXPECT_TRUE(has(found[0].message, "with the same state in every worker")) << found[0].message;
+  EXPECT_TRUE(has(found[0].message, "with one state in all workers")) << found[0].message;
   ASSERT_EQ(found[0].related.size(), 1u);
   EXPECT_EQ(source.substr(found[0].related[0].start, found[0].related[0].end - found[0].related[0].start),
             "np.random.default_rng(0)");

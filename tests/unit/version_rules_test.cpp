@@ -96,7 +96,7 @@ TEST(VersionRules, LegacyTf32MixedWithFp32PrecisionIsAnError) {
                     "PTL111", "2.9");
   ASSERT_EQ(mixed.size(), 1u);
   EXPECT_EQ(mixed[0].severity, rules::Severity::Error);
-  EXPECT_TRUE(has(mixed[0].message, "mix of the legacy and new APIs")) << mixed[0].message;
+  EXPECT_TRUE(has(mixed[0].help, "mix of the legacy and new APIs")) << mixed[0].help;
   // Below 2.9 the new settings do not exist (AttributeError): nothing to migrate to.
   EXPECT_TRUE(lint("import torch\ntorch.backends.cuda.matmul.allow_tf32 = True\n", "PTL111", "2.8").empty());
 }
