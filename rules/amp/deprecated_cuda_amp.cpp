@@ -560,7 +560,7 @@ std::string shortReplacement(const Target& t) {
 void describe(Diagnostic& d, const Target& t, const Site& site, const SemanticModel& model, const std::string& judged) {
   std::string use = shortReplacement(t);
   if (site.form == Form::Decorator) use = "@" + use;
-  d.message = "`" + std::string(t.qualified) + "` is deprecated; use `" + use + "`";
+  d.message = "Deprecated `" + std::string(t.qualified) + "`; use `" + use + "`";
   if (misplacedAutocastArgument(site, t, model)) {
     d.message += " with `dtype=` by keyword";
     d.help = "The first positional parameter of `" + std::string(t.qualified) + "` is `enabled`, not the dtype.";
