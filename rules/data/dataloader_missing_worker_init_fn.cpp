@@ -479,13 +479,13 @@ class DataLoaderWorkerInitFn final : public Rule {
     if (facts.generators.size() > 3) what += fmt::format(" and {} more", facts.generators.size() - 3);
     std::string message, help;
     if (!facts.generators.empty())
-      help = fmt::format("{} {} created before the workers start, and each worker copies the state.", kinds,
+      help = fmt::format("{} {} created before the workers start; each worker gets a copy.", kinds,
                          facts.generators.size() == 1 ? "is" : "are");
     if (!ts_node_is_null(init_fn)) {
       std::string given = oneLine(ctx.text(init_fn), 40);
       message = fmt::format("`{}` draws from {} with one state in all workers; reseed it in `worker_init_fn`",
                             facts.class_name, what);
-      if (!given.empty()) help = fmt::format("`{}` reseeds only the global streams; {}", given, help);
+      if (!given.empty()) help = fmt::format("`{}` reseeds only the global streams, not {}.", given, what);
     } else if (!facts.generators.empty()) {
       message = fmt::format("`{}` draws from {} with one state in all workers; reseed it in a `worker_init_fn`",
                             facts.class_name, what);
