@@ -143,7 +143,7 @@ std::optional<Rejection> checkGc(const std::string& key, const std::string& v) {
   auto d = stodLike(v);
   if (!d) return notANumber(key, v);
   if (!(*d > 0.0 && *d < 1.0)) {
-    return reject(key, fmt::format("`{}` must be strictly between 0 and 1, not `{}`", key, v));
+    return reject(key, fmt::format("`{}` must be in (0, 1), not `{}`", key, v));
   }
   return std::nullopt;
 }
@@ -306,7 +306,7 @@ struct Parser2_6 {
       const std::string key = t[i];
       if (auto r = option()) return r;
       if (i + 1 < t.size() && !consume(++i, ",")) {
-        return reject(key, fmt::format("unexpected `{}` after the value of `{}` (options are separated by `,`)",
+        return reject(key, fmt::format("`{1}`'s value is followed by `{0}`; separate options with `,`",
                                        t[i], key));
       }
     }

@@ -117,6 +117,9 @@ void writeFull(std::ostream& out, const FileReport& file, const rules::Diagnosti
     out << pad << " " << bar << " " << std::string(begin, ' ') << st.paint(mark, underline) << "\n";
   }
   out << pad << " " << bar << "\n";
+  // As rustc orders them: the why (the finding's help) before the edit that resolves it (the fix
+  // title, Ruff's `help:` line), then the other locations involved.
+  if (!d.help.empty()) out << pad << " = " << st.paint(st.help(), "help") << ": " << d.help << "\n";
   if (d.fix) out << pad << " = " << st.paint(st.help(), "help") << ": " << d.fix->message << "\n";
   for (const auto& rel : d.related) {
     std::string note = st.paint(st.note(), "note");
@@ -199,6 +202,14 @@ json sarifRules() {
   return rules;
 }
 
+// SARIF 2.1.0 §3.11: a message may have `markdown` beside `text`, shown instead of it by viewers
+// that render Markdown; the help follows the message there as its own paragraph.
+json sarifMessage(const rules::Diagnostic& d) {
+  json message = {{"text", d.message}};
+  if (!d.help.empty()) message["markdown"] = d.message + "\n\n" + d.help;
+  return message;
+}
+
 }  // namespace
 
 json diagnosticToJson(const FileReport& file, size_t index) {
@@ -252,7 +263,7 @@ void writeDiagnostics(std::ostream& out, const std::vector<FileReport>& files, c
           results.push_back(
               {{"ruleId", d.code},
                {"level", d.severity == rules::Severity::Error ? "error" : "warning"},
-               {"message", {{"text", d.message}}},
+               {"message", sarifMessage(d)},
                {"locations",
                 {{{"physicalLocation",
                    {{"artifactLocation", {{"uri", fileUri(f.path)}}},

@@ -54,7 +54,10 @@ struct RelatedInfo {
 
 struct Diagnostic {
   std::string_view code;  // points into the rule's static metadata
-  std::string message;
+  std::string message;  // what is wrong and what to do, short
+  // Why, or under which condition, in one sentence (Ruff's `help:`); empty for most findings.
+  // The `full` text output shows it under the snippet; the machine formats keep their keys.
+  std::string help;
   uint32_t start = 0, end = 0;  // bytes; `start` decides the noqa line
   Severity severity = Severity::Warning;
   std::optional<quickfix::Fix> fix;

@@ -30,7 +30,7 @@ inline bool rangeIncludesFrom(const Settings& settings, TorchVersion v) { return
 inline bool floorAtLeast(const Settings& settings, TorchVersion v) { return settings.torchRange().allAtLeast(v); }
 // The range as the messages name it (">=2.6").
 inline std::string rangeText(const Settings& settings) { return settings.torchRange().str(); }
-// " (judged for `torch-version` >=2.6)": what a version-gated message ends its first clause with.
-inline std::string judgedFor(const Settings& settings) { return " (judged for `torch-version` " + rangeText(settings) + ")"; }
+// " (judged for torch >=2.6)": what a version-gated message ends with, the one form all use.
+inline std::string judgedFor(const Settings& settings) { return " (judged for torch " + rangeText(settings) + ")"; }
 
 }  // namespace ptlint::rules::versions

@@ -48,6 +48,9 @@ Diagnostic toLspDiagnostic(const rules::Diagnostic& d, const std::string& uri, s
   out.severity = toLspSeverity(d.severity);
   out.code = std::string(d.code);
   if (std::string url = rules::ruleDocsUrl(d.code); !url.empty()) out.codeDescriptionHref = std::move(url);
+  // The message alone: editors show it inline and in one-line lists, where a second line is cut
+  // or crowds the code; the help has no location of its own for `relatedInformation`, and the
+  // `codeDescription` link opens the rule's docs, which give the same why.
   out.message = d.message;
   const rules::RuleMeta* meta = rules::findMeta(d.code);
   if (meta && meta->deprecated_tag) out.tags.push_back(DiagnosticTag::Deprecated);

@@ -26,7 +26,7 @@ using nlohmann::json;
 namespace ptlint::workspace {
 namespace {
 
-constexpr int kFormat = 2;
+constexpr int kFormat = 3;
 
 std::string settingsFingerprint(const rules::Settings& s) {
   std::string out;
@@ -56,6 +56,7 @@ std::string_view stableCode(std::string_view code) {
 json toJson(const rules::Diagnostic& d) {
   json j = {{"code", d.code}, {"message", d.message}, {"start", d.start}, {"end", d.end},
             {"severity", static_cast<int>(d.severity)}};
+  if (!d.help.empty()) j["help"] = d.help;
   if (d.fix) {
     json edits = json::array();
     for (const auto& e : d.fix->edits) edits.push_back({e.start, e.end, e.content});
@@ -102,6 +103,7 @@ rules::Diagnostic fromJson(const json& j) {
   d.code = stableCode(j.at("code").get<std::string>());
   if (d.code.empty()) throw std::runtime_error("unknown rule code in cache");
   d.message = j.at("message").get<std::string>();
+  if (j.contains("help")) d.help = j.at("help").get<std::string>();
   d.start = j.at("start").get<uint32_t>();
   d.end = j.at("end").get<uint32_t>();
   d.severity = static_cast<rules::Severity>(j.at("severity").get<int>());
@@ -141,7 +143,7 @@ bool plainText(std::string_view text) {
 bool validDiagnostic(const rules::Diagnostic& d, uint64_t size) {
   auto range = [&](uint64_t start, uint64_t end) { return start <= end && end <= size; };
   if (!range(d.start, d.end) || static_cast<int>(d.severity) < 0 || static_cast<int>(d.severity) > 3) return false;
-  if (!plainText(d.message) || (d.fix && !plainText(d.fix->message))) return false;
+  if (!plainText(d.message) || !plainText(d.help) || (d.fix && !plainText(d.fix->message))) return false;
   for (const auto& r : d.related)
     if (!plainText(r.message)) return false;
   if (d.fix) {

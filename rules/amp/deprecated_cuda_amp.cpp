@@ -210,17 +210,29 @@ bool isReference(Path path) {
   return kind != "global_statement" && kind != "nonlocal_statement";
 }
 
-std::string describe(const Target& t, const Site& site, const SemanticModel& model, const std::string& judged) {
-  std::string_view written = model.text(site.ref);
-  std::string old = "`" + std::string(t.qualified) + "`";
-  if (written != t.qualified && written.size() <= 60 && written.find('\n') == std::string_view::npos)
-    old = "`" + std::string(written) + "` (" + old + ")";
-  std::string use = replacementSpelling(t);
+// The replacement as a short message names it: the device, without the `...` of the other
+// arguments (the fix title spells the full call).
+std::string shortReplacement(const Target& t) {
+  auto quoted = [](std::string_view device) { return "\"" + std::string(device) + "\""; };
+  switch (t.api) {
+    case Api::Autocast: return "torch.amp.autocast(" + quoted(t.device) + ")";
+    case Api::GradScaler: return "torch.amp.GradScaler(" + quoted(t.device) + ")";
+    case Api::CustomFwd: return "torch.amp.custom_fwd(device_type=" + quoted(t.device) + ")";
+    case Api::CustomBwd: return "torch.amp.custom_bwd(device_type=" + quoted(t.device) + ")";
+  }
+  return {};
+}
+
+// The qualified name, not the file's spelling of it: the underline shows that.
+void describe(Diagnostic& d, const Target& t, const Site& site, const SemanticModel& model, const std::string& judged) {
+  std::string use = shortReplacement(t);
   if (site.form == Form::Decorator) use = "@" + use;
-  std::string text = old + " is deprecated; use `" + use + "`";
-  if (misplacedAutocastArgument(site, t, model))
-    text += " with `dtype=` by keyword (the first positional parameter is `enabled`)";
-  return text + judged;
+  d.message = "Deprecated `" + std::string(t.qualified) + "`; use `" + use + "`";
+  if (misplacedAutocastArgument(site, t, model)) {
+    d.message += " with `dtype=` by keyword";
+    d.help = "The first positional parameter of `" + std::string(t.qualified) + "` is `enabled`, not the dtype.";
+  }
+  d.message += judged;
 }
 
 // Where the walk below must look: every occurrence of `amp` and of each name that can stand for
@@ -361,13 +373,15 @@ class DeprecatedCudaAmp final : public Rule {
         // A name also bound elsewhere in its scope (`if ...: from torch.amp import autocast
         // else: from torch.cuda.amp import autocast`) may mean either: only the import reports.
         if (isAmbiguous(*use.binding, model) || use.shim || !replacementAvailable(*use.target, ctx)) continue;
-        Diagnostic& d = ctx.report(use.site.range, describe(*use.target, use.site, model, versions::judgedFor(ctx.settings())));
+        Diagnostic& d = ctx.report(use.site.range, "");
+        describe(d, *use.target, use.site, model, versions::judgedFor(ctx.settings()));
         d.fix = group.fix;
       }
     }
     for (const Use& use : direct) {
       if (use.shim || !replacementAvailable(*use.target, ctx)) continue;
-      Diagnostic& d = ctx.report(use.site.range, describe(*use.target, use.site, model, versions::judgedFor(ctx.settings())));
+      Diagnostic& d = ctx.report(use.site.range, "");
+      describe(d, *use.target, use.site, model, versions::judgedFor(ctx.settings()));
       d.fix = directFix(use, ctx);
     }
   }
@@ -391,7 +405,8 @@ class DeprecatedCudaAmp final : public Rule {
     }
     if (!quickfix::normalizeEdits(*edits)) return std::nullopt;
     std::string spelling = use.site.form == Form::Annotation ? "torch.amp." + std::string(t.member) : replacementSpelling(t);
-    return Fix{quickfix::Applicability::Safe, "Use `" + spelling + "`", std::move(*edits)};
+    return Fix{quickfix::Applicability::Safe, "Use `" + spelling + "` instead of `" + std::string(t.qualified) + "`",
+               std::move(*edits)};
   }
 
   // The import rewritten to `torch.amp` and every use given its device: all or nothing.
@@ -440,7 +455,8 @@ class DeprecatedCudaAmp final : public Rule {
       edits.insert(edits.end(), use_edits->begin(), use_edits->end());
     }
     if (!quickfix::normalizeEdits(edits)) return std::nullopt;
-    return Fix{quickfix::Applicability::Safe, "Import from `torch.amp` and pass the device at each use", std::move(edits)};
+    return Fix{quickfix::Applicability::Safe, "Import from `torch.amp`, passing the device at each use",
+               std::move(edits)};
   }
 
   static void reportImport(TSNode statement, const std::unordered_map<const void*, ImportGroup>& groups,
@@ -486,11 +502,11 @@ class DeprecatedCudaAmp final : public Rule {
     // `import torch.cuda.amp` alone: the import does not warn (the old constructors and
     // functions do), and nothing in the file calls them.
     bool bare_module_only = !plain.empty() && plain_fixable && plain.size() == names.size() && !api_used;
-    Diagnostic& d = ctx.report(
-        statement, bare_module_only
-                       ? "Deprecated " + list + " imported, unused (importing it does not warn); import `torch.amp`"
-                       : "Import of deprecated " + list + "; use `torch.amp` with an explicit device" +
-                             versions::judgedFor(ctx.settings()));
+    Diagnostic& d = ctx.report(statement, bare_module_only ? "Deprecated " + list + " imported but unused; import `torch.amp`"
+                                                           : "Import of deprecated " + list + "; use `torch.amp`" +
+                                                                 versions::judgedFor(ctx.settings()));
+    d.help = bare_module_only ? "Importing the module does not warn; its old constructors and functions do."
+                              : "`torch.amp` takes the device (`\"cuda\"`, `\"cpu\"`) explicitly.";
     auto group = groups.find(statement.id);
     std::optional<Fix> fix;
     if (group != groups.end()) {

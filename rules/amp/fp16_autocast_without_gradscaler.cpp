@@ -198,8 +198,8 @@ class Fp16AutocastWithoutGradScaler final : public Rule {
     }
     if (ts_node_is_null(backward)) return;
     Diagnostic& d = ctx.report(call,
-                               "float16 autocast without a `GradScaler`; scale the loss with "
-                               "`torch.amp.GradScaler(\"cuda\")` or autocast to `torch.bfloat16`");
+                               "float16 autocast without a `GradScaler`; scale the loss with `torch.amp.GradScaler(\"cuda\")`");
+    d.help = "Small float16 gradients underflow to zero unless scaled; or autocast to `torch.bfloat16`.";
     d.related.push_back({analysis::startOf(backward), analysis::endOf(backward), "the backward pass is here"});
   }
 };

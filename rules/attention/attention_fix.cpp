@@ -202,7 +202,7 @@ std::string transposedText(TSNode node, std::string_view source) {
 
 }  // namespace
 
-// The rewrite, or nullopt with `why` saying (for the message) what keeps it from being faithful.
+// The rewrite, or nullopt with `why` saying (for the help) what keeps it from being faithful.
 std::optional<quickfix::Fix> buildFix(const Pattern& p, const ScaleInfo& scale, const FunctionFlow& flow, Matcher& m,
                                       Context& ctx, std::string& why) {
   auto refuse = [&](std::string reason) -> std::optional<quickfix::Fix> {
@@ -211,18 +211,18 @@ std::optional<quickfix::Fix> buildFix(const Pattern& p, const ScaleInfo& scale, 
   };
   if (p.opaque_mod)
     return refuse("the scores go through " + p.score_mod +
-                  " before the softmax (pass a bias as `attn_mask`, or use a `flex_attention` `score_mod`)");
+                  " before the softmax; pass a bias as `attn_mask` or use `flex_attention`");
   if (!p.score_mod.empty())
     return refuse("the scores go through " + p.score_mod +
                   ", which `scaled_dot_product_attention` cannot express; `torch.nn.attention.flex_attention` "
                   "(PyTorch 2.5+) with a `score_mod` does");
   if (!p.no_fix.empty()) return refuse(p.no_fix);
   if (p.conditional)
-    return refuse("a step of the pattern is assigned in a branch, so one rewrite cannot replace every path");
-  if (p.masks > 1) return refuse("the scores are masked more than once, and SDPA takes one `attn_mask`");
+    return refuse("a step is assigned in a branch, so one rewrite cannot cover every path");
+  if (p.masks > 1) return refuse("the scores are masked more than once; SDPA takes one `attn_mask`");
   if (p.dropouts > 1) return refuse("dropout is applied more than once");
   if (p.scale_after_additive)
-    return refuse("the scale also multiplies the added mask or bias, while SDPA scales Q·Kᵀ before adding `attn_mask`");
+    return refuse("the scale also multiplies the added mask, while SDPA scales only Q·Kᵀ");
   std::string_view source = ctx.source();
   // In a method, `F.dropout(x, p)` (`training` defaults to True) drops in evaluation too: that
   // is almost always an oversight, and `dropout_p=p` would carry it into the new call.
@@ -231,8 +231,7 @@ std::optional<quickfix::Fix> buildFix(const Pattern& p, const ScaleInfo& scale, 
     TSNode params = isKind(function, "function_definition") ? fieldOf(function, "parameters") : TSNode{};
     TSNode first = ts_node_is_null(params) ? TSNode{} : ts_node_named_child(params, 0);
     if (!ts_node_is_null(first) && isKind(first, "identifier") && m.text(first) == "self")
-      return refuse("`F.dropout` without `training=` also drops in evaluation mode; pass "
-                    "`training=self.training` first (the rewrite then follows it)");
+      return refuse("`F.dropout` without `training=` also drops in eval; pass `training=self.training` first");
   }
 
   // The ranks SDPA's operands visibly have.
@@ -249,17 +248,14 @@ std::optional<quickfix::Fix> buildFix(const Pattern& p, const ScaleInfo& scale, 
     if (differ)
       return refuse("q, k and v visibly have different ranks (" + (rq ? std::to_string(rq) : std::string("?")) + ", " +
                     (rk ? std::to_string(rk) : std::string("?")) + ", " + (rv ? std::to_string(rv) : std::string("?")) +
-                    "), which the rewrite would have to reconcile by hand");
+                    ")");
     // Every fused kernel takes 4-D (batch, heads, length, head dim) operands; with any other
     // rank SDPA runs its math path, no faster than the code as written
     // (`ATen/native/transformers/sdp_utils_cpp.h`, `check_tensor_shapes`).
     int rank = known != 0 ? known : p.rank;
     if (rank != 4)
-      return refuse(rank == 0 ? std::string("q, k and v are not provably 4-D (batch, heads, length, head dim); every fused "
-                                            "SDPA kernel needs 4-D operands, and with others SDPA runs its math path")
-                              : "q, k and v are " + std::to_string(rank) +
-                                    "-D; every fused SDPA kernel needs 4-D (batch, heads, length, head dim) operands, "
-                                    "and with others SDPA runs its math path");
+      return refuse(rank == 0 ? std::string("q, k and v are not provably 4-D, as every fused SDPA kernel needs")
+                              : "q, k and v are " + std::to_string(rank) + "-D; every fused SDPA kernel needs 4-D");
   }
 
   // scale=, or the scale folded into the query.
@@ -387,7 +383,7 @@ std::optional<quickfix::Fix> buildFix(const Pattern& p, const ScaleInfo& scale, 
                 (scale_arg.empty() ? "PyTorch " + releases::addedIn("torch.nn.functional.scaled_dot_product_attention") + "+"
                                    : "`scale=`: PyTorch " +
                                          releases::addedIn("torch.nn.functional.scaled_dot_product_attention(scale=)") + "+") +
-                "; judged for `torch-version` " + versions::rangeText(ctx.settings()) + ")";
+                "; judged for torch " + versions::rangeText(ctx.settings()) + ")";
   for (TSNode s : statements) {
     auto edit = deleteLines(s, ctx.file());
     if (!edit) return refuse("an intermediate step shares its line with other code");

@@ -22,7 +22,7 @@ ScaleInfo classifyScale(const Pattern& p, Matcher& m, std::string_view source, i
 
 AttentionFacts::Dtype autocastDtype(TSNode node, Context& ctx);
 
-// The rewrite, or nullopt with `why` saying (for the message) what keeps it from being faithful.
+// The rewrite, or nullopt with `why` saying (for the help) what keeps it from being faithful.
 std::optional<quickfix::Fix> buildFix(const Pattern& p, const ScaleInfo& scale, const FunctionFlow& flow, Matcher& m,
                                       Context& ctx, std::string& why);
 

@@ -127,8 +127,7 @@ struct ValuesShape {
 std::optional<ValuesShape> valuesEinsum(const Einsum& e);
 
 inline constexpr const char* kSharedAcrossHeads =
-    "the keys or values have no head axis (shared across heads): SDPA needs them with one "
-    "(`k.unsqueeze(1)`; `enable_gqa=True` in PyTorch 2.5+)";
+    "the keys or values have no head axis, which SDPA needs (`k.unsqueeze(1)`)";
 
 struct Matmul {
   TSNode left{}, right{};

@@ -119,8 +119,9 @@ class FlashBackendWithMask final : public Rule {
                             backends->count("OVERRIDEABLE") || (cudnn_takes_mask && backends->count("CUDNN_ATTENTION"));
       if (masked_backend || !backends->count("FLASH_ATTENTION")) return;
       Diagnostic& d = ctx.report(call,
-                                 "`attn_mask` with only FlashAttention allowed raises; use `is_causal=True` or also allow "
-                                 "`SDPBackend.EFFICIENT_ATTENTION`" + versions::judgedFor(ctx.settings()));
+                                 "FlashAttention alone rejects `attn_mask`; use `is_causal=True` or allow `EFFICIENT_ATTENTION`" +
+                                     versions::judgedFor(ctx.settings()));
+      d.help = "With only `SDPBackend.FLASH_ATTENTION` allowed, a call with `attn_mask` raises.";
       d.related.push_back({analysis::startOf(item), analysis::endOf(item), "the backends are restricted here"});
       return;
     }

@@ -109,7 +109,7 @@ The fix is unsafe, and offered only when every step of the pattern maps onto an 
 - Dropout becomes `dropout_p=<p> if self.training else 0.0` (for `F.dropout`, its own `training=`
   argument); a dropout module's rate is read from its `.p`. Random numbers differ. In a method,
   `F.dropout(x, p)` without `training=` (which defaults to True, so it drops in evaluation too)
-  gets no fix: the message asks for `training=self.training` first.
+  gets no fix: its help asks for `training=self.training` first.
 - The default scale of SDPA is `1/sqrt(q.size(-1))`. A scale that is not provably that one is
   passed as `scale=` (PyTorch 2.1+; with an older `torch-version` no fix is offered unless the
   scale is the conventional one); no scaling at all becomes `scale=1.0`, and so does a scale
@@ -270,9 +270,10 @@ class HandRolledAttention final : public Rule {
     if (!p.score_mod.empty() && !p.opaque_mod &&
         !releases::existsAt("torch.nn.attention.flex_attention", ctx.settings().torch_version))
       return;  // flex_attention is newer than the range's oldest release
-    if (!fix && !why.empty() && (p.score_mod.empty() || p.opaque_mod)) message += "; no automatic fix: " + why;
-    else if (!fix && !why.empty()) message += "; no automatic fix (SDPA cannot express it)";
     Diagnostic& d = ctx.report(start, endOf(node), message);
+    // Why no fix is offered: one sentence.
+    if (!fix && !why.empty() && (p.score_mod.empty() || p.opaque_mod)) d.help = "No fix: " + why + ".";
+    else if (!fix && !why.empty()) d.help = "No fix: `scaled_dot_product_attention` cannot express it.";
     AttentionFacts facts;
     facts.scale = scale.kind;
     facts.scale_value = scale.value;

@@ -109,8 +109,9 @@ class CheckpointUseReentrant final : public Rule {
                             ctx.settings().torch_version))
       return;
     Diagnostic& d = ctx.report(call, "`" + std::string(sequential ? "checkpoint_sequential" : "checkpoint") +
-                                         "` without `use_reentrant=` warns; pass `use_reentrant=False` (or `True`)" +
+                                         "` without `use_reentrant=` warns; pass `use_reentrant=False`" +
                                          versions::judgedFor(ctx.settings()));
+    d.help = "Or `use_reentrant=True` to keep the reentrant variant; PyTorch recommends `False`.";
     if (!ts_node_is_null(argumentList(call)))
       d.fix = quickfix::Fix{quickfix::Applicability::Unsafe, "Add `use_reentrant=False`",
                             {appendArgument(call, "use_reentrant=False", ctx.source())}};

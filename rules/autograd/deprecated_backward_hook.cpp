@@ -76,7 +76,7 @@ class DeprecatedBackwardHook final : public Rule {
     if (ctx.text(name) != "register_backward_hook") return;
     Diagnostic& d = ctx.report(call, "`register_backward_hook` is deprecated; use `register_full_backward_hook`");
     if (!ctx.torchAtLeast(1, 13)) return;
-    d.fix = quickfix::Fix{quickfix::Applicability::Unsafe, "Use `register_full_backward_hook`",
+    d.fix = quickfix::Fix{quickfix::Applicability::Unsafe, "Use `register_full_backward_hook` instead of `register_backward_hook`",
                           {{startOf(name), endOf(name), "register_full_backward_hook"}}};
   }
 };

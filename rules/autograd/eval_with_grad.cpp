@@ -166,8 +166,8 @@ class EvalWithGrad final : public Rule {
     if (!called && !evaluationName(function_name)) return;
 
     Diagnostic& d = ctx.report(
-        first, fmt::format("`{}` runs after `{}.eval()` with grad mode on; use `torch.no_grad()` or `torch.inference_mode()`",
-                           name, name));
+        first, fmt::format("`{}` runs after `{}.eval()` with grad mode on; use `torch.no_grad()`", name, name));
+    d.help = "`eval()` does not turn off gradients; `torch.inference_mode()` also works and is faster.";
     d.related.push_back({analysis::startOf(call), analysis::endOf(call), "evaluation mode is set here"});
     if (external != nullptr && !external->where.path.empty()) {
       // Called from another file with grad mode on: where.

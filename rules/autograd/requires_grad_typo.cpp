@@ -137,7 +137,7 @@ class RequiresGradTypo final : public Rule {
       if (ctx.text(name) != "require_grad" || readsRequireGrad(ctx.file())) return;
       Diagnostic& d = ctx.report(left, "`" + std::string(ctx.text(left)) +
                                            "` is a typo PyTorch ignores; use `requires_grad`");
-      d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use `requires_grad`",
+      d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use `requires_grad` instead of `require_grad`",
                             {{startOf(name), endOf(name), "requires_grad"}}};
       return;
     }
@@ -151,7 +151,7 @@ class RequiresGradTypo final : public Rule {
     if (!ts_node_is_null(keywordArgumentNode(call, "requires_grad", ctx.source()))) return;
     Diagnostic& d = ctx.report(node, "`require_grad=` raises `TypeError` in `" + *q + "`; use `requires_grad=`");
     d.severity = Severity::Error;
-    d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use `requires_grad=`",
+    d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use `requires_grad=` instead of `require_grad=`",
                           {{startOf(name), endOf(name), "requires_grad"}}};
   }
 };

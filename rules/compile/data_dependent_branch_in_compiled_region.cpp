@@ -206,8 +206,8 @@ class DataDependentBranchInCompiledRegion final : public CompiledRegionRule {
                                                                    : "conditional expression";
     std::string where = compiledFunctionPhrase(*fn);
     Diagnostic& d = ctx.report(
-        test, fmt::format("{} on the tensor value `{}` in {} breaks the graph; use `torch.where`/`torch.cond` or move it out",
-                          construct, read, where));
+        test, fmt::format("{} on tensor `{}` in {} breaks the graph; use `torch.where`/`torch.cond`", construct, read, where));
+    d.help = "Or move the branch out of the compiled code.";
     addCompilePath(d, *fn);
   }
 

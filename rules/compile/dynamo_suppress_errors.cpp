@@ -81,9 +81,8 @@ class DynamoSuppressErrors final : public Rule {
     if (!isKind(left, "attribute") || ctx.text(fieldOf(left, "attribute")) != "suppress_errors") return;
     if (!ctx.model().refersTo(left, "torch._dynamo.config.suppress_errors")) return;
     if (boolValue(ctx.model(), fieldOf(assignment, "right")) != true) return;
-    ctx.report(assignment,
-               "`suppress_errors = True` hides compile failures; remove it, or use `torch.compiler.disable` on the "
-               "failing code");
+    Diagnostic& d = ctx.report(assignment, "`suppress_errors = True` hides compile failures; remove it");
+    d.help = "To run code that fails to compile eagerly, apply `torch.compiler.disable` to it.";
   }
 };
 

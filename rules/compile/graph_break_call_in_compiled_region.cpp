@@ -158,15 +158,15 @@ class GraphBreakCallInCompiledRegion final : public CompiledRegionRule {
     std::string where = compiledFunctionPhrase(*fn);
     std::string message =
         what == "print()"
-            ? fmt::format("`print()` in {} breaks the graph; log outside the compiled code",
+            ? fmt::format("`print()` in {} breaks the graph; log outside compiled code",
                           where)
         : what.ends_with(".step()")
-            ? fmt::format("`{}` in {} breaks the graph twice; step the optimizer outside the compiled code",
+            ? fmt::format("`{}` in {} breaks the graph twice; step outside compiled code",
                           what, where)
         : what.ends_with("backward()") || what == "torch.autograd.grad()"
-            ? fmt::format("`{}` in {} breaks the graph; call it outside the compiled function",
+            ? fmt::format("`{}` in {} breaks the graph; call it outside compiled code",
                           what, where)
-            : fmt::format("`{}` in {} breaks the graph; remove it or move it outside the compiled code",
+            : fmt::format("`{}` in {} breaks the graph; remove it or move it out of compiled code",
                           what, where);
     Diagnostic& d = ctx.report(call, std::move(message));
     addCompilePath(d, *fn);

@@ -112,9 +112,9 @@ class RaisedRecompileLimit final : public Rule {
   static void report(Context& ctx, TSNode node, std::string_view name, TSNode value) {
     auto limit = integerLiteral(analysis::resolveValue(ctx.model(), value), ctx.source());
     if (!limit || *limit <= kDefaultLimit) return;
-    ctx.report(node, fmt::format("Raising `{}` to {} (default {}) hides recompiles; find their cause with "
-                                 "`TORCH_LOGS=recompiles`",
-                                 name, *limit, kDefaultLimit));
+    Diagnostic& d = ctx.report(node, fmt::format("Raising `{}` to {} hides recompiles; find them with `TORCH_LOGS=recompiles`",
+                                                 name, *limit));
+    d.help = fmt::format("The default is {}: a function recompiled more often has a cause worth fixing.", kDefaultLimit);
   }
 };
 

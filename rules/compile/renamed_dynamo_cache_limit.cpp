@@ -130,8 +130,9 @@ class RenamedDynamoCacheLimit final : public Rule {
  private:
   static void report(TSNode name, TSNode range, std::string_view old, std::string_view replacement, Context& ctx) {
     Diagnostic& d = ctx.report(range, "`" + std::string(old) + "` is a deprecated alias; use `" + std::string(replacement) +
-                                          "` (renamed in PyTorch 2.7; judged for `torch-version` " + versions::rangeText(ctx.settings()) + ")");
-    d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use `" + std::string(replacement) + "`",
+                                          "`" + versions::judgedFor(ctx.settings()));
+    d.help = "Renamed in PyTorch 2.7.";
+    d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use `" + std::string(replacement) + "` instead of `" + std::string(old) + "`",
                           {{startOf(name), endOf(name), std::string(replacement)}}};
   }
   static void reportString(TSNode string, std::string_view source, Context& ctx) {
@@ -139,8 +140,9 @@ class RenamedDynamoCacheLimit final : public Rule {
     std::string_view replacement = newName(content);
     if (replacement.empty()) return;
     Diagnostic& d = ctx.report(string, "`" + std::string(content) + "` is a deprecated alias; use `" + std::string(replacement) +
-                                           "` (renamed in PyTorch 2.7; judged for `torch-version` " + versions::rangeText(ctx.settings()) + ")");
-    d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use `" + std::string(replacement) + "`",
+                                           "`" + versions::judgedFor(ctx.settings()));
+    d.help = "Renamed in PyTorch 2.7.";
+    d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use `" + std::string(replacement) + "` instead of `" + std::string(content) + "`",
                           {{startOf(string) + 1, endOf(string) - 1, std::string(replacement)}}};
   }
 };

@@ -468,29 +468,34 @@ class DataLoaderWorkerInitFn final : public Rule {
     }
     if (facts.generators.empty() && !global_numpy) return;
 
-    std::string what;
+    // The message names the generators; the help adds what creates them.
+    std::string what, kinds;
     for (size_t i = 0; i < facts.generators.size() && i < 3; ++i) {
       const Generator& g = facts.generators[i];
-      what += (i == 0 ? "" : ", ") +
-              fmt::format("`{}{}` (`{}`)", g.on_self ? "self." : "", g.name, generatorName(g.creation.kind));
+      what += fmt::format("{}`{}{}`", i == 0 ? "" : ", ", g.on_self ? "self." : "", g.name);
+      kinds += fmt::format("{}`{}{}` (`{}`)", i == 0 ? "" : ", ", g.on_self ? "self." : "", g.name,
+                           generatorName(g.creation.kind));
     }
     if (facts.generators.size() > 3) what += fmt::format(" and {} more", facts.generators.size() - 3);
-    std::string message;
+    std::string message, help;
+    if (!facts.generators.empty())
+      help = fmt::format("{} {} created before the workers start; each worker gets a copy.", kinds,
+                         facts.generators.size() == 1 ? "is" : "are");
     if (!ts_node_is_null(init_fn)) {
       std::string given = oneLine(ctx.text(init_fn), 40);
-      message = fmt::format(
-          "`{}` draws from {} with the same state in every worker; reseed it in `worker_init_fn`{}",
-          facts.class_name, what, given.empty() ? "" : fmt::format(" (`{}`)", given));
+      message = fmt::format("`{}` draws from {} with one state in all workers; reseed it in `worker_init_fn`",
+                            facts.class_name, what);
+      if (!given.empty()) help = fmt::format("`{}` reseeds only the global streams, not {}.", given, what);
     } else if (!facts.generators.empty()) {
-      message = fmt::format(
-          "`{}` draws from {} with the same state in every worker; reseed it in a `worker_init_fn`",
-          facts.class_name, what);
+      message = fmt::format("`{}` draws from {} with one state in all workers; reseed it in a `worker_init_fn`",
+                            facts.class_name, what);
     } else {
       message = fmt::format(
           "`{}` draws from the global `numpy.random`, not reseeded per worker before 1.9; add a `worker_init_fn`",
           facts.class_name);
     }
     Diagnostic& d = ctx.report(call, std::move(message));
+    d.help = std::move(help);
     for (const Generator& g : facts.generators)
       d.related.push_back({startOf(g.creation.call), endOf(g.creation.call),
                            fmt::format("`{}{}` is created here, before the workers start", g.on_self ? "self." : "", g.name)});

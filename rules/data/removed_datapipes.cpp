@@ -77,8 +77,7 @@ class RemovedDatapipes final : public Rule {
 
   void check(TSNode node, Context& ctx) const override {
     retired::checkNode(node, ctx, isRemovedDatapipes, [](const std::string& name) {
-      return "`" + name +
-             "` (removed from torchdata); use `torch.utils.data.DataLoader` or `StatefulDataLoader`";
+      return "`" + name + "` (removed from torchdata); use `torch.utils.data.DataLoader`";
     });
   }
 };

@@ -102,7 +102,7 @@ class WorkerOptionWithoutWorkers final : public Rule {
     auto workers = data::numWorkers(model, call);
     if (!workers || *workers != 0) return;
     TSNode num_workers = data::dataLoaderArgument(call, "num_workers", source);
-    std::string workers_text = ts_node_is_null(num_workers) ? "no `num_workers` (default 0)" : "`num_workers=0`";
+    std::string workers_text = ts_node_is_null(num_workers) ? "without `num_workers`" : "with `num_workers=0`";
 
     if (!ts_node_is_null(prefetch)) {
       TSNode value = analysis::resolveValue(model, fieldOf(prefetch, "value"));
@@ -115,14 +115,14 @@ class WorkerOptionWithoutWorkers final : public Rule {
       }
       if (report) {
         Diagnostic& d = ctx.report(prefetch,
-                                   fmt::format("`{}` with {} raises `ValueError`; set `num_workers` > 0 or drop `prefetch_factor`",
+                                   fmt::format("`{}` {} raises `ValueError`; set `num_workers` > 0 or drop it",
                                                ctx.text(prefetch), workers_text));
         addWorkersRelated(d, num_workers);
       }
     }
     if (!ts_node_is_null(persistent) && boolValue(model, fieldOf(persistent, "value")) == true) {
       Diagnostic& d = ctx.report(persistent,
-                                 fmt::format("`persistent_workers=True` with {} raises `ValueError`; set `num_workers` > 0 or drop it",
+                                 fmt::format("`persistent_workers=True` {} raises `ValueError`; set `num_workers` > 0 or drop it",
                                              workers_text));
       addWorkersRelated(d, num_workers);
     }

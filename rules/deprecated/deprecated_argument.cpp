@@ -354,9 +354,9 @@ class DeprecatedArgument final : public Rule {
                                                                                   : "`reduce=`";
     bool both = given.find(" and ") != std::string::npos;
     Diagnostic& d = ctx.report(ts_node_is_null(size_average) ? reduce : size_average,
-                               "`" + shortName(q) + "`: " + given + (both ? " are" : " is") +
-                                   " deprecated (PyTorch warns \"size_average and reduce args will be deprecated\") "
-                                   "and override" + (both ? "" : "s") + " `reduction=`; use `reduction=`");
+                               "`" + shortName(q) + "`: " + given + (both ? " are" : " is") + " deprecated; use `reduction=`");
+    d.help = std::string(both ? "They override" : "It overrides") +
+             " `reduction=`; PyTorch warns \"size_average and reduce args will be deprecated\".";
     if (!ts_node_is_null(keywordArgumentNode(call, "reduction", source))) return;
     std::optional<bool> avg = true, red = true;
     if (!ts_node_is_null(size_average)) avg = legacyValue(fieldOf(size_average, "value"), source);
@@ -372,7 +372,7 @@ class DeprecatedArgument final : public Rule {
       if (!deletion) return;
       edits.push_back(*deletion);
     }
-    d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use `reduction=\"" + reduction + "\"`", std::move(edits)};
+    d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use `reduction=\"" + reduction + "\"` instead of " + given, std::move(edits)};
   }
 
   void checkProfiler(TSNode call, std::string_view q, Context& ctx) const {
@@ -383,14 +383,11 @@ class DeprecatedArgument final : public Rule {
     std::string_view key = autograd ? versions::kAutogradProfilerUseCuda : versions::kProfilerUseCuda;
     bool removed = versions::rangeIncludesFrom(ctx.settings(), versions::removedIn(key));
     std::string name = autograd ? "torch.autograd.profiler.profile" : "torch.profiler.profile";
-    std::string instead = autograd ? "`use_device=\"cuda\"`" : "`activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]`";
-    std::string text = "`use_cuda=` to `" + name + "` is deprecated";
-    if (removed)
-      text += " and removed in PyTorch " + versions::removedIn(key).str() + " (a `TypeError` there; judged for `torch-version` " +
-              versions::rangeText(ctx.settings()) + ")";
-    else
-      text += versions::judgedFor(ctx.settings());
-    Diagnostic& d = ctx.report(keyword, text + "; use " + instead);
+    std::string instead = autograd ? "`use_device=\"cuda\"`" : "`activities=` with `ProfilerActivity.CUDA`";
+    std::string text = "`use_cuda=` to `" + name + "` is " +
+                       (removed ? "removed in PyTorch " + versions::removedIn(key).str() : std::string("deprecated"));
+    Diagnostic& d = ctx.report(keyword, text + "; use " + instead + versions::judgedFor(ctx.settings()));
+    if (removed) d.help = "Deprecated before; PyTorch " + versions::removedIn(key).str() + " raises `TypeError` on it.";
     if (removed) d.severity = Severity::Error;
     TSNode value = fieldOf(keyword, "value");
     bool on = isTrueLiteral(value);
@@ -403,7 +400,7 @@ class DeprecatedArgument final : public Rule {
       }
       if (!versions::floorAtLeast(ctx.settings(), versions::addedIn(versions::kAutogradProfilerUseDevice))) return;
       if (!ts_node_is_null(keywordArgumentNode(call, "use_device", source))) return;
-      d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use `use_device=\"cuda\"`",
+      d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use `use_device=\"cuda\"` instead of `use_cuda=True`",
                             {{startOf(keyword), endOf(keyword), "use_device=\"cuda\""}}};
       return;
     }
@@ -415,15 +412,15 @@ class DeprecatedArgument final : public Rule {
     std::string list = "[" + activity + "CPU" + (on ? ", " + activity + "CUDA" : std::string()) + "]";
     // Unsafe: without `activities=` the profiler takes every activity the machine supports (an
     // XPU or MTIA build adds its own), which a literal list does not.
-    d.fix = quickfix::Fix{quickfix::Applicability::Unsafe, "Use `activities=`",
+    d.fix = quickfix::Fix{quickfix::Applicability::Unsafe, "Use `activities=` instead of `use_cuda=`",
                           {{startOf(keyword), endOf(keyword), "activities=" + list}}};
   }
 
   void checkMeshgrid(TSNode call, Context& ctx) const {
     if (!ts_node_is_null(keywordArgumentNode(call, "indexing", ctx.source()))) return;
     if (positionalArguments(call).empty()) return;
-    Diagnostic& d = ctx.report(call, "`torch.meshgrid` without `indexing=`: PyTorch warns that a later release will "
-                                     "require it; pass `indexing=\"ij\"` (what it does now) or `\"xy\"` (NumPy's default)");
+    Diagnostic& d = ctx.report(call, "`torch.meshgrid` without `indexing=` warns; pass `indexing=\"ij\"` or `\"xy\"`");
+    d.help = "A later release will require it; `\"ij\"` is what it does now, `\"xy\"` NumPy's default.";
     d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Add `indexing=\"ij\"`",
                           {appendArgument(call, "indexing=\"ij\"", ctx.source())}};
   }
@@ -436,7 +433,8 @@ class DeprecatedArgument final : public Rule {
         ts_node_is_null(keywordArgumentNode(call, "input", ctx.source())))
       return;
     std::string name = shortName(e.name);
-    ctx.report(call, "`" + name + "` without `dim` picks a deprecated implicit dimension; pass `dim=` (usually `dim=-1`)");
+    Diagnostic& d = ctx.report(call, "`" + name + "` without `dim` picks a deprecated implicit dimension; pass `dim=`");
+    d.help = "Usually `dim=-1`, the last dimension.";
   }
 };
 

@@ -233,6 +233,7 @@ void checkImports(TSNode root, Context& ctx) {
     std::string text = deprecated_names.size() == 1 ? "Import of " + message(*deprecated_names.front()->symbol, ctx, {})
                                                      : "Import of deprecated " + list + versions::judgedFor(ctx.settings());
     Diagnostic& d = ctx.report(statement, text);
+    if (deprecated_names.size() == 1) d.help = deprecatedHelp(*deprecated_names.front()->symbol);
     if (removed) d.severity = Severity::Error;
 
     // Every name moved unchanged to torch.func: rewrite the module, the uses stay.
@@ -240,7 +241,7 @@ void checkImports(TSNode root, Context& ctx) {
       return n.symbol != nullptr && movesWithImport(*n.symbol) && atLeast(ctx, n.symbol->replacement_since);
     });
     if (all_move && module == "functorch") {
-      d.fix = Fix{quickfix::Applicability::Safe, "Import from `torch.func`",
+      d.fix = Fix{quickfix::Applicability::Safe, "Import from `torch.func` instead of `functorch`",
                   {{startOf(module_node), endOf(module_node), "torch.func"}}};
       group.fix = d.fix;
       continue;
@@ -253,7 +254,7 @@ void checkImports(TSNode root, Context& ctx) {
         d.fix = std::move(split);
         group.fix = d.fix;
       } else {
-        d.message += "; no fix: the statement has a comment or shares its line";
+        d.help = "No fix: the statement has a comment or shares its line.";
       }
       continue;
     }
@@ -294,7 +295,11 @@ void checkImports(TSNode root, Context& ctx) {
       group.dropped.clear();
       continue;
     }
-    group.fix = Fix{applicability, "Rewrite the uses and remove the deprecated import", std::move(edits)};
+    std::string replacements;
+    for (const ImportedName* n : deprecated_names)
+      if (group.dropped.contains(n->bound))
+        replacements += (replacements.empty() ? "`" : ", `") + std::string(n->symbol->replacement) + "`";
+    group.fix = Fix{applicability, "Use " + replacements + " and remove the deprecated import", std::move(edits)};
     d.fix = group.fix;
   }
 
@@ -304,6 +309,7 @@ void checkImports(TSNode root, Context& ctx) {
     const ImportGroup& group = groups[u.binding->statement.id];
     TSNode range = ts_node_is_null(u.use.call) ? u.use.ref : u.use.call;
     Diagnostic& d = ctx.report(range, message(*u.symbol, ctx, ctx.text(u.use.ref)));
+    d.help = deprecatedHelp(*u.symbol);
     if (isRemoved(*u.symbol, ctx)) d.severity = Severity::Error;
     if (movesWithImport(*u.symbol)) d.fix = group.fix;  // the import's fix: `vmap` stays `vmap`
     else d.fix = group.dropped.contains(u.binding->name) ? group.fix : u.fix;

@@ -55,12 +55,12 @@ std::string message(const Symbol& s, const Context& ctx, std::string_view writte
   (void)written;  // the underlined code shows how the file spells it
   std::string name = "`" + std::string(s.qualified) + "`";
   std::string use = "; use `" + std::string(s.replacement) + "`";
-  std::string judged = "judged for `torch-version` " + versions::rangeText(ctx.settings()) + ")";
   if (isRemoved(s, ctx))
-    return name + " was removed in PyTorch " + versionText(s.removed) + use + " (deprecated " +
-           sinceText(s.deprecated) + "; " + judged;
-  return name + " is deprecated" + use + " (" + sinceText(s.deprecated) + "; " + judged;
+    return name + " was removed in PyTorch " + versionText(s.removed) + use + versions::judgedFor(ctx.settings());
+  return name + " is deprecated" + use + versions::judgedFor(ctx.settings());
 }
+
+std::string deprecatedHelp(const Symbol& s) { return "Deprecated " + sinceText(s.deprecated) + "."; }
 
 // The replacement's callee text at `ref`, and whether `import torch` is needed.
 static std::optional<std::string> calleeText(const Symbol& s, TSNode ref, const SemanticModel& model,
@@ -237,7 +237,8 @@ std::optional<Fix> useFix(const Symbol& s, const Use& use, const Context& ctx) {
     edits.push_back(std::move(*edit));
   }
   if (!quickfix::normalizeEdits(edits)) return std::nullopt;
-  return Fix{s.applicability, "Use `" + std::string(s.replacement) + "`", std::move(edits)};
+  return Fix{s.applicability, "Use `" + std::string(s.replacement) + "` instead of `" + std::string(s.qualified) + "`",
+             std::move(edits)};
 }
 
 // --- Compatibility fallbacks ---------------------------------------------------------------
@@ -318,6 +319,7 @@ void reportUse(const Symbol& s, const Use& use, Context& ctx) {
   if (inCompatibilityFallback(use.ref, s, ctx)) return;
   TSNode range = ts_node_is_null(use.call) ? use.ref : use.call;
   Diagnostic& d = ctx.report(range, message(s, ctx, ctx.text(use.ref)));
+  d.help = deprecatedHelp(s);
   if (isRemoved(s, ctx)) d.severity = Severity::Error;
   d.fix = useFix(s, use, ctx);
 }

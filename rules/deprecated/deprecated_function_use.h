@@ -41,8 +41,10 @@ bool atLeast(const Context& ctx, Version v);
 // Whether `s` is already removed there (an error, not a warning).
 bool isRemoved(const Symbol& s, const Context& ctx);
 
-// What is wrong and what to use first; the dates after, in one parenthesis with the range judged.
+// What is wrong and what to use, then the range judged; when it was deprecated goes to the help.
 std::string message(const Symbol& s, const Context& ctx, std::string_view written);
+// "Deprecated since PyTorch 1.9."
+std::string deprecatedHelp(const Symbol& s);
 
 struct Use {
   TSNode ref{};   // `torch.qr`, `T.qr`, `torch_qr`

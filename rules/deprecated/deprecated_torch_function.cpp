@@ -73,7 +73,7 @@ so `torch.linalg.qr`, `numpy.linalg.qr`, the builtin `range`, a local function n
 | `functorch.vmap`, `grad`, `vjp`, `jvp`, `jacrev`, `jacfwd`, `hessian`, `functionalize` | 2.0 | | `torch.func.*` | safe |
 
 "≤1.13": the deprecation is present in PyTorch 1.13's sources, the oldest checked; the first
-deprecating release may be older, and the message says so ("since PyTorch 1.13 or earlier"). The rule
+deprecating release may be older, and the help says so ("since PyTorch 1.13 or earlier"). The rule
 reports it from that `torch-version` on. Nothing is reported when the configured `torch-version` predates the
 deprecation; a symbol already removed at the configured version is an `error`.
 
@@ -154,14 +154,14 @@ where the replacement needs it.
   make_functional, vmap`; `torch.func` replaces `make_functional` with `functional_call`, a
   different interface) is split: `make_functional` stays imported from functorch and `vmap` is
   imported from `torch.func` on the next line. No fix is offered when the statement holds a
-  comment or shares its line with another statement; the message then says so.
+  comment or shares its line with another statement; the help then says so.
 
 ## Releases
 Each symbol carries its own dates, read in the release that deprecated or removed it
 (`torch/_linalg_utils.py`, `torch/functional.py`, `torch/testing/_deprecated.py`, ... of 1.13, 2.6
 and 2.14); a deprecation is reported when its replacement exists at the range's oldest release, a
 removal when it falls inside the range (`torch.symeig`: removed in 2.0). Where 1.13 already
-deprecates, the message says "1.13 or earlier".
+deprecates, the help says "1.13 or earlier".
 
 ## References
 - [torch.linalg](https://pytorch.org/docs/stable/linalg.html) and the deprecation notes on

@@ -152,14 +152,11 @@ class LegacyTf32Api final : public Rule {
   }
 
  private:
-  std::string suffix(const Context& ctx) const {
-    std::string s = " (judged for `torch-version` " + versions::rangeText(ctx.settings()) + ")";
-    if (setsFp32Precision(ctx))
-      s += "; with `fp32_precision` also set here, reading it raises \"mix of the legacy and new APIs\"";
-    return s;
-  }
+  std::string suffix(const Context& ctx) const { return versions::judgedFor(ctx.settings()); }
   static void markMixed(Diagnostic& d, const Context& ctx) {
-    if (setsFp32Precision(ctx)) d.severity = Severity::Error;
+    if (!setsFp32Precision(ctx)) return;
+    d.severity = Severity::Error;
+    d.help = "With `fp32_precision` also set here, reading it raises \"mix of the legacy and new APIs\".";
   }
 
   void checkAttribute(TSNode attribute, Context& ctx) const {
@@ -186,7 +183,7 @@ class LegacyTf32Api final : public Rule {
     } else {
       text = prefix + ".conv.fp32_precision = " + prefix + ".rnn.fp32_precision = " + precision;
     }
-    d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use `fp32_precision = " + precision + "`",
+    d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use `" + text + "`",
                           {{startOf(assignment), endOf(assignment), text}}};
   }
 

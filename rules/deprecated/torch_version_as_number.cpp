@@ -228,8 +228,8 @@ class TorchVersionAsNumber final : public Rule {
     TSNode version = isVersionRef(ctx.model(), left) ? left : right;
     TSNode other = analysis::sameNode(version, left) ? right : left;
     if (!isVersionRef(ctx.model(), version) || !isPlainString(ctx, version) || !isKind(other, "string")) return;
-    ctx.report(comparison, "`torch.version.__version__` is a plain string and compares as text (`\"2.10\" < \"2.9\"`); "
-                           "compare `torch.__version__`, which compares as a version");
+    Diagnostic& d = ctx.report(comparison, "`torch.version.__version__` compares as text; compare `torch.__version__`");
+    d.help = "It is a plain string (`\"2.10\" < \"2.9\"`); `torch.__version__` compares as a version.";
   }
 
   void checkSubscript(TSNode subscript, Context& ctx) const {
@@ -241,10 +241,8 @@ class TorchVersionAsNumber final : public Rule {
     TSNode parent = ts_node_parent(subscript);
     if (isKind(parent, "argument_list") && isFloatCall(ts_node_parent(parent), ctx)) return;
     std::string text(ctx.text(subscript));
-    Diagnostic& d = ctx.report(subscript, "`" + text +
-                                              "` cuts the version string by characters: from PyTorch 2.10 the "
-                                              "minor version has two digits (`\"2.10.0\"[:3]` is `\"2.1\"`); "
-                                              "compare `torch.__version__` itself (`torch.__version__ >= \"2.1\"`)");
+    Diagnostic& d = ctx.report(subscript, "`" + text + "` cuts the version by characters; compare `torch.__version__` itself");
+    d.help = "From PyTorch 2.10 the minor version has two digits: `\"2.10.0\"[:3]` is `\"2.1\"`.";
     offerFix(d, subscript, value, /*numeric=*/false, ctx);
   }
 
@@ -277,8 +275,9 @@ class TorchVersionAsNumber final : public Rule {
     if (isFloatCall(call, ctx)) {
       if (ts_node_named_child_count(args) != 1 || !holdsVersion(args, ctx)) return;
       TSNode arg = ts_node_named_child(args, 0);
-      Diagnostic& d = ctx.report(call, "`" + std::string(ctx.text(call).size() <= 80 ? ctx.text(call) : "float(...)") +
-                                           "` reads 2.10 as 2.1; compare `torch.__version__` itself (`torch.__version__ >= \"2.1\"`)");
+      Diagnostic& d = ctx.report(call, "`" + std::string(ctx.text(call).size() <= 40 ? ctx.text(call) : "float(...)") +
+                                           "` reads 2.10 as 2.1; compare `torch.__version__` itself");
+      d.help = "`torch.__version__` compares as a version: `torch.__version__ >= \"2.1\"`.";
       if (isKind(arg, "subscript") && isVersionRef(ctx.model(), fieldOf(arg, "value")))
         offerFix(d, call, fieldOf(arg, "value"), /*numeric=*/true, ctx);
       return;
@@ -288,9 +287,9 @@ class TorchVersionAsNumber final : public Rule {
       if (ts_node_named_child_count(args) != 1) return;
       auto prefix = stringLiteral(ts_node_named_child(args, 0), ctx.source());
       if (!prefix || !isMajorMinor(*prefix)) return;
-      ctx.report(call, "`startswith(\"" + *prefix + "\")` also matches PyTorch " + *prefix +
-                           "0 to " + *prefix + "9 (the minor version has two digits from 2.10); test `\"" + *prefix +
-                           ".\"` or compare `torch.__version__` as a version");
+      Diagnostic& d = ctx.report(call, "`startswith(\"" + *prefix + "\")` also matches PyTorch " + *prefix + "0 to " + *prefix +
+                                           "9; test `\"" + *prefix + ".\"` or compare `torch.__version__`");
+      d.help = "From PyTorch 2.10 the minor version has two digits; `torch.__version__` compares as a version.";
       return;
     }
     if (isKind(callee, "identifier") && ctx.text(callee) == "str" && isBuiltinCall(ctx.model(), call, "str") &&
@@ -301,8 +300,8 @@ class TorchVersionAsNumber final : public Rule {
       if (op != "<" && op != "<=" && op != ">" && op != ">=") return;
       TSNode other = otherSide(comparison, call);
       if (ts_node_is_null(other) || !isKind(other, "string")) return;
-      ctx.report(comparison, "`str(torch.__version__)` compares as plain text (`\"2.10\" < \"2.9\"`); compare "
-                             "`torch.__version__` itself, which compares as a version");
+      Diagnostic& d = ctx.report(comparison, "`str(torch.__version__)` compares as text; compare `torch.__version__` itself");
+      d.help = "As text, `\"2.10\" < \"2.9\"`; `torch.__version__` compares as a version.";
     }
   }
 
@@ -346,7 +345,7 @@ class TorchVersionAsNumber final : public Rule {
     TSNode index = fieldOf(subscript, "subscript");
     if (!isKind(index, "slice") || trimmed(ctx.text(index)) != ":3") return;
     std::string replacement = std::string(ctx.text(version)) + " " + std::string(op) + " \"" + literal + "\"";
-    d.fix = quickfix::Fix{quickfix::Applicability::Unsafe, "Compare `torch.__version__` as a version",
+    d.fix = quickfix::Fix{quickfix::Applicability::Unsafe, "Replace with `" + replacement + "`",
                           {{startOf(comparison), endOf(comparison), replacement}}};
   }
 };

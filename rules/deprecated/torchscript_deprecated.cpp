@@ -85,12 +85,12 @@ struct Entry {
 };
 
 constexpr std::array<Entry, 13> kEntries{{
-    {"torch.jit.script", "`torch.compile` or `torch.export`"},
-    {"torch.jit._script.script", "`torch.compile` or `torch.export`"},
-    {"torch.jit.trace", "`torch.compile` or `torch.export`"},
-    {"torch.jit._trace.trace", "`torch.compile` or `torch.export`"},
-    {"torch.jit.trace_module", "`torch.compile` or `torch.export`"},
-    {"torch.jit.script_method", "`torch.compile` or `torch.export`"},
+    {"torch.jit.script", "`torch.compile`/`torch.export`"},
+    {"torch.jit._script.script", "`torch.compile`/`torch.export`"},
+    {"torch.jit.trace", "`torch.compile`/`torch.export`"},
+    {"torch.jit._trace.trace", "`torch.compile`/`torch.export`"},
+    {"torch.jit.trace_module", "`torch.compile`/`torch.export`"},
+    {"torch.jit.script_method", "`torch.compile`/`torch.export`"},
     {"torch.jit.interface", "`torch.compile`"},
     {"torch.jit.freeze", "`torch.compile`"},
     {"torch.jit.fork", "`torch.compile`"},
@@ -203,10 +203,10 @@ class TorchscriptDeprecated final : public Rule {
     if (!q) return;
     const Entry* e = findEntry(*q);
     if (e == nullptr) return;
-    ctx.report(node, "`torch.jit." + std::string(lastOf(e->name)) + "` is deprecated; use " + std::string(e->replacement) +
-                         " (TorchScript; a `FutureWarning` in PyTorch " +
-                         versions::deprecatedIn(versions::kTorchscript).str() + ", judged for `torch-version` " +
-                         versions::rangeText(ctx.settings()) + ")");
+    Diagnostic& d = ctx.report(node, "`torch.jit." + std::string(lastOf(e->name)) + "` is deprecated; use " +
+                                         std::string(e->replacement) + versions::judgedFor(ctx.settings()));
+    d.help = "TorchScript is deprecated: PyTorch " + versions::deprecatedIn(versions::kTorchscript).str() +
+             " issues a `FutureWarning`.";
   }
 
  private:

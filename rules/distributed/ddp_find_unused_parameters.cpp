@@ -112,7 +112,10 @@ holds 1.13–2.14.
 constexpr size_t kFindUnusedSlot = 7;
 
 // The cost and the remedy in a few words; the docs explain both.
-constexpr std::string_view kCost = "costs a graph traversal per step";
+// The cost, and when paying it is needed (the message must say both).
+constexpr std::string_view kCost = "walks the autograd graph after every forward";
+constexpr std::string_view kUnless = "unless the unused set changes";
+constexpr std::string_view kHelp = "Only a model whose set of unused parameters changes between iterations needs it.";
 
 bool isTrue(const analysis::SemanticModel& model, TSNode value) {
   return !ts_node_is_null(value) && isTrueLiteral(analysis::resolveValue(model, value));
@@ -229,8 +232,8 @@ class DdpFindUnusedParameters final : public Rule {
       TSNode value = keywordArgument(call, "find_unused_parameters", ctx.source());
       if (!isTrue(model, value) || isTrue(model, keywordArgument(call, "static_graph", ctx.source()))) return;
       std::string_view name = std::string_view(*callee).substr(callee->rfind('.') + 1);
-      ctx.report(call, fmt::format("`{}(find_unused_parameters=True)` {}; drop it unless the unused parameters change", name,
-                                   kCost));
+      Diagnostic& d = ctx.report(call, fmt::format("`{}(find_unused_parameters=True)` {}; drop it {}", name, kCost, kUnless));
+      d.help = kHelp;
       return;
     }
     Launcher launcher = launcherOf(*callee);
@@ -239,8 +242,8 @@ class DdpFindUnusedParameters final : public Rule {
     if (ts_node_is_null(strategy)) return;
     auto name = unusedStrategy(model, strategy, launcher);
     if (!name) return;
-    ctx.report(call, fmt::format("`strategy=\"{}\"` {}; use `strategy=\"ddp\"` unless the unused parameters change",
-                                 *name, kCost));
+    Diagnostic& d = ctx.report(call, fmt::format("`strategy=\"{}\"` {}; use `strategy=\"ddp\"` {}", *name, kCost, kUnless));
+    d.help = kHelp;
   }
 
  private:
@@ -258,15 +261,13 @@ class DdpFindUnusedParameters final : public Rule {
     TSNode static_graph = keywordArgument(call, "static_graph", ctx.source());
     if (isTrue(model, static_graph)) return;
 
-    Diagnostic& d = ctx.report(
-        call, fmt::format("`find_unused_parameters=True` {}; use `static_graph=True` if the unused parameters never "
-                          "change",
-                          kCost));
+    Diagnostic& d = ctx.report(call, fmt::format("`find_unused_parameters=True` {}; use `static_graph=True` {}", kCost, kUnless));
+    d.help = kHelp;
     if (ts_node_is_null(keyword) || !ts_node_is_null(static_graph) || hasDoubleStarArguments(call) ||
         !ctx.torchAtLeast(1, 11))
       return;
     if (std::string_view why = staticGraphRefusal(model); !why.empty()) {
-      d.message += fmt::format(" (no `static_graph=True` fix: {})", why);
+      d.help = fmt::format("No `static_graph=True` fix: {}.", why);
       return;
     }
     quickfix::Fix fix;

@@ -85,7 +85,7 @@ class FairscaleSharding final : public Rule {
   void check(TSNode node, Context& ctx) const override {
     retired::checkNode(node, ctx, isFairscaleSharding, [](const std::string& name) {
       return "FairScale's `" + name.substr(name.rfind('.') + 1) +
-             "`; use PyTorch's `torch.distributed.fsdp.fully_shard` (FSDP2)";
+             "`; use `torch.distributed.fsdp.fully_shard` (FSDP2)";
     });
   }
 };

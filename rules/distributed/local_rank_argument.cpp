@@ -111,9 +111,9 @@ class LocalRankArgument final : public Rule {
       if (c == '"' || c == '\'') break;
       prefix += c;  // a raw or unicode prefix, kept
     }
-    Diagnostic& d = ctx.report(call, "`--local_rank` without `--local-rank`, which the launcher passes; accept both spellings "
-                                     "(judged for `torch-version` " +
-                                         versions::rangeText(ctx.settings()) + ")");
+    Diagnostic& d = ctx.report(call, "`--local_rank` without `--local-rank`; accept both spellings" +
+                                         versions::judgedFor(ctx.settings()));
+    d.help = "The launcher passes `--local-rank`.";
     d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Add the `--local-rank` spelling",
                           {{startOf(underscored), startOf(underscored), prefix + quote + "--local-rank" + quote + ", "}}};
   }

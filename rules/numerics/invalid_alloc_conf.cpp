@@ -9,6 +9,7 @@
 #include "rules/common/blocks.h"
 #include "rules/helpers.h"
 #include "rules/torch_releases.h"
+#include "rules/version_facts.h"
 
 namespace ptlint::rules {
 namespace {
@@ -36,7 +37,7 @@ string (a literal, or a name bound once to one) the CUDA caching allocator of a 
 in the project's `torch-version` range rejects: an unknown option (`expandable_segment:True`),
 an option that release does not have yet or no longer has, or a bad value
 (`max_split_size_mb:10`, `garbage_collection_threshold:1.5`, `roundup_power2_divisions:3`,
-`backend:async`, `expandable_segments:yes`). The message names the release that raises.
+`backend:async`, `expandable_segments:yes`). The help names the release that raises.
 `PYTORCH_ALLOC_CONF` is checked where the range includes a release that reads it. Values built
 at run time (f-strings, concatenations) are not checked.
 
@@ -176,9 +177,12 @@ class InvalidAllocConf final : public Rule {
     const TorchRange range = ctx.settings().torchRange();
     auto verdict = firstRejection(*text, range, from);
     if (!verdict) return;
-    ctx.report(value, fmt::format("`{}`: {} (PyTorch {} raises at the first CUDA allocation; judged for "
-                                  "`torch-version` {})",
-                                  *name, verdict->rejection.message, verdict->release.str(), range.str()));
+    // The option in the message (the underline is on the variable's value), the variable and the
+    // release that raises in the help.
+    std::string what = verdict->rejection.message;
+    if (!what.empty() && what[0] >= 'a' && what[0] <= 'z') what[0] = static_cast<char>(what[0] - 'a' + 'A');
+    Diagnostic& d = ctx.report(value, what + versions::judgedFor(ctx.settings()));
+    d.help = fmt::format("PyTorch {} raises at the first CUDA allocation that reads `{}`.", verdict->release.str(), *name);
   }
 };
 

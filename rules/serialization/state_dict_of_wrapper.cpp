@@ -184,8 +184,9 @@ class StateDictOfWrapper final : public Rule {
       if (attribute.empty()) continue;
       std::string_view prefix = attribute == "module" ? "module." : "_orig_mod.";
       Diagnostic& d = ctx.report(
-          state_dict, fmt::format("`{}` is a wrapper whose `state_dict()` keys start with `{}`; save `{}.{}.state_dict()`",
+          state_dict, fmt::format("`{}`'s `state_dict()` keys start with `{}`; save `{}.{}.state_dict()`",
                                   ctx.text(receiver), prefix, ctx.text(receiver), attribute));
+      d.help = fmt::format("`{}` is a wrapper; the unwrapped model cannot load keys with that prefix.", ctx.text(receiver));
       d.fix = quickfix::Fix{quickfix::Applicability::Unsafe, fmt::format("Save `{}.{}.state_dict()`", ctx.text(receiver), attribute),
                             {{analysis::endOf(receiver), analysis::endOf(receiver), fmt::format(".{}", attribute)}}};
     }

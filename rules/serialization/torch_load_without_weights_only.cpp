@@ -151,9 +151,10 @@ class TorchLoadWithoutWeightsOnly final : public Rule {
       if (!isFalseLiteral(fieldOf(keyword, "value"))) return;
       Diagnostic& d = ctx.report(call,
                                  "`weights_only=False` lets `torch.load` run arbitrary code; use `weights_only=True`" +
-                                     std::string(pickle_module ? " without `pickle_module=` (together they raise)" : ""));
+                                     std::string(pickle_module ? " without `pickle_module=`" : ""));
+      if (pickle_module) d.help = "`weights_only=True` with `pickle_module=` raises.";
       if (!pickle_module)
-        d.fix = quickfix::Fix{quickfix::Applicability::Unsafe, "Use `weights_only=True`",
+        d.fix = quickfix::Fix{quickfix::Applicability::Unsafe, "Replace `weights_only=False` with `weights_only=True`",
                               {{startOf(keyword), endOf(keyword), "weights_only=True"}}};
       return;
     }
@@ -165,8 +166,9 @@ class TorchLoadWithoutWeightsOnly final : public Rule {
     if (ctx.torchAtLeast(2, 6)) return;
     if (hasDoubleStarArguments(call) && !splatsKnownWithout(call, "weights_only", ctx)) return;
     Diagnostic& d = ctx.report(call,
-                               "`torch.load` without `weights_only=` can run arbitrary code before PyTorch 2.6; pass "
-                               "`weights_only=True`" + versions::judgedFor(ctx.settings()));
+                               "`torch.load` without `weights_only=` can run arbitrary code; pass `weights_only=True`" +
+                                   versions::judgedFor(ctx.settings()));
+    d.help = "Before PyTorch 2.6, `weights_only` defaults to `False`.";
     if (ctx.torchAtLeast(1, 13) && !ts_node_is_null(argumentList(call)) && !hasStarArguments(call))
       d.fix = quickfix::Fix{quickfix::Applicability::Unsafe, "Add `weights_only=True`",
                             {appendArgument(call, "weights_only=True", ctx.source())}};

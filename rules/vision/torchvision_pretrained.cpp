@@ -210,11 +210,10 @@ class TorchvisionPretrained final : public Rule {
     } else {
       suggestion += "<weights enum>";
     }
-    std::string what = by_position ? "`" + std::string(old_name) + "` passed by position (`" + std::string(ctx.text(value)) + "`)"
+    std::string what = by_position ? "Positional `" + std::string(old_name) + "` (`" + std::string(ctx.text(value)) + "`)"
                                    : "`" + std::string(old_name) + "=`";
-    Diagnostic& d = ctx.report(keyword, what + " is deprecated; pass `" + suggestion + "` (or `" + std::string(new_name) +
-                                            "=None`) (since torchvision 0.13; judged for `torch-version` " +
-                                            versions::rangeText(ctx.settings()) + ")");
+    Diagnostic& d = ctx.report(keyword, what + " is deprecated; pass `" + suggestion + "`" + versions::judgedFor(ctx.settings()));
+    d.help = "Deprecated since torchvision 0.13; `" + std::string(new_name) + "=None` loads no pretrained weights.";
     if (!fixable) return;
     if (!ts_node_is_null(keywordArgumentNode(call, new_name, ctx.source())) || hasDoubleStarArguments(call)) return;
     std::string replacement;
@@ -230,7 +229,9 @@ class TorchvisionPretrained final : public Rule {
     }
     edits.push_back({startOf(keyword), endOf(keyword), std::string(new_name) + "=" + replacement});
     if (!quickfix::normalizeEdits(edits)) return;
-    d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use `" + std::string(new_name) + "=`", std::move(edits)};
+    std::string written = std::string(new_name) + "=" + replacement;
+    std::string title = written.size() <= 60 ? "Use `" + written + "`" : "Use `" + std::string(new_name) + "=`";
+    d.fix = quickfix::Fix{quickfix::Applicability::Safe, title + " instead of `" + std::string(old_name) + (by_position ? "`" : "=`"), std::move(edits)};
   }
 };
 

@@ -153,7 +153,7 @@ class TorchvisionToTensorV2 final : public Rule {
     edits.push_back({startOf(call), endOf(call),
                      v2 + ".Compose([" + v2 + ".ToImage(), " + v2 + ".ToDtype(" + torch + ".float32, scale=True)])"});
     if (!quickfix::normalizeEdits(edits)) return;
-    d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use `ToImage()` and `ToDtype(torch.float32, scale=True)`",
+    d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Replace `ToTensor()` with `ToImage()` and `ToDtype(torch.float32, scale=True)`",
                           std::move(edits)};
   }
 };

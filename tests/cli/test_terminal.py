@@ -387,6 +387,59 @@ class Subcommands(Workdir):
             self.assertEqual(probe.stdout.strip(), "--fix-only")
 
 
+# A finding's help (the why, one sentence) is shown by `full` alone, above the fix title; the
+# machine formats keep their keys, and SARIF carries it in `message.markdown`.
+QR_SOURCE = "import torch\n\ny = torch.qr(a)\n"
+QR_HELP = "Deprecated since PyTorch 1.9."
+QR_FIX = "Use `torch.linalg.qr` instead of `torch.qr`"
+
+
+class Help(Workdir):
+    def setUp(self):
+        super().setUp()
+        self.write("train.py", QR_SOURCE)
+
+    def out(self, fmt):
+        code, out, err = self.check("--select", "PTL106", "--output-format", fmt, "train.py")
+        self.assertEqual(code, 1, err)
+        return out
+
+    def test_full_shows_the_help_then_the_fix_title(self):
+        lines = self.out("full").split("\n")
+        self.assertTrue(lines[0].startswith("train.py:3:5: PTL106 [*] `torch.qr` is deprecated;"), lines[0])
+        self.assertNotIn(QR_HELP, lines[0])
+        at = lines.index("  = help: " + QR_HELP)
+        self.assertEqual(lines[at - 1], "  |")
+        self.assertEqual(lines[at + 1], "  = help: " + QR_FIX)
+
+    def test_line_formats_show_the_message_only(self):
+        for fmt in ("concise", "pylint", "github", "azure", "grouped"):
+            out = self.out(fmt)
+            self.assertIn("`torch.qr` is deprecated", out, fmt)
+            self.assertNotIn(QR_HELP, out, fmt)
+
+    def test_json_keeps_its_keys(self):
+        keys = {"code", "message", "filename", "location", "end_location", "fix", "noqa_row", "url", "severity", "cell"}
+        [row] = json.loads(self.out("json"))
+        self.assertEqual(set(row), keys)
+        self.assertNotIn(QR_HELP, json.dumps(row))
+        self.assertEqual(set(json.loads(self.out("json-lines").splitlines()[0])), keys)
+
+    def test_sarif_markdown_adds_the_help(self):
+        [result] = json.loads(self.out("sarif"))["runs"][0]["results"]
+        text = result["message"]["text"]
+        self.assertNotIn(QR_HELP, text)
+        self.assertEqual(result["message"]["markdown"], text + "\n\n" + QR_HELP)
+
+    def test_a_finding_without_help_has_no_extra_line(self):
+        self.write("train.py", AMP_SOURCE)
+        code, out, err = self.check("--select", "PTL101", "--output-format", "full", "train.py")
+        helps = [l for l in out.split("\n") if l.startswith("  = help: ")]
+        self.assertEqual(len(helps), 1, out)  # the fix title alone
+        code, out, err = self.check("--select", "PTL101", "--output-format", "sarif", "train.py")
+        self.assertNotIn("markdown", json.loads(out)["runs"][0]["results"][0]["message"])
+
+
 class CiFormats(Workdir):
     def setUp(self):
         super().setUp()

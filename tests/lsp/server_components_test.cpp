@@ -260,6 +260,22 @@ TEST(Diagnostics, DeprecatedTagComesFromTheRuleMetadata) {
   }
 }
 
+// The help stays out of the LSP diagnostic: the message alone, its docs link for the why.
+TEST(Diagnostics, TheMessageAloneWithoutTheHelp) {
+  auto snap = snapshotOf("file:///t.py", "y = torch.qr(a)\n");
+  ptlint::rules::Diagnostic d;
+  d.code = "PTL106";
+  d.start = 4;
+  d.end = 15;
+  d.message = "`torch.qr` is deprecated; use `torch.linalg.qr` (judged for torch >=2.6)";
+  d.help = "Deprecated since PyTorch 1.9.";
+  Diagnostic lsp = toLspDiagnostic(d, *snap, PositionEncoding::Utf16, true);
+  EXPECT_EQ(lsp.message, d.message);
+  EXPECT_TRUE(lsp.relatedInformation.empty());
+  json j = lsp;
+  EXPECT_EQ(j.dump().find("Deprecated since"), std::string::npos) << j.dump();
+}
+
 TEST(Diagnostics, RangesInTheNegotiatedEncodingAndRelatedInformationInAnotherFile) {
   auto snap = snapshotOf("file:///t.py", "s = '😀'; x.item()\n");
   ptlint::rules::Diagnostic d;

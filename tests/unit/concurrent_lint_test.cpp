@@ -20,6 +20,7 @@ std::vector<std::string> describe(const rules::LintResult& result) {
   std::vector<std::string> out;
   for (const auto& d : result.diagnostics) {
     std::string line = std::string(d.code) + " " + std::to_string(d.start) + "-" + std::to_string(d.end) + " " + d.message;
+    if (!d.help.empty()) line += " | help " + d.help;
     for (const auto& related : d.related) line += " | related " + std::to_string(related.start) + " " + related.message;
     if (d.fix) {
       line += " | fix " + d.fix->message;

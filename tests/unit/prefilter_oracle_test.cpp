@@ -33,6 +33,7 @@ std::string describe(const std::vector<rules::Diagnostic>& diagnostics) {
   std::string out;
   for (const auto& d : diagnostics) {
     out += std::string(d.code) + " " + std::to_string(d.start) + "-" + std::to_string(d.end) + " " + d.message;
+    if (!d.help.empty()) out += " | help " + d.help;
     for (const auto& related : d.related) out += " | related " + std::to_string(related.start) + " " + related.message;
     if (d.fix) {
       out += " | fix " + d.fix->message;
