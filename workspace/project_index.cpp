@@ -1212,7 +1212,7 @@ ProjectIndex::ScanVerdict ProjectIndex::scanFile(const fs::path& file, std::stri
     ScanVerdict verdict;
     verdict.may_compile = analysis::mayHoldCompileSite(text);
     for (std::string_view variable : analysis::indexedEnvironmentVariables())
-      verdict.may_set_environment = verdict.may_set_environment || text.find(variable) != std::string_view::npos;
+      verdict.may_set_environment = verdict.may_set_environment || mayWriteVariable(text, variable);
     verdict.training = trainingWordsOf(text);
     return verdict;
   };
