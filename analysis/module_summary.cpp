@@ -6,9 +6,11 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "analysis/code_text.h"
 #include "analysis/compiled_regions.h"
 #include "analysis/dynamo_config.h"
 #include "analysis/environment_writes.h"
+#include "analysis/instrumentation.h"
 #include "analysis/module_summarizer.h"
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
@@ -77,10 +79,20 @@ const std::vector<std::string_view>& indexedEnvironmentVariables() {
   return kVariables;
 }
 
-bool mayHoldCompileSite(std::string_view text) {
-  // Every site is a call of something spelled `compile` (`torch.compile(m)`, `m.compile()`,
-  // `tc = compile` aside) or a decorator `@torch.compile`. Regular expressions (`re.compile(`)
-  // and definitions (`def compile(`) are not sites.
+namespace {
+
+// A `compile` at `at` follows a `.` (`model.compile(`, `model. compile(`), whatever blanks lie
+// between.
+bool afterDot(std::string_view text, size_t at) {
+  while (at > 0 && (text[at - 1] == ' ' || text[at - 1] == '\t' || text[at - 1] == '\n' || text[at - 1] == '\r' ||
+                    text[at - 1] == '\\' || text[at - 1] == '\f'))
+    --at;
+  return at > 0 && text[at - 1] == '.';
+}
+
+// The test of mayHoldCompileSite on `text`; `bare_calls`: whether a call of a bare name
+// `compile(...)` counts.
+bool holdsCompileSite(std::string_view text, bool bare_calls) {
   return forEachWholeWord(text, "compile", [&](size_t at) {
     size_t end = at + 7;
     while (end < text.size() && (text[end] == ' ' || text[end] == '\t')) ++end;
@@ -93,8 +105,39 @@ bool mayHoldCompileSite(std::string_view text) {
     while (before > 0 && (text[before - 1] == ' ' || text[before - 1] == '\t')) --before;
     if (before > 0 && text[before - 1] == '@') return true;  // a decorator
     if (!called) return false;
-    return !(before >= 3 && text.substr(before - 3, 3) == "def" && chain.empty());
+    if (before >= 3 && text.substr(before - 3, 3) == "def" && chain.empty()) return false;
+    return bare_calls || !chain.empty() || afterDot(text, at);
   });
+}
+
+// Can the name `compile` be bound in `code` to something else than Python's builtin? Some bare
+// `compile` that is neither called nor defined: `from torch import compile`, `compile = ...`.
+bool mayBindCompile(std::string_view code) {
+  return forEachWholeWord(code, "compile", [&](size_t at) {
+    if (at > 0 && (isIdentifierByte(code[at - 1]) || code[at - 1] == '.')) return false;
+    if (afterDot(code, at)) return false;
+    size_t end = at + 7;
+    while (end < code.size() && (code[end] == ' ' || code[end] == '\t')) ++end;
+    if (end < code.size() && code[end] == '(') return false;  // a call
+    size_t before = at;
+    while (before > 0 && (code[before - 1] == ' ' || code[before - 1] == '\t')) --before;
+    return !(before >= 3 && code.substr(before - 3, 3) == "def");
+  });
+}
+
+}  // namespace
+
+bool mayHoldCompileSite(std::string_view text) {
+  // Every site is a call of something spelled `compile` (`torch.compile(m)`, `m.compile()`,
+  // `tc = compile` aside) or a decorator `@torch.compile`. Regular expressions (`re.compile(`)
+  // and definitions (`def compile(`) are not sites.
+  if (!holdsCompileSite(text, true)) return false;
+  if (prefiltersDisabled()) return true;  // the oracle's reference: the raw test alone
+  // Then in the code alone (a docstring's `@torch.compile` is no site), where a bare
+  // `compile(src, name, "exec")` is Python's builtin unless the file binds the name.
+  auto code = blankStringsAndComments(text);
+  if (!code) return true;
+  return holdsCompileSite(*code, mayBindCompile(*code));
 }
 
 bool ModuleSummarizer::returnsSelf(std::string_view method) {

@@ -12,10 +12,11 @@
 // another module's imports (`pkg/__init__.py`).
 //
 // Invariants: demand-driven — nothing is read before a rule asks; then every project file is
-// scanned (raw bytes) for a call or decorator spelled `compile` (`analysis::mayHoldCompileSite`)
-// or the name of an indexed environment variable (`CUBLAS_WORKSPACE_CONFIG`) or of Dynamo's
-// process-wide `capture_scalar_outputs` (analysis/dynamo_config.h), and only those
-// holding one are read, parsed and summarised, plus the
+// scanned (raw bytes, then the code of the few that pass, strings and comments blanked) for a
+// call or decorator spelled `compile` other than Python's builtin (`analysis::mayHoldCompileSite`),
+// a write of an indexed environment variable (`CUBLAS_WORKSPACE_CONFIG`,
+// `workspace::mayWriteVariable`) or the name of Dynamo's process-wide `capture_scalar_outputs`
+// (analysis/dynamo_config.h), and only those holding one are read, parsed and summarised, plus the
 // modules their compile sites reach; a file no question reaches and without that word is never
 // parsed. Files are read through the caller's reader (the CLI's size limit and UTF-8 handling).
 // Summaries are cached by content hash. Thread-safe: the summary map has its own mutex, never

@@ -63,7 +63,7 @@ ProjectIndex::ScanVerdict ProjectIndex::scanFile(const fs::path& file, std::stri
     ScanVerdict verdict;
     verdict.may_compile = analysis::mayHoldCompileSite(text);
     for (std::string_view variable : analysis::indexedEnvironmentVariables())
-      verdict.may_set_environment = verdict.may_set_environment || text.find(variable) != std::string_view::npos;
+      verdict.may_set_environment = verdict.may_set_environment || mayWriteVariable(text, variable);
     // Dynamo's process-wide capture setting is read from the same summaries.
     verdict.may_set_environment = verdict.may_set_environment || analysis::mayHoldCaptureSetting(text);
     verdict.training = trainingWordsOf(text);

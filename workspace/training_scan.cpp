@@ -1,7 +1,14 @@
 #include "workspace/training_scan.h"
 
+#include <algorithm>
 #include <cctype>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
+#include "analysis/code_text.h"
+#include "analysis/instrumentation.h"
 #include "analysis/text_search.h"
 #include "rules/data/epoch_trainers.h"
 
@@ -53,9 +60,97 @@ bool loopsOverEpochs(std::string_view line) {
   return false;
 }
 
-// Some `R.eval()` whose receiver `R` is called further on (`R(`): only such a file can hold a
-// function PTL707 reports.
+// The byte ranges [begin, end) of the f-strings and t-strings of `text`, which
+// blankStringsAndComments keeps whole: a line that starts inside one is no statement. The same
+// lexing as blankStringsAndComments; nullopt where that is unclear.
+std::optional<std::vector<std::pair<size_t, size_t>>> formattedStrings(std::string_view text) {
+  std::vector<std::pair<size_t, size_t>> out;
+  const size_t n = text.size();
+  size_t i = 0;
+  while (i < n) {
+    char c = text[i];
+    if (c == '#') {
+      while (i < n && text[i] != '\n' && text[i] != '\r') ++i;
+      continue;
+    }
+    if (c != '"' && c != '\'') {
+      ++i;
+      continue;
+    }
+    size_t begin = i;
+    while (begin > 0 && analysis::isIdentifierByte(text[begin - 1])) --begin;
+    std::string_view prefix = text.substr(begin, i - begin);
+    if (prefix.size() > 2) return std::nullopt;
+    bool formatted = false;
+    for (char p : prefix) {
+      char lower = static_cast<char>(p | 0x20);
+      if (lower == 'f' || lower == 't') formatted = true;
+      else if (lower != 'r' && lower != 'b' && lower != 'u') return std::nullopt;
+    }
+    bool triple = i + 2 < n && text[i + 1] == c && text[i + 2] == c;
+    size_t quote_len = triple ? 3 : 1;
+    size_t j = i + quote_len;
+    int depth = 0;
+    bool closed = false;
+    while (j < n) {
+      char d = text[j];
+      if (d == '\\') {
+        j += 2;
+        continue;
+      }
+      if (!triple && (d == '\n' || d == '\r')) return std::nullopt;
+      if (d == c && (!triple || (j + 2 < n && text[j + 1] == c && text[j + 2] == c))) {
+        if (depth > 0) return std::nullopt;
+        closed = true;
+        break;
+      }
+      if (formatted) {
+        if (d == '{') {
+          if (depth == 0 && j + 1 < n && text[j + 1] == '{') {
+            j += 2;
+            continue;
+          }
+          ++depth;
+        } else if (d == '}' && depth > 0) {
+          --depth;
+        }
+      }
+      ++j;
+    }
+    if (!closed) return std::nullopt;
+    if (formatted) out.emplace_back(begin, j + quote_len);
+    i = j + quote_len;
+  }
+  return out;
+}
+
+// Is the `.eval(` at `at` in the body of a top-level class, where no top-level function (the
+// only kind PTL707's cross-file facts name) can hold it? So when the nearest line at or above it
+// that starts at column 0 opens a class. `code`: the text with comments and plain strings
+// blanked, where such a line is a statement unless it starts inside an f-string (`formatted`).
+bool inClassBody(std::string_view code, size_t at, const std::vector<std::pair<size_t, size_t>>& formatted) {
+  size_t end = at;
+  while (true) {
+    size_t start = end;
+    while (start > 0 && code[start - 1] != '\n' && code[start - 1] != '\r') --start;
+    std::string_view line = code.substr(start, end - start);
+    size_t first = line.find_first_not_of(" \t\f\v");
+    if (first == 0) {
+      if (!(line.starts_with("class ") || line.starts_with("class\t"))) return false;
+      return std::none_of(formatted.begin(), formatted.end(),
+                          [&](const auto& span) { return span.first < start && start < span.second; });
+    }
+    if (start == 0) return false;
+    end = start - 1;
+  }
+}
+
+// Some `R.eval()` whose receiver `R` is called further on (`R(`), outside a class's body: only
+// such a file can hold a function PTL707 reports.
 bool setsEvalModeThenRuns(std::string_view text) {
+  std::optional<std::string> code;
+  std::optional<std::vector<std::pair<size_t, size_t>>> formatted;
+  bool lexed = false;
   for (size_t at = analysis::findBytes(text, ".eval("); at != std::string_view::npos;
        at = analysis::findBytes(text, ".eval(", at + 1)) {
     size_t end = at + 6;
@@ -65,13 +160,22 @@ bool setsEvalModeThenRuns(std::string_view text) {
     while (begin > 0 && (analysis::isIdentifierByte(text[begin - 1]) || text[begin - 1] == '.')) --begin;
     std::string_view receiver = text.substr(begin, at - begin);
     if (receiver.empty()) continue;
-    for (size_t from = analysis::findBytes(text, receiver, end); from != std::string_view::npos;
+    bool runs = false;
+    for (size_t from = analysis::findBytes(text, receiver, end); from != std::string_view::npos && !runs;
          from = analysis::findBytes(text, receiver, from + receiver.size())) {
       if (from > 0 && (analysis::isIdentifierByte(text[from - 1]) || text[from - 1] == '.')) continue;
       size_t after = from + receiver.size();
       while (after < text.size() && isSpace(text[after])) ++after;
-      if (after < text.size() && text[after] == '(') return true;
+      runs = after < text.size() && text[after] == '(';
     }
+    if (!runs) continue;
+    if (analysis::prefiltersDisabled()) return true;  // the oracle's reference: the raw test alone
+    if (!lexed) {
+      lexed = true;
+      code = analysis::blankStringsAndComments(text);
+      if (code) formatted = formattedStrings(text);
+    }
+    if (!code || !formatted || !inClassBody(*code, at, *formatted)) return true;
   }
   return false;
 }
@@ -97,6 +201,24 @@ uint8_t trainingWordsOf(std::string_view text) {
     start = end + 1;
   }
   return bits;
+}
+
+bool mayWriteVariable(std::string_view text, std::string_view variable) {
+  if (analysis::prefiltersDisabled()) return analysis::findBytes(text, variable) != std::string_view::npos;
+  bool any = false, decided_in_tree = false;
+  analysis::forEachWholeWord(text, variable, [&](size_t at) {
+    any = true;
+    // `"X"` (a literal naming it exactly), `\\N{X}`: only the tree tells.
+    char before = at > 0 ? text[at - 1] : '\0';
+    decided_in_tree = before == '"' || before == '\'' || before == '{';
+    return decided_in_tree;
+  });
+  if (decided_in_tree) return true;
+  if (!any) return false;
+  // Otherwise only a name spelled so in the code (`dict(X=v)`) may set it, not a comment's or a
+  // docstring's words.
+  auto code = analysis::blankStringsAndComments(text);
+  return !code || analysis::forEachWholeWord(*code, variable, [](size_t) { return true; });
 }
 
 }  // namespace ptlint::workspace

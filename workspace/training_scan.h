@@ -17,4 +17,8 @@ enum TrainingWords : uint8_t {
 // The TrainingWords bits of `text`.
 uint8_t trainingWordsOf(std::string_view text);
 
+// May `text` set the environment variable `variable` as environment_writes.h tells it (false
+// when every mention of it is plain text of a comment or docstring)?
+bool mayWriteVariable(std::string_view text, std::string_view variable);
+
 }  // namespace ptlint::workspace

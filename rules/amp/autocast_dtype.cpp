@@ -1,7 +1,10 @@
 #include "rules/amp/autocast_dtype.h"
 
+#include <algorithm>
 #include <memory>
 
+#include "analysis/code_text.h"
+#include "analysis/instrumentation.h"
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
 #include "analysis/value_flow.h"
@@ -104,18 +107,40 @@ bool isAutocastName(std::string_view name) {
   return name == "torch.amp.autocast" || name == "torch.cuda.amp.autocast" || name == "torch.cpu.amp.autocast";
 }
 
-// Can a call of the file reach an autocast through a value: a `partial`, or an autocast named
-// without being called (`amp_autocast = torch.cuda.amp.autocast`)? Asked once per file: in most
-// files no call can, and their calls then need no value flow.
+// `autocast` at `at` is a name a `from ... import` line imports as itself (`from torch.cuda.amp
+// import GradScaler, autocast`): a use elsewhere spells it, an alias (`autocast as ac`) does not.
+bool importedAsItself(std::string_view code, size_t at) {
+  constexpr size_t kLength = 8;  // `autocast`
+  if (at > 0 && (analysis::isIdentifierByte(code[at - 1]) || code[at - 1] == '.')) return false;
+  size_t start = at;
+  while (start > 0 && code[start - 1] != '\n' && code[start - 1] != '\r') --start;
+  std::string_view head = code.substr(start, at - start);
+  head.remove_prefix(std::min(head.find_first_not_of(" \t"), head.size()));
+  size_t import = head.find(" import ");
+  if (!head.starts_with("from ") || import == std::string_view::npos) return false;
+  // Only names of the import between (`from m import a, b as c, autocast`), no `;` or `=`.
+  for (char c : head.substr(import + 8))
+    if (!analysis::isIdentifierByte(c) && c != ' ' && c != '\t' && c != ',' && c != '(') return false;
+  size_t next = at + kLength;
+  while (next < code.size() && (code[next] == ' ' || code[next] == '\t')) ++next;
+  return next >= code.size() || code[next] == ',' || code[next] == ')' || code[next] == '\n' || code[next] == '\r';
+}
+
+// Can a call of the file reach an autocast through a value: a `partial` of one, or an autocast
+// named without being called (`amp_autocast = torch.cuda.amp.autocast`)? Either way the code
+// (strings and comments aside) spells `autocast` somewhere other than in a call `autocast(...)`
+// or a plain import of the name: `partial(torch.autocast, ...)`, `x = autocast`, `import ...
+// autocast as ac`. Asked once per file: in most files no call can, and their calls then need no
+// value flow.
 bool mayCallIndirectly(const analysis::SemanticModel& model) {
   static const int kTag = 0;
   return model.perFileAnalysis<bool>(&kTag, [&] {
-    std::string_view text = model.file().text();
-    bool found = analysis::findBytes(text, "partial") != std::string_view::npos;
-    for (size_t at = text.find("autocast"); !found && at != std::string_view::npos; at = text.find("autocast", at + 1)) {
+    std::string_view code = analysis::codeOrText(model.file());
+    bool found = analysis::prefiltersDisabled();
+    for (size_t at = code.find("autocast"); !found && at != std::string_view::npos; at = code.find("autocast", at + 1)) {
       size_t next = at + 8;
-      while (next < text.size() && (text[next] == ' ' || text[next] == '\t')) ++next;
-      found = next >= text.size() || text[next] != '(';
+      while (next < code.size() && (code[next] == ' ' || code[next] == '\t')) ++next;
+      found = (next >= code.size() || code[next] != '(') && !importedAsItself(code, at);
     }
     return std::make_shared<const bool>(found);
   });
