@@ -192,37 +192,29 @@ class DataDependentBranchInCompiledRegion final : public Rule {
   std::vector<std::string_view> nodeKinds() const override {
     return {"if_statement", "elif_clause", "while_statement", "conditional_expression"};
   }
-  std::vector<std::string_view> triggers() const override { return {"compile", "optimize"}; }
-  bool triggersDependOnSettings() const override { return true; }
-  std::vector<std::string_view> triggersFor(const Settings& settings) const override {
-    // Compiled from another file: every finding reads a value through one of these calls.
-    if (settings.project != nullptr && !settings.project->empty()) return {kReads.begin(), kReads.end()};
-    std::vector<std::string_view> words = triggers();
-    for (const std::string& decorator : settings.compile_decorators) {
-      std::string_view name = decorator;
-      if (size_t dot = name.rfind('.'); dot != std::string_view::npos) name = name.substr(dot + 1);
-      if (!name.empty()) words.push_back(name);
-    }
-    return words;
-  }
-
   // Before parsing: with nothing compiled from other files, a finding needs `compile` (or a
   // configured decorator) as an identifier in code that can name a compiler (not `re.compile`).
-  bool mayMatchSource(const analysis::PrefilterText& source, const Settings& settings) const override {
-    if (settings.project != nullptr && !settings.project->empty()) return true;
-    auto words = triggersFor(settings);
-    return analysis::CompiledRegions::mayCompileAnythingInCode(source, words, settings.compile_decorators);
-  }
-  bool mayReportIn(const analysis::ParsedFile& file, const Settings& settings) const override {
-    if (!callsARead(file.text())) return false;
-    if (settings.project != nullptr && !settings.project->empty()) return true;
-    return analysis::CompiledRegions::mayCompileAnything(file, settings.compile_decorators);
-  }
   // Functions of this file may be compiled from another one (`torch.compile(Model())` in train.py).
-  std::vector<std::string_view> projectWords() const override {
-    std::vector<std::string_view> words{kReads.begin(), kReads.end()};
-    words.push_back("Tensor");
-    return words;
+  Prefilter prefilter() const override {
+    // Compiled from another file: every finding reads a value through one of these calls.
+    Prefilter pre{.words = {"compile", "optimize"},
+                  .plus_compile_decorators = true,
+                  .words_in_project = {kReads.begin(), kReads.end()},
+                  .project_words = {kReads.begin(), kReads.end()}};
+    pre.project_words.push_back("Tensor");
+    return pre;
+  }
+  bool mayReport(const PrefilterInput& input, const Settings& settings) const override {
+    if (input.parsed != nullptr) {
+      const analysis::ParsedFile& file = *input.parsed;
+      if (!callsARead(file.text())) return false;
+      if (settings.project != nullptr && !settings.project->empty()) return true;
+      return analysis::CompiledRegions::mayCompileAnything(file, settings.compile_decorators);
+    }
+    const analysis::PrefilterText& source = input.source;
+    if (settings.project != nullptr && !settings.project->empty()) return true;
+    auto words = prefilter().wordsFor(settings);
+    return analysis::CompiledRegions::mayCompileAnythingInCode(source, words, settings.compile_decorators);
   }
 
   // Every finding is in a compiled function.

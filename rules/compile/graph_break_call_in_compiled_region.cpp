@@ -137,37 +137,28 @@ class GraphBreakCallInCompiledRegion final : public Rule {
  public:
   const RuleMeta& meta() const override { return kGraphBreakCall; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
-  std::vector<std::string_view> triggers() const override { return {"compile"}; }
-  bool triggersDependOnSettings() const override { return true; }
-  std::vector<std::string_view> triggersFor(const Settings& settings) const override {
-    // Compiled from another file: every finding is a call of one of these names.
-    if (settings.project != nullptr && !settings.project->empty()) return {kCalls.begin(), kCalls.end()};
-    std::vector<std::string_view> words = triggers();
-    for (const std::string& decorator : settings.compile_decorators) {
-      std::string_view name = decorator;
-      if (size_t dot = name.rfind('.'); dot != std::string_view::npos) name = name.substr(dot + 1);
-      if (!name.empty()) words.push_back(name);
-    }
-    return words;
-  }
-
   // Before parsing: with nothing compiled from other files, a finding needs `compile` (or a
   // configured decorator) as an identifier in code that can name a compiler (not `re.compile`).
-  bool mayMatchSource(const analysis::PrefilterText& source, const Settings& settings) const override {
+  // Functions of this file may be compiled from another one (`torch.compile(Model())` in train.py).
+  Prefilter prefilter() const override {
+    // Compiled from another file: every finding is a call of one of these names.
+    return {.words = {"compile"},
+            .plus_compile_decorators = true,
+            .words_in_project = {kCalls.begin(), kCalls.end()},
+            .tree_names = {{kCalls.begin(), kCalls.end()}},
+            .project_words = {kCalls.begin(), kCalls.end()}};
+  }
+  bool mayReport(const PrefilterInput& input, const Settings& settings) const override {
+    if (input.parsed != nullptr) {
+      const analysis::ParsedFile& file = *input.parsed;
+      if (settings.project != nullptr && !settings.project->empty()) return true;
+      return analysis::CompiledRegions::mayCompileAnything(file, settings.compile_decorators);
+    }
+    const analysis::PrefilterText& source = input.source;
     if (settings.project != nullptr && !settings.project->empty()) return true;
-    auto words = triggersFor(settings);
+    auto words = prefilter().wordsFor(settings);
     return analysis::CompiledRegions::mayCompileAnythingInCode(source, words, settings.compile_decorators);
   }
-  bool mayReportIn(const analysis::ParsedFile& file, const Settings& settings) const override {
-    // Every finding is a call of one of these names.
-    bool any = false;
-    for (std::string_view word : kCalls) any = any || namesIdentifier(file, word);
-    if (!any) return false;
-    if (settings.project != nullptr && !settings.project->empty()) return true;
-    return analysis::CompiledRegions::mayCompileAnything(file, settings.compile_decorators);
-  }
-  // Functions of this file may be compiled from another one (`torch.compile(Model())` in train.py).
-  std::vector<std::string_view> projectWords() const override { return {kCalls.begin(), kCalls.end()}; }
 
   // Every finding is a call spelling one of these names in a compiled function.
   bool checksWithinRanges() const override { return true; }

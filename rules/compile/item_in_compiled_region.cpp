@@ -190,34 +190,26 @@ class ItemInCompiledRegion final : public Rule {
  public:
   const RuleMeta& meta() const override { return kItemInCompiledRegion; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
-  std::vector<std::string_view> triggers() const override { return {"compile", "optimize"}; }
-  bool triggersDependOnSettings() const override { return true; }
-  std::vector<std::string_view> triggersFor(const Settings& settings) const override {
-    // Compiled from another file: every finding is an `.item()` / `.tolist()` call.
-    if (settings.project != nullptr && !settings.project->empty()) return {kScalarReads.begin(), kScalarReads.end()};
-    std::vector<std::string_view> words = triggers();
-    for (const std::string& decorator : settings.compile_decorators) {
-      std::string_view name = decorator;
-      if (size_t dot = name.rfind('.'); dot != std::string_view::npos) name = name.substr(dot + 1);
-      if (!name.empty()) words.push_back(name);
-    }
-    return words;
-  }
-
   // Before parsing: with nothing compiled from other files, a finding needs `compile` (or a
   // configured decorator) as an identifier in code that can name a compiler (not `re.compile`).
-  bool mayMatchSource(const analysis::PrefilterText& source, const Settings& settings) const override {
-    if (settings.project != nullptr && !settings.project->empty()) return true;
-    auto words = triggersFor(settings);
-    return analysis::CompiledRegions::mayCompileAnythingInCode(source, words, settings.compile_decorators);
+  Prefilter prefilter() const override {
+    // Compiled from another file: every finding is an `.item()` / `.tolist()` call.
+    return {.words = {"compile", "optimize"},
+            .also = {{kScalarReads.begin(), kScalarReads.end()}},
+            .plus_compile_decorators = true,
+            .words_in_project = {kScalarReads.begin(), kScalarReads.end()},
+            .project_words = {kScalarReads.begin(), kScalarReads.end()}};
   }
-  bool mayReportIn(const analysis::ParsedFile& file, const Settings& settings) const override {
-    // Every finding is a call of a method named `item` or `tolist` in compiled code.
-    bool words = false;
-    for (std::string_view word : kScalarReads) words = words || analysis::findBytes(file.text(), word) != std::string_view::npos;
-    if (!words) return false;
+  bool mayReport(const PrefilterInput& input, const Settings& settings) const override {
+    if (input.parsed != nullptr) {
+      const analysis::ParsedFile& file = *input.parsed;
+      if (settings.project != nullptr && !settings.project->empty()) return true;
+      return analysis::CompiledRegions::mayCompileAnything(file, settings.compile_decorators);
+    }
+    const analysis::PrefilterText& source = input.source;
     if (settings.project != nullptr && !settings.project->empty()) return true;
-    return analysis::CompiledRegions::mayCompileAnything(file, settings.compile_decorators);
+    auto words = prefilter().wordsFor(settings);
+    return analysis::CompiledRegions::mayCompileAnythingInCode(source, words, settings.compile_decorators);
   }
 
   // Every finding is a call spelling `item` or `tolist` in a compiled function.
@@ -229,8 +221,6 @@ class ItemInCompiledRegion final : public Rule {
     for (const auto& fn : regions.functions()) compiled.emplace_back(analysis::startOf(fn->def), analysis::endOf(fn->def));
     return wordRangesWithin(model.file().text(), kScalarReads, std::move(compiled));
   }
-
-  std::vector<std::string_view> projectWords() const override { return {kScalarReads.begin(), kScalarReads.end()}; }
 
   void check(TSNode call, Context& ctx) const override {
     std::string_view method = scalarReadMethod(call, ctx.source());
