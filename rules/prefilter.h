@@ -30,7 +30,7 @@ struct Prefilter {
   bool whole_words = false;
   // Each group: one of its strings must occur (a substring), e.g. {{"cudnn"}, {"deterministic"}}.
   std::vector<Words> also;
-  // None of these may occur (a substring): PTL401 is answered by a `set_epoch` anywhere.
+  // None of these may occur (a substring): PTL406 is answered by a `set_epoch` anywhere.
   Words absent;
 
   // Settings that change `words` (only these make the words depend on the settings):
