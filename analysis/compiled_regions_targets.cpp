@@ -14,6 +14,7 @@
 #include "analysis/compiled_regions_builder.h"
 #include "analysis/name_shapes.h"
 #include "analysis/syntax.h"
+#include "analysis/syntax_helpers.h"
 #include "analysis/text_search.h"
 
 namespace ptlint::analysis {
@@ -28,23 +29,6 @@ bool returnsSelf(std::string_view method) {
                                                         "half",  "float",    "double", "bfloat16",
                                                         "requires_grad_", "to_empty", "share_memory"};
   return std::find(std::begin(kSelfReturning), std::end(kSelfReturning), method) != std::end(kSelfReturning);
-}
-
-// "a.b.c" for an identifier/attribute chain, empty for anything else.
-std::string dottedText(TSNode expr, std::string_view source) {
-  std::vector<std::string_view> parts;
-  expr = unparenthesize(expr);
-  while (isKind(expr, "attribute")) {
-    parts.push_back(textOf(fieldOf(expr, "attribute"), source));
-    expr = unparenthesize(fieldOf(expr, "object"));
-  }
-  if (!isKind(expr, "identifier")) return {};
-  std::string out(textOf(expr, source));
-  for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
-    out += '.';
-    out += *it;
-  }
-  return out;
 }
 
 }  // namespace
@@ -136,7 +120,7 @@ bool CompiledRegions::Builder::mayCompileOrDisable(TSNode call) const {
 bool CompiledRegions::Builder::isCompileName(TSNode callee, const std::optional<std::string>& q) const {
   if (q && isTorchCompile(*q)) return true;
   if (out_.extra_decorators_.empty()) return false;
-  std::string dotted = q ? std::string{} : dottedText(callee, source_);
+  std::string dotted = q ? std::string{} : attributeChainText(callee, source_);
   for (const auto& extra : out_.extra_decorators_) {
     if (q) {
       if (*q == extra) return true;

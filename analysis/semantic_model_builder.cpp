@@ -7,21 +7,11 @@
 #include <vector>
 
 #include "analysis/syntax.h"
+#include "analysis/syntax_helpers.h"
 #include "analysis/text_search.h"
 
 namespace ptlint::analysis {
 namespace {
-
-// "a . b" -> "a.b": dotted names are joined from their identifiers.
-std::string dottedName(TSNode node, std::string_view source) {
-  if (!isKind(node, "dotted_name")) return std::string(textOf(node, source));
-  std::string out;
-  forEachNamedChild(node, [&](TSNode part) {
-    if (!out.empty()) out += '.';
-    out += textOf(part, source);
-  });
-  return out;
-}
 
 // True when `node` sits in an `except` handler that catches import failures.
 bool isImportFallback(TSNode node, std::string_view source) {
@@ -208,7 +198,7 @@ void ModelBuilder::bindImport(TSNode statement) {
     forEachFieldChild(statement, "name", [&](TSNode name) {
       if (isKind(name, "aliased_import")) {
         Binding& b = bind(BindingKind::Import, fieldOf(name, "alias"), statement);
-        b.qualified_name = dottedName(fieldOf(name, "name"), source_);
+        b.qualified_name = dottedNameText(fieldOf(name, "name"), source_);
         b.is_fallback = fallback;
       } else {
         // `import a.b.c` binds `a` to the package `a`.
@@ -222,11 +212,11 @@ void ModelBuilder::bindImport(TSNode statement) {
   }
   TSNode module_node = fieldOf(statement, "module_name");
   std::string module = isKind(module_node, "relative_import") ? std::string(textOf(module_node, source_))
-                                                               : dottedName(module_node, source_);
+                                                               : dottedNameText(module_node, source_);
   forEachFieldChild(statement, "name", [&](TSNode name) {
     TSNode imported = isKind(name, "aliased_import") ? fieldOf(name, "name") : name;
     TSNode bound = isKind(name, "aliased_import") ? fieldOf(name, "alias") : name;
-    std::string member = dottedName(imported, source_);
+    std::string member = dottedNameText(imported, source_);
     Binding& b = bind(BindingKind::Import, bound, statement, std::string(textOf(bound, source_)));
     b.qualified_name = module.empty() || module.back() == '.' ? module + member : module + "." + member;
     b.is_fallback = fallback;

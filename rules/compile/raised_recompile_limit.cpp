@@ -70,7 +70,7 @@ class RaisedRecompileLimit final : public Rule {
  public:
   const RuleMeta& meta() const override { return kRaisedRecompileLimit; }
   std::vector<std::string_view> nodeKinds() const override { return {"assignment", "call"}; }
-  // The same names as mayReportIn, before parsing, in the code without strings and comments.
+  // The same names in the code without strings and comments, then in the tree:
   // `config.patch("cache_size_limit", 64)` names it in a string only.
   Prefilter prefilter() const override {
     return {.words = {"recompile_limit", "cache_size_limit"},
