@@ -147,6 +147,10 @@ struct ModuleSummary {
   // (not in a function, a `with`, or under a condition other than `__name__ == "__main__"`):
   // set for the whole run of this file as a script, and so for what its compile sites compile.
   bool captures_scalars = false;
+  // Some statement, wherever it runs (a function, a condition), may turn
+  // `capture_scalar_outputs` on for the whole process (analysis/dynamo_config.h): where.
+  bool sets_capture = false;
+  SourcePos sets_capture_at;
 
   const ClassSummary* findClass(std::string_view name) const;
   const FunctionSummary* findFunction(std::string_view name) const;
@@ -188,6 +192,15 @@ struct ProjectWideFacts {
   // Environment variables some file of the project sets in code, among those the index looks
   // for (`CUBLAS_WORKSPACE_CONFIG`), with where.
   std::vector<std::pair<std::string, CrossFileNote>> environment;
+  // The first file (in path order) that may turn `torch._dynamo.config.capture_scalar_outputs`
+  // on for its process (analysis/dynamo_config.h); empty path when none. The setting is
+  // process-wide and the project's files may run in that process: Dynamo may capture `.item()`
+  // in any compiled code of the project.
+  CrossFileNote captures_scalars;
+  // The same set by a test file (`test_*.py`, `*_test.py`, `conftest.py`, or one under a `test`
+  // or `tests` folder): that process is the test runner's, which runs the project's test files
+  // only, so it counts for them and not for the training code.
+  CrossFileNote captures_scalars_in_tests;
   const CrossFileNote* setsEnvironment(std::string_view variable) const;
   // For PTL406, the first file (in path order) that spells `set_epoch`, that imports a trainer
   // which sets the sampler's epoch itself (Lightning, accelerate, ...), and that runs a loop over
@@ -209,6 +222,11 @@ struct ProjectFacts {
   std::vector<ExternalCompileRoot> compiled;
   std::vector<ExternalUse> uses;  // of this file's evaluation functions by other files
   const ExternalUse* useOf(std::string_view function) const;
+  // The file is one of the project's tests (see ProjectWideFacts::captures_scalars_in_tests).
+  bool in_tests = false;
+  // The file that may turn Dynamo's scalar capture on in a process this file may run in; null
+  // when none does.
+  const CrossFileNote* scalarCaptureSetter() const;
   // Never null when the facts come from the project index.
   std::shared_ptr<const ProjectWideFacts> project;
   // Identifies the facts (for result caches): equal digests mean equal facts.
