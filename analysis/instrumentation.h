@@ -1,8 +1,8 @@
 // Two hidden switches for measuring and testing the byte-level prefilters, read from the
 // environment once (and settable by tests):
 // - PTLINT_NO_PREFILTER=1: every shortcut that skips a file, a rule or part of a tree because
-//   its bytes or its tree show nothing can be reported there is turned off (trigger words,
-//   `mayMatchSource`, `mayReportIn`, `checkRanges`, project words). The findings must not change:
+//   its bytes or its tree show nothing can be reported there is turned off (every rule's declared
+//   `Rule::prefilter()`, its `mayReport` hook, `checkRanges`, project words). The findings must not change:
 //   the prefilter oracle test and `scripts/prefilter_oracle.sh` compare both ways.
 // - PTLINT_TIMINGS=1: counters printed on stderr at exit: files and bytes each rule's prefilter
 //   lets through, what was parsed and why, and the time each rule's checks take.

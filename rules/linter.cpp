@@ -11,9 +11,11 @@
 #include <unordered_map>
 
 #include "analysis/instrumentation.h"
+#include "analysis/module_summary.h"
 #include "analysis/noqa.h"
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
+#include "rules/common/blocks.h"
 #include "rules/compile/runtime_report.h"
 #include "rules/noqa/unused_noqa.h"
 #include "rules/registry.h"
@@ -43,39 +45,62 @@ Diagnostic& Context::report(uint32_t start, uint32_t end, std::string message) {
 
 namespace {
 
-std::vector<const Rule*> enabledRules(const Settings& settings) {
-  std::vector<const Rule*> rules;
-  for (const Rule* rule : allRules())
-    if (settings.isEnabled(rule->meta().code, settings.onByDefault(rule->meta().code, rule->meta().enabled_by_default)))
-      rules.push_back(rule);
+// Every rule's declared prefilter (`Rule::prefilter()`), read once.
+struct Declared {
+  const Rule* rule = nullptr;
+  Prefilter pre;
+};
+const std::vector<Declared>& declarations() {
+  static const std::vector<Declared> table = [] {
+    std::vector<Declared> out;
+    for (const Rule* rule : allRules()) out.push_back({rule, rule->prefilter()});
+    return out;
+  }();
+  return table;
+}
+
+std::vector<const Declared*> enabledRules(const Settings& settings) {
+  std::vector<const Declared*> rules;
+  for (const Declared& d : declarations())
+    if (settings.isEnabled(d.rule->meta().code, settings.onByDefault(d.rule->meta().code, d.rule->meta().enabled_by_default)))
+      rules.push_back(&d);
   return rules;
 }
 
-// The byte-level tests of a selection of rules: every word they look for, in one automaton
-// (`analysis::WordSet`), and which of those words each rule needs. Built once per distinct
-// selection and word list (settings can add words: PTL501's `compile-decorators`), then shared.
-struct Prefilter {
+// The prefilters of a selection of rules: every word they look for on the bytes, in one
+// automaton (`analysis::WordSet`), and which of those words each rule needs. Built once per
+// distinct selection and word list (settings can add words: PTL501's `compile-decorators`), then
+// shared.
+struct Plan {
   struct RuleWords {
     const Rule* rule = nullptr;
-    std::vector<uint32_t> required;  // all must occur (as substrings)
-    std::vector<uint32_t> triggers;  // one must occur; none listed: the rule always runs
-    bool whole_words = false;
+    const Prefilter* pre = nullptr;  // the rule's declaration (in declarations())
+    std::vector<uint32_t> triggers;  // one must occur; none listed: no word test
+    std::vector<std::vector<uint32_t>> also;  // each group: one must occur (as a substring)
+    std::vector<uint32_t> absent;             // none may occur
+    std::vector<std::string_view> words;      // the triggers' words (in `Plan::words`)
   };
   std::vector<RuleWords> rules;
   std::unique_ptr<analysis::WordSet> words;
-  // The rules' project words (`Rule::projectWords`), for asksProject; null when no rule has any.
+  // The rules' project words (`Prefilter::project_words`), for asksProject; null when no rule has any.
   std::unique_ptr<analysis::WordSet> project_words;
+
+  const RuleWords* find(const Rule* rule) const {
+    for (const auto& r : rules)
+      if (r.rule == rule) return &r;
+    return nullptr;
+  }
 };
 
 // The cache key: the selected rules, with the words of those whose words depend on the settings
 // (the others' words are fixed; every file asks, so the key stays short).
-std::string prefilterKey(const std::vector<const Rule*>& rules, const Settings& settings) {
+std::string planKey(const std::vector<const Declared*>& rules, const Settings& settings) {
   std::string key;
-  for (const Rule* rule : rules) {
-    key += rule->meta().code;
+  for (const Declared* d : rules) {
+    key += d->rule->meta().code;
     key += '\x01';
-    if (!rule->triggersDependOnSettings()) continue;
-    for (std::string_view word : rule->triggersFor(settings)) {
+    if (!d->pre.wordsDependOnSettings()) continue;
+    for (std::string_view word : d->pre.wordsFor(settings)) {
       key += word;
       key += '\0';
     }
@@ -84,8 +109,8 @@ std::string prefilterKey(const std::vector<const Rule*>& rules, const Settings& 
   return key;
 }
 
-std::shared_ptr<const Prefilter> buildPrefilter(const std::vector<const Rule*>& rules, const Settings& settings) {
-  auto plan = std::make_shared<Prefilter>();
+std::shared_ptr<const Plan> buildPlan(const std::vector<const Declared*>& rules, const Settings& settings) {
+  auto plan = std::make_shared<Plan>();
   std::vector<std::string_view> words;
   auto idOf = [&](std::string_view word) {
     auto it = std::find(words.begin(), words.end(), word);
@@ -93,62 +118,104 @@ std::shared_ptr<const Prefilter> buildPrefilter(const std::vector<const Rule*>& 
     words.push_back(word);
     return static_cast<uint32_t>(words.size() - 1);
   };
-  for (const Rule* rule : rules) {
-    Prefilter::RuleWords r;
-    r.rule = rule;
-    r.whole_words = rule->triggersAreWholeWords();
-    for (std::string_view word : rule->requiredWords()) r.required.push_back(idOf(word));
-    for (std::string_view word : rule->triggersFor(settings)) r.triggers.push_back(idOf(word));
+  for (const Declared* d : rules) {
+    Plan::RuleWords r;
+    r.rule = d->rule;
+    r.pre = &d->pre;
+    for (std::string_view word : d->pre.wordsFor(settings)) r.triggers.push_back(idOf(word));
+    for (const auto& group : d->pre.also) {
+      r.also.emplace_back();
+      for (std::string_view word : group) r.also.back().push_back(idOf(word));
+    }
+    for (std::string_view word : d->pre.absent) r.absent.push_back(idOf(word));
     plan->rules.push_back(std::move(r));
   }
   plan->words = std::make_unique<analysis::WordSet>(words);  // copies the words
+  for (auto& r : plan->rules)
+    for (uint32_t id : r.triggers) r.words.push_back(plan->words->word(id));
   std::vector<std::string_view> project_words;
-  for (const Rule* rule : rules)
-    for (std::string_view word : rule->projectWords()) project_words.push_back(word);
+  for (const Declared* d : rules)
+    for (std::string_view word : d->pre.project_words) project_words.push_back(word);
   if (!project_words.empty()) plan->project_words = std::make_unique<analysis::WordSet>(project_words);
   return plan;
 }
 
-// The prefilter for this selection, from a small cache (a check or a server session sees one
-// or a few distinct selections).
-std::shared_ptr<const Prefilter> prefilterFor(const Settings& settings) {
+// The plan for this selection, from a small cache (a check or a server session sees one or a
+// few distinct selections).
+std::shared_ptr<const Plan> planFor(const Settings& settings) {
   static std::mutex mutex;
-  static std::unordered_map<std::string, std::shared_ptr<const Prefilter>> cache;
-  std::vector<const Rule*> rules = enabledRules(settings);
-  std::string key = prefilterKey(rules, settings);
+  static std::unordered_map<std::string, std::shared_ptr<const Plan>> cache;
+  std::vector<const Declared*> rules = enabledRules(settings);
+  std::string key = planKey(rules, settings);
   {
     std::lock_guard<std::mutex> lock(mutex);
     if (auto it = cache.find(key); it != cache.end()) return it->second;
   }
-  auto plan = buildPrefilter(rules, settings);
+  auto plan = buildPlan(rules, settings);
   std::lock_guard<std::mutex> lock(mutex);
   if (cache.size() >= 64) cache.clear();
   return cache.emplace(std::move(key), std::move(plan)).first->second;
 }
 
-// False when a required word or every trigger word is absent from the text: by the contract of
-// `Rule::triggers()` the rule cannot report there, so it need not run (nor walk the tree).
-bool wordsMayMatch(const Prefilter::RuleWords& r, const analysis::WordSet::Found& found) {
-  for (uint32_t id : r.required)
-    if (!found.substring(id)) return false;
+// The torch range's conditions (Prefilter::floor_at_least, range_reaches).
+bool torchMayMatch(const Prefilter& pre, const Settings& settings) {
+  if (!pre.floor_at_least && !pre.range_reaches) return true;
+  TorchRange range = settings.torchRange();
+  if (pre.floor_at_least && !range.allAtLeast(*pre.floor_at_least)) return false;
+  return !pre.range_reaches || range.includesAny(*pre.range_reaches);
+}
+
+// False when a word the rule needs is absent from the text, or one it cannot bear present: by
+// the contract of `Rule::prefilter()` the rule cannot report there, so it need not run.
+bool wordsMayMatch(const Plan::RuleWords& r, const analysis::WordSet::Found& found) {
+  for (uint32_t id : r.absent)
+    if (found.substring(id)) return false;
+  for (const auto& group : r.also)
+    if (std::none_of(group.begin(), group.end(), [&](uint32_t id) { return found.substring(id); })) return false;
   if (r.triggers.empty()) return true;
+  bool whole = r.pre->whole_words;
   for (uint32_t id : r.triggers)
-    if (r.whole_words ? found.wholeWord(id) : found.substring(id)) return true;
+    if (whole ? found.wholeWord(id) : found.substring(id)) return true;
   return false;
+}
+
+// The conditions on the code view, then the rule's own test on the bytes.
+bool codeMayMatch(const Plan::RuleWords& r, const analysis::PrefilterText& source, const Settings& settings) {
+  const Prefilter& pre = *r.pre;
+  if (pre.words_in_code && !source.codeNamesAny(r.words)) return false;
+  for (const auto& group : pre.code_names)
+    if (!source.codeNamesAny(group)) return false;
+  for (const auto& group : pre.code_calls)
+    if (std::none_of(group.begin(), group.end(),
+                     [&](const CallWord& c) { return codeCalls(source, c.word, c.method, c.no_arguments); }))
+      return false;
+  return r.rule->mayReport(PrefilterInput{source, nullptr}, settings);
+}
+
+// The conditions on the tree, then the rule's own test on it.
+bool treeMayMatch(const Plan::RuleWords& r, const analysis::PrefilterText& source, const analysis::ParsedFile& file,
+                  const Settings& settings) {
+  const Prefilter& pre = *r.pre;
+  for (const auto& group : pre.tree_names)
+    if (std::none_of(group.begin(), group.end(), [&](std::string_view w) { return namesIdentifier(file, w); }))
+      return false;
+  for (const auto& group : pre.tree_calls)
+    if (std::none_of(group.begin(), group.end(), [&](std::string_view w) { return callsNamed(file, w); })) return false;
+  return r.rule->mayReport(PrefilterInput{source, &file}, settings);
 }
 
 // rulesThatMayMatch under PTLINT_TIMINGS: what each rule's words and shape test let through,
 // the time the shape test takes, and the files that only one rule lets through.
-std::vector<const Rule*> rulesThatMayMatchTimed(const Prefilter& plan, const analysis::WordSet::Found& found,
+std::vector<const Rule*> rulesThatMayMatchTimed(const Plan& plan, const analysis::WordSet::Found& found,
                                                 const analysis::PrefilterText& source, const Settings& settings) {
   std::vector<const Rule*> rules;
   uint64_t bytes = source.text().size();
   for (const auto& r : plan.rules) {
-    if (!wordsMayMatch(r, found)) continue;
+    if (!wordsMayMatch(r, found) || !torchMayMatch(*r.pre, settings)) continue;
     std::string code(r.rule->meta().code);
     analysis::timings::add(code + " 1 words", bytes);
     uint64_t start = analysis::timings::nowNs();
-    bool may = r.rule->mayMatchSource(source, settings);
+    bool may = codeMayMatch(r, source, settings);
     analysis::timings::add(code + " 2 shape test", may ? bytes : 0, analysis::timings::nowNs() - start);
     if (may) rules.push_back(r.rule);
   }
@@ -163,6 +230,19 @@ std::vector<const Rule*> rulesThatMayMatchTimed(const Prefilter& plan, const ana
 
 }  // namespace
 
+Prefilter::Words Prefilter::wordsFor(const Settings& settings) const {
+  if (!words_in_project.empty() && settings.project != nullptr && !settings.project->empty()) return words_in_project;
+  if (words_since && settings.torch_version.atLeast(*words_since)) return words_since_words;
+  Words out = words;
+  if (plus_compile_decorators)
+    for (const std::string& decorator : settings.compile_decorators) {
+      std::string_view name = decorator;
+      if (size_t dot = name.rfind('.'); dot != std::string_view::npos) name = name.substr(dot + 1);
+      if (!name.empty()) out.push_back(name);
+    }
+  return out;
+}
+
 std::vector<const Rule*> rulesThatMayMatch(std::string_view text, const Settings& settings) {
   analysis::PrefilterText source(text);
   return rulesThatMayMatch(source, settings);
@@ -174,7 +254,7 @@ std::vector<const Rule*> rulesThatMayMatch(const analysis::ParsedFile& file, con
 }
 
 std::vector<const Rule*> rulesThatMayMatch(const analysis::PrefilterText& source, const Settings& settings) {
-  std::shared_ptr<const Prefilter> plan = prefilterFor(settings);
+  std::shared_ptr<const Plan> plan = planFor(settings);
   std::vector<const Rule*> rules;
   if (analysis::prefiltersDisabled()) {
     for (const auto& r : plan->rules) rules.push_back(r.rule);
@@ -183,7 +263,8 @@ std::vector<const Rule*> rulesThatMayMatch(const analysis::PrefilterText& source
   analysis::WordSet::Found found = plan->words->scan(source.text());
   if (analysis::timings::enabled()) return rulesThatMayMatchTimed(*plan, found, source, settings);
   for (const auto& r : plan->rules)
-    if (wordsMayMatch(r, found) && r.rule->mayMatchSource(source, settings)) rules.push_back(r.rule);
+    if (wordsMayMatch(r, found) && torchMayMatch(*r.pre, settings) && codeMayMatch(r, source, settings))
+      rules.push_back(r.rule);
   return rules;
 }
 
@@ -298,7 +379,7 @@ bool cannotMatch(std::string_view text, const Settings& settings) {
 bool asksProject(std::string_view text, const Settings& settings) {
   // The enabled rules' project words, in the selection's prefilter (one automaton per selection).
   if (analysis::prefiltersDisabled()) return true;
-  std::shared_ptr<const Prefilter> plan = prefilterFor(settings);
+  std::shared_ptr<const Plan> plan = planFor(settings);
   const analysis::WordSet* set = plan->project_words.get();
   if (set == nullptr) return false;
   bool found = false;
@@ -333,7 +414,15 @@ LintResult lint(const analysis::ParsedFile& file, const Settings& settings,
   if (concurrent) early_model = onAnotherThread([&file] { return std::make_unique<analysis::SemanticModel>(file); });
   std::vector<const Rule*> rules = candidates ? std::move(*candidates) : rulesThatMayMatch(file, settings);
   const bool unfiltered = analysis::prefiltersDisabled();
-  if (!unfiltered) std::erase_if(rules, [&](const Rule* rule) { return !rule->mayReportIn(file, settings); });
+  if (!unfiltered && !rules.empty()) {
+    // The prefilters' conditions on the tree (`Prefilter::tree_names`, ..., `Rule::mayReport`).
+    std::shared_ptr<const Plan> plan = planFor(settings);
+    analysis::PrefilterText source(file);
+    std::erase_if(rules, [&](const Rule* rule) {
+      const Plan::RuleWords* r = plan->find(rule);
+      return r != nullptr && !treeMayMatch(*r, source, file, settings);
+    });
+  }
   // With rules left, the noqa index is built meanwhile; without, this thread builds it while the
   // unneeded model finishes (its future joins when this returns).
   std::future<analysis::NoqaIndex> early_noqa;

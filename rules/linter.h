@@ -26,8 +26,8 @@ LintResult lintFile(const analysis::ParsedFile& file, const Settings& settings);
 // of files is faster linted one file per thread.
 LintResult lintFileConcurrently(const analysis::ParsedFile& file, const Settings& settings);
 
-// The selected rules whose byte-level tests (`Rule::triggers()`, `requiredWords()`,
-// `mayMatchText()`) pass on `text`: the only ones that can report there.
+// The selected rules whose byte-level tests (the words and code-view conditions of
+// `Rule::prefilter()`, then `Rule::mayReport`) pass on `text`: the only ones that can report there.
 std::vector<const Rule*> rulesThatMayMatch(std::string_view text, const Settings& settings);
 // The same on `source`'s text, keeping what the tests computed in `source` (its code view, which
 // adoptCode can hand to the file parsed from that text).

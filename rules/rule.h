@@ -18,6 +18,7 @@
 #include "analysis/semantic_model.h"
 #include "quickfix/fix.h"
 #include "rules/finding_data.h"
+#include "rules/prefilter.h"
 #include "rules/settings.h"
 
 namespace ptlint::rules {
@@ -74,6 +75,13 @@ const T* findingData(const Diagnostic& d) {
 
 class Context;
 
+// What Rule::mayReport sees: a file's bytes (with the code view the prefilters share), and after
+// parsing its tree.
+struct PrefilterInput {
+  const analysis::PrefilterText& source;
+  const analysis::ParsedFile* parsed = nullptr;  // null before parsing
+};
+
 class Rule {
  public:
   virtual ~Rule() = default;
@@ -81,52 +89,28 @@ class Rule {
   // Node kinds the rule wants to see; the linter walks the tree once and dispatches.
   virtual std::vector<std::string_view> nodeKinds() const = 0;
   virtual void check(TSNode node, Context& ctx) const = 0;
-  // Byte strings of which at least one must occur in a file for the rule to possibly report.
-  // Empty: the rule must always run. Used to skip parsing files that cannot match.
-  virtual std::vector<std::string_view> triggers() const { return {}; }
-  // True when each trigger must occur as a whole identifier (`amp` in `torch.cuda.amp`, not in
-  // `example`): exact for rules whose every finding names that identifier somewhere in the file.
-  virtual bool triggersAreWholeWords() const { return false; }
-  // Byte strings that must ALL occur in a file (besides one trigger) for the rule to possibly
-  // report, e.g. PTL703's `cudnn` and `deterministic`: checked before parsing, like triggers().
-  virtual std::vector<std::string_view> requiredWords() const { return {}; }
-  // The same under the file's settings, for rules whose triggers depend on them (PTL501 adds
-  // the configured `compile-decorators`). The strings may point into `settings`.
-  virtual std::vector<std::string_view> triggersFor(const Settings& settings) const {
-    (void)settings;
-    return triggers();
-  }
-  // True for the rules that override triggersFor: only their words are read again for each
-  // file's settings when the linter looks up the prefilter of a selection.
-  virtual bool triggersDependOnSettings() const { return false; }
-  // A finer test on the bytes, asked before parsing once a trigger word matched: false when the
-  // text shows the rule cannot report (PTL106: every `norm` in the file is the method of some
-  // object other than torch). Exact, like triggers(), and cheap: it runs on every such file.
-  virtual bool mayMatchText(std::string_view text, const Settings& settings) const {
-    (void)text;
+  // The words and byte-level conditions without which the rule cannot report (rules/prefilter.h),
+  // as data: the linter evaluates every rule's declaration at once. None: the rule always runs.
+  virtual Prefilter prefilter() const { return {}; }
+  // The one custom prefilter test, for what the declaration cannot say (a shape of the code, a
+  // fact of the settings): asked once on the bytes before parsing (`input.parsed` null), once
+  // more after parsing (the tree at hand), in each case after the declared conditions passed.
+  // False when the rule cannot report in this file, so it does not run. Like every prefilter it
+  // must never hide a finding: PTLINT_NO_PREFILTER=1 skips it and the output must not change.
+  virtual bool mayReport(const PrefilterInput& input, const Settings& settings) const {
+    (void)input;
     (void)settings;
     return true;
   }
-  // The same, given the text with what several prefilters share (its code without strings and
-  // comments, computed once per file). The linter asks this one; by default it is mayMatchText.
-  virtual bool mayMatchSource(const analysis::PrefilterText& source, const Settings& settings) const {
-    return mayMatchText(source.text(), settings);
-  }
-  // Asked once per file, after parsing and before the semantic model is built: false when the
-  // tree shows the rule cannot report here (PTL501 where nothing is compiled), so it does not run;
-  // when no rule is left, no model is built. Exact, like triggers(): it must never hide a finding.
-  virtual bool mayReportIn(const analysis::ParsedFile& file, const Settings& settings) const {
-    (void)file;
-    (void)settings;
-    return true;
-  }
-  // Where check() can report or needs to look, asked once per file after the semantic model is
+  // Where check() can report or needs to look: a mechanism apart from the prefilter, because it
+  // does not decide whether the rule runs but which part of the tree it is handed, and it needs
+  // the semantic model (built after every prefilter). Asked once per file after the model is
   // built, of rules whose checksWithinRanges() is true: byte ranges such that every node of
   // `nodeKinds()` (other than the module) whose check can report, or must be seen, overlaps one
   // of them (the words such a node always spells, the compiled functions, ...). When every rule
   // that runs says so, the linter walks only the subtrees that overlap some rule's ranges instead
   // of the whole tree, and hands a rule only the nodes that overlap its own (the module node, if
-  // asked for, always). Exact, like triggers(): a node left out is one the rule would not report on.
+  // asked for, always). Exact, like the prefilter: a node left out is one the rule would not report on.
   virtual bool checksWithinRanges() const { return false; }
   virtual std::vector<std::pair<uint32_t, uint32_t>> checkRanges(const analysis::SemanticModel& model,
                                                                  const Settings& settings) const {
@@ -134,11 +118,6 @@ class Rule {
     (void)settings;
     return {};
   }
-  // Identifiers one of which a text must spell (as a whole word) for the rule to use what other
-  // files of the project say about it (PTL501: `item`, `tolist`, for functions compiled from
-  // elsewhere); the caller then consults the project index. None: the rule never asks. The words
-  // of all rules are looked up in one pass (`rules::asksProject`).
-  virtual std::vector<std::string_view> projectWords() const { return {}; }
 };
 
 // What a rule sees while checking one file.

@@ -83,9 +83,9 @@ class $class final : public Rule {
   const RuleMeta& meta() const override { return k$class; }
   // The node kinds check() is called with (tree-sitter-python's names).
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
-  // A file none of whose bytes spell one of these is never parsed for this rule: every finding
-  // must spell one of them.
-  std::vector<std::string_view> triggers() const override { return {"scaffold_old"}; }
+  // A file none of whose bytes spell one of these words is never parsed for this rule: every
+  // finding must spell one of them (rules/prefilter.h lists the other conditions it can declare).
+  Prefilter prefilter() const override { return {.words = {"scaffold_old"}, .whole_words = true}; }
 
   void check(TSNode call, Context& ctx) const override {
     TSNode function = fieldOf(call, "function");

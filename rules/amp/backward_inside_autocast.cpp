@@ -74,16 +74,12 @@ class BackwardInsideAutocast final : public Rule {
  public:
   const RuleMeta& meta() const override { return kBackwardInsideAutocast; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
-  std::vector<std::string_view> triggers() const override { return {"autocast"}; }
-  std::vector<std::string_view> requiredWords() const override { return {"backward"}; }
-  bool triggersAreWholeWords() const override { return true; }
-  bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
-    // A `with` block or a decorator around a call of something named `backward`.
-    std::string_view text = file.text();
-    // (`backward` itself is a required word: checked before parsing.)
-    return (analysis::findBytes(text, "with") != std::string_view::npos ||
-            analysis::findBytes(text, "@") != std::string_view::npos) &&
-           namesIdentifier(file, "autocast") && namesIdentifier(file, "backward");
+  // A `with` block or a decorator around a call of something named `backward`.
+  Prefilter prefilter() const override {
+    return {.words = {"autocast"},
+            .whole_words = true,
+            .also = {{"backward"}, {"with", "@"}},
+            .tree_names = {{"autocast"}, {"backward"}}};
   }
 
   void check(TSNode call, Context& ctx) const override {

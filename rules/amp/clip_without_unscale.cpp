@@ -150,18 +150,14 @@ class ClipWithoutUnscale final : public Rule {
  public:
   const RuleMeta& meta() const override { return kClipWithoutUnscale; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
-  std::vector<std::string_view> triggers() const override { return {"scale"}; }
-  std::vector<std::string_view> requiredWords() const override { return {"backward"}; }
-  bool triggersAreWholeWords() const override { return true; }
-  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
-    return codeCalls(source, "scale", true) && codeCalls(source, "backward", true) &&
-           (codeCalls(source, "step", true) || codeCalls(source, "clip_grad_norm_") ||
-            codeCalls(source, "clip_grad_value_") || codeCalls(source, "clip_grad_norm"));
-  }
-  bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
-    return callsNamed(file, "scale") && callsNamed(file, "backward") &&
-           (callsNamed(file, "step") || callsNamed(file, "clip_grad_norm_") || callsNamed(file, "clip_grad_value_") ||
-            callsNamed(file, "clip_grad_norm"));
+  Prefilter prefilter() const override {
+    return {.words = {"scale"},
+            .whole_words = true,
+            .also = {{"backward"}},
+            .code_calls = {{{"scale", true}},
+                           {{"backward", true}},
+                           {{"step", true}, {"clip_grad_norm_"}, {"clip_grad_value_"}, {"clip_grad_norm"}}},
+            .tree_calls = {{"scale"}, {"backward"}, {"step", "clip_grad_norm_", "clip_grad_value_", "clip_grad_norm"}}};
   }
 
   void check(TSNode call, Context& ctx) const override {

@@ -278,8 +278,7 @@ class DeprecatedCudaAmp final : public Rule {
   // file at once, from the module node, in one walk of its own.
   std::vector<std::string_view> nodeKinds() const override { return {"module"}; }
   // Every deprecated use names the identifier `amp` (`torch.cuda.amp`, `from torch.cuda import amp`).
-  std::vector<std::string_view> triggers() const override { return {"amp"}; }
-  bool triggersAreWholeWords() const override { return true; }
+  Prefilter prefilter() const override { return {.words = {"amp"}, .whole_words = true}; }
 
   void check(TSNode root, Context& ctx) const override {
     const SemanticModel& model = ctx.model();

@@ -175,13 +175,12 @@ class Fp16AutocastWithoutGradScaler final : public Rule {
  public:
   const RuleMeta& meta() const override { return kFp16AutocastWithoutGradScaler; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
-  std::vector<std::string_view> triggers() const override { return {"autocast"}; }
-  std::vector<std::string_view> requiredWords() const override { return {"backward"}; }
-  bool triggersAreWholeWords() const override { return true; }
-  bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
-    std::string_view text = file.text();
-    return analysis::findBytes(text, "GradScaler") == std::string_view::npos && namesIdentifier(file, "autocast") &&
-           namesIdentifier(file, "backward");
+  Prefilter prefilter() const override {
+    return {.words = {"autocast"},
+            .whole_words = true,
+            .also = {{"backward"}},
+            .absent = {"GradScaler"},
+            .tree_names = {{"autocast"}, {"backward"}}};
   }
 
   void check(TSNode call, Context& ctx) const override {

@@ -563,7 +563,7 @@ class GradScalerWithBf16 final : public Rule {
  public:
   const RuleMeta& meta() const override { return kGradScalerWithBf16; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
-  std::vector<std::string_view> triggers() const override { return {"GradScaler"}; }
+  Prefilter prefilter() const override { return {.words = {"GradScaler"}}; }
 
   void check(TSNode call, Context& ctx) const override {
     const auto& model = ctx.model();

@@ -88,14 +88,10 @@ class FlashBackendWithMask final : public Rule {
  public:
   const RuleMeta& meta() const override { return kFlashBackendWithMask; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
-  std::vector<std::string_view> triggers() const override { return {"scaled_dot_product_attention"}; }
-  std::vector<std::string_view> requiredWords() const override { return {"sdp"}; }
-  bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
-    std::string_view text = file.text();
-    return (analysis::findBytes(text, "sdpa_kernel") != std::string_view::npos ||
-            analysis::findBytes(text, "sdp_kernel") != std::string_view::npos) &&
-           namesIdentifier(file, "scaled_dot_product_attention") &&
-           (namesIdentifier(file, "sdpa_kernel") || namesIdentifier(file, "sdp_kernel"));
+  Prefilter prefilter() const override {
+    return {.words = {"scaled_dot_product_attention"},
+            .also = {{"sdp"}, {"sdpa_kernel", "sdp_kernel"}},
+            .tree_names = {{"scaled_dot_product_attention"}, {"sdpa_kernel", "sdp_kernel"}}};
   }
 
   void check(TSNode call, Context& ctx) const override {

@@ -174,20 +174,18 @@ class FlexAttentionNotCompiled final : public Rule {
  public:
   const RuleMeta& meta() const override { return kFlexAttentionNotCompiled; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
-  std::vector<std::string_view> triggers() const override { return {"flex_attention"}; }
-  bool triggersAreWholeWords() const override { return true; }
-
-  std::vector<std::string_view> projectWords() const override { return {"flex_attention"}; }
+  Prefilter prefilter() const override {
+    return {.words = {"flex_attention"}, .whole_words = true, .project_words = {"flex_attention"}};
+  }
+  bool mayReport(const PrefilterInput& input, const Settings& settings) const override {
+    return input.parsed == nullptr || judgedHere(settings);
+  }
 
   // Only with the project's facts, and only when every compile in it is understood.
   static bool judgedHere(const Settings& settings) {
     const auto& facts = settings.project;
     return settings.torch_version.atLeast(2, 5) && facts != nullptr && facts->project != nullptr &&
            facts->project->linked && !facts->project->compiles_unknown;
-  }
-
-  bool mayReportIn(const analysis::ParsedFile&, const Settings& settings) const override {
-    return judgedHere(settings);
   }
 
   void check(TSNode call, Context& ctx) const override {

@@ -59,7 +59,7 @@ class ForcedMathSdpaBackend final : public Rule {
  public:
   const RuleMeta& meta() const override { return kForcedMathSdpaBackend; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
-  std::vector<std::string_view> triggers() const override { return {"sdpa_kernel", "sdp_kernel"}; }
+  Prefilter prefilter() const override { return {.words = {"sdpa_kernel", "sdp_kernel"}}; }
 
   void check(TSNode call, Context& ctx) const override {
     auto backends = attention::allowedBackends(ctx.model(), call);

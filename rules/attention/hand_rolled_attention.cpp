@@ -196,7 +196,7 @@ AttentionFacts::Mask factOf(MaskKind kind) {
 class HandRolledAttention final : public Rule {
   // One pass per file finds each product's function and what that function mentions; the
   // checks are then constant-time until a body names a softmax. It needs only the tree, so it
-  // is kept with the file: built once, for mayReportIn, and read again by check.
+  // is kept with the file: built once, for mayReport, and read again by check.
   static const attention::AttentionIndex& index(const analysis::ParsedFile& file) {
     static const char kIndexKey = 0;
     return file.treeAnalysis<attention::AttentionIndex>(&kIndexKey, [&] {
@@ -207,28 +207,25 @@ class HandRolledAttention final : public Rule {
  public:
   const RuleMeta& meta() const override { return kHandRolledAttention; }
   std::vector<std::string_view> nodeKinds() const override { return {"binary_operator", "call"}; }
-  std::vector<std::string_view> triggers() const override { return {"softmax", "Softmax"}; }
   // Before parsing: the code (strings and comments blanked) must name a softmax and may hold a
   // product. Most files that mention a softmax do so in docstrings and op tables.
-  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
-    const std::string* code = source.code();
-    return code == nullptr || attention::codeMayHoldCandidates(*code);
-  }
-  bool mayMatchText(std::string_view text, const Settings& settings) const override {
-    return mayMatchSource(analysis::PrefilterText(text), settings);
-  }
-
-  bool mayReportIn(const analysis::ParsedFile& file, const Settings& settings) const override {
-    // The replacement must exist at the range's oldest release.
+  Prefilter prefilter() const override { return {.words = {"softmax", "Softmax"}}; }
+  // After parsing: the replacement must exist at the range's oldest release, and the file's
+  // attention index must hold a candidate.
+  bool mayReport(const PrefilterInput& input, const Settings& settings) const override {
+    if (input.parsed == nullptr) {
+      const std::string* code = input.source.code();
+      return code == nullptr || attention::codeMayHoldCandidates(*code);
+    }
     if (!releases::existsAt("torch.nn.functional.scaled_dot_product_attention", settings.torch_version)) return false;
-    return index(file).hasCandidates();
+    return index(*input.parsed).hasCandidates();
   }
 
   void check(TSNode node, Context& ctx) const override {
     const attention::AttentionIndex& index = this->index(ctx.file());
     const attention::AttentionIndex::Owner* owner = index.ownerOf(node);
     if (owner == nullptr || !owner->softmax || owner->sdpa) return;
-    // As mayReportIn: the replacement must exist at the range's oldest release.
+    // As mayReport: the replacement must exist at the range's oldest release.
     if (!releases::existsAt("torch.nn.functional.scaled_dot_product_attention", ctx.settings().torch_version)) return;
     // The weights enter ·V as a name or a call (softmax, dropout, cast), never as a sum or product.
     TSNode weights{};

@@ -143,14 +143,13 @@ class MhaWeightsDiscarded final : public Rule {
  public:
   const RuleMeta& meta() const override { return kMhaWeightsDiscarded; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
-  std::vector<std::string_view> triggers() const override { return {"MultiheadAttention"}; }
-  bool triggersAreWholeWords() const override { return true; }
-  bool mayMatchSource(const analysis::PrefilterText& source, const Settings& settings) const override {
-    // The module is built in this file: `MultiheadAttention(` (what `callsMha` follows).
-    return settings.torch_version.atLeast(2, 0) && codeCalls(source, "MultiheadAttention");
-  }
-  bool mayReportIn(const analysis::ParsedFile& file, const Settings& settings) const override {
-    return settings.torch_version.atLeast(2, 0) && namesIdentifier(file, "MultiheadAttention");
+  // The module is built in this file: `MultiheadAttention(` (what `callsMha` follows).
+  Prefilter prefilter() const override {
+    return {.words = {"MultiheadAttention"},
+            .whole_words = true,
+            .floor_at_least = TorchVersion{2, 0},
+            .code_calls = {{{"MultiheadAttention"}}},
+            .tree_names = {{"MultiheadAttention"}}};
   }
 
   void check(TSNode call, Context& ctx) const override {

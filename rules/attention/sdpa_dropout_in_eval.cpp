@@ -96,13 +96,11 @@ class SdpaDropoutInEval final : public Rule {
  public:
   const RuleMeta& meta() const override { return kSdpaDropoutInEval; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
-  std::vector<std::string_view> triggers() const override { return {"scaled_dot_product_attention"}; }
-  bool triggersAreWholeWords() const override { return true; }
-  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
-    return source.codeNamesAny({"scaled_dot_product_attention"});
-  }
-  bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
-    return namesIdentifier(file, "scaled_dot_product_attention");
+  Prefilter prefilter() const override {
+    return {.words = {"scaled_dot_product_attention"},
+            .whole_words = true,
+            .words_in_code = true,
+            .tree_names = {{"scaled_dot_product_attention"}}};
   }
 
   void check(TSNode call, Context& ctx) const override {

@@ -79,17 +79,13 @@ class CheckpointUseReentrant final : public Rule {
  public:
   const RuleMeta& meta() const override { return kCheckpointUseReentrant; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
-  std::vector<std::string_view> triggers() const override { return {"checkpoint"}; }
-  bool triggersAreWholeWords() const override { return true; }
   // Every use names the module `torch.utils.checkpoint` somewhere: in an import or a chain.
   // ... and `checkpoint` is then an identifier in code (not only in a docstring).
-  bool mayMatchSource(const analysis::PrefilterText& source, const Settings& settings) const override {
-    return mayMatchText(source.text(), settings) && source.codeNamesAny({"checkpoint"});
-  }
-  bool mayMatchText(std::string_view text, const Settings&) const override {
-    for (std::string_view part : {"utils.checkpoint", "import checkpoint", ", checkpoint", "(checkpoint"})
-      if (analysis::findBytes(text, part) != std::string_view::npos) return true;
-    return false;
+  Prefilter prefilter() const override {
+    return {.words = {"checkpoint"},
+            .whole_words = true,
+            .also = {{"utils.checkpoint", "import checkpoint", ", checkpoint", "(checkpoint"}},
+            .words_in_code = true};
   }
 
   void check(TSNode call, Context& ctx) const override {

@@ -66,8 +66,7 @@ class DeprecatedBackwardHook final : public Rule {
  public:
   const RuleMeta& meta() const override { return kDeprecatedBackwardHook; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
-  std::vector<std::string_view> triggers() const override { return {"register_backward_hook"}; }
-  bool triggersAreWholeWords() const override { return true; }
+  Prefilter prefilter() const override { return {.words = {"register_backward_hook"}, .whole_words = true}; }
 
   void check(TSNode call, Context& ctx) const override {
     TSNode callee = fieldOf(call, "function");

@@ -93,13 +93,19 @@ class EvalWithGrad final : public Rule {
  public:
   const RuleMeta& meta() const override { return kEvalWithGrad; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
-  std::vector<std::string_view> triggers() const override { return {"eval"}; }
-  bool triggersAreWholeWords() const override { return true; }
   // How other files use its evaluation functions (ProjectFacts::uses).
-  std::vector<std::string_view> projectWords() const override { return {"eval"}; }
-  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
+  Prefilter prefilter() const override {
+    return {.words = {"eval"},
+            .whole_words = true,
+            .code_names = {{"torch"}},
+            .tree_names = {{"torch"}},
+            .tree_calls = {{"eval"}},
+            .project_words = {"eval"}};
+  }
+  bool mayReport(const PrefilterInput& input, const Settings&) const override {
+    if (input.parsed != nullptr) return true;
+    const analysis::PrefilterText& source = input.source;
     // Some `R.eval()` whose receiver `R` is called further on (`R(`).
-    if (!source.codeNamesAny({"torch"})) return false;
     const std::string* view = source.code();
     if (view == nullptr) return true;
     std::string_view code = *view;
@@ -119,9 +125,6 @@ class EvalWithGrad final : public Rule {
       }
       return false;
     });
-  }
-  bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
-    return callsNamed(file, "eval") && namesIdentifier(file, "torch");
   }
   // Every finding is reported from a `.eval()` call, which spells the word.
   bool checksWithinRanges() const override { return true; }

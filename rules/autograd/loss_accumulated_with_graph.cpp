@@ -176,12 +176,40 @@ class LossAccumulatedWithGraph final : public Rule {
  public:
   const RuleMeta& meta() const override { return kLossAccumulatedWithGraph; }
   std::vector<std::string_view> nodeKinds() const override { return {"augmented_assignment", "assignment"}; }
-  std::vector<std::string_view> triggers() const override { return {"backward"}; }
-  bool triggersAreWholeWords() const override { return true; }
   // Every finding adds a name (`+`) in a function that calls `backward` (in code, not a docstring).
   // Before parsing, on the code: some identifier of a `backward` call's line (through its
   // closing parenthesis) stands next to a `+` somewhere.
-  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
+  // Some name back-propagated (`x.backward()`, `backward(x)`) stands next to a `+` somewhere.
+  Prefilter prefilter() const override { return {.words = {"backward"}, .whole_words = true}; }
+  bool mayReport(const PrefilterInput& input, const Settings&) const override {
+    if (input.parsed != nullptr) {
+      const analysis::ParsedFile& file = *input.parsed;
+      std::string_view source = file.text();
+      TSNode root = file.root();
+      return analysis::forEachWholeWord(source, "backward", [&](size_t at) {
+        TSNode node = ts_node_descendant_for_byte_range(root, static_cast<uint32_t>(at), static_cast<uint32_t>(at + 8));
+        if (!isKind(node, "identifier")) return false;
+        TSNode callee = node, call = ts_node_parent(node);
+        if (isKind(call, "attribute")) {
+          callee = call;
+          call = ts_node_parent(call);
+        }
+        if (!isKind(call, "call") || !analysis::sameNode(fieldOf(call, "function"), callee)) return false;
+        bool added = false;
+        analysis::walkTree(
+            call,
+            [&](TSNode n) {
+              if (added) return false;
+              if (isKind(n, "identifier") && !analysis::sameNode(n, node) &&
+                  nextToPlus(source, analysis::textOf(n, source)))
+                added = true;
+              return !added;
+            },
+            [](TSNode) {});
+        return added;
+      });
+    }
+    const analysis::PrefilterText& source = input.source;
     const std::string* view = source.code();
     if (view == nullptr) return true;
     std::string_view code = *view;
@@ -212,33 +240,6 @@ class LossAccumulatedWithGraph final : public Rule {
         i = j;
       }
       return false;
-    });
-  }
-  // Some name back-propagated (`x.backward()`, `backward(x)`) stands next to a `+` somewhere.
-  bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
-    std::string_view source = file.text();
-    TSNode root = file.root();
-    return analysis::forEachWholeWord(source, "backward", [&](size_t at) {
-      TSNode node = ts_node_descendant_for_byte_range(root, static_cast<uint32_t>(at), static_cast<uint32_t>(at + 8));
-      if (!isKind(node, "identifier")) return false;
-      TSNode callee = node, call = ts_node_parent(node);
-      if (isKind(call, "attribute")) {
-        callee = call;
-        call = ts_node_parent(call);
-      }
-      if (!isKind(call, "call") || !analysis::sameNode(fieldOf(call, "function"), callee)) return false;
-      bool added = false;
-      analysis::walkTree(
-          call,
-          [&](TSNode n) {
-            if (added) return false;
-            if (isKind(n, "identifier") && !analysis::sameNode(n, node) &&
-                nextToPlus(source, analysis::textOf(n, source)))
-              added = true;
-            return !added;
-          },
-          [](TSNode) {});
-      return added;
     });
   }
 

@@ -122,12 +122,8 @@ class RequiresGradTypo final : public Rule {
  public:
   const RuleMeta& meta() const override { return kRequiresGradTypo; }
   std::vector<std::string_view> nodeKinds() const override { return {"assignment", "keyword_argument"}; }
-  std::vector<std::string_view> triggers() const override { return {"require_grad"}; }
-  bool triggersAreWholeWords() const override { return true; }
   // Every finding is an attribute or keyword spelled `require_grad`, in code.
-  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
-    return source.codeNamesAny({"require_grad"});
-  }
+  Prefilter prefilter() const override { return {.words = {"require_grad"}, .whole_words = true, .words_in_code = true}; }
 
   void check(TSNode node, Context& ctx) const override {
     if (isKind(node, "assignment")) {

@@ -66,13 +66,13 @@ bool isBackwardCall(const analysis::SemanticModel& model, TSNode call);
 namespace ptlint::rules {
 
 // True when some whole-word occurrence of `word` in the file is an identifier of the tree (not a
-// string, a comment or part of a longer name). Cheap enough for `mayReportIn`: one byte search
+// string, a comment or part of a longer name). Cheap enough for a prefilter on the tree: one byte search
 // and a descent per occurrence, no semantic model.
 bool namesIdentifier(const analysis::ParsedFile& file, std::string_view word);
 
 // True when some whole-word occurrence of `word` in the file names what a call calls: the
 // callee identifier (`word(...)`) or the method of an attribute callee (`x.word(...)`). As cheap
-// as namesIdentifier, for `mayReportIn`.
+// as namesIdentifier (Prefilter::tree_calls).
 bool callsNamed(const analysis::ParsedFile& file, std::string_view word);
 
 // Pre-parse helpers on a code view (strings and comments blanked): the byte just past the

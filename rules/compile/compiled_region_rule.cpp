@@ -22,27 +22,23 @@ const analysis::CompiledRegions::Function* compiledFunctionAt(TSNode node, const
   return fn;
 }
 
-std::vector<std::string_view> CompiledRegionRule::triggersFor(const Settings& settings) const {
-  if (compiledFromElsewhere(settings)) return findingWords();
-  std::vector<std::string_view> words = triggers();
-  for (const std::string& decorator : settings.compile_decorators) {
-    std::string_view name = decorator;
-    if (size_t dot = name.rfind('.'); dot != std::string_view::npos) name = name.substr(dot + 1);
-    if (!name.empty()) words.push_back(name);
+Prefilter CompiledRegionRule::prefilter() const {
+  std::vector<std::string_view> words = findingWords();
+  return {.words = {"compile", "optimize"},
+          .plus_compile_decorators = true,
+          .words_in_project = words,
+          .project_words = words};
+}
+
+bool CompiledRegionRule::mayReport(const PrefilterInput& input, const Settings& settings) const {
+  if (input.parsed != nullptr) {
+    if (!mayHoldFinding(*input.parsed)) return false;
+    if (compiledFromElsewhere(settings)) return true;
+    return analysis::CompiledRegions::mayCompileAnything(*input.parsed, settings.compile_decorators);
   }
-  return words;
-}
-
-bool CompiledRegionRule::mayMatchSource(const analysis::PrefilterText& source, const Settings& settings) const {
   if (compiledFromElsewhere(settings)) return true;
-  auto words = triggersFor(settings);
-  return analysis::CompiledRegions::mayCompileAnythingInCode(source, words, settings.compile_decorators);
-}
-
-bool CompiledRegionRule::mayReportIn(const analysis::ParsedFile& file, const Settings& settings) const {
-  if (!mayHoldFinding(file)) return false;
-  if (compiledFromElsewhere(settings)) return true;
-  return analysis::CompiledRegions::mayCompileAnything(file, settings.compile_decorators);
+  auto words = prefilter().wordsFor(settings);
+  return analysis::CompiledRegions::mayCompileAnythingInCode(input.source, words, settings.compile_decorators);
 }
 
 std::vector<std::pair<uint32_t, uint32_t>> CompiledRegionRule::checkRanges(const analysis::SemanticModel& model,

@@ -21,17 +21,15 @@ const analysis::CompiledRegions::Function* compiledFunctionAt(TSNode node, const
 
 class CompiledRegionRule : public Rule {
  public:
-  // A file compiles something when it names `torch.compile` (or a configured decorator).
-  std::vector<std::string_view> triggers() const override { return {"compile", "optimize"}; }
-  bool triggersDependOnSettings() const override { return true; }
-  // Compiled from another file: every finding spells one of `findingWords()`.
-  std::vector<std::string_view> triggersFor(const Settings& settings) const override;
+  // A file compiles something when it names `torch.compile` (or a configured decorator);
+  // compiled from another file, every finding spells one of `findingWords()`, which are also
+  // the project words (functions of this file may be compiled from another one:
+  // `torch.compile(Model())` in train.py).
+  Prefilter prefilter() const override;
   // Before parsing: with nothing compiled from other files, a finding needs `compile` (or a
   // configured decorator) as an identifier in code that can name a compiler (not `re.compile`).
-  bool mayMatchSource(const analysis::PrefilterText& source, const Settings& settings) const override;
-  bool mayReportIn(const analysis::ParsedFile& file, const Settings& settings) const override;
-  // Functions of this file may be compiled from another one (`torch.compile(Model())` in train.py).
-  std::vector<std::string_view> projectWords() const override { return findingWords(); }
+  // After: the file can hold a finding (`mayHoldFinding`) and may compile something.
+  bool mayReport(const PrefilterInput& input, const Settings& settings) const override;
 
   // Every finding is in a compiled function (and, with `findingsSpellWords()`, spells a word).
   bool checksWithinRanges() const override { return true; }

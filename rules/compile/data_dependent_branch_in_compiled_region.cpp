@@ -185,10 +185,10 @@ class DataDependentBranchInCompiledRegion final : public CompiledRegionRule {
   std::vector<std::string_view> nodeKinds() const override {
     return {"if_statement", "elif_clause", "while_statement", "conditional_expression"};
   }
-  std::vector<std::string_view> projectWords() const override {
-    std::vector<std::string_view> words = findingWords();
-    words.push_back("Tensor");
-    return words;
+  Prefilter prefilter() const override {
+    Prefilter pre = CompiledRegionRule::prefilter();
+    pre.project_words.push_back("Tensor");
+    return pre;
   }
 
   void check(TSNode node, Context& ctx) const override {

@@ -67,13 +67,8 @@ class DynamoSuppressErrors final : public Rule {
  public:
   const RuleMeta& meta() const override { return kDynamoSuppressErrors; }
   std::vector<std::string_view> nodeKinds() const override { return {"assignment"}; }
-  std::vector<std::string_view> triggers() const override { return {"suppress_errors"}; }
-  bool triggersAreWholeWords() const override { return true; }
-  bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
-    return namesIdentifier(file, "suppress_errors");
-  }
-  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
-    return source.codeNamesAny({"suppress_errors"});
+  Prefilter prefilter() const override {
+    return {.words = {"suppress_errors"}, .whole_words = true, .words_in_code = true, .tree_names = {{"suppress_errors"}}};
   }
 
   void check(TSNode assignment, Context& ctx) const override {

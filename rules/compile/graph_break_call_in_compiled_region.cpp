@@ -137,7 +137,11 @@ class GraphBreakCallInCompiledRegion final : public CompiledRegionRule {
  public:
   const RuleMeta& meta() const override { return kGraphBreakCall; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
-  std::vector<std::string_view> triggers() const override { return {"compile"}; }
+  Prefilter prefilter() const override {
+    Prefilter pre = CompiledRegionRule::prefilter();
+    pre.words = {"compile"};
+    return pre;
+  }
 
   void check(TSNode call, Context& ctx) const override {
     TSNode callee = analysis::fieldOf(call, "function");

@@ -70,16 +70,13 @@ class RaisedRecompileLimit final : public Rule {
  public:
   const RuleMeta& meta() const override { return kRaisedRecompileLimit; }
   std::vector<std::string_view> nodeKinds() const override { return {"assignment", "call"}; }
-  std::vector<std::string_view> triggers() const override { return {"recompile_limit", "cache_size_limit"}; }
-  bool triggersAreWholeWords() const override { return true; }
-  // The same names as mayReportIn, before parsing, in the code without strings and comments.
-  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
-    return source.codeNamesAny({"recompile_limit", "cache_size_limit", "patch"});
-  }
-  bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
-    // `config.patch("cache_size_limit", 64)` names it in a string only.
-    return namesIdentifier(file, "recompile_limit") || namesIdentifier(file, "cache_size_limit") ||
-           namesIdentifier(file, "patch");
+  // The same names in the code without strings and comments, then in the tree:
+  // `config.patch("cache_size_limit", 64)` names it in a string only.
+  Prefilter prefilter() const override {
+    return {.words = {"recompile_limit", "cache_size_limit"},
+            .whole_words = true,
+            .code_names = {{"recompile_limit", "cache_size_limit", "patch"}},
+            .tree_names = {{"recompile_limit", "cache_size_limit", "patch"}}};
   }
 
   void check(TSNode node, Context& ctx) const override {

@@ -92,9 +92,8 @@ class RenamedDynamoCacheLimit final : public Rule {
  public:
   const RuleMeta& meta() const override { return kRenamedDynamoCacheLimit; }
   std::vector<std::string_view> nodeKinds() const override { return {"attribute", "call"}; }
-  std::vector<std::string_view> triggers() const override { return {"cache_size_limit"}; }
-  bool mayReportIn(const analysis::ParsedFile&, const Settings& settings) const override {
-    return settings.torch_version.atLeast(2, 7);
+  Prefilter prefilter() const override {
+    return {.words = {"cache_size_limit"}, .floor_at_least = TorchVersion{2, 7}};
   }
 
   void check(TSNode node, Context& ctx) const override {

@@ -26,7 +26,8 @@ class RuntimeFindingsRule final : public Rule {
   RuntimeFindingsRule(const RuleMeta& meta, RuntimeFinding::Kind kind) : meta_(meta), kind_(kind) {}
   const RuleMeta& meta() const override { return meta_; }
   std::vector<std::string_view> nodeKinds() const override { return {"module"}; }
-  bool mayMatchSource(const analysis::PrefilterText&, const Settings& settings) const override {
+  // Only on a file the compile log has findings for.
+  bool mayReport(const PrefilterInput&, const Settings& settings) const override {
     return settings.runtime != nullptr && !settings.runtime->findings.empty();
   }
   void check(TSNode, Context& ctx) const override { reportRuntimeFindings(ctx, kind_); }

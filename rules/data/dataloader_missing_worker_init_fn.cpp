@@ -429,12 +429,9 @@ class DataLoaderWorkerInitFn final : public Rule {
  public:
   const RuleMeta& meta() const override { return kDataLoaderWorkerInitFn; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
-  std::vector<std::string_view> triggers() const override { return {"DataLoader"}; }
   // Every call the rule reports resolves to DataLoader through an import or an attribute, which
   // spell it as code: a file that names it only in docstrings and comments is not parsed for it.
-  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
-    return source.codeNamesAny({"DataLoader"});
-  }
+  Prefilter prefilter() const override { return {.words = {"DataLoader"}, .words_in_code = true}; }
 
   void check(TSNode call, Context& ctx) const override {
     const auto& model = ctx.model();

@@ -81,7 +81,7 @@ class DataLoaderPersistentWorkers final : public Rule {
  public:
   const RuleMeta& meta() const override { return kDataLoaderPersistentWorkers; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
-  std::vector<std::string_view> triggers() const override { return {"DataLoader"}; }
+  Prefilter prefilter() const override { return {.words = {"DataLoader"}}; }
 
   void check(TSNode call, Context& ctx) const override {
     const auto& model = ctx.model();

@@ -125,16 +125,17 @@ class DistributedSamplerWithoutSetEpoch final : public Rule {
  public:
   const RuleMeta& meta() const override { return kDistributedSamplerWithoutSetEpoch; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
-  std::vector<std::string_view> triggers() const override { return {"DistributedSampler"}; }
-  bool triggersAreWholeWords() const override { return true; }
-  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
-    return analysis::findBytes(source.text(), "set_epoch") == std::string_view::npos &&
-           source.codeNamesAny({"DistributedSampler"});
-  }
   // Whether another file calls `set_epoch`, imports a trainer or loops over epochs.
-  std::vector<std::string_view> projectWords() const override { return {"DistributedSampler"}; }
-  bool mayReportIn(const analysis::ParsedFile& file, const Settings& settings) const override {
-    return namesIdentifier(file, "DistributedSampler") && epochsUnset(file, settings);
+  Prefilter prefilter() const override {
+    return {.words = {"DistributedSampler"},
+            .whole_words = true,
+            .absent = {"set_epoch"},
+            .words_in_code = true,
+            .tree_names = {{"DistributedSampler"}},
+            .project_words = {"DistributedSampler"}};
+  }
+  bool mayReport(const PrefilterInput& input, const Settings& settings) const override {
+    return input.parsed == nullptr || epochsUnset(*input.parsed, settings);
   }
   // No file of the project calls `set_epoch` or imports a trainer that does, and a loop over
   // epochs exists here or in another file. Asked by check() too: a prefilter only skips work.

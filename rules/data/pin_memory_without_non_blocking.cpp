@@ -221,20 +221,15 @@ class PinMemoryWithoutNonBlocking final : public Rule {
  public:
   const RuleMeta& meta() const override { return kPinMemoryWithoutNonBlocking; }
   std::vector<std::string_view> nodeKinds() const override { return {"for_statement"}; }
-  std::vector<std::string_view> triggers() const override { return {"DataLoader"}; }
-  std::vector<std::string_view> requiredWords() const override { return {"pin_memory", "True"}; }
-  bool triggersAreWholeWords() const override { return true; }
   // Every call the rule reports resolves to DataLoader through an import or an attribute, which
   // spell it as code: a file that names it only in docstrings and comments is not parsed for it.
-  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
-    return source.codeNamesAny({"DataLoader"});
-  }
-  bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
-    // `pin_memory=True` (or a name bound to `True`), and a `.to(` or `.cuda(` call.
-    std::string_view text = file.text();
-    return (analysis::findBytes(text, ".to(") != std::string_view::npos ||
-            analysis::findBytes(text, ".cuda(") != std::string_view::npos) &&
-           namesIdentifier(file, "pin_memory") && namesIdentifier(file, "DataLoader");
+  // `pin_memory=True` (or a name bound to `True`), and a `.to(` or `.cuda(` call.
+  Prefilter prefilter() const override {
+    return {.words = {"DataLoader"},
+            .whole_words = true,
+            .also = {{"pin_memory"}, {"True"}, {".to(", ".cuda("}},
+            .words_in_code = true,
+            .tree_names = {{"pin_memory"}, {"DataLoader"}}};
   }
 
   void check(TSNode loop, Context& ctx) const override {

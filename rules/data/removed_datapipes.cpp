@@ -68,12 +68,8 @@ class RemovedDatapipes final : public Rule {
  public:
   const RuleMeta& meta() const override { return kRemovedDatapipes; }
   std::vector<std::string_view> nodeKinds() const override { return {"import_statement", "import_from_statement", "call"}; }
-  std::vector<std::string_view> triggers() const override { return {"torchdata"}; }
-  bool triggersAreWholeWords() const override { return true; }
   // Every finding resolves a name through an import of `torchdata`, in code (not a docstring).
-  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
-    return source.codeNamesAny({"torchdata"});
-  }
+  Prefilter prefilter() const override { return {.words = {"torchdata"}, .whole_words = true, .words_in_code = true}; }
 
   void check(TSNode node, Context& ctx) const override {
     retired::checkNode(node, ctx, isRemovedDatapipes, [](const std::string& name) {

@@ -82,7 +82,7 @@ class SynchronousDataLoader final : public Rule {
  public:
   const RuleMeta& meta() const override { return kSynchronousDataLoader; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
-  std::vector<std::string_view> triggers() const override { return {"DataLoader"}; }
+  Prefilter prefilter() const override { return {.words = {"DataLoader"}}; }
 
   void check(TSNode call, Context& ctx) const override {
     if (!data::isDataLoaderCall(ctx.model(), call)) return;

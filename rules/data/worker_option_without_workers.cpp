@@ -81,15 +81,13 @@ class WorkerOptionWithoutWorkers final : public Rule {
  public:
   const RuleMeta& meta() const override { return kWorkerOptionWithoutWorkers; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
-  std::vector<std::string_view> triggers() const override { return {"DataLoader"}; }
-  bool triggersAreWholeWords() const override { return true; }
   // Every call the rule reports resolves to DataLoader through an import or an attribute, which
   // spell it as code: a file that names it only in docstrings and comments is not parsed for it.
-  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
-    return source.codeNamesAny({"DataLoader"});
-  }
-  bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
-    return namesIdentifier(file, "prefetch_factor") || namesIdentifier(file, "persistent_workers");
+  Prefilter prefilter() const override {
+    return {.words = {"DataLoader"},
+            .whole_words = true,
+            .words_in_code = true,
+            .tree_names = {{"prefetch_factor", "persistent_workers"}}};
   }
 
   void check(TSNode call, Context& ctx) const override {

@@ -215,19 +215,19 @@ class DeprecatedArgument final : public Rule {
  public:
   const RuleMeta& meta() const override { return kDeprecatedArgument; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
-  std::vector<std::string_view> triggers() const override {
-    return {"size_average", "reduce", "use_cuda", "meshgrid", "softmax", "Softmax", "softmin", "Softmin"};
-  }
-
   // Every finding needs one of these shapes in code: a keyword `size_average=`, `reduce=` or
   // `use_cuda=` (`functools.reduce` and `x.softmax(-1)` are everywhere in PyTorch's own code, the
   // keywords are not), or a call of a name spelled `meshgrid` or a softmax (`F.softmax(` with
   // nothing but spaces, line breaks or blanked comments before the parenthesis; `def softmax(` is
   // not a call).
-  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
-    if (!source.codeNamesAny({"size_average", "reduce", "use_cuda", "meshgrid", "softmax", "log_softmax", "softmin",
-                              "Softmax", "LogSoftmax", "Softmin"}))
-      return false;
+  Prefilter prefilter() const override {
+    return {.words = {"size_average", "reduce", "use_cuda", "meshgrid", "softmax", "Softmax", "softmin", "Softmin"},
+            .code_names = {{"size_average", "reduce", "use_cuda", "meshgrid", "softmax", "log_softmax", "softmin",
+                            "Softmax", "LogSoftmax", "Softmin"}}};
+  }
+  bool mayReport(const PrefilterInput& input, const Settings&) const override {
+    if (input.parsed != nullptr) return true;
+    const analysis::PrefilterText& source = input.source;
     const std::string* code = source.code();
     std::string_view text = code != nullptr ? std::string_view(*code) : source.text();
     auto skip = [&](size_t i) {

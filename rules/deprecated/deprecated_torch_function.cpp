@@ -189,13 +189,15 @@ class DeprecatedTorchFunction final : public Rule {
   std::vector<std::string_view> nodeKinds() const override { return {"module", "attribute"}; }
   // Not the bare last segments: an everyday one (`range`, `norm`) only counts after `.` or in a
   // `from torch` import, which these words say (see mayUseSymbols).
-  std::vector<std::string_view> triggers() const override {
-    auto words = deprecated::prefilterWords();
-    return {words.begin(), words.end()};
-  }
   // Also on the text without its strings and comments (docstrings name `torch.svd` freely),
   // where a name must be a whole identifier.
-  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
+  Prefilter prefilter() const override {
+    auto words = deprecated::prefilterWords();
+    return {.words = {words.begin(), words.end()}};
+  }
+  bool mayReport(const PrefilterInput& input, const Settings&) const override {
+    if (input.parsed != nullptr) return true;
+    const analysis::PrefilterText& source = input.source;
     // The text first unless another prefilter already made the code view (making it costs more
     // than this test), then the code.
     bool text_first = !source.codeComputed();
@@ -203,9 +205,6 @@ class DeprecatedTorchFunction final : public Rule {
     const std::string* code = source.code();
     return (code == nullptr || deprecated::mayUseSymbols(*code, true)) &&
            (text_first || deprecated::mayUseSymbols(source.text()));
-  }
-  bool mayMatchText(std::string_view text, const Settings& settings) const override {
-    return mayMatchSource(analysis::PrefilterText(text), settings);
   }
 
   // Every attribute reported ends with a symbol's last segment (the module node is always checked).

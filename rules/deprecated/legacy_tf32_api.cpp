@@ -119,13 +119,17 @@ class LegacyTf32Api final : public Rule {
  public:
   const RuleMeta& meta() const override { return kLegacyTf32Api; }
   std::vector<std::string_view> nodeKinds() const override { return {"attribute", "call"}; }
-  std::vector<std::string_view> triggers() const override { return {"allow_tf32", "set_float32_matmul_precision"}; }
-  bool triggersAreWholeWords() const override { return true; }
   // Before parsing, so that a range the rule is silent for parses nothing: a finding is an
   // attribute `.allow_tf32` or a call of a name spelled `set_float32_matmul_precision` (in code;
   // `allow_tf32` alone is a parameter of many of PyTorch's own functions).
-  bool mayMatchSource(const analysis::PrefilterText& source, const Settings& settings) const override {
-    if (!versions::floorAtLeast(settings, versions::addedIn(versions::kFp32Precision))) return false;
+  Prefilter prefilter() const override {
+    return {.words = {"allow_tf32", "set_float32_matmul_precision"},
+            .whole_words = true,
+            .floor_at_least = versions::addedIn(versions::kFp32Precision)};
+  }
+  bool mayReport(const PrefilterInput& input, const Settings&) const override {
+    if (input.parsed != nullptr) return true;
+    const analysis::PrefilterText& source = input.source;
     const std::string* code = source.code();
     std::string_view text = code != nullptr ? std::string_view(*code) : source.text();
     auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\\' || c == '\f'; };
@@ -140,9 +144,6 @@ class LegacyTf32Api final : public Rule {
       while (i < text.size() && space(text[i])) ++i;
       return i < text.size() && text[i] == '(';
     });
-  }
-  bool mayReportIn(const analysis::ParsedFile&, const Settings& settings) const override {
-    return versions::floorAtLeast(settings, versions::addedIn(versions::kFp32Precision));
   }
 
   void check(TSNode node, Context& ctx) const override {

@@ -122,14 +122,15 @@ class TorchVersionAsNumber final : public Rule {
  public:
   const RuleMeta& meta() const override { return kTorchVersionAsNumber; }
   std::vector<std::string_view> nodeKinds() const override { return {"subscript", "call", "comparison_operator"}; }
-  std::vector<std::string_view> triggers() const override { return {"__version__"}; }
-  bool triggersAreWholeWords() const override { return true; }
   // Before parsing, on the code: some `__version__` that can be torch's (read from `torch`,
   // `version`, a longer chain, or a name that may be rebound; bare only where the file binds or
   // imports it) in a shape a finding has: indexed or sliced, `.startswith`, inside `float(` or
   // `str(`, the plain string `version.__version__` or a bare import of it, or bound to an alias
   // (`v = torch.__version__`, whose uses the file then spells otherwise).
-  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
+  Prefilter prefilter() const override { return {.words = {"__version__"}, .whole_words = true}; }
+  bool mayReport(const PrefilterInput& input, const Settings&) const override {
+    if (input.parsed != nullptr) return true;
+    const analysis::PrefilterText& source = input.source;
     const std::string* code = source.code();
     if (code == nullptr) return source.codeNamesAny({"__version__"});
     std::string_view text = *code;

@@ -116,16 +116,21 @@ class TorchscriptDeprecated final : public Rule {
  public:
   const RuleMeta& meta() const override { return kTorchscriptDeprecated; }
   std::vector<std::string_view> nodeKinds() const override { return {"call", "decorator"}; }
-  std::vector<std::string_view> triggers() const override { return {"jit"}; }
-  bool triggersAreWholeWords() const override { return true; }
   // A use names `jit` (in the chain or the import) and the entry point itself, in code.
   // Finer, as PyTorch's own code names `torch.jit.is_scripting` and the like everywhere: a `jit`
   // that is only ever followed by `.` and a name other than an entry point (or `_script`/`_trace`,
   // whose `script`/`trace` are entries) cannot lead to one; an import of `jit` itself or an alias
   // of it lets the file through, and so does a relative import naming one of them.
-  bool mayMatchSource(const analysis::PrefilterText& source, const Settings& settings) const override {
-    if (!versions::rangeIncludesFrom(settings, versions::deprecatedIn(versions::kTorchscript))) return false;
-    if (!source.codeNamesAny({"jit"}) || !source.codeNamesAny(kMembers)) return false;
+  Prefilter prefilter() const override {
+    return {.words = {"jit"},
+            .whole_words = true,
+            .range_reaches = versions::deprecatedIn(versions::kTorchscript),
+            .words_in_code = true,
+            .code_names = {{kMembers.begin(), kMembers.end()}}};
+  }
+  bool mayReport(const PrefilterInput& input, const Settings&) const override {
+    if (input.parsed != nullptr) return true;
+    const analysis::PrefilterText& source = input.source;
     const std::string* code = source.code();
     if (code == nullptr) return true;
     std::string_view text = *code;
@@ -180,9 +185,6 @@ class TorchscriptDeprecated final : public Rule {
       if (b->qualified_name.starts_with("torch.jit.")) words.push_back(b->name);
     return wordRangesWithin(analysis::codeOrText(model.file()), words,
                             {{0u, static_cast<uint32_t>(model.file().text().size())}});
-  }
-  bool mayReportIn(const analysis::ParsedFile&, const Settings& settings) const override {
-    return versions::rangeIncludesFrom(settings, versions::deprecatedIn(versions::kTorchscript));
   }
 
   void check(TSNode node, Context& ctx) const override {

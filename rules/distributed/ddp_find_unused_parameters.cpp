@@ -221,7 +221,7 @@ class DdpFindUnusedParameters final : public Rule {
  public:
   const RuleMeta& meta() const override { return kDdpFindUnusedParameters; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
-  std::vector<std::string_view> triggers() const override { return {"find_unused_parameters"}; }
+  Prefilter prefilter() const override { return {.words = {"find_unused_parameters"}}; }
 
   void check(TSNode call, Context& ctx) const override {
     const auto& model = ctx.model();

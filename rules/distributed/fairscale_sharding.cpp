@@ -75,12 +75,8 @@ class FairscaleSharding final : public Rule {
  public:
   const RuleMeta& meta() const override { return kFairscaleSharding; }
   std::vector<std::string_view> nodeKinds() const override { return {"import_statement", "import_from_statement", "call"}; }
-  std::vector<std::string_view> triggers() const override { return {"fairscale"}; }
-  bool triggersAreWholeWords() const override { return true; }
   // Every finding resolves a name through an import of `fairscale`, in code (not a docstring).
-  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
-    return source.codeNamesAny({"fairscale"});
-  }
+  Prefilter prefilter() const override { return {.words = {"fairscale"}, .whole_words = true, .words_in_code = true}; }
 
   void check(TSNode node, Context& ctx) const override {
     retired::checkNode(node, ctx, isFairscaleSharding, [](const std::string& name) {

@@ -61,7 +61,7 @@ class Fsdp1InNewCode final : public Rule {
  public:
   const RuleMeta& meta() const override { return kFsdp1InNewCode; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
-  std::vector<std::string_view> triggers() const override { return {"FullyShardedDataParallel"}; }
+  Prefilter prefilter() const override { return {.words = {"FullyShardedDataParallel"}}; }
 
   void check(TSNode call, Context& ctx) const override {
     if (!ctx.torchAtLeast(2, 6)) return;

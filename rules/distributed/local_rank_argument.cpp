@@ -82,10 +82,10 @@ class LocalRankArgument final : public Rule {
  public:
   const RuleMeta& meta() const override { return kLocalRankArgument; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
-  std::vector<std::string_view> triggers() const override { return {"--local_rank"}; }
-  bool mayMatchText(std::string_view text, const Settings& settings) const override {
-    return versions::rangeIncludesFrom(settings, versions::addedIn(versions::kLaunchDashedLocalRank)) &&
-           analysis::findBytes(text, "add_argument") != std::string_view::npos;
+  Prefilter prefilter() const override {
+    return {.words = {"--local_rank"},
+            .also = {{"add_argument"}},
+            .range_reaches = versions::addedIn(versions::kLaunchDashedLocalRank)};
   }
 
   void check(TSNode call, Context& ctx) const override {

@@ -107,9 +107,8 @@ class LowPrecisionGradientReduce final : public Rule {
  public:
   const RuleMeta& meta() const override { return kLowPrecisionGradientReduce; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
-  std::vector<std::string_view> triggers() const override { return {"MixedPrecision"}; }
-  bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
-    return namesIdentifier(file, "MixedPrecision") || namesIdentifier(file, "MixedPrecisionPolicy");
+  Prefilter prefilter() const override {
+    return {.words = {"MixedPrecision"}, .tree_names = {{"MixedPrecision", "MixedPrecisionPolicy"}}};
   }
 
   void check(TSNode call, Context& ctx) const override {

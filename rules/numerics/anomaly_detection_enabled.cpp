@@ -70,13 +70,11 @@ class AnomalyDetectionEnabled final : public Rule {
   const RuleMeta& meta() const override { return kAnomalyDetectionEnabled; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
   // `set_detect_anomaly` contains it: one search for both.
-  std::vector<std::string_view> triggers() const override { return {"detect_anomaly"}; }
-  bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
-    return namesIdentifier(file, "detect_anomaly") || namesIdentifier(file, "set_detect_anomaly");
-  }
   // The same before parsing, on the code without strings and comments.
-  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
-    return source.codeNamesAny({"detect_anomaly", "set_detect_anomaly"});
+  Prefilter prefilter() const override {
+    return {.words = {"detect_anomaly"},
+            .code_names = {{"detect_anomaly", "set_detect_anomaly"}},
+            .tree_names = {{"detect_anomaly", "set_detect_anomaly"}}};
   }
 
   void check(TSNode call, Context& ctx) const override {

@@ -106,21 +106,16 @@ class CudnnBenchmarkWithDeterminism final : public Rule {
  public:
   const RuleMeta& meta() const override { return kCudnnBenchmarkWithDeterminism; }
   std::vector<std::string_view> nodeKinds() const override { return {"assignment"}; }
-  std::vector<std::string_view> triggers() const override { return {"benchmark"}; }
-  std::vector<std::string_view> requiredWords() const override { return {"cudnn", "deterministic"}; }
-  bool triggersAreWholeWords() const override { return true; }
-  bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
-    // `cudnn.benchmark` and a determinism request (`deterministic` / `use_deterministic_algorithms`).
-    // (`cudnn` and `deterministic` are required words: checked before parsing.)
-    return namesIdentifier(file, "benchmark") &&
-           (namesIdentifier(file, "deterministic") || namesIdentifier(file, "use_deterministic_algorithms"));
-  }
   // Before parsing, on the code without strings and comments: the same names, and `cudnn`, which
   // every chain or import reaching `torch.backends.cudnn.benchmark` spells (parameters named
   // `benchmark` and `deterministic` do not make a finding).
-  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
-    return source.codeNamesAny({"benchmark"}) && source.codeNamesAny({"cudnn"}) &&
-           source.codeNamesAny({"deterministic", "use_deterministic_algorithms"});
+  // `cudnn.benchmark` and a determinism request (`deterministic` / `use_deterministic_algorithms`).
+  Prefilter prefilter() const override {
+    return {.words = {"benchmark"},
+            .whole_words = true,
+            .also = {{"cudnn"}, {"deterministic"}},
+            .code_names = {{"benchmark"}, {"cudnn"}, {"deterministic", "use_deterministic_algorithms"}},
+            .tree_names = {{"benchmark"}, {"deterministic", "use_deterministic_algorithms"}}};
   }
 
   void check(TSNode assignment, Context& ctx) const override {

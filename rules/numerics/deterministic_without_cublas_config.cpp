@@ -197,10 +197,18 @@ class DeterministicWithoutCublasConfig final : public Rule {
  public:
   const RuleMeta& meta() const override { return kDeterministicWithoutCublasConfig; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
-  std::vector<std::string_view> triggers() const override { return {"use_deterministic_algorithms"}; }
-  std::vector<std::string_view> requiredWords() const override { return {"True"}; }
-  bool triggersAreWholeWords() const override { return true; }
-  std::vector<std::string_view> projectWords() const override { return {"use_deterministic_algorithms"}; }
+  // The same identifier before parsing, on the code without strings and comments.
+  Prefilter prefilter() const override {
+    return {.words = {"use_deterministic_algorithms"},
+            .whole_words = true,
+            .also = {{"True"}},
+            .words_in_code = true,
+            .tree_names = {{"use_deterministic_algorithms"}},
+            .project_words = {"use_deterministic_algorithms"}};
+  }
+  bool mayReport(const PrefilterInput& input, const Settings& settings) const override {
+    return input.parsed == nullptr || !setElsewhere(*input.parsed, settings);
+  }
   // The variable is set in this file or by another file of the project: no finding.
   static bool setElsewhere(const analysis::ParsedFile& file, const Settings& settings) {
     if (settings.project != nullptr && settings.project->project != nullptr &&
@@ -209,14 +217,6 @@ class DeterministicWithoutCublasConfig final : public Rule {
     // The file sets it itself (a read, a comment or a log line that names it sets nothing).
     return analysis::findBytes(file.text(), "CUBLAS_WORKSPACE_CONFIG") != std::string_view::npos &&
            analysis::setsEnvironmentVariable(file, "CUBLAS_WORKSPACE_CONFIG");
-  }
-  bool mayReportIn(const analysis::ParsedFile& file, const Settings& settings) const override {
-    return !setElsewhere(file, settings) && analysis::findBytes(file.text(), "True") != std::string_view::npos &&
-           namesIdentifier(file, "use_deterministic_algorithms");
-  }
-  // The same identifier before parsing, on the code without strings and comments.
-  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
-    return source.codeNamesAny({"use_deterministic_algorithms"});
   }
 
   void check(TSNode call, Context& ctx) const override {

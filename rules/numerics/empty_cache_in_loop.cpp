@@ -72,8 +72,7 @@ class EmptyCacheInLoop final : public Rule {
  public:
   const RuleMeta& meta() const override { return kEmptyCacheInLoop; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
-  std::vector<std::string_view> triggers() const override { return {"empty_cache"}; }
-  bool triggersAreWholeWords() const override { return true; }
+  Prefilter prefilter() const override { return {.words = {"empty_cache"}, .whole_words = true}; }
   bool checksWithinRanges() const override { return true; }
   std::vector<std::pair<uint32_t, uint32_t>> checkRanges(const analysis::SemanticModel& model,
                                                          const Settings&) const override {

@@ -87,15 +87,39 @@ class FunctionalDropoutInEval final : public Rule {
  public:
   const RuleMeta& meta() const override { return kFunctionalDropoutInEval; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
-  std::vector<std::string_view> triggers() const override { return {kDropouts.begin(), kDropouts.end()}; }
-  bool triggersAreWholeWords() const override { return true; }
   // Before parsing, on the code: a class, and a call of one of the names whose arguments do not
   // spell `training` (keyword or third positional, as far as the commas show).
-  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
+  // Some call of one of the names that passes no `training` (a keyword, a third positional).
+  Prefilter prefilter() const override {
+    return {.words = {kDropouts.begin(), kDropouts.end()}, .whole_words = true, .code_names = {{"class"}}};
+  }
+  bool mayReport(const PrefilterInput& input, const Settings&) const override {
+    if (input.parsed != nullptr) {
+      const analysis::ParsedFile& file = *input.parsed;
+      std::string_view source = file.text();
+      TSNode root = file.root();
+      for (std::string_view name : kDropouts) {
+        bool found = analysis::forEachWholeWord(source, name, [&](size_t at) {
+          TSNode node = ts_node_descendant_for_byte_range(root, static_cast<uint32_t>(at),
+                                                          static_cast<uint32_t>(at + name.size()));
+          if (!analysis::isKind(node, "identifier")) return false;
+          TSNode callee = node, parent = ts_node_parent(node);
+          if (analysis::isKind(parent, "attribute")) {
+            callee = parent;
+            parent = ts_node_parent(parent);
+          }
+          if (!analysis::isKind(parent, "call") || !analysis::sameNode(fieldOf(parent, "function"), callee)) return false;
+          return ts_node_is_null(keywordArgumentNode(parent, "training", source)) &&
+                 positionalArguments(parent).size() < 3;
+        });
+        if (found) return true;
+      }
+      return false;
+    }
+    const analysis::PrefilterText& source = input.source;
     const std::string* view = source.code();
     if (view == nullptr) return true;
     std::string_view code = *view;
-    if (!analysis::forEachWholeWord(code, "class", [](size_t) { return true; })) return false;
     for (std::string_view name : kDropouts) {
       bool found = analysis::forEachWholeWord(code, name, [&](size_t at) {
         std::string_view args = callArgumentsAt(code, at, name.size());
@@ -110,28 +134,6 @@ class FunctionalDropoutInEval final : public Rule {
         }
         return commas < 2 && args.find("training=") == std::string_view::npos &&
                args.find("training =") == std::string_view::npos;
-      });
-      if (found) return true;
-    }
-    return false;
-  }
-  // Some call of one of the names that passes no `training` (a keyword, a third positional).
-  bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
-    std::string_view source = file.text();
-    TSNode root = file.root();
-    for (std::string_view name : kDropouts) {
-      bool found = analysis::forEachWholeWord(source, name, [&](size_t at) {
-        TSNode node = ts_node_descendant_for_byte_range(root, static_cast<uint32_t>(at),
-                                                        static_cast<uint32_t>(at + name.size()));
-        if (!analysis::isKind(node, "identifier")) return false;
-        TSNode callee = node, parent = ts_node_parent(node);
-        if (analysis::isKind(parent, "attribute")) {
-          callee = parent;
-          parent = ts_node_parent(parent);
-        }
-        if (!analysis::isKind(parent, "call") || !analysis::sameNode(fieldOf(parent, "function"), callee)) return false;
-        return ts_node_is_null(keywordArgumentNode(parent, "training", source)) &&
-               positionalArguments(parent).size() < 3;
       });
       if (found) return true;
     }

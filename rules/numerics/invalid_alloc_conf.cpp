@@ -147,8 +147,7 @@ class InvalidAllocConf final : public Rule {
  public:
   const RuleMeta& meta() const override { return kInvalidAllocConf; }
   std::vector<std::string_view> nodeKinds() const override { return {"assignment", "call"}; }
-  std::vector<std::string_view> triggers() const override { return {kCudaVariable, kVariable}; }
-  bool triggersAreWholeWords() const override { return true; }
+  Prefilter prefilter() const override { return {.words = {kCudaVariable, kVariable}, .whole_words = true}; }
 
   void check(TSNode node, Context& ctx) const override {
     const auto& model = ctx.model();

@@ -96,9 +96,9 @@ class PerStepHostSync final : public Rule {
  public:
   const RuleMeta& meta() const override { return kPerStepHostSync; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
-  std::vector<std::string_view> triggers() const override { return {"item", "tolist", "cpu"}; }
-  std::vector<std::string_view> requiredWords() const override { return {"backward"}; }
-  bool triggersAreWholeWords() const override { return true; }
+  Prefilter prefilter() const override {
+    return {.words = {"item", "tolist", "cpu"}, .whole_words = true, .also = {{"backward"}}};
+  }
 
   void check(TSNode call, Context& ctx) const override {
     std::string_view source = ctx.source();

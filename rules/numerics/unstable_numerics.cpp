@@ -497,23 +497,21 @@ class UnstableNumerics final : public Rule {
  public:
   const RuleMeta& meta() const override { return kUnstableNumerics; }
   std::vector<std::string_view> nodeKinds() const override { return {"call", "binary_operator"}; }
-  std::vector<std::string_view> triggers() const override { return {"log", "exp"}; }
-  bool triggersAreWholeWords() const override { return true; }
   // `log(1 + x)` / `(x + 1).log()` hold `(1 +` or `+ 1)`; `exp(x) - 1` holds `) - 1`; the
   // others a `softmax`, or `exp` and `sum`, beside a `log`.
   // The same test on the text without its strings and comments (a docstring's `log(1 + x)`),
   // then one that looks at each `log` / `- 1` in that code for the operands the rule asks for.
   // (Whatever mayMatchCode finds in the code it finds in the text: blanking adds no word and no
   // spelling, so with a code view the text needs no test of its own.)
-  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
+  Prefilter prefilter() const override { return {.words = {"log", "exp"}, .whole_words = true}; }
+  bool mayReport(const PrefilterInput& input, const Settings&) const override {
+    if (input.parsed != nullptr) return true;
+    const analysis::PrefilterText& source = input.source;
     // The text first unless another prefilter already made the code view (cheaper than making it).
     if (!source.codeComputed() && !mayMatchCode(source.text())) return false;
     const std::string* code = source.code();
     if (code == nullptr) return mayMatchCode(source.text());
     return mayMatchCode(*code) && someSiteMayMatch(*code);
-  }
-  bool mayMatchText(std::string_view text, const Settings& settings) const override {
-    return mayMatchSource(analysis::PrefilterText(text), settings);
   }
 
   // One pass over the text for every word and operand spelling below.

@@ -62,9 +62,9 @@ class LoadStateDictUnchecked final : public Rule {
  public:
   const RuleMeta& meta() const override { return kLoadStateDictUnchecked; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
-  std::vector<std::string_view> triggers() const override { return {"load_state_dict"}; }
-  std::vector<std::string_view> requiredWords() const override { return {"strict"}; }
-  bool triggersAreWholeWords() const override { return true; }
+  Prefilter prefilter() const override {
+    return {.words = {"load_state_dict"}, .whole_words = true, .also = {{"strict"}}};
+  }
   bool checksWithinRanges() const override { return true; }
   std::vector<std::pair<uint32_t, uint32_t>> checkRanges(const analysis::SemanticModel& model,
                                                          const Settings&) const override {

@@ -150,17 +150,14 @@ class StateDictOfWrapper final : public Rule {
  public:
   const RuleMeta& meta() const override { return kStateDictOfWrapper; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
-  std::vector<std::string_view> triggers() const override { return {"state_dict"}; }
-  std::vector<std::string_view> requiredWords() const override { return {"save"}; }
-  bool triggersAreWholeWords() const override { return true; }
-  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
-    return codeCalls(source, "save") && codeCalls(source, "state_dict", true) &&
-           source.codeNamesAny({"DistributedDataParallel", "DataParallel", "compile"});
-  }
-  bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
-    return callsNamed(file, "save") && callsNamed(file, "state_dict") &&
-           (namesIdentifier(file, "DistributedDataParallel") || namesIdentifier(file, "DataParallel") ||
-            namesIdentifier(file, "compile"));
+  Prefilter prefilter() const override {
+    return {.words = {"state_dict"},
+            .whole_words = true,
+            .also = {{"save"}},
+            .code_names = {{"DistributedDataParallel", "DataParallel", "compile"}},
+            .code_calls = {{{"save"}}, {{"state_dict", true}}},
+            .tree_names = {{"DistributedDataParallel", "DataParallel", "compile"}},
+            .tree_calls = {{"save"}, {"state_dict"}}};
   }
 
   void check(TSNode call, Context& ctx) const override {

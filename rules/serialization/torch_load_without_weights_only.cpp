@@ -121,18 +121,14 @@ class TorchLoadWithoutWeightsOnly final : public Rule {
  public:
   const RuleMeta& meta() const override { return kTorchLoadWithoutWeightsOnly; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
-  std::vector<std::string_view> triggers() const override { return {"load"}; }
   // From 2.6 on only `weights_only=False` is reported, so the file must spell `weights_only`.
-  bool triggersDependOnSettings() const override { return true; }
-  std::vector<std::string_view> triggersFor(const Settings& settings) const override {
-    if (settings.torch_version.atLeast(2, 6)) return {"weights_only", "pickle_module"};
-    return triggers();
-  }
-  bool triggersAreWholeWords() const override { return true; }
   // Every finding is a call that names `load` (or, from 2.6, a `weights_only=` keyword) in code.
-  bool mayMatchSource(const analysis::PrefilterText& source, const Settings& settings) const override {
-    auto words = triggersFor(settings);
-    return source.codeNamesAny(words);
+  Prefilter prefilter() const override {
+    return {.words = {"load"},
+            .whole_words = true,
+            .words_since = TorchVersion{2, 6},
+            .words_since_words = {"weights_only", "pickle_module"},
+            .words_in_code = true};
   }
 
   void check(TSNode call, Context& ctx) const override {

@@ -106,13 +106,14 @@ class TorchvisionPretrained final : public Rule {
  public:
   const RuleMeta& meta() const override { return kTorchvisionPretrained; }
   std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
-  std::vector<std::string_view> triggers() const override {
-    return {"pretrained", "pretrained_backbone", "torchvision"};
-  }
-  bool triggersAreWholeWords() const override { return true; }
   // Every finding is a keyword argument `pretrained=` / `pretrained_backbone=` in code, or a
   // builder of torchvision's given `True` or `False` as its first argument (`resnet50(True)`).
-  bool mayMatchSource(const analysis::PrefilterText& source, const Settings&) const override {
+  Prefilter prefilter() const override {
+    return {.words = {"pretrained", "pretrained_backbone", "torchvision"}, .whole_words = true};
+  }
+  bool mayReport(const PrefilterInput& input, const Settings&) const override {
+    if (input.parsed != nullptr) return true;
+    const analysis::PrefilterText& source = input.source;
     if (source.codeNamesAny({"pretrained", "pretrained_backbone"})) return true;
     if (!source.codeNamesAny({"torchvision"})) return false;
     const std::string* code = source.code();

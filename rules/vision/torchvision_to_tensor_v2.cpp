@@ -80,8 +80,7 @@ class TorchvisionToTensorV2 final : public Rule {
  public:
   const RuleMeta& meta() const override { return kTorchvisionToTensorV2; }
   std::vector<std::string_view> nodeKinds() const override { return {"call", "attribute", "import_from_statement"}; }
-  std::vector<std::string_view> triggers() const override { return {"ToTensor"}; }
-  bool triggersAreWholeWords() const override { return true; }
+  Prefilter prefilter() const override { return {.words = {"ToTensor"}, .whole_words = true}; }
 
   static bool isV2ToTensor(std::string_view q) {
     return q == "torchvision.transforms.v2.ToTensor" || q == "torchvision.transforms.v2._deprecated.ToTensor";

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -45,9 +46,54 @@ TEST(Prefilter, SyntaxErrorRuleNeedsEveryFile) {
   EXPECT_FALSE(rules::cannotMatch("x = 1\n", only("PTL000")));
 }
 
+// The declared conditions on the bytes: a word the rule cannot bear (PTL406 is answered by any
+// `set_epoch`), a group of which one must occur (PTL202's `backward`), the torch range (PTL606
+// from 2.0 on), words the settings choose (PTL801 from 2.6 on) and words that must be code.
+TEST(Prefilter, DeclaredConditionsScreenBeforeParsing) {
+  auto mayMatch = [](const char* source, const rules::Settings& settings) {
+    return !rules::rulesThatMayMatch(source, settings).empty();
+  };
+  auto ptl406 = only("PTL406");
+  const char* sampler = "from torch.utils.data import DistributedSampler\ns = DistributedSampler(ds)\n";
+  EXPECT_TRUE(mayMatch(sampler, ptl406));
+  EXPECT_FALSE(mayMatch((std::string(sampler) + "s.set_epoch(0)\n").c_str(), ptl406));
+  EXPECT_FALSE(mayMatch("# DistributedSampler(ds)\nx = 1\n", ptl406));
+
+  auto ptl202 = only("PTL202");
+  const char* autocast = "import torch\nwith torch.autocast('cuda', dtype=torch.float16):\n    y = m(x)\n";
+  EXPECT_FALSE(mayMatch(autocast, ptl202));
+  EXPECT_TRUE(mayMatch((std::string(autocast) + "y.backward()\n").c_str(), ptl202));
+  EXPECT_FALSE(mayMatch((std::string(autocast) + "y.backward()\ns = torch.amp.GradScaler()\n").c_str(), ptl202));
+
+  auto ptl606 = only("PTL606");
+  const char* mha = "import torch\nm = torch.nn.MultiheadAttention(8, 2)\ny = m(q, k, v)[0]\n";
+  ptl606.torch_version = {2, 0};
+  EXPECT_TRUE(mayMatch(mha, ptl606));
+  ptl606.torch_version = {1, 13};
+  EXPECT_FALSE(mayMatch(mha, ptl606));
+
+  auto ptl801 = only("PTL801");
+  const char* load = "import torch\nsd = torch.load(path)\n";
+  ptl801.torch_version = {2, 4};
+  EXPECT_TRUE(mayMatch(load, ptl801));
+  ptl801.torch_version = {2, 6};
+  EXPECT_FALSE(mayMatch(load, ptl801));
+  EXPECT_TRUE(mayMatch("import torch\nsd = torch.load(path, weights_only=False)\n", ptl801));
+}
+
+// The declared conditions on the tree: PTL204 needs identifiers `autocast` and `backward`; the
+// bytes let an f-string's text through (the code view keeps f-strings whole), the tree does not.
+TEST(Prefilter, WordsInAnFStringPassTheBytesNotTheTree) {
+  auto ptl204 = only("PTL204");
+  const char* spelled = "import torch\nwith open(p) as f:\n    f.write(f\"autocast backward {x}\")\n";
+  auto file = analysis::ParsedFile::parse(spelled);
+  EXPECT_FALSE(rules::rulesThatMayMatch(file, ptl204).empty());
+  EXPECT_TRUE(rules::lintFile(file, ptl204).diagnostics.empty());
+}
+
 // The prefilter of a selection is looked up by the rules' codes plus the words of the rules that
-// say their words depend on the settings: a rule whose words change with some setting must say
-// so, or a file would be screened with another file's words.
+// declare settings-dependent words, so the declaration must say so whenever its words vary, or a
+// file would be screened with another file's words.
 TEST(Prefilter, RulesWhoseWordsFollowTheSettingsSaySo) {
   std::vector<rules::Settings> variants(5);
   variants[1].compile_decorators = {"my_lib.compiled"};
@@ -56,14 +102,15 @@ TEST(Prefilter, RulesWhoseWordsFollowTheSettingsSaySo) {
   auto facts = std::make_shared<analysis::ProjectFacts>();
   facts->compiled.emplace_back();
   variants[4].project = facts;
+  int varying = 0;
   for (const rules::Rule* rule : rules::allRules()) {
-    std::vector<std::string_view> fixed = rule->triggers();
+    rules::Prefilter pre = rule->prefilter();
     bool varies = false;
-    for (const auto& settings : variants) varies = varies || rule->triggersFor(settings) != fixed;
-    if (varies) {
-      EXPECT_TRUE(rule->triggersDependOnSettings()) << rule->meta().code;
-    }
+    for (const auto& settings : variants) varies = varies || pre.wordsFor(settings) != pre.words;
+    EXPECT_EQ(varies, pre.wordsDependOnSettings()) << rule->meta().code;
+    varying += varies;
   }
+  EXPECT_GE(varying, 4);  // PTL501, PTL502, PTL504, PTL801
   // And the screening follows them: PTL501 under a configured decorator passes a file that only
   // spells the decorator.
   auto ptl501 = only("PTL501");

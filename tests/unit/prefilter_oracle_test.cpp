@@ -1,5 +1,5 @@
 // The prefilter oracle: every byte-level and tree-level shortcut that skips a file, a rule or
-// part of a tree (trigger words, Rule::mayMatchSource, mayReportIn, checkRanges, project words)
+// part of a tree (Rule::prefilter()'s words and conditions, Rule::mayReport, checkRanges, project words)
 // must never hide a finding. Every fixture and every fixture project is linted with the
 // prefilters on and with them off (analysis::setPrefiltersDisabled, PTLINT_NO_PREFILTER=1 for the
 // binary), and everything must be identical: findings, messages, ranges, related locations,
