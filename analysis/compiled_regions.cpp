@@ -59,13 +59,13 @@ bool returnsSelf(std::string_view method) {
 // neither.
 TSNode targetArgument(TSNode call, std::string_view keyword, std::string_view source) {
   TSNode args = fieldOf(call, "arguments");
-  if (!isKind(args, "argument_list")) return {};
+  if (!isKind(args, kind::argument_list)) return {};
   TSNode positional{}, by_keyword{};
   forEachNamedChild(args, [&](TSNode arg) {
-    std::string_view kind = kindOf(arg);
-    if (kind == "keyword_argument") {
+    analysis::NodeKind kind = kindOf(arg);
+    if (kind == kind::keyword_argument) {
       if (!keyword.empty() && textOf(fieldOf(arg, "name"), source) == keyword) by_keyword = fieldOf(arg, "value");
-    } else if (kind != "comment" && kind != "list_splat" && kind != "dictionary_splat" &&
+    } else if (kind != kind::comment && kind != kind::list_splat && kind != kind::dictionary_splat &&
                ts_node_is_null(positional)) {
       positional = arg;
     }
@@ -76,11 +76,11 @@ TSNode targetArgument(TSNode call, std::string_view keyword, std::string_view so
 // `torch.compile(fn, disable=True)` compiles nothing.
 bool disablesItself(TSNode call, std::string_view source) {
   TSNode args = fieldOf(call, "arguments");
-  if (!isKind(args, "argument_list")) return false;
+  if (!isKind(args, kind::argument_list)) return false;
   bool disabled = false;
   forEachNamedChild(args, [&](TSNode arg) {
-    if (isKind(arg, "keyword_argument") && textOf(fieldOf(arg, "name"), source) == "disable" &&
-        isKind(unparenthesize(fieldOf(arg, "value")), "true"))
+    if (isKind(arg, kind::keyword_argument) && textOf(fieldOf(arg, "name"), source) == "disable" &&
+        isKind(unparenthesize(fieldOf(arg, "value")), kind::true_))
       disabled = true;
   });
   return disabled;
@@ -90,11 +90,11 @@ bool disablesItself(TSNode call, std::string_view source) {
 std::string dottedText(TSNode expr, std::string_view source) {
   std::vector<std::string_view> parts;
   expr = unparenthesize(expr);
-  while (isKind(expr, "attribute")) {
+  while (isKind(expr, kind::attribute)) {
     parts.push_back(textOf(fieldOf(expr, "attribute"), source));
     expr = unparenthesize(fieldOf(expr, "object"));
   }
-  if (!isKind(expr, "identifier")) return {};
+  if (!isKind(expr, kind::identifier)) return {};
   std::string out(textOf(expr, source));
   for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
     out += '.';
@@ -108,8 +108,8 @@ std::string dottedText(TSNode expr, std::string_view source) {
 // `model.compile()` compiles in place.
 bool resultDiscarded(TSNode call) {
   TSNode parent = ts_node_parent(call);
-  while (isKind(parent, "parenthesized_expression")) parent = ts_node_parent(parent);
-  return isKind(parent, "expression_statement");
+  while (isKind(parent, kind::parenthesized_expression)) parent = ts_node_parent(parent);
+  return isKind(parent, kind::expression_statement);
 }
 
 std::string_view lastSegment(std::string_view dotted) {
@@ -173,19 +173,19 @@ class CompiledRegions::Builder {
         model_.file().root(),
         [&](TSNode node) {
           if (!holdsAnchor(node)) return false;
-          std::string_view kind = kindOf(node);
-          if (kind == "comment") return false;
-          if (kind == "call") {
+          analysis::NodeKind kind = kindOf(node);
+          if (kind == kind::comment) return false;
+          if (kind == kind::call) {
             if (mayCompileOrDisable(node)) site_calls_.push_back(node);
-          } else if (kind == "decorated_definition") {
+          } else if (kind == kind::decorated_definition) {
             TSNode def = fieldOf(node, "definition");
-            if (isKind(def, "function_definition")) decorated_.push_back(functionIndex(def));
-          } else if (kind == "assignment") {
+            if (isKind(def, kind::function_definition)) decorated_.push_back(functionIndex(def));
+          } else if (kind == kind::assignment) {
             noteCaptureAssignment(node);
             notePartialOfCompile(node);
-          } else if (kind == "keyword_argument") {
+          } else if (kind == kind::keyword_argument) {
             if (textOf(fieldOf(node, "name"), source_) == "capture_scalar_outputs" &&
-                isKind(unparenthesize(fieldOf(node, "value")), "true"))
+                isKind(unparenthesize(fieldOf(node, "value")), kind::true_))
               out_.captures_scalars_ = true;
           }
           return true;
@@ -232,14 +232,14 @@ class CompiledRegions::Builder {
     info.body = fieldOf(def, "body");
     info.name = textOf(fieldOf(def, "name"), source_);
     TSNode holder = ts_node_parent(def);
-    if (isKind(holder, "decorated_definition")) {
+    if (isKind(holder, kind::decorated_definition)) {
       forEachNamedChild(holder, [&](TSNode child) {
-        if (isKind(child, "decorator") && ts_node_named_child_count(child) > 0)
+        if (isKind(child, kind::decorator) && ts_node_named_child_count(child) > 0)
           info.decorators.push_back(unparenthesize(ts_node_named_child(child, 0)));
       });
       holder = ts_node_parent(holder);
     }
-    if (isKind(holder, "block") && isKind(ts_node_parent(holder), "class_definition")) info.cls = ts_node_parent(holder);
+    if (isKind(holder, kind::block) && isKind(ts_node_parent(holder), kind::class_definition)) info.cls = ts_node_parent(holder);
     for (TSNode decorator : info.decorators) {
       std::string_view text = textOf(decorator, source_);
       if ((text == "staticmethod") && model_.resolve(text, decorator) == nullptr) info.first_param_is_instance = false;
@@ -252,7 +252,7 @@ class CompiledRegions::Builder {
 
   // The function of a binding's or scope's node when it is a def, else -1.
   int functionIndexIfDef(TSNode node) const {
-    return isKind(node, "function_definition") ? functionIndex(node) : -1;
+    return isKind(node, kind::function_definition) ? functionIndex(node) : -1;
   }
 
   // The methods of a class (defs directly in its body, decorated or not): name -> function; the
@@ -262,10 +262,10 @@ class CompiledRegions::Builder {
     if (!added) return it->second;
     std::unordered_map<std::string, int> methods;
     TSNode body = fieldOf(cls, "body");
-    if (isKind(body, "block")) {
+    if (isKind(body, kind::block)) {
       forEachNamedChild(body, [&](TSNode child) {
-        TSNode def = isKind(child, "decorated_definition") ? fieldOf(child, "definition") : child;
-        if (!isKind(def, "function_definition")) return;
+        TSNode def = isKind(child, kind::decorated_definition) ? fieldOf(child, "definition") : child;
+        if (!isKind(def, kind::function_definition)) return;
         int index = functionIndex(def);
         if (sameNode(functions_[index].cls, cls)) methods[std::string(functions_[index].name)] = index;
       });
@@ -285,14 +285,14 @@ class CompiledRegions::Builder {
     walkTree(
         info.body,
         [&](TSNode node) {
-          std::string_view kind = kindOf(node);
-          if (kind == "comment" || kind == "class_definition") return false;
-          if (kind == "block" && !sameNode(node, info.body)) {
+          analysis::NodeKind kind = kindOf(node);
+          if (kind == kind::comment || kind == kind::class_definition) return false;
+          if (kind == kind::block && !sameNode(node, info.body)) {
             TSNode parent = ts_node_parent(node);
-            if (isKind(parent, "function_definition") && sameNode(node, fieldOf(parent, "body"))) return false;
-          } else if (kind == "call") {
+            if (isKind(parent, kind::function_definition) && sameNode(node, fieldOf(parent, "body"))) return false;
+          } else if (kind == kind::call) {
             info.calls.push_back(node);
-          } else if (kind == "assignment") {
+          } else if (kind == kind::assignment) {
             noteAttributeStore(node, info);
           }
           return true;
@@ -306,9 +306,9 @@ class CompiledRegions::Builder {
   // (`torch.compile(mode=...)(fn)`).
   bool mayCompileOrDisable(TSNode call) const {
     TSNode callee = unparenthesize(fieldOf(call, "function"));
-    if (isKind(callee, "call")) return true;
-    TSNode name = isKind(callee, "attribute") ? fieldOf(callee, "attribute") : callee;
-    if (!isKind(name, "identifier")) return false;
+    if (isKind(callee, kind::call)) return true;
+    TSNode name = isKind(callee, kind::attribute) ? fieldOf(callee, "attribute") : callee;
+    if (!isKind(name, kind::identifier)) return false;
     std::string_view text = textOf(name, source_);
     if (text == "compile" || text == "disable" || text == "_disable_dynamo") return true;
     if (partial_names_.count(text)) return true;
@@ -321,9 +321,9 @@ class CompiledRegions::Builder {
   void noteCaptureAssignment(TSNode assignment) {
     TSNode left = unparenthesize(fieldOf(assignment, "left"));
     TSNode right = fieldOf(assignment, "right");
-    if (!isKind(left, "attribute") || ts_node_is_null(right)) return;
+    if (!isKind(left, kind::attribute) || ts_node_is_null(right)) return;
     std::string_view attr = textOf(fieldOf(left, "attribute"), source_);
-    if (attr == "capture_scalar_outputs" && isKind(unparenthesize(right), "true")) {
+    if (attr == "capture_scalar_outputs" && isKind(unparenthesize(right), kind::true_)) {
       auto q = model_.qualifiedName(left);
       if (q && q->starts_with("torch.")) out_.captures_scalars_ = true;
     }
@@ -333,7 +333,7 @@ class CompiledRegions::Builder {
   // `addPartialCalls`, as the calls of it hold none of the anchor words).
   void notePartialOfCompile(TSNode assignment) {
     TSNode left = unparenthesize(fieldOf(assignment, "left"));
-    if (isKind(left, "identifier") && isPartialOfCompile(fieldOf(assignment, "right")))
+    if (isKind(left, kind::identifier) && isPartialOfCompile(fieldOf(assignment, "right")))
       partial_names_.insert(textOf(left, source_));
   }
 
@@ -344,13 +344,13 @@ class CompiledRegions::Builder {
       forEachWholeWord(source_, name, [&](size_t at) {
         TSNode node = ts_node_descendant_for_byte_range(model_.file().root(), static_cast<uint32_t>(at),
                                                         static_cast<uint32_t>(at + name.size()));
-        if (!isKind(node, "identifier")) return false;
+        if (!isKind(node, kind::identifier)) return false;
         TSNode parent = ts_node_parent(node);
-        if (isKind(parent, "call") && sameNode(fieldOf(parent, "function"), node)) {
+        if (isKind(parent, kind::call) && sameNode(fieldOf(parent, "function"), node)) {
           site_calls_.push_back(parent);
-        } else if (isKind(parent, "decorator")) {
+        } else if (isKind(parent, kind::decorator)) {
           TSNode def = fieldOf(ts_node_parent(parent), "definition");
-          if (isKind(def, "function_definition")) decorated_.push_back(functionIndex(def));
+          if (isKind(def, kind::function_definition)) decorated_.push_back(functionIndex(def));
         }
         return false;
       });
@@ -370,11 +370,11 @@ class CompiledRegions::Builder {
   void noteAttributeStore(TSNode assignment, FunctionInfo& info) const {
     TSNode left = unparenthesize(fieldOf(assignment, "left"));
     TSNode right = fieldOf(assignment, "right");
-    if (!isKind(left, "attribute") || ts_node_is_null(right)) return;
+    if (!isKind(left, kind::attribute) || ts_node_is_null(right)) return;
     std::string_view attr = textOf(fieldOf(left, "attribute"), source_);
-    while (isKind(right, "assignment")) right = fieldOf(right, "right");
+    while (isKind(right, kind::assignment)) right = fieldOf(right, "right");
     TSNode object = unparenthesize(fieldOf(left, "object"));
-    if (isKind(object, "identifier")) info.attribute_stores.emplace_back(object, attr, right);
+    if (isKind(object, kind::identifier)) info.attribute_stores.emplace_back(object, attr, right);
   }
 
   // ---- Names ----
@@ -405,7 +405,7 @@ class CompiledRegions::Builder {
   // `functools.partial(torch.compile, ...)`: calling it compiles its first argument.
   bool isPartialOfCompile(TSNode call) const {
     call = unparenthesize(call);
-    if (!isKind(call, "call") || disablesItself(call, source_)) return false;
+    if (!isKind(call, kind::call) || disablesItself(call, source_)) return false;
     auto q = model_.qualifiedName(unparenthesize(fieldOf(call, "function")));
     if (!q || *q != "functools.partial") return false;
     TSNode func = unparenthesize(targetArgument(call, "func", source_));
@@ -414,7 +414,7 @@ class CompiledRegions::Builder {
 
   // A name every binding of which is such a partial (`compiler = partial(torch.compile, ...)`).
   bool namesPartialOfCompile(TSNode ident) const {
-    if (!isKind(ident, "identifier")) return false;
+    if (!isKind(ident, kind::identifier)) return false;
     const Binding* b = model_.resolve(textOf(ident, source_), ident);
     const auto* all = b != nullptr ? model_.bindingsOf(*b->scope, b->name) : nullptr;
     if (all == nullptr || all->empty()) return false;
@@ -445,19 +445,19 @@ class CompiledRegions::Builder {
   bool wrapsItself(const Binding* c) const {
     if (c->kind != BindingKind::Assignment || ts_node_is_null(c->value)) return false;
     TSNode v = unparenthesize(c->value);
-    while (isKind(v, "call")) {
+    while (isKind(v, kind::call)) {
       TSNode callee = unparenthesize(fieldOf(v, "function"));
       TSNode first = unparenthesize(targetArgument(v, {}, source_));
-      if (isKind(first, "identifier") && textOf(first, source_) == c->name) return true;
-      if (!isKind(callee, "attribute") || !returnsSelf(textOf(fieldOf(callee, "attribute"), source_))) return false;
+      if (isKind(first, kind::identifier) && textOf(first, source_) == c->name) return true;
+      if (!isKind(callee, kind::attribute) || !returnsSelf(textOf(fieldOf(callee, "attribute"), source_))) return false;
       v = unparenthesize(fieldOf(callee, "object"));
     }
-    return isKind(v, "identifier") && textOf(v, source_) == c->name;
+    return isKind(v, kind::identifier) && textOf(v, source_) == c->name;
   }
 
   // The class_definition of a same-file class that `ident` names, or null.
   TSNode classNamed(TSNode ident) const {
-    if (!isKind(ident, "identifier")) return {};
+    if (!isKind(ident, kind::identifier)) return {};
     const Binding* b = bindingFor(ident);
     return b != nullptr && b->kind == BindingKind::Class ? b->statement : TSNode{};
   }
@@ -513,7 +513,7 @@ class CompiledRegions::Builder {
   template <typename Visit>
   void forEachBase(TSNode cls, Visit&& visit) const {
     TSNode bases = fieldOf(cls, "superclasses");
-    if (!isKind(bases, "argument_list")) return;
+    if (!isKind(bases, kind::argument_list)) return;
     forEachNamedChild(bases, [&](TSNode base) {
       TSNode base_cls = classNamed(unparenthesize(base));
       if (!ts_node_is_null(base_cls) && !sameNode(base_cls, cls)) visit(base_cls);
@@ -525,14 +525,14 @@ class CompiledRegions::Builder {
   TSNode instanceClass(TSNode expr, int depth = 0) const {
     expr = unparenthesize(expr);
     if (depth > kMaxDepth) return {};
-    if (isKind(expr, "call")) {
+    if (isKind(expr, kind::call)) {
       TSNode callee = unparenthesize(fieldOf(expr, "function"));
-      if (isKind(callee, "identifier")) return classNamed(callee);
-      if (isKind(callee, "attribute") && returnsSelf(textOf(fieldOf(callee, "attribute"), source_)))
+      if (isKind(callee, kind::identifier)) return classNamed(callee);
+      if (isKind(callee, kind::attribute) && returnsSelf(textOf(fieldOf(callee, "attribute"), source_)))
         return instanceClass(fieldOf(callee, "object"), depth + 1);
       return {};
     }
-    if (isKind(expr, "identifier")) {
+    if (isKind(expr, kind::identifier)) {
       const Binding* b = bindingFor(expr);
       if (b == nullptr) return {};
       if (b->kind == BindingKind::Parameter) {
@@ -555,7 +555,7 @@ class CompiledRegions::Builder {
       }
       return instance_class_[expr.id] = found;
     }
-    if (isKind(expr, "attribute")) {
+    if (isKind(expr, kind::attribute)) {
       TSNode owner_cls = instanceClass(fieldOf(expr, "object"), depth + 1);
       if (ts_node_is_null(owner_cls)) return {};
       return attributeClass(owner_cls, textOf(fieldOf(expr, "attribute"), source_), depth + 1);
@@ -566,11 +566,11 @@ class CompiledRegions::Builder {
   // The same-file class a parameter is annotated with (`def generate(model: GPT)`), or null.
   TSNode annotatedClass(const Binding* param) const {
     TSNode holder = ts_node_parent(param->name_node);
-    if (!isKind(holder, "typed_parameter") && !isKind(holder, "typed_default_parameter")) return {};
+    if (!isKind(holder, kind::typed_parameter) && !isKind(holder, kind::typed_default_parameter)) return {};
     TSNode type = fieldOf(holder, "type");
-    if (isKind(type, "type") && ts_node_named_child_count(type) == 1) type = ts_node_named_child(type, 0);
+    if (isKind(type, kind::type) && ts_node_named_child_count(type) == 1) type = ts_node_named_child(type, 0);
     type = unparenthesize(type);
-    if (isKind(type, "string")) {
+    if (isKind(type, kind::string)) {
       // A forward reference, `model: "GPT"`: the class of that name at module level.
       std::string_view text = textOf(type, source_);
       if (text.size() < 3 || (text.front() != '"' && text.front() != '\'') || text.back() != text.front()) return {};
@@ -591,8 +591,8 @@ class CompiledRegions::Builder {
     TSNode params = fieldOf(fn.def, "parameters");
     if (ts_node_named_child_count(params) == 0) return {};
     TSNode first = ts_node_named_child(params, 0);
-    if (isKind(first, "typed_parameter")) first = ts_node_named_child(first, 0);
-    return isKind(first, "identifier") && sameNode(first, param->name_node) ? fn.cls : TSNode{};
+    if (isKind(first, kind::typed_parameter)) first = ts_node_named_child(first, 0);
+    return isKind(first, kind::identifier) && sameNode(first, param->name_node) ? fn.cls : TSNode{};
   }
 
   // The class of `self.<attr>` in `cls`: every `self.<attr> = value` in its methods (and its
@@ -613,7 +613,7 @@ class CompiledRegions::Builder {
           const Binding* b = bindingFor(object);
           if (b == nullptr || b->kind != BindingKind::Parameter || ts_node_is_null(selfClass(b))) continue;
           TSNode v = unparenthesize(value);
-          if (isKind(v, "call")) {
+          if (isKind(v, kind::call)) {
             TSNode callee = unparenthesize(fieldOf(v, "function"));
             if (isCompileName(callee, model_.qualifiedName(callee))) continue;
           }
@@ -634,13 +634,13 @@ class CompiledRegions::Builder {
   int functionOf(TSNode expr, int depth = 0) const {
     expr = unparenthesize(expr);
     if (depth > kMaxDepth) return -1;
-    if (isKind(expr, "identifier")) {
+    if (isKind(expr, kind::identifier)) {
       const Binding* b = bindingFor(expr);
       if (b == nullptr) return -1;
       const auto& all = *model_.bindingsOf(*b->scope, b->name);
       if (b->kind == BindingKind::Assignment && !ts_node_is_null(b->value) && all.size() == 1) {
         TSNode v = unparenthesize(b->value);
-        if (isKind(v, "identifier") || isKind(v, "attribute")) return functionOf(v, depth + 1);  // `step = train_step`
+        if (isKind(v, kind::identifier) || isKind(v, kind::attribute)) return functionOf(v, depth + 1);  // `step = train_step`
         return -1;
       }
       // One def, and no other value for the name than wrappers of it (`f = torch.compile(f)`).
@@ -654,13 +654,13 @@ class CompiledRegions::Builder {
       }
       return fn;
     }
-    if (!isKind(expr, "attribute")) return -1;
+    if (!isKind(expr, kind::attribute)) return -1;
     std::string_view name = textOf(fieldOf(expr, "attribute"), source_);
     TSNode object = unparenthesize(fieldOf(expr, "object"));
     if (TSNode cls = classNamed(object); !ts_node_is_null(cls)) return methodOf(cls, name);
-    if (isKind(object, "call") && ts_node_named_child_count(fieldOf(object, "arguments")) == 0) {
+    if (isKind(object, kind::call) && ts_node_named_child_count(fieldOf(object, "arguments")) == 0) {
       TSNode callee = unparenthesize(fieldOf(object, "function"));
-      if (isKind(callee, "identifier") && textOf(callee, source_) == "super" &&
+      if (isKind(callee, kind::identifier) && textOf(callee, source_) == "super" &&
           model_.resolve("super", callee) == nullptr) {
         int method = enclosingFunction(object);
         if (method < 0 || ts_node_is_null(functions_[method].cls)) return -1;
@@ -687,7 +687,7 @@ class CompiledRegions::Builder {
     for (int i : decorated_) {
       FunctionInfo& fn = functions_[i];
       for (TSNode decorator : fn.decorators) {
-        TSNode callee = isKind(decorator, "call") ? unparenthesize(fieldOf(decorator, "function")) : decorator;
+        TSNode callee = isKind(decorator, kind::call) ? unparenthesize(fieldOf(decorator, "function")) : decorator;
         auto q = model_.qualifiedName(callee);
         if (q ? isDynamoDisable(*q) || (!q->starts_with("torch.") && namesDynamoDisable(*q))
               : namesDynamoDisable(textOf(callee, source_)))
@@ -699,7 +699,7 @@ class CompiledRegions::Builder {
     for (TSNode call : site_calls_) {
       TSNode callee = unparenthesize(fieldOf(call, "function"));
       TSNode target{};
-      if (isKind(callee, "call")) {
+      if (isKind(callee, kind::call)) {
         // `torch.compile(mode="max-autotune")(fn)`, `torch._dynamo.optimize("eager")(fn)`,
         // `functools.partial(torch.compile, mode=...)(fn)`
         TSNode inner = unparenthesize(fieldOf(callee, "function"));
@@ -733,11 +733,11 @@ class CompiledRegions::Builder {
     addHelperCallRoots(roots);
     for (int i : decorated_) {
       for (TSNode decorator : functions_[i].decorators) {
-        TSNode callee = isKind(decorator, "call") ? unparenthesize(fieldOf(decorator, "function")) : decorator;
-        if (isKind(decorator, "call") && (disablesItself(decorator, source_) || isKind(callee, "call"))) continue;
+        TSNode callee = isKind(decorator, kind::call) ? unparenthesize(fieldOf(decorator, "function")) : decorator;
+        if (isKind(decorator, kind::call) && (disablesItself(decorator, source_) || isKind(callee, kind::call))) continue;
         auto q = model_.qualifiedName(callee);
         // `@torch._dynamo.optimize("eager")`, `@partial(torch.compile, mode=...)`, `@compiler`.
-        bool factory = isKind(decorator, "call") && ((q && isDynamoOptimize(*q)) || isPartialOfCompile(decorator));
+        bool factory = isKind(decorator, kind::call) && ((q && isDynamoOptimize(*q)) || isPartialOfCompile(decorator));
         if (factory || namesPartialOfCompile(decorator) || isCompileName(callee, q)) {
           addCompiled(i, decorator, nullptr);
           break;
@@ -758,7 +758,7 @@ class CompiledRegions::Builder {
 
   void noteParameterCompile(TSNode target, TSNode call) {
     target = unparenthesize(target);
-    if (!isKind(target, "identifier")) return;
+    if (!isKind(target, kind::identifier)) return;
     const Binding* b = bindingFor(target);
     if (b == nullptr || b->kind != BindingKind::Parameter) return;
     int owner = functionIndexIfDef(b->statement);
@@ -766,14 +766,14 @@ class CompiledRegions::Builder {
     int position = 0, found = -1;
     bool keyword_only = false;
     forEachNamedChild(fieldOf(functions_[owner].def, "parameters"), [&](TSNode param) {
-      std::string_view kind = kindOf(param);
+      analysis::NodeKind kind = kindOf(param);
       TSNode id{};
-      if (kind == "identifier") id = param;
-      else if (kind == "default_parameter" || kind == "typed_default_parameter") id = fieldOf(param, "name");
-      else if (kind == "typed_parameter") id = ts_node_named_child(param, 0);
-      else if (kind == "list_splat_pattern" || kind == "keyword_separator" || kind == "dictionary_splat_pattern") keyword_only = true;
-      if (isKind(id, "identifier") && sameNode(id, b->name_node)) found = keyword_only ? -1 : position;
-      if (isKind(id, "identifier")) ++position;
+      if (kind == kind::identifier) id = param;
+      else if (kind == kind::default_parameter || kind == kind::typed_default_parameter) id = fieldOf(param, "name");
+      else if (kind == kind::typed_parameter) id = ts_node_named_child(param, 0);
+      else if (kind == kind::list_splat_pattern || kind == kind::keyword_separator || kind == kind::dictionary_splat_pattern) keyword_only = true;
+      if (isKind(id, kind::identifier) && sameNode(id, b->name_node)) found = keyword_only ? -1 : position;
+      if (isKind(id, kind::identifier)) ++position;
     });
     parameter_compiles_.push_back({owner, found, b->name});
   }
@@ -786,14 +786,14 @@ class CompiledRegions::Builder {
         TSNode node = ts_node_descendant_for_byte_range(model_.file().root(), static_cast<uint32_t>(at),
                                                         static_cast<uint32_t>(at + name.size()));
         TSNode call = ts_node_parent(node);
-        if (!isKind(node, "identifier") || !isKind(call, "call") || !sameNode(fieldOf(call, "function"), node)) return false;
+        if (!isKind(node, kind::identifier) || !isKind(call, kind::call) || !sameNode(fieldOf(call, "function"), node)) return false;
         if (functionOf(node) != pc.function) return false;
         TSNode arg{};
         int position = 0;
         forEachNamedChild(fieldOf(call, "arguments"), [&](TSNode a) {
-          if (isKind(a, "keyword_argument")) {
+          if (isKind(a, kind::keyword_argument)) {
             if (textOf(fieldOf(a, "name"), source_) == pc.name) arg = fieldOf(a, "value");
-          } else if (!isKind(a, "comment") && !isKind(a, "list_splat") && !isKind(a, "dictionary_splat")) {
+          } else if (!isKind(a, kind::comment) && !isKind(a, kind::list_splat) && !isKind(a, kind::dictionary_splat)) {
             if (position++ == pc.position && pc.position >= 0) arg = a;
           }
         });
@@ -809,15 +809,15 @@ class CompiledRegions::Builder {
   void addExternalRoots(const ProjectFacts& project) {
     // Top-level defs and the defs directly in top-level classes' bodies, in source order.
     std::vector<int> top_level;
-    auto definition = [](TSNode node) { return isKind(node, "decorated_definition") ? fieldOf(node, "definition") : node; };
+    auto definition = [](TSNode node) { return isKind(node, kind::decorated_definition) ? fieldOf(node, "definition") : node; };
     forEachNamedChild(model_.file().root(), [&](TSNode child) {
       TSNode def = definition(child);
-      if (isKind(def, "function_definition")) {
+      if (isKind(def, kind::function_definition)) {
         top_level.push_back(functionIndex(def));
-      } else if (isKind(def, "class_definition") && isKind(fieldOf(def, "body"), "block")) {
+      } else if (isKind(def, kind::class_definition) && isKind(fieldOf(def, "body"), kind::block)) {
         forEachNamedChild(fieldOf(def, "body"), [&](TSNode member) {
           TSNode method = definition(member);
-          if (isKind(method, "function_definition")) top_level.push_back(functionIndex(method));
+          if (isKind(method, kind::function_definition)) top_level.push_back(functionIndex(method));
         });
       }
     });
@@ -902,7 +902,7 @@ bool CompiledRegions::mayCompileAnything(const ParsedFile& file, const std::vect
     bool named = forEachWholeWord(source, word, [&](size_t at) {
       auto start = static_cast<uint32_t>(at), end = static_cast<uint32_t>(at + word.size());
       TSNode node = ts_node_descendant_for_byte_range(file.root(), start, end);
-      return isKind(node, "identifier") && startOf(node) == start && endOf(node) == end;
+      return isKind(node, kind::identifier) && startOf(node) == start && endOf(node) == end;
     });
     if (named) return true;
   }
@@ -973,11 +973,11 @@ namespace {
 int compilingPolarity(const SemanticModel& model, TSNode condition) {
   condition = unparenthesize(condition);
   int polarity = 1;
-  while (isKind(condition, "not_operator")) {
+  while (isKind(condition, kind::not_operator)) {
     polarity = -polarity;
     condition = unparenthesize(fieldOf(condition, "argument"));
   }
-  if (!isKind(condition, "call")) return 0;
+  if (!isKind(condition, kind::call)) return 0;
   auto q = model.qualifiedName(fieldOf(condition, "function"));
   return q && isCompilingPredicate(*q) ? polarity : 0;
 }
@@ -987,8 +987,8 @@ bool leaves(TSNode block) {
   uint32_t count = ts_node_named_child_count(block);
   for (uint32_t i = count; i-- > 0;) {
     TSNode last = ts_node_named_child(block, i);
-    if (isKind(last, "comment")) continue;
-    return isKind(last, "return_statement") || isKind(last, "raise_statement");
+    if (isKind(last, kind::comment)) continue;
+    return isKind(last, kind::return_statement) || isKind(last, kind::raise_statement);
   }
   return false;
 }
@@ -998,26 +998,26 @@ bool leaves(TSNode block) {
 bool CompiledRegions::isSkippedWhileCompiling(TSNode node) const {
   TSNode child = node;
   for (TSNode cur = ts_node_parent(node); !ts_node_is_null(cur); child = cur, cur = ts_node_parent(cur)) {
-    std::string_view kind = kindOf(cur);
-    if (kind == "function_definition" || kind == "class_definition" || kind == "lambda") return false;
-    if (kind == "if_statement" || kind == "elif_clause") {
+    analysis::NodeKind kind = kindOf(cur);
+    if (kind == kind::function_definition || kind == kind::class_definition || kind == kind::lambda) return false;
+    if (kind == kind::if_statement || kind == kind::elif_clause) {
       int polarity = compilingPolarity(model_, fieldOf(cur, "condition"));
       TSNode consequence = fieldOf(cur, "consequence");
       if (polarity < 0 && sameNode(child, consequence)) return true;
-      if (polarity > 0 && !sameNode(child, consequence) && !isKind(child, "comment") &&
+      if (polarity > 0 && !sameNode(child, consequence) && !isKind(child, kind::comment) &&
           !sameNode(child, fieldOf(cur, "condition")))
         return true;  // an `elif` or `else` after `if is_compiling():`
-    } else if (kind == "conditional_expression" && ts_node_named_child_count(cur) == 3) {
+    } else if (kind == kind::conditional_expression && ts_node_named_child_count(cur) == 3) {
       // `a if cond else b`
       int polarity = compilingPolarity(model_, ts_node_named_child(cur, 1));
       if (polarity < 0 && sameNode(child, ts_node_named_child(cur, 0))) return true;
       if (polarity > 0 && sameNode(child, ts_node_named_child(cur, 2))) return true;
-    } else if (kind == "block" || kind == "module") {
+    } else if (kind == kind::block || kind == kind::module) {
       // `if is_compiling(): return ...` earlier in the same block.
       int budget = 512;  // statements looked at per block: bounded on generated code
       for (TSNode prev = ts_node_prev_named_sibling(child); !ts_node_is_null(prev) && budget-- > 0;
            prev = ts_node_prev_named_sibling(prev)) {
-        if (isKind(prev, "if_statement") && compilingPolarity(model_, fieldOf(prev, "condition")) > 0 &&
+        if (isKind(prev, kind::if_statement) && compilingPolarity(model_, fieldOf(prev, "condition")) > 0 &&
             leaves(fieldOf(prev, "consequence")))
           return true;
       }

@@ -100,13 +100,13 @@ bool returnsSelf(std::string_view method) {
 
 TSNode firstArgument(TSNode call, std::string_view keyword, std::string_view source) {
   TSNode args = fieldOf(call, "arguments");
-  if (!isKind(args, "argument_list")) return {};
+  if (!isKind(args, kind::argument_list)) return {};
   TSNode positional{}, by_keyword{};
   forEachNamedChild(args, [&](TSNode arg) {
-    std::string_view kind = kindOf(arg);
-    if (kind == "keyword_argument") {
+    analysis::NodeKind kind = kindOf(arg);
+    if (kind == kind::keyword_argument) {
       if (!keyword.empty() && textOf(fieldOf(arg, "name"), source) == keyword) by_keyword = fieldOf(arg, "value");
-    } else if (kind != "comment" && kind != "list_splat" && kind != "dictionary_splat" && ts_node_is_null(positional)) {
+    } else if (kind != kind::comment && kind != kind::list_splat && kind != kind::dictionary_splat && ts_node_is_null(positional)) {
       positional = arg;
     }
   });
@@ -116,10 +116,10 @@ TSNode firstArgument(TSNode call, std::string_view keyword, std::string_view sou
 bool hasTrueKeyword(TSNode call, std::string_view keyword, std::string_view source) {
   TSNode args = fieldOf(call, "arguments");
   bool found = false;
-  if (!isKind(args, "argument_list")) return false;
+  if (!isKind(args, kind::argument_list)) return false;
   forEachNamedChild(args, [&](TSNode arg) {
-    if (isKind(arg, "keyword_argument") && textOf(fieldOf(arg, "name"), source) == keyword &&
-        isKind(unparenthesize(fieldOf(arg, "value")), "true"))
+    if (isKind(arg, kind::keyword_argument) && textOf(fieldOf(arg, "name"), source) == keyword &&
+        isKind(unparenthesize(fieldOf(arg, "value")), kind::true_))
       found = true;
   });
   return found;
@@ -140,30 +140,30 @@ class Summarizer {
     TSNode root = model_.file().root();
     // Top-level functions and classes first, so that calls can name them.
     forEachNamedChild(root, [&](TSNode stmt) {
-      TSNode def = isKind(stmt, "decorated_definition") ? fieldOf(stmt, "definition") : stmt;
-      if (isKind(def, "function_definition")) {
+      TSNode def = isKind(stmt, kind::decorated_definition) ? fieldOf(stmt, "definition") : stmt;
+      if (isKind(def, kind::function_definition)) {
         out_.functions.push_back(functionHeader(def));
         defs_.push_back({def, {}, out_.functions.size() - 1, SIZE_MAX});
-      } else if (isKind(def, "class_definition")) {
+      } else if (isKind(def, kind::class_definition)) {
         ClassSummary cls;
         cls.name = std::string(textOf(fieldOf(def, "name"), source_));
         TSNode supers = fieldOf(def, "superclasses");
-        if (isKind(supers, "argument_list"))
+        if (isKind(supers, kind::argument_list))
           forEachNamedChild(supers, [&](TSNode base) {
             if (auto ref = nameRef(base)) cls.bases.push_back(*ref);
           });
-        if (isKind(stmt, "decorated_definition"))
+        if (isKind(stmt, kind::decorated_definition))
           forEachNamedChild(stmt, [&](TSNode child) {
-            if (!isKind(child, "decorator") || ts_node_named_child_count(child) == 0) return;
+            if (!isKind(child, kind::decorator) || ts_node_named_child_count(child) == 0) return;
             TSNode expr = unparenthesize(ts_node_named_child(child, 0));
-            TSNode callee = isKind(expr, "call") ? unparenthesize(fieldOf(expr, "function")) : expr;
+            TSNode callee = isKind(expr, kind::call) ? unparenthesize(fieldOf(expr, "function")) : expr;
             if (auto ref = nameRef(callee)) cls.decorators.push_back(std::move(*ref));
           });
         out_.classes.push_back(std::move(cls));
         size_t ci = out_.classes.size() - 1;
         forEachNamedChild(fieldOf(def, "body"), [&](TSNode member) {
-          TSNode mdef = isKind(member, "decorated_definition") ? fieldOf(member, "definition") : member;
-          if (!isKind(mdef, "function_definition")) return;
+          TSNode mdef = isKind(member, kind::decorated_definition) ? fieldOf(member, "definition") : member;
+          if (!isKind(mdef, kind::function_definition)) return;
           out_.classes[ci].methods.push_back(functionHeader(mdef));
           defs_.push_back({mdef, def, ci, out_.classes[ci].methods.size() - 1});
         });
@@ -199,11 +199,11 @@ class Summarizer {
     fn.name = std::string(textOf(fieldOf(def, "name"), source_));
     fn.at = pos(fieldOf(def, "name"));
     TSNode holder = ts_node_parent(def);
-    if (isKind(holder, "decorated_definition"))
+    if (isKind(holder, kind::decorated_definition))
       forEachNamedChild(holder, [&](TSNode child) {
-        if (!isKind(child, "decorator") || ts_node_named_child_count(child) == 0) return;
+        if (!isKind(child, kind::decorator) || ts_node_named_child_count(child) == 0) return;
         TSNode expr = unparenthesize(ts_node_named_child(child, 0));
-        TSNode callee = isKind(expr, "call") ? unparenthesize(fieldOf(expr, "function")) : expr;
+        TSNode callee = isKind(expr, kind::call) ? unparenthesize(fieldOf(expr, "function")) : expr;
         auto q = model_.qualifiedName(callee);
         if (q ? isDynamoDisable(*q) || (!q->starts_with("torch.") && namesDynamoDisable(*q))
               : namesDynamoDisable(textOf(callee, source_)))
@@ -217,16 +217,16 @@ class Summarizer {
   std::optional<NameRef> nameRef(TSNode expr) const {
     expr = unparenthesize(expr);
     if (auto q = model_.qualifiedName(expr)) return NameRef{NameRef::Kind::Imported, *q};
-    if (isKind(expr, "identifier")) {
+    if (isKind(expr, kind::identifier)) {
       const Binding* b = model_.resolve(textOf(expr, source_), expr);
       if (b != nullptr && b->scope == &model_.moduleScope() &&
           (b->kind == BindingKind::Class || b->kind == BindingKind::Function))
         return NameRef{NameRef::Kind::Local, b->name};
       return std::nullopt;
     }
-    if (isKind(expr, "attribute")) {
+    if (isKind(expr, kind::attribute)) {
       TSNode object = unparenthesize(fieldOf(expr, "object"));
-      if (!isKind(object, "identifier")) return std::nullopt;
+      if (!isKind(object, kind::identifier)) return std::nullopt;
       const Binding* b = model_.resolve(textOf(object, source_), object);
       if (b != nullptr && b->scope == &model_.moduleScope() && b->kind == BindingKind::Class)
         return NameRef{NameRef::Kind::Local, b->name + "." + std::string(textOf(fieldOf(expr, "attribute"), source_))};
@@ -237,20 +237,20 @@ class Summarizer {
   // Is `expr` the instance parameter (`self`) of the method `d`?
   bool isSelf(TSNode expr, const Def* d) const {
     expr = unparenthesize(expr);
-    if (d == nullptr || ts_node_is_null(d->cls) || !isKind(expr, "identifier")) return false;
+    if (d == nullptr || ts_node_is_null(d->cls) || !isKind(expr, kind::identifier)) return false;
     const Binding* b = model_.resolve(textOf(expr, source_), expr);
     if (b == nullptr || b->kind != BindingKind::Parameter || !sameNode(b->statement, d->def)) return false;
     TSNode params = fieldOf(d->def, "parameters");
     if (ts_node_named_child_count(params) == 0) return false;
     TSNode first = ts_node_named_child(params, 0);
-    if (isKind(first, "typed_parameter")) first = ts_node_named_child(first, 0);
-    return isKind(first, "identifier") && sameNode(first, b->name_node);
+    if (isKind(first, kind::typed_parameter)) first = ts_node_named_child(first, 0);
+    return isKind(first, kind::identifier) && sameNode(first, b->name_node);
   }
 
   // `self.<attr>` -> attr, else empty.
   std::string_view selfAttribute(TSNode expr, const Def* d) const {
     expr = unparenthesize(expr);
-    if (!isKind(expr, "attribute") || !isSelf(fieldOf(expr, "object"), d)) return {};
+    if (!isKind(expr, kind::attribute) || !isSelf(fieldOf(expr, "object"), d)) return {};
     return textOf(fieldOf(expr, "attribute"), source_);
   }
 
@@ -270,7 +270,7 @@ class Summarizer {
   // A parameter of `d`: its name and position (after `self` in a method; -1 keyword-only).
   bool parameterOf(TSNode ident, const Def* d, std::string& name, int& index) const {
     ident = unparenthesize(ident);
-    if (!isKind(ident, "identifier")) return false;
+    if (!isKind(ident, kind::identifier)) return false;
     bool method = !ts_node_is_null(d->cls);
     const Binding* b = model_.resolve(textOf(ident, source_), ident);
     if (b == nullptr || b->kind != BindingKind::Parameter || !sameNode(b->statement, d->def)) return false;
@@ -280,17 +280,17 @@ class Summarizer {
     bool found = false;
     forEachNamedChild(params, [&](TSNode p) {
       if (found) return;
-      std::string_view kind = kindOf(p);
-      if (kind == "list_splat_pattern" || kind == "keyword_separator" || kind == "dictionary_splat_pattern") {
+      analysis::NodeKind kind = kindOf(p);
+      if (kind == kind::list_splat_pattern || kind == kind::keyword_separator || kind == kind::dictionary_splat_pattern) {
         keyword_only = true;
         return;
       }
-      if (kind == "positional_separator" || kind == "comment") return;
+      if (kind == kind::positional_separator || kind == kind::comment) return;
       TSNode n = p;
-      if (kind == "typed_parameter") n = ts_node_named_child(p, 0);
-      else if (kind == "default_parameter" || kind == "typed_default_parameter") n = fieldOf(p, "name");
+      if (kind == kind::typed_parameter) n = ts_node_named_child(p, 0);
+      else if (kind == kind::default_parameter || kind == kind::typed_default_parameter) n = fieldOf(p, "name");
       ++position;
-      if (isKind(n, "identifier") && sameNode(n, b->name_node)) found = true;
+      if (isKind(n, kind::identifier) && sameNode(n, b->name_node)) found = true;
     });
     if (!found || position < 1) return false;
     name = b->name;
@@ -302,13 +302,13 @@ class Summarizer {
   // names it; nullopt for anything else.
   std::optional<NameRef> annotatedClass(TSNode ident) const {
     ident = unparenthesize(ident);
-    if (!isKind(ident, "identifier")) return std::nullopt;
+    if (!isKind(ident, kind::identifier)) return std::nullopt;
     const Binding* b = model_.resolve(textOf(ident, source_), ident);
     if (b == nullptr || b->kind != BindingKind::Parameter) return std::nullopt;
     TSNode param = ts_node_parent(b->name_node);
-    if (!isKind(param, "typed_parameter") && !isKind(param, "typed_default_parameter")) return std::nullopt;
+    if (!isKind(param, kind::typed_parameter) && !isKind(param, kind::typed_default_parameter)) return std::nullopt;
     TSNode type = fieldOf(param, "type");
-    if (isKind(type, "type") && ts_node_named_child_count(type) == 1) type = ts_node_named_child(type, 0);
+    if (isKind(type, kind::type) && ts_node_named_child_count(type) == 1) type = ts_node_named_child(type, 0);
     auto ref = nameRef(type);
     if (!ref || (ref->kind == NameRef::Kind::Imported && ref->name.starts_with("torch."))) return std::nullopt;
     if (ref->kind == NameRef::Kind::Local) {
@@ -322,28 +322,28 @@ class Summarizer {
   void noteConstruction(TSNode call, TSNode callee) {
     auto ref = nameRef(callee);
     if (!ref || (ref->kind == NameRef::Kind::Imported && ref->name.starts_with("torch."))) return;
-    if (ref->kind == NameRef::Kind::Local && isKind(callee, "identifier")) {
+    if (ref->kind == NameRef::Kind::Local && isKind(callee, kind::identifier)) {
       // A class of the file, or a function (which may compile what it is given).
       const Binding* b = model_.resolve(textOf(callee, source_), callee);
       if (b == nullptr || (b->kind != BindingKind::Class && b->kind != BindingKind::Function)) return;
     }
     TSNode args = fieldOf(call, "arguments");
-    if (!isKind(args, "argument_list")) return;
+    if (!isKind(args, kind::argument_list)) return;
     Construction c;
     c.callee = std::move(*ref);
     c.at = pos(call);
     int index = 0;
     bool splat = false;
     forEachNamedChild(args, [&](TSNode arg) {
-      std::string_view kind = kindOf(arg);
-      if (kind == "comment") return;
-      if (kind == "list_splat" || kind == "dictionary_splat") {
+      analysis::NodeKind kind = kindOf(arg);
+      if (kind == kind::comment) return;
+      if (kind == kind::list_splat || kind == kind::dictionary_splat) {
         splat = true;
         return;
       }
       Construction::Argument a;
       TSNode value = arg;
-      if (kind == "keyword_argument") {
+      if (kind == kind::keyword_argument) {
         a.keyword = std::string(textOf(fieldOf(arg, "name"), source_));
         value = fieldOf(arg, "value");
       } else {
@@ -359,13 +359,13 @@ class Summarizer {
   // `self.a` -> "a", `self.a.b` -> "a.b", `self.a["b"]` -> "a.b", `self.a[i]` -> "a"; else empty.
   std::string selfPath(TSNode expr, const Def* d) const {
     expr = unparenthesize(expr);
-    if (isKind(expr, "subscript")) {
+    if (isKind(expr, kind::subscript)) {
       std::string base = selfPath(fieldOf(expr, "value"), d);
       if (base.empty() || base.find('.') != std::string::npos) return base;
       if (auto key = stringLiteral(fieldOf(expr, "subscript"), source_)) return base + "." + *key;
       return base;
     }
-    if (!isKind(expr, "attribute")) return {};
+    if (!isKind(expr, kind::attribute)) return {};
     if (std::string_view attr = selfAttribute(expr, d); !attr.empty()) return std::string(attr);
     TSNode object = unparenthesize(fieldOf(expr, "object"));
     std::string_view inner = selfAttribute(object, d);
@@ -391,9 +391,9 @@ class Summarizer {
       if (std::find(out.begin(), out.end(), ref) == out.end()) out.push_back(std::move(ref));
       return true;
     };
-    if (isKind(expr, "call")) {
+    if (isKind(expr, kind::call)) {
       TSNode callee = unparenthesize(fieldOf(expr, "function"));
-      if (isKind(callee, "attribute") && returnsSelf(textOf(fieldOf(callee, "attribute"), source_)))
+      if (isKind(callee, kind::attribute) && returnsSelf(textOf(fieldOf(callee, "attribute"), source_)))
         return instanceClasses(fieldOf(callee, "object"), depth + 1, out);
       if (isCompileCall(expr)) return false;
       auto ref = nameRef(callee);
@@ -403,13 +403,13 @@ class Summarizer {
       }
       // A local class, a local factory function or `Cls.method`; an import may be any of them:
       // the linker decides.
-      if (ref->kind == NameRef::Kind::Local && isKind(callee, "identifier")) {
+      if (ref->kind == NameRef::Kind::Local && isKind(callee, kind::identifier)) {
         const Binding* b = model_.resolve(textOf(callee, source_), callee);
         if (b == nullptr || (b->kind != BindingKind::Class && b->kind != BindingKind::Function)) return false;
       }
       return add(std::move(*ref));
     }
-    if (isKind(expr, "identifier")) {
+    if (isKind(expr, kind::identifier)) {
       const Binding* b = model_.resolve(textOf(expr, source_), expr);
       if (b == nullptr || b->kind != BindingKind::Assignment) return false;
       // Memoised per name and scope: names bound (several times) from names are followed once
@@ -425,7 +425,7 @@ class Summarizer {
             break;
           }
           TSNode v = unparenthesize(c->value);
-          if (isKind(v, "call") && isCompileCall(v)) continue;  // `model = torch.compile(model)`
+          if (isKind(v, kind::call) && isCompileCall(v)) continue;  // `model = torch.compile(model)`
           if (!instanceClasses(v, depth + 1, mine)) {
             ok = false;
             break;
@@ -444,9 +444,9 @@ class Summarizer {
 
   // `cls` in a classmethod of a top-level class: that class (`model = cls(**kwargs)`).
   std::optional<NameRef> clsParameterClass(TSNode ident) const {
-    if (!isKind(ident, "identifier")) return std::nullopt;
+    if (!isKind(ident, kind::identifier)) return std::nullopt;
     const Binding* b = model_.resolve(textOf(ident, source_), ident);
-    if (b == nullptr || b->kind != BindingKind::Parameter || !isKind(b->statement, "function_definition"))
+    if (b == nullptr || b->kind != BindingKind::Parameter || !isKind(b->statement, kind::function_definition))
       return std::nullopt;
     auto it = index_by_def_.find(b->statement.id);
     if (it == index_by_def_.end() || ts_node_is_null(defs_[it->second].cls)) return std::nullopt;
@@ -456,9 +456,9 @@ class Summarizer {
       return std::nullopt;
     bool classmethod = false;
     TSNode holder = ts_node_parent(d.def);
-    if (isKind(holder, "decorated_definition"))
+    if (isKind(holder, kind::decorated_definition))
       forEachNamedChild(holder, [&](TSNode child) {
-        if (isKind(child, "decorator") && ts_node_named_child_count(child) > 0 &&
+        if (isKind(child, kind::decorator) && ts_node_named_child_count(child) > 0 &&
             textOf(unparenthesize(ts_node_named_child(child, 0)), source_) == "classmethod")
           classmethod = true;
       });
@@ -471,14 +471,14 @@ class Summarizer {
     FunctionSummary& fn = summaryOf(d);
     if (fn.returns_unknown) return;
     TSNode value = ts_node_named_child_count(statement) > 0 ? unparenthesize(ts_node_named_child(statement, 0)) : TSNode{};
-    if (ts_node_is_null(value) || isKind(value, "none")) return;
+    if (ts_node_is_null(value) || isKind(value, kind::none)) return;
     // `return cls(...)` in a classmethod: an instance of the class.
-    if (isKind(value, "call") && !ts_node_is_null(d.cls)) {
+    if (isKind(value, kind::call) && !ts_node_is_null(d.cls)) {
       TSNode callee = unparenthesize(fieldOf(value, "function"));
       TSNode params = fieldOf(d.def, "parameters");
-      if (isKind(callee, "identifier") && ts_node_named_child_count(params) > 0) {
+      if (isKind(callee, kind::identifier) && ts_node_named_child_count(params) > 0) {
         TSNode first = ts_node_named_child(params, 0);
-        if (isKind(first, "identifier") && textOf(first, source_) == textOf(callee, source_) &&
+        if (isKind(first, kind::identifier) && textOf(first, source_) == textOf(callee, source_) &&
             textOf(first, source_) == "cls") {
           NameRef self_class{NameRef::Kind::Local, out_.classes[d.index].name};
           if (std::find(fn.returns.begin(), fn.returns.end(), self_class) == fn.returns.end())
@@ -504,34 +504,34 @@ class Summarizer {
   std::string moduleDictLookup(TSNode expr) const {
     expr = unparenthesize(expr);
     TSNode object{};
-    if (isKind(expr, "subscript")) {
+    if (isKind(expr, kind::subscript)) {
       object = unparenthesize(fieldOf(expr, "value"));
-    } else if (isKind(expr, "call")) {
+    } else if (isKind(expr, kind::call)) {
       TSNode callee = unparenthesize(fieldOf(expr, "function"));
-      if (isKind(callee, "attribute") && textOf(fieldOf(callee, "attribute"), source_) == "get")
+      if (isKind(callee, kind::attribute) && textOf(fieldOf(callee, "attribute"), source_) == "get")
         object = unparenthesize(fieldOf(callee, "object"));
     }
-    if (ts_node_is_null(object) || !isKind(object, "identifier")) return {};
+    if (ts_node_is_null(object) || !isKind(object, kind::identifier)) return {};
     const Binding* b = model_.resolve(textOf(object, source_), object);
     if (b == nullptr || b->scope != &model_.moduleScope() || b->kind != BindingKind::Assignment) return {};
     const auto* all = model_.bindingsOf(*b->scope, b->name);
     if (all == nullptr || all->size() != 1) return {};
     TSNode v = unparenthesize(b->value);
-    bool dict = isKind(v, "dictionary") ||
-                (isKind(v, "call") && textOf(unparenthesize(fieldOf(v, "function")), source_) == "dict");
+    bool dict = isKind(v, kind::dictionary) ||
+                (isKind(v, kind::call) && textOf(unparenthesize(fieldOf(v, "function")), source_) == "dict");
     return dict ? b->name : std::string{};
   }
 
   // `REGISTRY[key] = fn` in a function whose parameter `fn` is: the decorator registers into it.
   void noteRegistration(TSNode assignment, const Def& d) {
     TSNode left = unparenthesize(fieldOf(assignment, "left"));
-    if (!isKind(left, "subscript")) return;
+    if (!isKind(left, kind::subscript)) return;
     TSNode right = unparenthesize(fieldOf(assignment, "right"));
-    if (!isKind(right, "identifier")) return;
+    if (!isKind(right, kind::identifier)) return;
     const Binding* p = model_.resolve(textOf(right, source_), right);
     if (p == nullptr || p->kind != BindingKind::Parameter) return;
     TSNode object = unparenthesize(fieldOf(left, "value"));
-    if (!isKind(object, "identifier")) return;
+    if (!isKind(object, kind::identifier)) return;
     const Binding* b = model_.resolve(textOf(object, source_), object);
     if (b == nullptr || b->scope != &model_.moduleScope()) return;
     summaryOf(d).registers = b->name;
@@ -541,17 +541,17 @@ class Summarizer {
   bool containerClasses(TSNode value, std::vector<NameRef>& out, int depth = 0) const {
     value = unparenthesize(value);
     if (depth > kMaxDepth) return false;
-    if (isKind(value, "none")) return true;  // `self.head = None`: nothing to run
-    if (isKind(value, "conditional_expression") && ts_node_named_child_count(value) == 3)
+    if (isKind(value, kind::none)) return true;  // `self.head = None`: nothing to run
+    if (isKind(value, kind::conditional_expression) && ts_node_named_child_count(value) == 3)
       // `DropPath(p) if p > 0 else nn.Identity()`: either.
       return containerClasses(ts_node_named_child(value, 0), out, depth + 1) &&
              containerClasses(ts_node_named_child(value, 2), out, depth + 1);
-    if (!isKind(value, "call")) return instanceClasses(value, 0, out);  // a name bound to one
+    if (!isKind(value, kind::call)) return instanceClasses(value, 0, out);  // a name bound to one
     TSNode callee = unparenthesize(fieldOf(value, "function"));
     auto q = model_.qualifiedName(callee);
     std::string_view last;
     if (q && q->starts_with("torch.nn.")) last = std::string_view(*q).substr(q->rfind('.') + 1);
-    bool dict_call = isKind(callee, "identifier") && textOf(callee, source_) == "dict" &&
+    bool dict_call = isKind(callee, kind::identifier) && textOf(callee, source_) == "dict" &&
                      model_.resolve("dict", callee) == nullptr;
     if (last != "ModuleList" && last != "Sequential" && last != "ModuleDict" && !dict_call)
       return instanceClasses(value, 0, out);
@@ -564,20 +564,20 @@ class Summarizer {
     while (!stack.empty() && ok) {
       TSNode n = unparenthesize(stack.back());
       stack.pop_back();
-      std::string_view kind = kindOf(n);
-      if (kind == "comment" || kind == "string" || kind == "for_in_clause" || kind == "if_clause") continue;
-      if (kind == "keyword_argument") {
+      analysis::NodeKind kind = kindOf(n);
+      if (kind == kind::comment || kind == kind::string || kind == kind::for_in_clause || kind == kind::if_clause) continue;
+      if (kind == kind::keyword_argument) {
         if (dict_call) stack.push_back(fieldOf(n, "value"));
         continue;
       }
-      if (kind == "list" || kind == "tuple" || kind == "list_splat" || kind == "dictionary" ||
-          kind == "list_comprehension" || kind == "generator_expression" || kind == "dictionary_comprehension") {
+      if (kind == kind::list || kind == kind::tuple || kind == kind::list_splat || kind == kind::dictionary ||
+          kind == kind::list_comprehension || kind == kind::generator_expression || kind == kind::dictionary_comprehension) {
         forEachNamedChild(n, [&](TSNode c) { stack.push_back(c); });
-      } else if (kind == "pair") {
+      } else if (kind == kind::pair) {
         stack.push_back(fieldOf(n, "value"));
-      } else if (kind == "call" || kind == "conditional_expression") {
+      } else if (kind == kind::call || kind == kind::conditional_expression) {
         if (!containerClasses(n, out, depth + 1)) ok = false;
-      } else if (kind == "identifier") {
+      } else if (kind == kind::identifier) {
         // `nn.ModuleList(blocks)` with `blocks = []` filled by `blocks.append(Block())`, or a
         // name bound to a module.
         if (!localListClasses(n, out, depth + 1) && !instanceClasses(n, 0, out)) ok = false;
@@ -596,24 +596,24 @@ class Summarizer {
     const auto* all = model_.bindingsOf(*b->scope, b->name);
     if (all == nullptr || all->size() != 1) return false;
     TSNode v = unparenthesize(b->value);
-    if (!isKind(v, "list")) return false;
+    if (!isKind(v, kind::list)) return false;
     bool ok = true;
     forEachNamedChild(v, [&](TSNode element) {
-      if (!isKind(element, "comment")) ok = ok && containerClasses(element, out, depth + 1);
+      if (!isKind(element, kind::comment)) ok = ok && containerClasses(element, out, depth + 1);
     });
     std::string_view name = b->name;
     walkTree(
         b->scope->node,
         [&](TSNode node) {
           if (!ok) return false;
-          std::string_view kind = kindOf(node);
-          if (kind == "string" || kind == "comment") return false;
-          if (!isKind(node, "identifier") || textOf(node, source_) != name || sameNode(node, b->name_node)) return true;
+          analysis::NodeKind kind = kindOf(node);
+          if (kind == kind::string || kind == kind::comment) return false;
+          if (!isKind(node, kind::identifier) || textOf(node, source_) != name || sameNode(node, b->name_node)) return true;
           TSNode parent = ts_node_parent(node);
-          if (!isKind(parent, "attribute") || !sameNode(fieldOf(parent, "object"), node)) return true;
+          if (!isKind(parent, kind::attribute) || !sameNode(fieldOf(parent, "object"), node)) return true;
           std::string_view method = textOf(fieldOf(parent, "attribute"), source_);
           TSNode call = ts_node_parent(parent);
-          if (method != "append" || !isKind(call, "call")) {
+          if (method != "append" || !isKind(call, kind::call)) {
             ok = false;  // `blocks.insert(...)`, `blocks.extend(...)`: not followed
             return true;
           }
@@ -630,19 +630,19 @@ class Summarizer {
   std::vector<std::pair<std::string, TSNode>> moduleDictElements(TSNode value) const {
     std::vector<std::pair<std::string, TSNode>> out;
     value = unparenthesize(value);
-    if (!isKind(value, "call")) return out;
+    if (!isKind(value, kind::call)) return out;
     auto q = model_.qualifiedName(unparenthesize(fieldOf(value, "function")));
     if (!q || !q->starts_with("torch.nn.") || !q->ends_with(".ModuleDict")) return out;
     TSNode arg = unparenthesize(firstArgument(value, "modules", source_));
-    if (isKind(arg, "dictionary")) {
+    if (isKind(arg, kind::dictionary)) {
       forEachNamedChild(arg, [&](TSNode pair) {
-        if (!isKind(pair, "pair")) return;
+        if (!isKind(pair, kind::pair)) return;
         if (auto key = stringLiteral(fieldOf(pair, "key"), source_)) out.emplace_back(*key, fieldOf(pair, "value"));
       });
-    } else if (isKind(arg, "call") && isKind(unparenthesize(fieldOf(arg, "function")), "identifier") &&
+    } else if (isKind(arg, kind::call) && isKind(unparenthesize(fieldOf(arg, "function")), kind::identifier) &&
                textOf(unparenthesize(fieldOf(arg, "function")), source_) == "dict") {
       forEachNamedChild(fieldOf(arg, "arguments"), [&](TSNode kw) {
-        if (isKind(kw, "keyword_argument")) out.emplace_back(std::string(textOf(fieldOf(kw, "name"), source_)), fieldOf(kw, "value"));
+        if (isKind(kw, kind::keyword_argument)) out.emplace_back(std::string(textOf(fieldOf(kw, "name"), source_)), fieldOf(kw, "value"));
       });
     }
     return out;
@@ -671,7 +671,7 @@ class Summarizer {
 
   // `self.<attr>.append(Block())`, `.extend([...])`, `.add_module("x", Block())` in `__init__`.
   void noteInitContainerGrowth(TSNode call, TSNode callee, const Def& d) {
-    if (!isKind(callee, "attribute")) return;
+    if (!isKind(callee, kind::attribute)) return;
     std::string_view method = textOf(fieldOf(callee, "attribute"), source_);
     if (method != "append" && method != "extend" && method != "add_module" && method != "insert") return;
     std::string_view attr = selfAttribute(fieldOf(callee, "object"), &d);
@@ -687,11 +687,11 @@ class Summarizer {
     if (ok && method == "extend") {
       ok = false;
       TSNode list = unparenthesize(element);
-      if (isKind(list, "list") || isKind(list, "list_comprehension") || isKind(list, "tuple") ||
-          isKind(list, "generator_expression")) {
+      if (isKind(list, kind::list) || isKind(list, kind::list_comprehension) || isKind(list, kind::tuple) ||
+          isKind(list, kind::generator_expression)) {
         ok = true;
         forEachNamedChild(list, [&](TSNode c) {
-          if (isKind(c, "for_in_clause") || isKind(c, "if_clause") || isKind(c, "comment")) return;
+          if (isKind(c, kind::for_in_clause) || isKind(c, kind::if_clause) || isKind(c, kind::comment)) return;
           ok = ok && containerClasses(c, classes);
         });
       }
@@ -709,7 +709,7 @@ class Summarizer {
     TSNode right = fieldOf(assignment, "right");
     std::string key(attr);
     TSNode v = unparenthesize(right);
-    if (isKind(v, "call") && isCompileCall(v)) return;  // `self.m = torch.compile(self.m)`
+    if (isKind(v, kind::call) && isCompileCall(v)) return;  // `self.m = torch.compile(self.m)`
     std::vector<NameRef> classes;
     if (ts_node_is_null(right) || !containerClasses(right, classes)) {
       poisonAttribute(d.index, key);
@@ -738,19 +738,19 @@ class Summarizer {
   // `enumerate(self.h)`, `self.heads.values()` / `.items()`; null when `ident` is no such target.
   TSNode loopIterable(TSNode ident) const {
     const Binding* b = model_.resolve(textOf(ident, source_), ident);
-    if (b == nullptr || b->kind != BindingKind::Other || !isKind(b->statement, "for_statement")) return {};
+    if (b == nullptr || b->kind != BindingKind::Other || !isKind(b->statement, kind::for_statement)) return {};
     TSNode left = unparenthesize(fieldOf(b->statement, "left"));
     TSNode right = unparenthesize(fieldOf(b->statement, "right"));
     // `for i, block in enumerate(self.h)`, `for name, m in self.heads.items()`: the second name.
-    bool pair = isKind(left, "pattern_list") || isKind(left, "tuple_pattern");
+    bool pair = isKind(left, kind::pattern_list) || isKind(left, kind::tuple_pattern);
     if (pair && (ts_node_named_child_count(left) != 2 || !sameNode(ts_node_named_child(left, 1), b->name_node))) return {};
-    if (!pair && !isKind(left, "identifier")) return {};
-    if (isKind(right, "call")) {
+    if (!pair && !isKind(left, kind::identifier)) return {};
+    if (isKind(right, kind::call)) {
       TSNode callee = unparenthesize(fieldOf(right, "function"));
-      if (pair && isKind(callee, "identifier") && textOf(callee, source_) == "enumerate" &&
+      if (pair && isKind(callee, kind::identifier) && textOf(callee, source_) == "enumerate" &&
           model_.resolve("enumerate", callee) == nullptr) {
         right = firstArgument(right, {}, source_);
-      } else if (isKind(callee, "attribute") &&
+      } else if (isKind(callee, kind::attribute) &&
                  textOf(fieldOf(callee, "attribute"), source_) == (pair ? "items" : "values")) {
         right = fieldOf(callee, "object");
       } else {
@@ -772,10 +772,10 @@ class Summarizer {
     ref.at = pos(call);
     if (d->method != SIZE_MAX && out_.classes[d->index].methods[d->method].name == "__init__")
       noteInitContainerGrowth(call, callee, *d);
-    if (isKind(callee, "subscript") || isKind(callee, "attribute")) {
+    if (isKind(callee, kind::subscript) || isKind(callee, kind::attribute)) {
       ref.attr = selfPath(callee, d);
       ref.kind = CallRef::Kind::SelfAttr;
-      if (isKind(callee, "attribute") && ref.attr.empty()) {
+      if (isKind(callee, kind::attribute) && ref.attr.empty()) {
         if (auto cls = annotatedClass(fieldOf(callee, "object"))) {
           ref.kind = CallRef::Kind::Instance;  // `model.decode(x)` for `model: GPT`
           ref.target = std::move(*cls);
@@ -791,7 +791,7 @@ class Summarizer {
           ref.target = std::move(*target);
         }
       }
-    } else if (isKind(callee, "identifier") && !(ref.attr = loopOverSelfAttribute(callee, d)).empty()) {
+    } else if (isKind(callee, kind::identifier) && !(ref.attr = loopOverSelfAttribute(callee, d)).empty()) {
       ref.kind = CallRef::Kind::SelfAttr;
     } else if (auto cls = annotatedClass(callee)) {
       ref.kind = CallRef::Kind::Instance;  // `model(x)` for `model: GPT`
@@ -800,7 +800,7 @@ class Summarizer {
       if (target->kind == NameRef::Kind::Imported && target->name.starts_with("torch.")) return;
       ref.target = std::move(*target);
     } else {
-      if (isKind(callee, "identifier") && callsUnknownValue(callee)) summaryOf(*d).calls_unknown = true;
+      if (isKind(callee, kind::identifier) && callsUnknownValue(callee)) summaryOf(*d).calls_unknown = true;
       return;
     }
     if (ref.kind == CallRef::Kind::SelfAttr && ref.attr.empty()) return;
@@ -816,12 +816,12 @@ class Summarizer {
     if (b->kind != BindingKind::Assignment) return false;
     if (b->scope != &model_.moduleScope()) return true;
     TSNode v = unparenthesize(b->value);
-    return !(isKind(v, "call") && (isCompileCall(v) || compiledValueIsKnown(v)));
+    return !(isKind(v, kind::call) && (isCompileCall(v) || compiledValueIsKnown(v)));
   }
 
   void noteCompileSite(TSNode call, TSNode callee, const Def* d) {
-    TSNode name = isKind(callee, "attribute") ? fieldOf(callee, "attribute") : callee;
-    if (!isKind(name, "identifier") || textOf(name, source_) != "compile") return;
+    TSNode name = isKind(callee, kind::attribute) ? fieldOf(callee, "attribute") : callee;
+    if (!isKind(name, kind::identifier) || textOf(name, source_) != "compile") return;
     auto q = model_.qualifiedName(callee);
     CompileSite site;
     site.at = pos(call);
@@ -829,8 +829,8 @@ class Summarizer {
       if (hasTrueKeyword(call, "disable", source_)) return;
       // A statement of its own: the compiled wrapper is thrown away, nothing runs compiled.
       TSNode up = ts_node_parent(call);
-      while (isKind(up, "parenthesized_expression")) up = ts_node_parent(up);
-      if (isKind(up, "expression_statement")) return;
+      while (isKind(up, kind::parenthesized_expression)) up = ts_node_parent(up);
+      if (isKind(up, kind::expression_statement)) return;
       TSNode target = unparenthesize(firstArgument(call, "model", source_));
       if (ts_node_is_null(target)) return;
       if (std::string_view attr = selfAttribute(target, d); !attr.empty()) {
@@ -861,7 +861,7 @@ class Summarizer {
         if (!compiledValueIsKnown(target)) out_.unknown_compile_sites.push_back(site.at);
         return;
       }
-    } else if (!q && isKind(callee, "attribute")) {
+    } else if (!q && isKind(callee, kind::attribute)) {
       // `model.compile()`: nn.Module.compile compiles the module's forward in place.
       site.method = true;
       TSNode object = fieldOf(callee, "object");
@@ -882,14 +882,14 @@ class Summarizer {
       } else if (functionParameter(object, d, site.attr, site.parameter_index)) {
         site.kind = CompileSite::Kind::FunctionParameter;  // `def compile_model(m): m.compile()`
         site.owner = out_.functions[d->index].name;
-      } else if (std::string looped = isKind(object, "identifier") ? loopOverSelfAttribute(object, d) : std::string{};
+      } else if (std::string looped = isKind(object, kind::identifier) ? loopOverSelfAttribute(object, d) : std::string{};
                  !looped.empty() && looped.find('.') == std::string::npos) {
         // `for block in self.blocks: block.compile()`: each element of the container.
         site.kind = CompileSite::Kind::SelfAttr;
         site.owner = out_.classes[d->index].name;
         site.attr = std::move(looped);
-      } else if (TSNode over = isKind(object, "identifier") ? loopIterable(object) : TSNode{};
-                 isKind(over, "attribute") && instanceClasses(fieldOf(over, "object"), 0, classes_of_owner_)) {
+      } else if (TSNode over = isKind(object, kind::identifier) ? loopIterable(object) : TSNode{};
+                 isKind(over, kind::attribute) && instanceClasses(fieldOf(over, "object"), 0, classes_of_owner_)) {
         // `for block in model.blocks: block.compile()`: the elements of a model's container.
         site.kind = CompileSite::Kind::InstanceAttr;
         site.attr = std::string(textOf(fieldOf(over, "attribute"), source_));
@@ -916,7 +916,7 @@ class Summarizer {
   // such a wrapper of it.
   std::optional<NameRef> compiledInPlace(TSNode target) const {
     target = unparenthesize(target);
-    if (!isKind(target, "identifier")) return std::nullopt;
+    if (!isKind(target, kind::identifier)) return std::nullopt;
     std::string_view name = textOf(target, source_);
     const auto* all = model_.bindingsOf(model_.moduleScope(), name);
     if (all == nullptr) return std::nullopt;
@@ -927,9 +927,9 @@ class Summarizer {
         continue;
       }
       TSNode v = b->kind == BindingKind::Assignment ? unparenthesize(b->value) : TSNode{};
-      if (ts_node_is_null(v) || !isKind(v, "call") || !isCompileCall(v)) return std::nullopt;
+      if (ts_node_is_null(v) || !isKind(v, kind::call) || !isCompileCall(v)) return std::nullopt;
       TSNode first = unparenthesize(firstArgument(v, "model", source_));
-      if (!isKind(first, "identifier") || textOf(first, source_) != name) return std::nullopt;
+      if (!isKind(first, kind::identifier) || textOf(first, source_) != name) return std::nullopt;
     }
     // The name must mean the module's binding where it is compiled (a local of that name does not).
     const Binding* here = model_.resolve(name, target);
@@ -942,7 +942,7 @@ class Summarizer {
   bool compiledValueIsKnown(TSNode target) const {
     target = unparenthesize(target);
     if (auto q = model_.qualifiedName(target)) return q->starts_with("torch.");
-    if (isKind(target, "identifier")) {
+    if (isKind(target, kind::identifier)) {
       // `flex_attention = torch.compile(flex_attention)`: the name is torch's function, or what
       // compiling it gave.
       const Binding* b = model_.resolve(textOf(target, source_), target);
@@ -951,12 +951,12 @@ class Summarizer {
       for (const Binding* c : *all) {
         if (c->kind == BindingKind::Import && c->qualified_name.starts_with("torch.")) continue;
         TSNode v = c->kind == BindingKind::Assignment ? unparenthesize(c->value) : TSNode{};
-        if (!ts_node_is_null(v) && isKind(v, "call") && isCompileCall(v)) continue;
+        if (!ts_node_is_null(v) && isKind(v, kind::call) && isCompileCall(v)) continue;
         return false;
       }
       return true;
     }
-    if (isKind(target, "call")) {
+    if (isKind(target, kind::call)) {
       auto q = model_.qualifiedName(unparenthesize(fieldOf(target, "function")));
       if (q && *q == "functools.partial") {
         auto inner = model_.qualifiedName(unparenthesize(firstArgument(target, "func", source_)));
@@ -968,12 +968,12 @@ class Summarizer {
 
   void noteDecoratorSites(const Def& d) {
     TSNode holder = ts_node_parent(d.def);
-    if (!isKind(holder, "decorated_definition")) return;
+    if (!isKind(holder, kind::decorated_definition)) return;
     forEachNamedChild(holder, [&](TSNode child) {
-      if (!isKind(child, "decorator") || ts_node_named_child_count(child) == 0) return;
+      if (!isKind(child, kind::decorator) || ts_node_named_child_count(child) == 0) return;
       TSNode expr = unparenthesize(ts_node_named_child(child, 0));
-      if (isKind(expr, "call") && hasTrueKeyword(expr, "disable", source_)) return;
-      TSNode callee = isKind(expr, "call") ? unparenthesize(fieldOf(expr, "function")) : expr;
+      if (isKind(expr, kind::call) && hasTrueKeyword(expr, "disable", source_)) return;
+      TSNode callee = isKind(expr, kind::call) ? unparenthesize(fieldOf(expr, "function")) : expr;
       auto q = model_.qualifiedName(callee);
       if (!q || !isTorchCompile(*q)) return;
       CompileSite site;
@@ -989,20 +989,20 @@ class Summarizer {
   // `if __name__ == "__main__":` (see ModuleSummary::captures_scalars).
   void noteCaptureFlag(TSNode assignment) {
     TSNode left = unparenthesize(fieldOf(assignment, "left"));
-    if (!isKind(left, "attribute") || textOf(fieldOf(left, "attribute"), source_) != "capture_scalar_outputs" ||
-        !isKind(unparenthesize(fieldOf(assignment, "right")), "true"))
+    if (!isKind(left, kind::attribute) || textOf(fieldOf(left, "attribute"), source_) != "capture_scalar_outputs" ||
+        !isKind(unparenthesize(fieldOf(assignment, "right")), kind::true_))
       return;
     auto q = model_.qualifiedName(left);
     if (!q || !q->starts_with("torch.")) return;
     TSNode statement = ts_node_parent(assignment);
-    if (!isKind(statement, "expression_statement")) return;
+    if (!isKind(statement, kind::expression_statement)) return;
     TSNode holder = ts_node_parent(statement);
-    if (isKind(holder, "block")) {
+    if (isKind(holder, kind::block)) {
       TSNode test = ts_node_parent(holder);
-      if (!isKind(test, "if_statement") || !isKind(ts_node_parent(test), "module")) return;
+      if (!isKind(test, kind::if_statement) || !isKind(ts_node_parent(test), kind::module)) return;
       std::string_view condition = textOf(fieldOf(test, "condition"), source_);
       if (condition != "__name__ == \"__main__\"" && condition != "__name__ == '__main__'") return;
-    } else if (!isKind(holder, "module")) {
+    } else if (!isKind(holder, kind::module)) {
       return;
     }
     out_.captures_scalars = true;
@@ -1013,7 +1013,7 @@ class Summarizer {
   void noteCompilerAlias(TSNode assignment) {
     TSNode left = unparenthesize(fieldOf(assignment, "left"));
     TSNode right = unparenthesize(fieldOf(assignment, "right"));
-    if (!isKind(left, "identifier") || !isKind(right, "call")) return;
+    if (!isKind(left, kind::identifier) || !isKind(right, kind::call)) return;
     const auto* all = model_.bindingsOf(model_.moduleScope(), textOf(left, source_));
     if (all == nullptr || all->size() != 1 || hasTrueKeyword(right, "disable", source_)) return;
     auto q = model_.qualifiedName(unparenthesize(fieldOf(right, "function")));
@@ -1034,19 +1034,19 @@ class Summarizer {
 
   static std::optional<std::string> stringLiteral(TSNode node, std::string_view source) {
     node = unparenthesize(node);
-    if (!isKind(node, "string")) return std::nullopt;
+    if (!isKind(node, kind::string)) return std::nullopt;
     std::string out;
     bool plain = true;
     forEachNamedChild(node, [&](TSNode part) {
-      if (isKind(part, "string_content")) out += textOf(part, source);
-      else if (!isKind(part, "string_start") && !isKind(part, "string_end")) plain = false;
+      if (isKind(part, kind::string_content)) out += textOf(part, source);
+      else if (!isKind(part, kind::string_start) && !isKind(part, kind::string_end)) plain = false;
     });
     if (!plain) return std::nullopt;
     return out;
   }
 
   void noteEnvironment(TSNode call, TSNode callee) {
-    if (!isKind(callee, "attribute")) return;
+    if (!isKind(callee, kind::attribute)) return;
     std::string_view method = textOf(fieldOf(callee, "attribute"), source_);
     if (method != "setdefault" && method != "putenv" && method != "update") return;
     auto q = model_.qualifiedName(callee);
@@ -1054,13 +1054,13 @@ class Summarizer {
     if (*q == "os.environ.update") {
       // `os.environ.update({"X": "1"})`, `os.environ.update(X="1")`.
       TSNode args = fieldOf(call, "arguments");
-      if (!isKind(args, "argument_list")) return;
+      if (!isKind(args, kind::argument_list)) return;
       forEachNamedChild(args, [&](TSNode arg) {
-        if (isKind(arg, "keyword_argument")) {
+        if (isKind(arg, kind::keyword_argument)) {
           out_.environment.emplace_back(textOf(fieldOf(arg, "name"), source_));
-        } else if (isKind(unparenthesize(arg), "dictionary")) {
+        } else if (isKind(unparenthesize(arg), kind::dictionary)) {
           forEachNamedChild(unparenthesize(arg), [&](TSNode pair) {
-            if (!isKind(pair, "pair")) return;
+            if (!isKind(pair, kind::pair)) return;
             if (auto key = stringLiteral(fieldOf(pair, "key"), source_)) out_.environment.push_back(*key);
           });
         }
@@ -1073,7 +1073,7 @@ class Summarizer {
 
   void noteAssignment(TSNode assignment) {
     TSNode left = unparenthesize(fieldOf(assignment, "left"));
-    if (!isKind(left, "subscript")) return;
+    if (!isKind(left, kind::subscript)) return;
     auto q = model_.qualifiedName(fieldOf(left, "value"));
     if (!q || *q != "os.environ") return;
     if (auto key = stringLiteral(fieldOf(left, "subscript"), source_)) out_.environment.push_back(*key);
@@ -1090,22 +1090,22 @@ class Summarizer {
     walkTree(
         model_.file().root(),
         [&](TSNode node) {
-          std::string_view kind = kindOf(node);
-          if (kind == "comment" || kind == "string") return false;
+          analysis::NodeKind kind = kindOf(node);
+          if (kind == kind::comment || kind == kind::string) return false;
           const Def* current = stack.back().def;
-          if (kind == "function_definition" || kind == "class_definition" || kind == "lambda") {
+          if (kind == kind::function_definition || kind == kind::class_definition || kind == kind::lambda) {
             const Def* def = nullptr;
             if (auto it = index_by_def_.find(node.id); it != index_by_def_.end()) {
               def = &defs_[it->second];
               noteDecoratorSites(*def);
             }
             stack.push_back({node, def});
-          } else if (kind == "call") {
+          } else if (kind == kind::call) {
             noteCall(node, current);
-          } else if (kind == "return_statement" && current != nullptr &&
+          } else if (kind == kind::return_statement && current != nullptr &&
                      sameNode(stack.back().node, current->def)) {
             noteReturn(node, *current);
-          } else if (kind == "assignment") {
+          } else if (kind == kind::assignment) {
             noteAssignment(node);
             if (current == nullptr && stack.size() == 1) noteCaptureFlag(node);
             if (current == nullptr && stack.size() == 1) noteCompilerAlias(node);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "analysis/code_text.h"
+#include "analysis/node_kinds.h"
 #include "analysis/parse.h"
 #include "analysis/semantic_model.h"
 #include "quickfix/fix.h"
@@ -76,7 +77,7 @@ class Rule {
   virtual ~Rule() = default;
   virtual const RuleMeta& meta() const = 0;
   // Node kinds the rule wants to see; the linter walks the tree once and dispatches.
-  virtual std::vector<std::string_view> nodeKinds() const = 0;
+  virtual std::vector<analysis::NodeKind> nodeKinds() const = 0;
   virtual void check(TSNode node, Context& ctx) const = 0;
   // Byte strings of which at least one must occur in a file for the rule to possibly report.
   // Empty: the rule must always run. Used to skip parsing files that cannot match.

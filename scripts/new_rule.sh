@@ -82,7 +82,7 @@ class $class final : public Rule {
  public:
   const RuleMeta& meta() const override { return k$class; }
   // The node kinds check() is called with (tree-sitter-python's names).
-  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call}; }
   // A file none of whose bytes spell one of these is never parsed for this rule: every finding
   // must spell one of them.
   std::vector<std::string_view> triggers() const override { return {"scaffold_old"}; }
@@ -93,7 +93,7 @@ class $class final : public Rule {
     // scaffold_old as f; f(x)\` is found, \`other.scaffold_old(x)\` is not.
     if (!ctx.model().refersTo(function, "torch.scaffold_old")) return;
     Diagnostic& d = ctx.report(function, "\`torch.scaffold_old\` is deprecated; use \`torch.scaffold_new\`");
-    if (!isKind(function, "attribute")) return;  // an imported alias: no fix
+    if (!isKind(function, kind::attribute)) return;  // an imported alias: no fix
     TSNode attribute = fieldOf(function, "attribute");
     d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use \`torch.scaffold_new\`",
                           {{startOf(attribute), endOf(attribute), "scaffold_new"}}};

@@ -237,7 +237,7 @@ std::string replacementSpelling(const Target& t) {
 
 // "a . b" -> "a.b".
 std::string dottedText(TSNode node, std::string_view source) {
-  if (!isKind(node, "dotted_name")) return std::string(analysis::textOf(node, source));
+  if (!isKind(node, kind::dotted_name)) return std::string(analysis::textOf(node, source));
   std::string out;
   analysis::forEachNamedChild(node, [&](TSNode part) {
     if (!out.empty()) out += '.';
@@ -265,10 +265,10 @@ TSNode ancestor(Path path, size_t up) { return path.size() > up ? path[path.size
 
 bool inAnnotation(Path path) {
   for (size_t up = 1; up <= 16 && up < path.size(); ++up) {
-    std::string_view kind = kindOf(ancestor(path, up));
-    if (kind == "type") return true;
-    if (kind != "generic_type" && kind != "type_parameter" && kind != "subscript" && kind != "binary_operator" &&
-        kind != "union_type" && kind != "tuple" && kind != "list")
+    analysis::NodeKind kind = kindOf(ancestor(path, up));
+    if (kind == kind::type) return true;
+    if (kind != kind::generic_type && kind != kind::type_parameter && kind != kind::subscript && kind != kind::binary_operator &&
+        kind != kind::union_type && kind != kind::tuple && kind != kind::list)
       return false;
   }
   return false;
@@ -277,11 +277,11 @@ bool inAnnotation(Path path) {
 Site classify(Path path) {
   TSNode ref = path.back();
   TSNode parent = ancestor(path, 1);
-  if (isKind(parent, "call") && sameNode(fieldOf(parent, "function"), ref)) {
+  if (isKind(parent, kind::call) && sameNode(fieldOf(parent, "function"), ref)) {
     TSNode outer = ancestor(path, 2);
-    return {ref, isKind(outer, "decorator") ? outer : parent, parent, Form::Call};
+    return {ref, isKind(outer, kind::decorator) ? outer : parent, parent, Form::Call};
   }
-  if (isKind(parent, "decorator")) return {ref, parent, {}, Form::Decorator};
+  if (isKind(parent, kind::decorator)) return {ref, parent, {}, Form::Decorator};
   if (inAnnotation(path)) return {ref, ref, {}, Form::Annotation};
   return {ref, ref, {}, Form::Value};
 }
@@ -296,7 +296,7 @@ bool misplacedAutocastArgument(const Site& site, const Target& t, const Semantic
   std::vector<TSNode> positional = positionalArguments(site.call);
   if (positional.empty()) return false;
   TSNode first = analysis::unparenthesize(positional[0]);
-  if (isKind(first, "string") || isKind(first, "concatenated_string") || isKind(first, "float")) return true;
+  if (isKind(first, kind::string) || isKind(first, kind::concatenated_string) || isKind(first, kind::float_)) return true;
   static constexpr std::array<std::string_view, 9> kDtypes{"torch.float16", "torch.half",    "torch.bfloat16",
                                                            "torch.float32", "torch.float",   "torch.float64",
                                                            "torch.double",  "torch.float8_e4m3fn", "torch.float8_e5m2"};
@@ -324,7 +324,7 @@ std::optional<std::vector<Edit>> argumentEdits(TSNode call, const Target& t, std
     // line), or inside the empty parentheses.
     TSNode first{};
     analysis::forEachNamedChild(args, [&](TSNode arg) {
-      if (ts_node_is_null(first) && !isKind(arg, "comment")) first = arg;
+      if (ts_node_is_null(first) && !isKind(arg, kind::comment)) first = arg;
     });
     uint32_t at = ts_node_is_null(first) ? startOf(args) + 1 : startOf(first);
     edits.push_back({at, at, quoted(t.device) + (ts_node_is_null(first) ? "" : ", ")});
@@ -400,12 +400,12 @@ class ShimDetector {
 
  private:
   bool pairMakesShim(TSNode parent, TSNode child) {
-    std::string_view kind = kindOf(parent);
-    if (kind == "try_statement" && isKind(child, "except_clause")) return mentionsNewApi(fieldOf(parent, "body"), {});
-    if (kind == "if_statement" || kind == "conditional_expression") {
+    analysis::NodeKind kind = kindOf(parent);
+    if (kind == kind::try_statement && isKind(child, kind::except_clause)) return mentionsNewApi(fieldOf(parent, "body"), {});
+    if (kind == kind::if_statement || kind == kind::conditional_expression) {
       // Only a branch chosen by a feature or version test: `if torch.cuda.is_available():
       // <old API> else: torch.amp.autocast("cpu")` is a real use.
-      TSNode condition = kind == "if_statement" ? fieldOf(parent, "condition") : ts_node_named_child(parent, 1);
+      TSNode condition = kind == kind::if_statement ? fieldOf(parent, "condition") : ts_node_named_child(parent, 1);
       return !sameNode(condition, child) && isFeatureTest(condition) && mentionsNewApi(parent, child);
     }
     return false;
@@ -439,15 +439,15 @@ class ShimDetector {
         root,
         [&](TSNode node) {
           if (found || (!ts_node_is_null(skip) && sameNode(node, skip))) return false;
-          std::string_view kind = kindOf(node);
-          if (kind == "import_statement" || kind == "import_from_statement") {
+          analysis::NodeKind kind = kindOf(node);
+          if (kind == kind::import_statement || kind == kind::import_from_statement) {
             found = importsNewApi(node);
             return false;
           }
-          if (kind == "attribute" || kind == "identifier") {
+          if (kind == kind::attribute || kind == kind::identifier) {
             auto q = model_.qualifiedName(node);
             if (q && isNewApi(*q)) found = true;
-            return !found && kind == "attribute" && !q;
+            return !found && kind == kind::attribute && !q;
           }
           return true;
         },
@@ -459,13 +459,13 @@ class ShimDetector {
   bool importsNewApi(TSNode statement) {
     bool found = false;
     std::string module;
-    if (isKind(statement, "import_from_statement")) {
+    if (isKind(statement, kind::import_from_statement)) {
       TSNode module_node = fieldOf(statement, "module_name");
-      if (!isKind(module_node, "dotted_name")) return false;
+      if (!isKind(module_node, kind::dotted_name)) return false;
       module = dottedText(module_node, source_) + ".";
     }
     analysis::forEachFieldChild(statement, "name", [&](TSNode name) {
-      TSNode dotted = isKind(name, "aliased_import") ? fieldOf(name, "name") : name;
+      TSNode dotted = isKind(name, kind::aliased_import) ? fieldOf(name, "name") : name;
       found = found || isNewApi(analysis::canonicalQualifiedName(module + dottedText(dotted, source_)));
     });
     return found;
@@ -519,14 +519,14 @@ bool isAmbiguous(const Binding& binding, const SemanticModel& model) {
 bool isReference(Path path) {
   TSNode identifier = path.back();
   TSNode parent = ancestor(path, 1);
-  std::string_view kind = kindOf(parent);
-  if (kind == "attribute") return !sameNode(fieldOf(parent, "attribute"), identifier);
-  if (kind == "keyword_argument") return !sameNode(fieldOf(parent, "name"), identifier);
-  return kind != "global_statement" && kind != "nonlocal_statement";
+  analysis::NodeKind kind = kindOf(parent);
+  if (kind == kind::attribute) return !sameNode(fieldOf(parent, "attribute"), identifier);
+  if (kind == kind::keyword_argument) return !sameNode(fieldOf(parent, "name"), identifier);
+  return kind != kind::global_statement && kind != kind::nonlocal_statement;
 }
 
 TSNode baseOf(TSNode ref) {
-  while (isKind(ref, "attribute")) ref = analysis::unparenthesize(fieldOf(ref, "object"));
+  while (isKind(ref, kind::attribute)) ref = analysis::unparenthesize(fieldOf(ref, "object"));
   return ref;
 }
 
@@ -536,7 +536,7 @@ TSNode baseOf(TSNode ref) {
 std::string torchPrefix(TSNode ref, const SemanticModel& model, bool& needs_import) {
   needs_import = false;
   TSNode base = baseOf(ref);
-  if (isKind(base, "identifier") && !sameNode(base, ref)) {
+  if (isKind(base, kind::identifier) && !sameNode(base, ref)) {
     const Binding* b = model.resolve(model.text(base), base);
     if (b != nullptr && b->kind == BindingKind::Import && b->qualified_name == "torch")
       return std::string(model.text(base));
@@ -572,7 +572,7 @@ analysis::WordPositions wordPositions(const SemanticModel& model, std::string_vi
         names.insert(binding->name);
     } else if (binding->kind == BindingKind::Assignment && !ts_node_is_null(binding->value)) {
       TSNode value = analysis::unparenthesize(binding->value);
-      if (isKind(value, "identifier") || isKind(value, "attribute")) aliases.push_back(binding.get());
+      if (isKind(value, kind::identifier) || isKind(value, kind::attribute)) aliases.push_back(binding.get());
     }
   }
   // As deep as qualifiedName follows alias chains.
@@ -598,7 +598,7 @@ class DeprecatedCudaAmp final : public Rule {
   const RuleMeta& meta() const override { return kDeprecatedCudaAmp; }
   // An import's fix must see every use of the names it binds, so the rule looks at the whole
   // file at once, from the module node, in one walk of its own.
-  std::vector<std::string_view> nodeKinds() const override { return {"module"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::module}; }
   // Every deprecated use names the identifier `amp` (`torch.cuda.amp`, `from torch.cuda import amp`).
   std::vector<std::string_view> triggers() const override { return {"amp"}; }
   bool triggersAreWholeWords() const override { return true; }
@@ -639,20 +639,20 @@ class DeprecatedCudaAmp final : public Rule {
         [&](TSNode node) {
           path.push_back(node);  // popped by leave(), which runs for skipped nodes too
           if (!words.anyWithin(startOf(node), endOf(node))) return false;
-          std::string_view kind = kindOf(node);
-          if (kind == "import_statement" || kind == "import_from_statement") {
+          analysis::NodeKind kind = kindOf(node);
+          if (kind == kind::import_statement || kind == kind::import_from_statement) {
             bool shim = shims.isShim(path);
             imports.emplace_back(node, shim);
             if (auto it = groups.find(node.id); it != groups.end()) it->second.shim = shim;
             return false;
           }
-          if (kind == "attribute") {
+          if (kind == kind::attribute) {
             if (!isMemberName(model.text(fieldOf(node, "attribute")))) return true;
             auto q = model.qualifiedName(node);
             const Target* target = q ? findTarget(*q) : nullptr;
             if (target == nullptr) return true;
             TSNode base = baseOf(node);
-            const Binding* binding = isKind(base, "identifier") ? model.resolve(model.text(base), base) : nullptr;
+            const Binding* binding = isKind(base, kind::identifier) ? model.resolve(model.text(base), base) : nullptr;
             auto it = binding != nullptr ? group_of.find(binding) : group_of.end();
             if (it != group_of.end() && sameNode(analysis::unparenthesize(fieldOf(node, "object")), base)) {
               // `amp.autocast` through an imported namespace: part of that import's group.
@@ -665,7 +665,7 @@ class DeprecatedCudaAmp final : public Rule {
             }
             return false;
           }
-          if (kind == "identifier") {
+          if (kind == kind::identifier) {
             std::string_view text = model.text(node);
             if (!group_names.contains(text) || !isReference(path)) return true;
             const Binding* binding = model.resolve(text, node);
@@ -735,9 +735,9 @@ class DeprecatedCudaAmp final : public Rule {
     // Very many uses: every diagnostic carries a copy of the one fix, so the size is bounded.
     if (!group.rewritable || group.shim || group.uses.size() > kMaxGroupUses) return std::nullopt;
     std::vector<Edit> edits;
-    if (isKind(group.statement, "import_from_statement")) {
+    if (isKind(group.statement, kind::import_from_statement)) {
       TSNode module_node = fieldOf(group.statement, "module_name");
-      if (!isKind(module_node, "dotted_name")) return std::nullopt;
+      if (!isKind(module_node, kind::dotted_name)) return std::nullopt;
       std::string module = analysis::canonicalQualifiedName(dottedText(module_node, source));
       size_t count = 0;
       analysis::forEachFieldChild(group.statement, "name", [&](TSNode) { ++count; });
@@ -754,7 +754,7 @@ class DeprecatedCudaAmp final : public Rule {
     } else {
       for (const ImportedName& name : group.names) {
         TSNode aliased = ts_node_parent(name.binding->name_node);
-        if (name.target != nullptr || !isKind(aliased, "aliased_import")) return std::nullopt;
+        if (name.target != nullptr || !isKind(aliased, kind::aliased_import)) return std::nullopt;
         TSNode dotted = fieldOf(aliased, "name");
         edits.push_back({startOf(dotted), endOf(dotted), "torch.amp"});  // import torch.amp as A
       }
@@ -784,18 +784,18 @@ class DeprecatedCudaAmp final : public Rule {
     std::vector<Edit> plain;         // `import torch.cuda.amp` -> `import torch.amp`
     bool plain_fixable = true;
     std::string module;
-    if (isKind(statement, "import_from_statement")) {
+    if (isKind(statement, kind::import_from_statement)) {
       TSNode module_node = fieldOf(statement, "module_name");
-      if (!isKind(module_node, "dotted_name")) return;  // relative: torch's own sources
+      if (!isKind(module_node, kind::dotted_name)) return;  // relative: torch's own sources
       module = dottedText(module_node, source);
       bool wildcard = false;
-      analysis::forEachNamedChild(statement, [&](TSNode child) { wildcard = wildcard || isKind(child, "wildcard_import"); });
+      analysis::forEachNamedChild(statement, [&](TSNode child) { wildcard = wildcard || isKind(child, kind::wildcard_import); });
       std::string canonical = analysis::canonicalQualifiedName(module);
       if (wildcard && deprecatedModuleDevice(canonical)) names.push_back(canonical + ".*");
       module += ".";
     }
     analysis::forEachFieldChild(statement, "name", [&](TSNode name) {
-      bool aliased = isKind(name, "aliased_import");
+      bool aliased = isKind(name, kind::aliased_import);
       TSNode dotted = aliased ? fieldOf(name, "name") : name;
       std::string q = analysis::canonicalQualifiedName(module + dottedText(dotted, source));
       bool is_module = deprecatedModuleDevice(q).has_value();

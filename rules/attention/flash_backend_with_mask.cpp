@@ -86,7 +86,7 @@ oldest release.
 class FlashBackendWithMask final : public Rule {
  public:
   const RuleMeta& meta() const override { return kFlashBackendWithMask; }
-  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call}; }
   std::vector<std::string_view> triggers() const override { return {"scaled_dot_product_attention"}; }
   std::vector<std::string_view> requiredWords() const override { return {"sdp"}; }
   bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
@@ -105,10 +105,10 @@ class FlashBackendWithMask final : public Rule {
       auto positional = positionalArguments(call);
       if (positional.size() > 3) mask = positional[3];
     }
-    if (ts_node_is_null(mask) || isKind(analysis::resolveValue(model, mask), "none")) return;
+    if (ts_node_is_null(mask) || isKind(analysis::resolveValue(model, mask), kind::none)) return;
     for (TSNode item : enclosingWithItems(call)) {
       TSNode selector = analysis::resolveValue(model, item);
-      if (!isKind(selector, "call")) continue;
+      if (!isKind(selector, kind::call)) continue;
       auto backends = attention::allowedBackends(model, selector);
       if (!backends) {
         auto callee = model.calleeName(selector);

@@ -230,7 +230,7 @@ struct Pattern {
 bool isIntValue(TSNode node, std::string_view source, long long& out) {
   node = unparenthesize(node);
   bool negative = false;
-  if (isKind(node, "unary_operator") && analysis::textOf(fieldOf(node, "operator"), source) == "-") {
+  if (isKind(node, kind::unary_operator) && analysis::textOf(fieldOf(node, "operator"), source) == "-") {
     negative = true;
     node = unparenthesize(fieldOf(node, "argument"));
   }
@@ -243,11 +243,11 @@ bool isIntValue(TSNode node, std::string_view source, long long& out) {
 std::optional<double> numberValue(TSNode node, std::string_view source) {
   node = unparenthesize(node);
   bool negative = false;
-  if (isKind(node, "unary_operator") && analysis::textOf(fieldOf(node, "operator"), source) == "-") {
+  if (isKind(node, kind::unary_operator) && analysis::textOf(fieldOf(node, "operator"), source) == "-") {
     negative = true;
     node = unparenthesize(fieldOf(node, "argument"));
   }
-  if (!isKind(node, "integer") && !isKind(node, "float")) return std::nullopt;
+  if (!isKind(node, kind::integer) && !isKind(node, kind::float_)) return std::nullopt;
   std::string text(analysis::textOf(node, source));
   std::erase(text, '_');
   char* end = nullptr;
@@ -259,16 +259,16 @@ std::optional<double> numberValue(TSNode node, std::string_view source) {
 // The text of an expression as an argument: conditional expressions and lambdas get parentheses.
 std::string argumentText(TSNode node, std::string_view source) {
   std::string text(analysis::textOf(node, source));
-  std::string_view kind = kindOf(unparenthesize(node));
-  if (kind == "conditional_expression" || kind == "lambda") return "(" + text + ")";
+  analysis::NodeKind kind = kindOf(unparenthesize(node));
+  if (kind == kind::conditional_expression || kind == kind::lambda) return "(" + text + ")";
   return text;
 }
 
 // Text of an operand that is safe next to a binary operator / unary `~`.
 bool isAtomic(TSNode node) {
-  std::string_view kind = kindOf(node);
-  return kind == "identifier" || kind == "attribute" || kind == "subscript" || kind == "call" ||
-         kind == "parenthesized_expression" || kind == "integer" || kind == "float";
+  analysis::NodeKind kind = kindOf(node);
+  return kind == kind::identifier || kind == kind::attribute || kind == kind::subscript || kind == kind::call ||
+         kind == kind::parenthesized_expression || kind == kind::integer || kind == kind::float_;
 }
 
 struct Einsum {
@@ -277,12 +277,12 @@ struct Einsum {
 
 std::optional<Einsum> parseEinsum(TSNode string, std::string_view source) {
   string = unparenthesize(string);
-  if (!isKind(string, "string")) return std::nullopt;
+  if (!isKind(string, kind::string)) return std::nullopt;
   std::string content;
   bool interpolated = false;
   analysis::forEachNamedChild(string, [&](TSNode child) {
-    if (isKind(child, "string_content")) content += analysis::textOf(child, source);
-    if (isKind(child, "interpolation") || isKind(child, "escape_sequence")) interpolated = true;
+    if (isKind(child, kind::string_content)) content += analysis::textOf(child, source);
+    if (isKind(child, kind::interpolation) || isKind(child, kind::escape_sequence)) interpolated = true;
   });
   if (interpolated) return std::nullopt;
   std::string_view text = analysis::textOf(string, source);
@@ -437,7 +437,7 @@ class Matcher {
     TSNode weights = untransposed(followAssigned(mm->right, p), mm->bmm, rank);
     if (ts_node_is_null(weights)) return std::nullopt;
     weights = unparenthesize(weights);
-    if (!isKind(weights, "identifier") && !isKind(weights, "call")) return std::nullopt;
+    if (!isKind(weights, kind::identifier) && !isKind(weights, kind::call)) return std::nullopt;
     steps_ = 0;
     p.v = mm->left;
     p.v_transposed = true;
@@ -452,16 +452,16 @@ class Matcher {
 
   // The method called on a tensor (`x.softmax(...)`), when the callee is not an import.
   std::string_view tensorMethod(TSNode call, TSNode* object = nullptr) const {
-    if (!isKind(call, "call")) return {};
+    if (!isKind(call, kind::call)) return {};
     TSNode function = fieldOf(call, "function");
-    if (!isKind(function, "attribute")) return {};
+    if (!isKind(function, kind::attribute)) return {};
     if (ctx_.model().qualifiedName(function)) return {};
     if (object != nullptr) *object = fieldOf(function, "object");
     return text(fieldOf(function, "attribute"));
   }
 
   std::string callee(TSNode call) const {
-    if (!isKind(call, "call")) return {};
+    if (!isKind(call, kind::call)) return {};
     auto name = ctx_.model().calleeName(call);
     return name ? *name : std::string{};
   }
@@ -478,11 +478,11 @@ class Matcher {
 
   std::optional<Matmul> asMatmul(TSNode node) const {
     node = unparenthesize(node);
-    if (isKind(node, "binary_operator")) {
+    if (isKind(node, kind::binary_operator)) {
       if (text(fieldOf(node, "operator")) != "@") return std::nullopt;
       return Matmul{fieldOf(node, "left"), fieldOf(node, "right")};
     }
-    if (!isKind(node, "call") || !plainCall(node)) return std::nullopt;
+    if (!isKind(node, kind::call) || !plainCall(node)) return std::nullopt;
     auto args = positionalArguments(node);
     std::string name = callee(node);
     if (name == "torch.matmul" || name == "torch.bmm") {
@@ -512,35 +512,35 @@ class Matcher {
   // `self.<attr>` built in the class: the value of its only `self.<attr> = ...` or
   // `self.register_buffer("<attr>", ...)`; null when absent or ambiguous.
   TSNode classMember(TSNode attribute) const {
-    if (!isKind(attribute, "attribute")) return {};
+    if (!isKind(attribute, kind::attribute)) return {};
     TSNode object = unparenthesize(fieldOf(attribute, "object"));
-    if (!isKind(object, "identifier")) return {};
+    if (!isKind(object, kind::identifier)) return {};
     TSNode function = attention::enclosingFunctionOrModule(attribute);
-    if (!isKind(function, "function_definition")) return {};
+    if (!isKind(function, kind::function_definition)) return {};
     TSNode params = fieldOf(function, "parameters");
     TSNode first = ts_node_named_child_count(params) > 0 ? ts_node_named_child(params, 0) : TSNode{};
-    if (!isKind(first, "identifier") || text(first) != text(object)) return {};
+    if (!isKind(first, kind::identifier) || text(first) != text(object)) return {};
     TSNode cls = ts_node_parent(function);
-    if (isKind(cls, "decorated_definition")) cls = ts_node_parent(cls);
-    if (isKind(cls, "block")) cls = ts_node_parent(cls);
-    if (!isKind(cls, "class_definition")) return {};
+    if (isKind(cls, kind::decorated_definition)) cls = ts_node_parent(cls);
+    if (isKind(cls, kind::block)) cls = ts_node_parent(cls);
+    if (!isKind(cls, kind::class_definition)) return {};
     std::string_view member = text(fieldOf(attribute, "attribute"));
     TSNode found{};
     int count = 0;
     analysis::walkTree(
         fieldOf(cls, "body"),
         [&](TSNode node) {
-          if (isKind(node, "class_definition") || isKind(node, "lambda")) return false;
-          if (isKind(node, "assignment")) {
+          if (isKind(node, kind::class_definition) || isKind(node, kind::lambda)) return false;
+          if (isKind(node, kind::assignment)) {
             TSNode left = fieldOf(node, "left");
-            if (isKind(left, "attribute") && text(fieldOf(left, "attribute")) == member &&
-                isKind(fieldOf(left, "object"), "identifier") && text(fieldOf(left, "object")) == text(object)) {
+            if (isKind(left, kind::attribute) && text(fieldOf(left, "attribute")) == member &&
+                isKind(fieldOf(left, "object"), kind::identifier) && text(fieldOf(left, "object")) == text(object)) {
               found = fieldOf(node, "right");
               ++count;
             }
-          } else if (isKind(node, "call") && tensorMethod(node) == "register_buffer") {
+          } else if (isKind(node, kind::call) && tensorMethod(node) == "register_buffer") {
             auto args = positionalArguments(node);
-            if (args.size() >= 2 && isKind(args[0], "string")) {
+            if (args.size() >= 2 && isKind(args[0], kind::string)) {
               std::string_view name = text(args[0]);
               if (name.size() >= 2 && name.substr(1, name.size() - 2) == member) {
                 found = args[1];
@@ -560,16 +560,16 @@ class Matcher {
   // annotation, when it has them; false when `name` is no parameter.
   static bool parameterOf(TSNode function, std::string_view name, std::string_view source, TSNode& value,
                           TSNode& type) {
-    if (!isKind(function, "function_definition")) return false;
+    if (!isKind(function, kind::function_definition)) return false;
     TSNode params = fieldOf(function, "parameters");
     bool found = false;
     analysis::forEachNamedChild(params, [&](TSNode param) {
       if (found) return;
       TSNode id{};
-      if (isKind(param, "identifier")) id = param;
-      else if (isKind(param, "default_parameter") || isKind(param, "typed_default_parameter")) id = fieldOf(param, "name");
-      else if (isKind(param, "typed_parameter") && ts_node_named_child_count(param) > 0) id = ts_node_named_child(param, 0);
-      if (!isKind(id, "identifier") || analysis::textOf(id, source) != name) return;
+      if (isKind(param, kind::identifier)) id = param;
+      else if (isKind(param, kind::default_parameter) || isKind(param, kind::typed_default_parameter)) id = fieldOf(param, "name");
+      else if (isKind(param, kind::typed_parameter) && ts_node_named_child_count(param) > 0) id = ts_node_named_child(param, 0);
+      if (!isKind(id, kind::identifier) || analysis::textOf(id, source) != name) return;
       found = true;
       value = fieldOf(param, "value");
       type = fieldOf(param, "type");
@@ -584,7 +584,7 @@ class Matcher {
     analysis::walkTree(
         type,
         [&](TSNode n) {
-          if (!isKind(n, "identifier") && !isKind(n, "none")) return true;
+          if (!isKind(n, kind::identifier) && !isKind(n, kind::none)) return true;
           std::string_view t = text(n);
           if (t == "int" || t == "float") numeric = true;
           else if (!(allow_none && (t == "None" || t == "Optional" || t == "Union"))) other = true;
@@ -601,48 +601,48 @@ class Matcher {
   bool provablyNumber(TSNode expr, const FunctionFlow& flow, int depth = 0) const {
     if (depth > 10 || ts_node_is_null(expr)) return false;
     expr = unparenthesize(expr);
-    std::string_view kind = kindOf(expr);
-    if (kind == "integer" || kind == "float") return true;
-    if (kind == "unary_operator") return provablyNumber(fieldOf(expr, "argument"), flow, depth + 1);
-    if (kind == "binary_operator") {
+    analysis::NodeKind kind = kindOf(expr);
+    if (kind == kind::integer || kind == kind::float_) return true;
+    if (kind == kind::unary_operator) return provablyNumber(fieldOf(expr, "argument"), flow, depth + 1);
+    if (kind == kind::binary_operator) {
       std::string_view op = text(fieldOf(expr, "operator"));
       if (op != "+" && op != "-" && op != "*" && op != "/" && op != "//" && op != "**" && op != "%") return false;
       return provablyNumber(fieldOf(expr, "left"), flow, depth + 1) && provablyNumber(fieldOf(expr, "right"), flow, depth + 1);
     }
-    if (kind == "conditional_expression") {
+    if (kind == kind::conditional_expression) {
       // `a if c else b`: both branches.
       return ts_node_named_child_count(expr) == 3 && provablyNumber(ts_node_named_child(expr, 0), flow, depth + 1) &&
              provablyNumber(ts_node_named_child(expr, 2), flow, depth + 1);
     }
-    if (kind == "boolean_operator") {
+    if (kind == kind::boolean_operator) {
       // `qk_scale or head_dim ** -0.5`, with `qk_scale` a parameter that defaults to None.
       if (text(fieldOf(expr, "operator")) != "or") return false;
       TSNode left = unparenthesize(fieldOf(expr, "left"));
       if (!provablyNumber(fieldOf(expr, "right"), flow, depth + 1)) return false;
       if (provablyNumber(left, flow, depth + 1)) return true;
       TSNode value{}, type{};
-      if (isKind(left, "identifier") && flow.reaching(text(left), startOf(left)) == nullptr &&
+      if (isKind(left, kind::identifier) && flow.reaching(text(left), startOf(left)) == nullptr &&
           parameterOf(flow.owner(), text(left), source_, value, type)) {
-        bool none_default = isKind(unparenthesize(value), "none");
+        bool none_default = isKind(unparenthesize(value), kind::none);
         return none_default && (ts_node_is_null(type) || numericAnnotation(type, true));
       }
       return false;
     }
-    if (kind == "subscript") {
+    if (kind == kind::subscript) {
       // `x.shape[-1]`
       TSNode value = fieldOf(expr, "value");
       long long i = 0;
-      return isKind(value, "attribute") && text(fieldOf(value, "attribute")) == "shape" &&
+      return isKind(value, kind::attribute) && text(fieldOf(value, "attribute")) == "shape" &&
              isIntValue(fieldOf(expr, "subscript"), source_, i);
     }
-    if (kind == "call") {
+    if (kind == kind::call) {
       if (!plainCall(expr)) return false;
       auto args = positionalArguments(expr);
       std::string name = callee(expr);
       if (name.starts_with("math.")) return true;  // math functions return floats (or raise)
       if (name == "numpy.sqrt" || name == "numpy.log") return args.size() == 1 && provablyNumber(args[0], flow, depth + 1);
       TSNode function = fieldOf(expr, "function");
-      if (isKind(function, "identifier") && ctx_.model().resolve(text(function), function) == nullptr) {
+      if (isKind(function, kind::identifier) && ctx_.model().resolve(text(function), function) == nullptr) {
         std::string_view builtin = text(function);
         if (builtin == "int" || builtin == "float" || builtin == "len") return true;
         if (builtin == "abs" || builtin == "round") return args.size() >= 1 && provablyNumber(args[0], flow, depth + 1);
@@ -658,15 +658,15 @@ class Matcher {
       if (tensorMethod(expr, &object) == "size" && args.size() == 1 && isIntValue(args[0], source_, i)) return true;
       return false;
     }
-    if (kind == "attribute") {
+    if (kind == kind::attribute) {
       TSNode built = classMember(expr);
       if (ts_node_is_null(built)) return false;
       TSNode owner = attention::enclosingFunctionOrModule(built);
-      if (!isKind(owner, "function_definition")) return false;
+      if (!isKind(owner, kind::function_definition)) return false;
       FunctionFlow member_flow(owner, source_);
       return provablyNumber(built, member_flow, depth + 1);
     }
-    if (kind == "identifier") {
+    if (kind == kind::identifier) {
       const Definition* def = flow.reaching(text(expr), startOf(expr));
       if (def != nullptr) {
         if (def->kind != Definition::Kind::Assign || flow.previous(def) != nullptr) return false;
@@ -684,13 +684,13 @@ class Matcher {
   // Whether the function passes parameter `name` as a size to a `torch.nn` layer (`nn.Linear(dim,
   // dim * 3)`, `nn.LayerNorm(dim)`): a tensor there raises, so the parameter is an int.
   bool sizedInBody(TSNode function, std::string_view name) const {
-    if (!isKind(function, "function_definition")) return false;
+    if (!isKind(function, kind::function_definition)) return false;
     bool sized = false;
     analysis::walkTree(
         fieldOf(function, "body"),
         [&](TSNode n) {
-          if (sized || isKind(n, "function_definition") || isKind(n, "class_definition") || isKind(n, "lambda")) return false;
-          if (!isKind(n, "call")) return true;
+          if (sized || isKind(n, kind::function_definition) || isKind(n, kind::class_definition) || isKind(n, kind::lambda)) return false;
+          if (!isKind(n, kind::call)) return true;
           std::string name_of = callee(n);
           static constexpr std::string_view kLayers[] = {"torch.nn.Linear", "torch.nn.Conv1d", "torch.nn.Conv2d",
                                                          "torch.nn.Conv3d", "torch.nn.LayerNorm", "torch.nn.Embedding"};
@@ -698,15 +698,15 @@ class Matcher {
           for (TSNode a : positionalArguments(n)) {
             TSNode arg = unparenthesize(a);
             // the name itself, or one operand of `dim * 3` / `dim // heads`
-            while (isKind(arg, "binary_operator") && !isKind(unparenthesize(fieldOf(arg, "left")), "identifier"))
+            while (isKind(arg, kind::binary_operator) && !isKind(unparenthesize(fieldOf(arg, "left")), kind::identifier))
               arg = unparenthesize(fieldOf(arg, "left"));
-            if (isKind(arg, "binary_operator")) {
+            if (isKind(arg, kind::binary_operator)) {
               std::string_view op = text(fieldOf(arg, "operator"));
               if (op == "*" || op == "//" || op == "+" || op == "-") {
                 if (text(unparenthesize(fieldOf(arg, "left"))) == name || text(unparenthesize(fieldOf(arg, "right"))) == name)
                   sized = true;
               }
-            } else if (isKind(arg, "identifier") && text(arg) == name) {
+            } else if (isKind(arg, kind::identifier) && text(arg) == name) {
               sized = true;
             }
           }
@@ -723,20 +723,20 @@ class Matcher {
     if (depth > 8 || ts_node_is_null(expr)) return false;
     expr = unparenthesize(expr);
     if (provablyNumber(expr, flow)) return true;
-    if (isKind(expr, "attribute")) {
+    if (isKind(expr, kind::attribute)) {
       TSNode built = classMember(expr);
       if (ts_node_is_null(built)) return false;
       TSNode owner = attention::enclosingFunctionOrModule(built);
-      if (!isKind(owner, "function_definition")) return false;
+      if (!isKind(owner, kind::function_definition)) return false;
       FunctionFlow member_flow(owner, source_);
       return foldable(built, member_flow, depth + 1);
     }
-    if (isKind(expr, "identifier")) {
+    if (isKind(expr, kind::identifier)) {
       const Definition* def = flow.reaching(text(expr), startOf(expr));
       if (def == nullptr || def->kind != Definition::Kind::Assign || flow.previous(def) != nullptr) return false;
       return foldable(def->value, flow, depth + 1);
     }
-    if (isKind(expr, "binary_operator")) {
+    if (isKind(expr, kind::binary_operator)) {
       std::string_view op = text(fieldOf(expr, "operator"));
       if (op != "*" && op != "/") return false;
       TSNode l = fieldOf(expr, "left"), r = fieldOf(expr, "right");
@@ -744,7 +744,7 @@ class Matcher {
              (op == "*" && provablyNumber(l, flow) && foldable(r, flow, depth + 1));
     }
     // `**factory_kwargs` (dtype, device) never changes a shape; `*sizes` hides it.
-    if (!isKind(expr, "call") || hasStarArguments(expr)) return false;
+    if (!isKind(expr, kind::call) || hasStarArguments(expr)) return false;
     std::string name = callee(expr);
     auto args = positionalArguments(expr);
     if (name == "torch.nn.Parameter" || name == "torch.nn.parameter.Parameter")
@@ -759,7 +759,7 @@ class Matcher {
         if (args.size() != 2) return false;
         sizes = {args[0]};
       }
-      if (sizes.size() == 1 && (isKind(sizes[0], "tuple") || isKind(sizes[0], "list"))) {
+      if (sizes.size() == 1 && (isKind(sizes[0], kind::tuple) || isKind(sizes[0], kind::list))) {
         TSNode seq = sizes[0];
         sizes.clear();
         analysis::forEachNamedChild(seq, [&](TSNode c) { sizes.push_back(c); });
@@ -773,7 +773,7 @@ class Matcher {
     if ((method == "reshape" || method == "view") && !hasStarArguments(expr)) {
       // `self.logit_scale.reshape(1, heads, 1, 1)`: whatever it holds, its last axis has size 1.
       auto sizes = positionalArguments(expr);
-      if (sizes.size() == 1 && (isKind(sizes[0], "tuple") || isKind(sizes[0], "list"))) {
+      if (sizes.size() == 1 && (isKind(sizes[0], kind::tuple) || isKind(sizes[0], kind::list))) {
         TSNode seq = sizes[0];
         sizes.clear();
         analysis::forEachNamedChild(seq, [&](TSNode c) { sizes.push_back(c); });
@@ -811,7 +811,7 @@ class Matcher {
   // Follows a local name bound by a plain assignment to its value (for operands like `kT`).
   TSNode followAssigned(TSNode node, Pattern& p) const {
     node = unparenthesize(node);
-    if (!isKind(node, "identifier")) return node;
+    if (!isKind(node, kind::identifier)) return node;
     const Definition* def = flow_.reaching(text(node), startOf(node));
     if (def == nullptr || def->kind != Definition::Kind::Assign) return node;
     if (ts_node_is_null(def->block) || !analysis::contains(def->block, node)) return node;
@@ -826,7 +826,7 @@ class Matcher {
   bool traceProbs(TSNode expr, Pattern& p, int depth, bool) {
     if (depth > kMaxDepth || !spend()) return false;
     expr = unparenthesize(expr);
-    if (isKind(expr, "identifier")) {
+    if (isKind(expr, kind::identifier)) {
       for (const Definition* def : candidates(text(expr), startOf(expr), expr)) {
         if (def->kind != Definition::Kind::Assign) return false;
         Pattern attempt = p;
@@ -838,7 +838,7 @@ class Matcher {
       }
       return false;
     }
-    if (!isKind(expr, "call") || !plainCall(expr)) return false;
+    if (!isKind(expr, kind::call) || !plainCall(expr)) return false;
 
     // Casts back to the input dtype after an upcast softmax.
     TSNode object{};
@@ -872,7 +872,7 @@ class Matcher {
     } else if (name.empty()) {
       TSNode function = fieldOf(call, "function");
       TSNode built = classMember(function);
-      if (!isKind(built, "call") || callee(built) != "torch.nn.Dropout") return {};
+      if (!isKind(built, kind::call) || callee(built) != "torch.nn.Dropout") return {};
       auto args = positionalArguments(call);
       if (args.size() != 1) return {};
       input = args[0];
@@ -916,7 +916,7 @@ class Matcher {
     } else if (!name.empty()) {
       return {};
     } else if (TSNode module = unparenthesize(fieldOf(call, "function"));
-               isKind(module, "call") && plainCall(module) && callee(module) == "torch.nn.Softmax") {
+               isKind(module, kind::call) && plainCall(module) && callee(module) == "torch.nn.Softmax") {
       // `nn.Softmax(dim=-1)(x)`: the module built and called at once.
       auto args = positionalArguments(call);
       if (args.size() != 1 || !plainCall(call)) return {};
@@ -925,7 +925,7 @@ class Matcher {
     } else if (TSNode built = classMember(fieldOf(call, "function")); !ts_node_is_null(built)) {
       // `self.softmax(x)` with `self.softmax = nn.Softmax(dim=-1)` in the class, or
       // `self.attend = nn.Sequential(nn.Softmax(dim=-1), nn.Dropout(dropout))` (vit-pytorch).
-      if (!isKind(built, "call") || !plainCall(built)) return {};
+      if (!isKind(built, kind::call) || !plainCall(built)) return {};
       auto args = positionalArguments(call);
       if (args.size() != 1 || !plainCall(call)) return {};
       TSNode softmax = built;
@@ -935,7 +935,7 @@ class Matcher {
         softmax = unparenthesize(layers[0]);
         if (layers.size() == 2) {
           TSNode drop = unparenthesize(layers[1]);
-          if (!isKind(drop, "call") || !plainCall(drop) || callee(drop) != "torch.nn.Dropout") return {};
+          if (!isKind(drop, kind::call) || !plainCall(drop) || callee(drop) != "torch.nn.Dropout") return {};
           TSNode function = fieldOf(call, "function");
           TSNode rate = argument(drop, 0, "p");
           auto literal = ts_node_is_null(rate) ? std::optional<double>(0.5) : numberValue(rate, source_);
@@ -945,7 +945,7 @@ class Matcher {
           p.dropout_rate = literal;
         }
       }
-      if (!isKind(softmax, "call") || callee(softmax) != "torch.nn.Softmax") return {};
+      if (!isKind(softmax, kind::call) || callee(softmax) != "torch.nn.Softmax") return {};
       input = args[0];
       dim = argument(softmax, 0, "dim");
     } else if (TSNode object{}; tensorMethod(call, &object) == "softmax") {
@@ -971,7 +971,7 @@ class Matcher {
   bool traceScores(TSNode expr, Pattern& p, int depth) {
     if (depth > kMaxDepth || !spend()) return false;
     expr = unparenthesize(expr);
-    if (isKind(expr, "identifier")) return traceScoresName(text(expr), startOf(expr), expr, p, depth + 1);
+    if (isKind(expr, kind::identifier)) return traceScoresName(text(expr), startOf(expr), expr, p, depth + 1);
 
     if (qkProduct(expr, p)) return true;
 
@@ -982,7 +982,7 @@ class Matcher {
       p = std::move(attempt);
       return true;
     }
-    if (isKind(expr, "binary_operator")) {
+    if (isKind(expr, kind::binary_operator)) {
       std::string_view op = text(fieldOf(expr, "operator"));
       TSNode left = fieldOf(expr, "left"), right = fieldOf(expr, "right");
       if (op == "/") return scaleStep(left, right, true, p, depth);
@@ -991,7 +991,7 @@ class Matcher {
       if (op == "-" && isMaxOf(right, left)) return traceScores(left, p, depth + 1);
       return false;
     }
-    if (!isKind(expr, "call") || !plainCall(expr)) return false;
+    if (!isKind(expr, kind::call) || !plainCall(expr)) return false;
     TSNode object{};
     std::string_view method = tensorMethod(expr, &object);
     auto args = positionalArguments(expr);
@@ -1001,11 +1001,11 @@ class Matcher {
     if (TSNode function = fieldOf(expr, "function");
         args.size() == 1 && ts_node_named_child_count(argumentList(expr)) == 1 && p.score_mod.empty() &&
         !ctx_.model().qualifiedName(function) &&
-        (isKind(function, "identifier") ||
-         (isKind(function, "attribute") && isKind(unparenthesize(fieldOf(function, "object")), "identifier") &&
+        (isKind(function, kind::identifier) ||
+         (isKind(function, kind::attribute) && isKind(unparenthesize(fieldOf(function, "object")), kind::identifier) &&
           text(unparenthesize(fieldOf(function, "object"))) == "self"))) {
       TSNode inner = unparenthesize(args[0]);
-      if (isKind(inner, "identifier") || asMatmul(inner)) {
+      if (isKind(inner, kind::identifier) || asMatmul(inner)) {
         Pattern attempt = p;
         attempt.score_mod = "`" + std::string(text(function)) + "(...)`";
         attempt.opaque_mod = true;
@@ -1131,18 +1131,18 @@ class Matcher {
   // as a method): the scores inside; null for anything else.
   TSNode softCapped(TSNode expr) const {
     expr = unparenthesize(expr);
-    if (!isKind(expr, "binary_operator") || text(fieldOf(expr, "operator")) != "*") return {};
+    if (!isKind(expr, kind::binary_operator) || text(fieldOf(expr, "operator")) != "*") return {};
     for (int side = 0; side < 2; ++side) {
       TSNode cap = unparenthesize(fieldOf(expr, side == 0 ? "left" : "right"));
       TSNode tanh = unparenthesize(fieldOf(expr, side == 0 ? "right" : "left"));
-      if (!isKind(tanh, "call") || !plainCall(tanh)) continue;
+      if (!isKind(tanh, kind::call) || !plainCall(tanh)) continue;
       TSNode inner{};
       std::string name = callee(tanh);
       auto args = positionalArguments(tanh);
       if ((name == "torch.tanh" || name == "torch.nn.functional.tanh") && args.size() == 1) inner = args[0];
       else if (TSNode object{}; tensorMethod(tanh, &object) == "tanh" && args.empty()) inner = object;
       inner = unparenthesize(inner);
-      if (!isKind(inner, "binary_operator") || text(fieldOf(inner, "operator")) != "/") continue;
+      if (!isKind(inner, kind::binary_operator) || text(fieldOf(inner, "operator")) != "/") continue;
       if (text(unparenthesize(fieldOf(inner, "right"))) != text(cap)) continue;
       return fieldOf(inner, "left");
     }
@@ -1159,8 +1159,8 @@ class Matcher {
   bool isMaxOf(TSNode maximum, TSNode scores) const {
     maximum = unparenthesize(maximum);
     for (int i = 0; i < 4; ++i) {
-      if (isKind(maximum, "subscript")) maximum = unparenthesize(fieldOf(maximum, "value"));
-      else if (isKind(maximum, "attribute") && text(fieldOf(maximum, "attribute")) == "values")
+      if (isKind(maximum, kind::subscript)) maximum = unparenthesize(fieldOf(maximum, "value"));
+      else if (isKind(maximum, kind::attribute) && text(fieldOf(maximum, "attribute")) == "values")
         maximum = unparenthesize(fieldOf(maximum, "object"));
       else break;
     }
@@ -1169,7 +1169,7 @@ class Matcher {
     if (method == "detach") method = tensorMethod(unparenthesize(object), &object);
     if (method != "max" && method != "amax") return false;
     object = unparenthesize(object);
-    if (isKind(object, "call") && tensorMethod(object) == "detach") object = unparenthesize(fieldOf(fieldOf(object, "function"), "object"));
+    if (isKind(object, kind::call) && tensorMethod(object) == "detach") object = unparenthesize(fieldOf(fieldOf(object, "function"), "object"));
     return text(object) == text(unparenthesize(scores));
   }
 
@@ -1177,15 +1177,15 @@ class Matcher {
 
   // `float(...)` and friends: the builtin, not shadowed by a local or an import.
   bool isBuiltinCall(TSNode node, std::string_view name) const {
-    if (!isKind(node, "call")) return false;
+    if (!isKind(node, kind::call)) return false;
     TSNode function = fieldOf(node, "function");
-    return isKind(function, "identifier") && text(function) == name &&
+    return isKind(function, kind::identifier) && text(function) == name &&
            ctx_.model().resolve(name, function) == nullptr;
   }
 
   bool isLargeNegative(TSNode fill, int depth = 0) const {
     fill = unparenthesize(fill);
-    if (isKind(fill, "identifier") && depth < 4) {
+    if (isKind(fill, kind::identifier) && depth < 4) {
       // `max_neg_value = -torch.finfo(sim.dtype).max` then `masked_fill_(~mask, max_neg_value)`.
       const Definition* def = flow_.reaching(text(fill), startOf(fill));
       if (def == nullptr || def->kind != Definition::Kind::Assign) return false;
@@ -1195,14 +1195,14 @@ class Matcher {
     if (auto value = numberValue(fill, source_)) return *value <= -1e4;
     if (isBuiltinCall(fill, "float")) {
       auto args = positionalArguments(fill);
-      if (args.size() == 1 && isKind(args[0], "string")) {
+      if (args.size() == 1 && isKind(args[0], kind::string)) {
         std::string s(text(args[0]));
         std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
         return s == "\"-inf\"" || s == "'-inf'" || s == "\"-infinity\"" || s == "'-infinity'";
       }
       return false;
     }
-    if (isKind(fill, "unary_operator") && text(fieldOf(fill, "operator")) == "-") {
+    if (isKind(fill, kind::unary_operator) && text(fieldOf(fill, "operator")) == "-") {
       TSNode inner = unparenthesize(fieldOf(fill, "argument"));
       auto q = ctx_.model().qualifiedName(inner);
       if (q && (*q == "math.inf" || *q == "torch.inf" || *q == "numpy.inf")) return true;
@@ -1211,16 +1211,16 @@ class Matcher {
         return args.size() == 1 && (text(args[0]) == "\"inf\"" || text(args[0]) == "'inf'");
       }
       // -torch.finfo(x.dtype).max
-      if (isKind(inner, "attribute") && text(fieldOf(inner, "attribute")) == "max") {
+      if (isKind(inner, kind::attribute) && text(fieldOf(inner, "attribute")) == "max") {
         TSNode base = fieldOf(inner, "object");
-        return isKind(base, "call") && callee(base) == "torch.finfo";
+        return isKind(base, kind::call) && callee(base) == "torch.finfo";
       }
       return false;
     }
     // torch.finfo(x.dtype).min
-    if (isKind(fill, "attribute") && text(fieldOf(fill, "attribute")) == "min") {
+    if (isKind(fill, kind::attribute) && text(fieldOf(fill, "attribute")) == "min") {
       TSNode base = fieldOf(fill, "object");
-      return isKind(base, "call") && callee(base) == "torch.finfo";
+      return isKind(base, kind::call) && callee(base) == "torch.finfo";
     }
     return false;
   }
@@ -1230,27 +1230,27 @@ class Matcher {
   bool isTrilOnes(TSNode node, int depth = 0) const {
     if (depth > 8) return false;
     node = unparenthesize(node);
-    if (isKind(node, "subscript")) {
+    if (isKind(node, kind::subscript)) {
       // Only slices that keep a top-left corner: `[:, :, :T, :T]`, `[..., :T, :S]`.
       bool plain = true;
       analysis::forEachFieldChild(node, "subscript", [&](TSNode index) {
-        if (isKind(index, "ellipsis")) return;
-        if (!isKind(index, "slice")) { plain = false; return; }
+        if (isKind(index, kind::ellipsis)) return;
+        if (!isKind(index, kind::slice)) { plain = false; return; }
         std::string_view t = text(index);
         if (!t.starts_with(":") || t.find(':', 1) != std::string_view::npos) plain = false;
       });
       return plain && isTrilOnes(fieldOf(node, "value"), depth + 1);
     }
-    if (isKind(node, "identifier")) {
+    if (isKind(node, kind::identifier)) {
       const Definition* def = flow_.reaching(text(node), startOf(node));
       if (def == nullptr) return false;
       return def->kind == Definition::Kind::Assign && isTrilOnes(def->value, depth + 1);
     }
-    if (isKind(node, "attribute")) {
+    if (isKind(node, kind::attribute)) {
       TSNode built = classMember(node);
       return !ts_node_is_null(built) && isTrilOnes(built, depth + 1);
     }
-    if (!isKind(node, "call")) return false;
+    if (!isKind(node, kind::call)) return false;
     TSNode object{};
     std::string_view method = tensorMethod(node, &object);
     if (method == "bool" || method == "to" || method == "view" || method == "unsqueeze" || method == "float" ||
@@ -1278,7 +1278,7 @@ class Matcher {
     p.masks += 1;
     p.mask_node = condition;
     // `tril == 0` or `~tril`: excluded above the diagonal, i.e. causal.
-    if (isKind(condition, "comparison_operator") && ts_node_named_child_count(condition) == 2) {
+    if (isKind(condition, kind::comparison_operator) && ts_node_named_child_count(condition) == 2) {
       TSNode a = ts_node_named_child(condition, 0), b = ts_node_named_child(condition, 1);
       std::string_view op = text(ts_node_child(condition, 1));
       long long zero = 1;
@@ -1293,7 +1293,7 @@ class Matcher {
         return true;
       }
     }
-    if (isKind(condition, "unary_operator") && text(fieldOf(condition, "operator")) == "~") {
+    if (isKind(condition, kind::unary_operator) && text(fieldOf(condition, "operator")) == "~") {
       TSNode inner = unparenthesize(fieldOf(condition, "argument"));
       if (isTrilOnes(inner)) {
         p.mask = MaskKind::Causal;
@@ -1319,10 +1319,10 @@ class Matcher {
   // returns `k`; null when the operand is not a transposed key.
   TSNode untransposed(TSNode node, bool bmm, int& rank) const {
     node = unparenthesize(node);
-    if (isKind(node, "attribute") && text(fieldOf(node, "attribute")) == "mT" &&
+    if (isKind(node, kind::attribute) && text(fieldOf(node, "attribute")) == "mT" &&
         !ctx_.model().qualifiedName(node))
       return fieldOf(node, "object");
-    if (!isKind(node, "call") || !plainCall(node)) return {};
+    if (!isKind(node, kind::call) || !plainCall(node)) return {};
     TSNode object{};
     std::vector<TSNode> dims;
     std::string_view method = tensorMethod(node, &object);
@@ -1361,16 +1361,16 @@ class Matcher {
   bool scaleLike(TSNode node) const {
     node = unparenthesize(node);
     if (numberValue(node, source_)) return true;
-    if (isKind(node, "binary_operator")) {
+    if (isKind(node, kind::binary_operator)) {
       std::string_view op = text(fieldOf(node, "operator"));
       return op == "**" || (op == "/" && numberValue(fieldOf(node, "left"), source_));
     }
-    if (isKind(node, "call")) {
+    if (isKind(node, kind::call)) {
       std::string name = callee(node);
       return name == "math.sqrt" || name == "numpy.sqrt" || name == "math.pow";
     }
-    std::string_view name = text(isKind(node, "attribute") ? fieldOf(node, "attribute") : node);
-    if (!isKind(node, "attribute") && !isKind(node, "identifier")) return false;
+    std::string_view name = text(isKind(node, kind::attribute) ? fieldOf(node, "attribute") : node);
+    if (!isKind(node, kind::attribute) && !isKind(node, kind::identifier)) return false;
     std::string lower(name);
     std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
     return lower.find("scal") != std::string::npos;
@@ -1379,7 +1379,7 @@ class Matcher {
   // The value a local name holds at `at` when it was bound by a plain assignment; else `node`.
   TSNode boundValue(TSNode node) const {
     node = unparenthesize(node);
-    if (!isKind(node, "identifier")) return node;
+    if (!isKind(node, kind::identifier)) return node;
     const Definition* def = flow_.reaching(text(node), startOf(node));
     if (def == nullptr || def->kind != Definition::Kind::Assign) return {};
     return unparenthesize(def->value);
@@ -1392,14 +1392,14 @@ class Matcher {
     if (depth > 4) return {};
     expr = boundValue(expr);
     if (ts_node_is_null(expr)) return {};
-    if (isKind(expr, "binary_operator")) {
+    if (isKind(expr, kind::binary_operator)) {
       std::string_view op = text(fieldOf(expr, "operator"));
       TSNode l = fieldOf(expr, "left"), r = fieldOf(expr, "right");
       if ((op == "*" || op == "/") && scaleLike(r)) return axisOrder(l, rank, depth + 1);
       if (op == "*" && scaleLike(l)) return axisOrder(r, rank, depth + 1);
       return {};
     }
-    if (!isKind(expr, "call") || !plainCall(expr)) return {};
+    if (!isKind(expr, kind::call) || !plainCall(expr)) return {};
     TSNode object{};
     std::string_view method = tensorMethod(expr, &object);
     auto args = positionalArguments(expr);
@@ -1433,10 +1433,10 @@ class Matcher {
     }
     if (callee(expr) == "einops.rearrange" && args.size() == 2) {
       TSNode pattern = unparenthesize(args[1]);
-      if (!isKind(pattern, "string")) return {};
+      if (!isKind(pattern, kind::string)) return {};
       std::string content;
       analysis::forEachNamedChild(pattern, [&](TSNode child) {
-        if (isKind(child, "string_content")) content += text(child);
+        if (isKind(child, kind::string_content)) content += text(child);
       });
       size_t arrow = content.find("->");
       if (arrow == std::string::npos) return {};
@@ -1475,20 +1475,20 @@ class Matcher {
     if (depth > 6 || ts_node_is_null(expr)) return 0;
     expr = boundValue(expr);
     if (ts_node_is_null(expr)) return 0;
-    if (isKind(expr, "binary_operator")) {
+    if (isKind(expr, kind::binary_operator)) {
       std::string_view op = text(fieldOf(expr, "operator"));
       TSNode l = fieldOf(expr, "left"), r = fieldOf(expr, "right");
       if ((op == "*" || op == "/") && scaleLike(r)) return visibleRank(l, depth + 1);
       if (op == "*" && scaleLike(l)) return visibleRank(r, depth + 1);
       return 0;
     }
-    if (isKind(expr, "attribute") && text(fieldOf(expr, "attribute")) == "mT") return visibleRank(fieldOf(expr, "object"), depth + 1);
-    if (!isKind(expr, "call") || !plainCall(expr)) return 0;
+    if (isKind(expr, kind::attribute) && text(fieldOf(expr, "attribute")) == "mT") return visibleRank(fieldOf(expr, "object"), depth + 1);
+    if (!isKind(expr, kind::call) || !plainCall(expr)) return 0;
     TSNode object{};
     std::string_view method = tensorMethod(expr, &object);
     auto args = positionalArguments(expr);
     if (method == "view" || method == "reshape") {
-      if (args.size() == 1 && (isKind(args[0], "tuple") || isKind(args[0], "list")))
+      if (args.size() == 1 && (isKind(args[0], kind::tuple) || isKind(args[0], kind::list)))
         return static_cast<int>(ts_node_named_child_count(args[0]));
       if (args.size() == 1) {
         long long v = 0;
@@ -1527,7 +1527,7 @@ class Matcher {
       // `k.transpose(-2, -1) * scale`: the scale applied to the key after the transpose.
       TSNode key_scale{};
       bool key_scale_divides = false;
-      if (isKind(right, "binary_operator")) {
+      if (isKind(right, kind::binary_operator)) {
         std::string_view op = text(fieldOf(right, "operator"));
         TSNode l = fieldOf(right, "left"), r = fieldOf(right, "right");
         if ((op == "*" || op == "/") && scaleLike(r) && !scaleLike(l)) {
@@ -1566,7 +1566,7 @@ class Matcher {
     bool key_scaled = false;
     if (mm->einsum) {
       TSNode k = unparenthesize(key);
-      if (isKind(k, "binary_operator")) {
+      if (isKind(k, kind::binary_operator)) {
         std::string_view op = text(fieldOf(k, "operator"));
         TSNode left = fieldOf(k, "left"), right = fieldOf(k, "right");
         key_scaled = ((op == "*" || op == "/") && scaleLike(right) && !scaleLike(left)) ||
@@ -1574,7 +1574,7 @@ class Matcher {
       }
     }
     // `(q * scale) @ kᵀ`: the scale goes to `scale=`, the query is `q`.
-    if (isKind(query, "binary_operator") && !key_scaled) {
+    if (isKind(query, kind::binary_operator) && !key_scaled) {
       std::string_view op = text(fieldOf(query, "operator"));
       TSNode left = fieldOf(query, "left"), right = fieldOf(query, "right");
       if (op == "*" && scaleLike(left) && !scaleLike(right)) {
@@ -1616,16 +1616,16 @@ bool isHeadDimOf(TSNode node, const Pattern& p, std::string_view source) {
   node = unparenthesize(node);
   TSNode object{};
   TSNode index{};
-  if (isKind(node, "call")) {
+  if (isKind(node, kind::call)) {
     TSNode function = fieldOf(node, "function");
-    if (!isKind(function, "attribute") || analysis::textOf(fieldOf(function, "attribute"), source) != "size") return false;
+    if (!isKind(function, kind::attribute) || analysis::textOf(fieldOf(function, "attribute"), source) != "size") return false;
     auto args = positionalArguments(node);
     if (args.size() != 1) return false;
     object = fieldOf(function, "object");
     index = args[0];
-  } else if (isKind(node, "subscript")) {
+  } else if (isKind(node, kind::subscript)) {
     TSNode value = fieldOf(node, "value");
-    if (!isKind(value, "attribute") || analysis::textOf(fieldOf(value, "attribute"), source) != "shape") return false;
+    if (!isKind(value, kind::attribute) || analysis::textOf(fieldOf(value, "attribute"), source) != "shape") return false;
     object = fieldOf(value, "object");
     index = fieldOf(node, "subscript");
   } else {
@@ -1654,12 +1654,12 @@ ScaleInfo classifyScale(const Pattern& p, Matcher& m, std::string_view source, i
   }
   auto sqrtArgument = [&](TSNode node) -> TSNode {
     node = unparenthesize(node);
-    if (isKind(node, "call")) {
+    if (isKind(node, kind::call)) {
       std::string name = m.callee(node);
       auto args = positionalArguments(node);
       if ((name == "math.sqrt" || name == "numpy.sqrt") && args.size() == 1) return args[0];
     }
-    if (isKind(node, "binary_operator") && m.text(fieldOf(node, "operator")) == "**") {
+    if (isKind(node, kind::binary_operator) && m.text(fieldOf(node, "operator")) == "**") {
       auto e = numberValue(fieldOf(node, "right"), source);
       if (e && *e == 0.5) return fieldOf(node, "left");
     }
@@ -1668,7 +1668,7 @@ ScaleInfo classifyScale(const Pattern& p, Matcher& m, std::string_view source, i
   TSNode dim{};
   if (divides) {
     dim = sqrtArgument(factor);
-  } else if (isKind(factor, "binary_operator")) {
+  } else if (isKind(factor, kind::binary_operator)) {
     std::string_view op = m.text(fieldOf(factor, "operator"));
     if (op == "**") {
       auto e = numberValue(fieldOf(factor, "right"), source);
@@ -1677,11 +1677,11 @@ ScaleInfo classifyScale(const Pattern& p, Matcher& m, std::string_view source, i
       auto one = numberValue(fieldOf(factor, "left"), source);
       if (one && *one == 1.0) dim = sqrtArgument(fieldOf(factor, "right"));
     }
-  } else if (isKind(factor, "call") && m.callee(factor) == "math.pow") {
+  } else if (isKind(factor, kind::call) && m.callee(factor) == "math.pow") {
     auto args = positionalArguments(factor);
     auto e = args.size() == 2 ? numberValue(args[1], source) : std::nullopt;
     if (e && *e == -0.5) dim = args[0];
-  } else if (isKind(factor, "attribute")) {
+  } else if (isKind(factor, kind::attribute)) {
     // `self.scale` built in __init__ as `head_dim ** -0.5`.
     TSNode built = m.classMember(factor);
     if (!ts_node_is_null(built)) {
@@ -1703,16 +1703,16 @@ ScaleInfo classifyScale(const Pattern& p, Matcher& m, std::string_view source, i
 
 AttentionFacts::Dtype autocastDtype(TSNode node, Context& ctx) {
   for (TSNode cur = ts_node_parent(node); !ts_node_is_null(cur); cur = ts_node_parent(cur)) {
-    if (isKind(cur, "function_definition") || isKind(cur, "class_definition") || isKind(cur, "lambda")) break;
-    if (!isKind(cur, "with_statement")) continue;
+    if (isKind(cur, kind::function_definition) || isKind(cur, kind::class_definition) || isKind(cur, kind::lambda)) break;
+    if (!isKind(cur, kind::with_statement)) continue;
     auto found = AttentionFacts::Dtype::Unknown;
     analysis::walkTree(
         cur,
         [&](TSNode n) {
-          if (isKind(n, "block")) return false;
-          if (!isKind(n, "with_item")) return true;
+          if (isKind(n, kind::block)) return false;
+          if (!isKind(n, kind::with_item)) return true;
           TSNode call = unparenthesize(fieldOf(n, "value"));
-          if (isKind(call, "as_pattern")) call = unparenthesize(ts_node_named_child(call, 0));
+          if (isKind(call, kind::as_pattern)) call = unparenthesize(ts_node_named_child(call, 0));
           auto name = ctx.model().calleeName(call);
           if (!name) return false;
           bool amp = *name == "torch.amp.autocast";
@@ -1767,14 +1767,14 @@ std::vector<TSNode> identifiersIn(TSNode node) {
   analysis::walkTree(
       node,
       [&](TSNode n) {
-        if (isKind(n, "identifier")) {
+        if (isKind(n, kind::identifier)) {
           TSNode parent = ts_node_parent(n);
-          bool member = isKind(parent, "attribute") && analysis::sameNode(fieldOf(parent, "attribute"), n);
-          bool keyword = isKind(parent, "keyword_argument") && analysis::sameNode(fieldOf(parent, "name"), n);
+          bool member = isKind(parent, kind::attribute) && analysis::sameNode(fieldOf(parent, "attribute"), n);
+          bool keyword = isKind(parent, kind::keyword_argument) && analysis::sameNode(fieldOf(parent, "name"), n);
           if (!member && !keyword) out.push_back(n);
           return false;
         }
-        return !isKind(n, "lambda");
+        return !isKind(n, kind::lambda);
       },
       [](TSNode) {});
   return out;
@@ -1812,9 +1812,9 @@ std::optional<quickfix::Fix> buildFix(const Pattern& p, const ScaleInfo& scale, 
   // is almost always an oversight, and `dropout_p=p` would carry it into the new call.
   if (!ts_node_is_null(p.dropout_without_training)) {
     TSNode function = attention::enclosingFunctionOrModule(p.dropout_without_training);
-    TSNode params = isKind(function, "function_definition") ? fieldOf(function, "parameters") : TSNode{};
+    TSNode params = isKind(function, kind::function_definition) ? fieldOf(function, "parameters") : TSNode{};
     TSNode first = ts_node_is_null(params) ? TSNode{} : ts_node_named_child(params, 0);
-    if (!ts_node_is_null(first) && isKind(first, "identifier") && m.text(first) == "self")
+    if (!ts_node_is_null(first) && isKind(first, kind::identifier) && m.text(first) == "self")
       return refuse("`F.dropout` without `training=` also drops in evaluation mode; pass "
                     "`training=self.training` first (the rewrite then follows it)");
   }
@@ -1888,7 +1888,7 @@ std::optional<quickfix::Fix> buildFix(const Pattern& p, const ScaleInfo& scale, 
   consumed.erase(std::unique(consumed.begin(), consumed.end()), consumed.end());
   std::vector<TSNode> statements;
   for (const Definition* def : consumed) {
-    if (!isKind(def->statement, "expression_statement") || ts_node_named_child_count(def->statement) != 1 ||
+    if (!isKind(def->statement, kind::expression_statement) || ts_node_named_child_count(def->statement) != 1 ||
         !analysis::sameNode(ts_node_parent(def->statement), block) || endOf(def->statement) > startOf(final_statement))
       return refuse("`" + std::string(def->name) + "` is assigned in a statement the rewrite cannot remove on its own");
     bool seen = false;
@@ -2012,7 +2012,7 @@ class HandRolledAttention final : public Rule {
 
  public:
   const RuleMeta& meta() const override { return kHandRolledAttention; }
-  std::vector<std::string_view> nodeKinds() const override { return {"binary_operator", "call"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::binary_operator, kind::call}; }
   std::vector<std::string_view> triggers() const override { return {"softmax", "Softmax"}; }
   // Before parsing: the code (strings and comments blanked) must name a softmax and may hold a
   // product. Most files that mention a softmax do so in docstrings and op tables.
@@ -2038,19 +2038,19 @@ class HandRolledAttention final : public Rule {
     if (!releases::existsAt("torch.nn.functional.scaled_dot_product_attention", ctx.settings().torch_version)) return;
     // The weights enter ·V as a name or a call (softmax, dropout, cast), never as a sum or product.
     TSNode weights{};
-    if (isKind(node, "binary_operator")) {
+    if (isKind(node, kind::binary_operator)) {
       weights = fieldOf(node, "left");
     } else {
       auto args = positionalArguments(node);
       TSNode function = fieldOf(node, "function");
-      bool method = isKind(function, "attribute") && analysis::textOf(fieldOf(function, "attribute"), ctx.source()) != "einsum" &&
+      bool method = isKind(function, kind::attribute) && analysis::textOf(fieldOf(function, "attribute"), ctx.source()) != "einsum" &&
                     !ctx.model().qualifiedName(function);
       if (method) weights = fieldOf(function, "object");
       else if (args.size() == 2) weights = args[0];
       else if (args.size() == 3) weights = args[1];
     }
     weights = unparenthesize(weights);
-    if (!isKind(weights, "identifier") && !isKind(weights, "call")) return;
+    if (!isKind(weights, kind::identifier) && !isKind(weights, kind::call)) return;
 
     const FunctionFlow& flow = index.flow(*owner);
     Matcher matcher(ctx, flow);

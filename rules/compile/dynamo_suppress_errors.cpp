@@ -66,7 +66,7 @@ There is no fix: removing the setting makes failing compilations raise.
 class DynamoSuppressErrors final : public Rule {
  public:
   const RuleMeta& meta() const override { return kDynamoSuppressErrors; }
-  std::vector<std::string_view> nodeKinds() const override { return {"assignment"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::assignment}; }
   std::vector<std::string_view> triggers() const override { return {"suppress_errors"}; }
   bool triggersAreWholeWords() const override { return true; }
   bool mayReportIn(const analysis::ParsedFile& file, const Settings&) const override {
@@ -78,7 +78,7 @@ class DynamoSuppressErrors final : public Rule {
 
   void check(TSNode assignment, Context& ctx) const override {
     TSNode left = fieldOf(assignment, "left");
-    if (!isKind(left, "attribute") || ctx.text(fieldOf(left, "attribute")) != "suppress_errors") return;
+    if (!isKind(left, kind::attribute) || ctx.text(fieldOf(left, "attribute")) != "suppress_errors") return;
     if (!ctx.model().refersTo(left, "torch._dynamo.config.suppress_errors")) return;
     if (boolValue(ctx.model(), fieldOf(assignment, "right")) != true) return;
     ctx.report(assignment,

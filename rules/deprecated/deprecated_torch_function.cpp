@@ -237,7 +237,7 @@ struct Use {
 std::optional<std::string> calleeText(const Symbol& s, TSNode ref, const SemanticModel& model,
                                       std::vector<std::string_view>& imports) {
   // Same module: only the member changes (`nn.UpsamplingNearest2d` -> `nn.Upsample`).
-  if (isKind(ref, "attribute")) {
+  if (isKind(ref, kind::attribute)) {
     TSNode object = fieldOf(ref, "object");
     auto q = model.qualifiedName(object);
     if (q && *q == parentOf(s.replacement))
@@ -330,7 +330,7 @@ std::optional<std::string> rewrittenCall(const Symbol& s, const std::string& cal
       // `range` makes the default floating dtype whatever its bounds are; `arange` infers it from
       // them (int64 for integers). Floating-point bounds give the default dtype either way.
       bool floating = false;
-      for (TSNode n : p) floating = floating || isKind(analysis::unparenthesize(n), "float");
+      for (TSNode n : p) floating = floating || isKind(analysis::unparenthesize(n), kind::float_);
       if (!args->hasKeyword("dtype") && !args->hasKeyword("out") && !floating)
         out.push_back("dtype=" + callee.substr(0, callee.rfind('.')) + ".get_default_dtype()");
       return callee + "(" + joinArgs(out) + ")";
@@ -381,7 +381,7 @@ bool movesWithImport(const Symbol& s);
 // `name = <node>`: the value of a plain assignment.
 bool isAssignedValue(TSNode node) {
   TSNode parent = ts_node_parent(node);
-  return isKind(parent, "assignment") && sameNode(fieldOf(parent, "right"), node);
+  return isKind(parent, kind::assignment) && sameNode(fieldOf(parent, "right"), node);
 }
 
 std::optional<Fix> useFix(const Symbol& s, const Use& use, const Context& ctx) {
@@ -424,17 +424,17 @@ bool mentionsReplacement(TSNode root, TSNode skip, const Symbol& s, const Semant
       root,
       [&](TSNode node) {
         if (found || (!ts_node_is_null(skip) && sameNode(node, skip))) return false;
-        std::string_view kind = kindOf(node);
-        if (kind == "import_from_statement") {
+        analysis::NodeKind kind = kindOf(node);
+        if (kind == kind::import_from_statement) {
           std::string_view from = model.text(fieldOf(node, "module_name"));
           found = !from.empty() && replacement.starts_with(from) &&
                   (replacement.size() == from.size() || replacement[from.size()] == '.');
           return false;
         }
-        if (kind == "attribute" || kind == "identifier") {
+        if (kind == kind::attribute || kind == kind::identifier) {
           auto q = model.qualifiedName(node);
           if (q && *q == replacement) found = true;
-          return !found && kind == "attribute" && !q;
+          return !found && kind == kind::attribute && !q;
         }
         return true;
       },
@@ -461,7 +461,7 @@ bool chainTestsFeature(TSNode if_statement, std::string_view source) {
   if (isFeatureTest(fieldOf(if_statement, "condition"), source)) return true;
   bool found = false;
   analysis::forEachNamedChild(if_statement, [&](TSNode clause) {
-    if (!found && isKind(clause, "elif_clause")) found = isFeatureTest(fieldOf(clause, "condition"), source);
+    if (!found && isKind(clause, kind::elif_clause)) found = isFeatureTest(fieldOf(clause, "condition"), source);
   });
   return found;
 }
@@ -474,13 +474,13 @@ bool inCompatibilityFallback(TSNode node, const Symbol& s, const Context& ctx) {
   TSNode child = node;
   for (TSNode parent = ts_node_parent(node); !ts_node_is_null(parent);
        child = parent, parent = ts_node_parent(parent)) {
-    std::string_view kind = kindOf(parent);
-    if (kind == "function_definition" || kind == "class_definition" || kind == "module") return false;
-    if (kind == "try_statement" && isKind(child, "except_clause")) {
+    analysis::NodeKind kind = kindOf(parent);
+    if (kind == kind::function_definition || kind == kind::class_definition || kind == kind::module) return false;
+    if (kind == kind::try_statement && isKind(child, kind::except_clause)) {
       if (mentionsReplacement(fieldOf(parent, "body"), {}, s, model)) return true;
-    } else if (kind == "if_statement" || kind == "conditional_expression") {
-      TSNode condition = kind == "if_statement" ? fieldOf(parent, "condition") : ts_node_named_child(parent, 1);
-      bool feature = kind == "if_statement" ? chainTestsFeature(parent, ctx.source())
+    } else if (kind == kind::if_statement || kind == kind::conditional_expression) {
+      TSNode condition = kind == kind::if_statement ? fieldOf(parent, "condition") : ts_node_named_child(parent, 1);
+      bool feature = kind == kind::if_statement ? chainTestsFeature(parent, ctx.source())
                                             : isFeatureTest(condition, ctx.source());
       if (!sameNode(condition, child) && feature && mentionsReplacement(parent, child, s, model))
         return true;
@@ -499,14 +499,14 @@ void reportUse(const Symbol& s, const Use& use, Context& ctx) {
 
 TSNode callOf(TSNode ref) {
   TSNode parent = ts_node_parent(ref);
-  if (isKind(parent, "call") && sameNode(fieldOf(parent, "function"), ref)) return parent;
+  if (isKind(parent, kind::call) && sameNode(fieldOf(parent, "function"), ref)) return parent;
   return {};
 }
 
 // --- Imports -------------------------------------------------------------------------------
 
 std::string dottedText(TSNode node, std::string_view source) {
-  if (!isKind(node, "dotted_name")) return std::string(analysis::textOf(node, source));
+  if (!isKind(node, kind::dotted_name)) return std::string(analysis::textOf(node, source));
   std::string out;
   analysis::forEachNamedChild(node, [&](TSNode part) {
     if (!out.empty()) out += '.';
@@ -526,9 +526,9 @@ struct ImportedName {
 
 bool inExceptHandler(TSNode node) {
   for (TSNode n = ts_node_parent(node); !ts_node_is_null(n); n = ts_node_parent(n)) {
-    std::string_view kind = kindOf(n);
-    if (kind == "except_clause") return true;
-    if (kind == "function_definition" || kind == "class_definition" || kind == "module") return false;
+    analysis::NodeKind kind = kindOf(n);
+    if (kind == kind::except_clause) return true;
+    if (kind == kind::function_definition || kind == kind::class_definition || kind == kind::module) return false;
   }
   return false;
 }
@@ -545,14 +545,14 @@ std::vector<uint32_t> bareOccurrences(std::string_view source, std::string_view 
 }
 
 bool isReferenceIn(TSNode identifier, TSNode parent) {
-  std::string_view kind = kindOf(parent);
-  if (kind == "attribute") return !sameNode(fieldOf(parent, "attribute"), identifier);
-  if (kind == "keyword_argument") return !sameNode(fieldOf(parent, "name"), identifier);
-  if (kind == "function_definition" || kind == "class_definition") return !sameNode(fieldOf(parent, "name"), identifier);
-  if (kind == "assignment" || kind == "augmented_assignment") return !sameNode(fieldOf(parent, "left"), identifier);
-  return kind != "global_statement" && kind != "nonlocal_statement" && kind != "parameters" &&
-         kind != "default_parameter" && kind != "typed_parameter" && kind != "typed_default_parameter" &&
-         kind != "lambda_parameters" && kind != "dotted_name" && kind != "aliased_import";
+  analysis::NodeKind kind = kindOf(parent);
+  if (kind == kind::attribute) return !sameNode(fieldOf(parent, "attribute"), identifier);
+  if (kind == kind::keyword_argument) return !sameNode(fieldOf(parent, "name"), identifier);
+  if (kind == kind::function_definition || kind == kind::class_definition) return !sameNode(fieldOf(parent, "name"), identifier);
+  if (kind == kind::assignment || kind == kind::augmented_assignment) return !sameNode(fieldOf(parent, "left"), identifier);
+  return kind != kind::global_statement && kind != kind::nonlocal_statement && kind != kind::parameters &&
+         kind != kind::default_parameter && kind != kind::typed_parameter && kind != kind::typed_default_parameter &&
+         kind != kind::lambda_parameters && kind != kind::dotted_name && kind != kind::aliased_import;
 }
 
 struct NameUse {
@@ -575,7 +575,7 @@ struct ImportGroup {
 std::optional<Edit> importRemoval(TSNode statement, const std::vector<ImportedName>& all,
                                   const std::unordered_set<std::string_view>& dropped, std::string_view source) {
   bool has_comment = false;
-  analysis::forEachNamedChild(statement, [&](TSNode c) { has_comment = has_comment || isKind(c, "comment"); });
+  analysis::forEachNamedChild(statement, [&](TSNode c) { has_comment = has_comment || isKind(c, kind::comment); });
   if (has_comment) return std::nullopt;
   std::vector<std::string> kept;
   for (const ImportedName& n : all)
@@ -588,13 +588,13 @@ std::optional<Edit> importRemoval(TSNode statement, const std::vector<ImportedNa
   }
   TSNode parent = ts_node_parent(statement);
   uint32_t statements = 0;
-  analysis::forEachNamedChild(parent, [&](TSNode c) { statements += isKind(c, "comment") ? 0 : 1; });
+  analysis::forEachNamedChild(parent, [&](TSNode c) { statements += isKind(c, kind::comment) ? 0 : 1; });
   uint32_t line_start = startOf(statement);
   while (line_start > 0 && (source[line_start - 1] == ' ' || source[line_start - 1] == '\t')) --line_start;
   uint32_t rest = endOf(statement);
   while (rest < source.size() && (source[rest] == ' ' || source[rest] == '\t')) ++rest;
   bool own_line = line_start == 0 || source[line_start - 1] == '\n';
-  if (isKind(parent, "block") && statements == 1) {
+  if (isKind(parent, kind::block) && statements == 1) {
     edit.content = "pass";  // the block would be empty
   } else if (!own_line) {
     return std::nullopt;  // `x = 1; from torch import qr`
@@ -617,7 +617,7 @@ std::optional<Edit> importRemoval(TSNode statement, const std::vector<ImportedNa
 std::optional<Fix> functorchSplit(TSNode statement, const std::vector<ImportedName>& all, const Context& ctx) {
   std::string_view source = ctx.source();
   bool has_comment = false;
-  analysis::forEachNamedChild(statement, [&](TSNode c) { has_comment = has_comment || isKind(c, "comment"); });
+  analysis::forEachNamedChild(statement, [&](TSNode c) { has_comment = has_comment || isKind(c, kind::comment); });
   if (has_comment) return std::nullopt;
   uint32_t line_start = startOf(statement);
   while (line_start > 0 && (source[line_start - 1] == ' ' || source[line_start - 1] == '\t')) --line_start;
@@ -650,7 +650,7 @@ void checkImports(TSNode root, Context& ctx) {
   for (const Binding* binding : model.imports()) {
     const Symbol* s = deprecated::findSymbol(analysis::canonicalQualifiedName(binding->qualified_name));
     if (s == nullptr || !atLeast(ctx, s->deprecated)) continue;
-    if (!isKind(binding->statement, "import_from_statement")) continue;
+    if (!isKind(binding->statement, kind::import_from_statement)) continue;
     // `try: from torch.func import vmap / except ImportError: from functorch import vmap`, and the
     // same choice made by a version test (`if TORCH_2: ... else: from functorch import vmap`).
     if (binding->is_fallback || inExceptHandler(binding->statement) ||
@@ -673,16 +673,16 @@ void checkImports(TSNode root, Context& ctx) {
         [&](TSNode node) {
           path.push_back(node);
           if (!words.anyWithin(startOf(node), endOf(node))) return false;
-          std::string_view kind = kindOf(node);
-          if (kind == "import_statement" || kind == "import_from_statement") return false;
-          if (kind != "identifier") return true;
+          analysis::NodeKind kind = kindOf(node);
+          if (kind == kind::import_statement || kind == kind::import_from_statement) return false;
+          if (kind != kind::identifier) return true;
           std::string_view text = model.text(node);
           if (!names.contains(text) || path.size() < 2 || !isReferenceIn(node, path[path.size() - 2])) return true;
           const Binding* binding = model.resolve(text, node);
           auto it = bound.find(binding);
           if (it == bound.end()) return true;
           TSNode parent = path[path.size() - 2];
-          TSNode call = isKind(parent, "call") && sameNode(fieldOf(parent, "function"), node) ? parent : TSNode{};
+          TSNode call = isKind(parent, kind::call) && sameNode(fieldOf(parent, "function"), node) ? parent : TSNode{};
           uses.push_back({{node, call}, it->second, binding, std::nullopt});
           return true;
         },
@@ -698,12 +698,12 @@ void checkImports(TSNode root, Context& ctx) {
   for (auto& [id, group] : groups) {
     TSNode statement = group.statement;
     TSNode module_node = fieldOf(statement, "module_name");
-    if (!isKind(module_node, "dotted_name")) continue;
+    if (!isKind(module_node, kind::dotted_name)) continue;
     std::string module = dottedText(module_node, source);
     std::vector<ImportedName> all;
     std::vector<const ImportedName*> deprecated_names;
     analysis::forEachFieldChild(statement, "name", [&](TSNode name) {
-      bool aliased = isKind(name, "aliased_import");
+      bool aliased = isKind(name, kind::aliased_import);
       TSNode dotted = aliased ? fieldOf(name, "name") : name;
       TSNode bound_node = aliased ? fieldOf(name, "alias") : name;
       const Symbol* s = deprecated::findSymbol(analysis::canonicalQualifiedName(module + "." + dottedText(dotted, source)));
@@ -802,7 +802,7 @@ void checkImports(TSNode root, Context& ctx) {
 class DeprecatedTorchFunction final : public Rule {
  public:
   const RuleMeta& meta() const override { return kDeprecatedTorchFunction; }
-  std::vector<std::string_view> nodeKinds() const override { return {"module", "attribute"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::module, kind::attribute}; }
   // Not the bare last segments: an everyday one (`range`, `norm`) only counts after `.` or in a
   // `from torch` import, which these words say (see mayUseSymbols).
   std::vector<std::string_view> triggers() const override {
@@ -846,8 +846,8 @@ class DeprecatedTorchFunction final : public Rule {
   }
 
   void check(TSNode node, Context& ctx) const override {
-    std::string_view kind = kindOf(node);
-    if (kind == "module") return checkImports(node, ctx);
+    analysis::NodeKind kind = kindOf(node);
+    if (kind == kind::module) return checkImports(node, ctx);
     // An attribute chain: one set lookup on its last name, one table lookup on what it resolves to.
     if (!deprecated::isSymbolMember(ctx.text(fieldOf(node, "attribute")))) return;
     auto q = ctx.model().qualifiedName(node);
