@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "analysis/syntax.h"
+#include "analysis/syntax_helpers.h"
 #include "analysis/value_resolution.h"
 
 namespace ptlint::analysis {
@@ -44,14 +45,6 @@ constexpr std::array<std::string_view, 52> kTensorMethods{
     "ne", "gt", "lt", "ge", "le", "type_as", "logsumexp"};
 // With no argument (`x.max()`): with a dimension they return a (values, indices) pair.
 constexpr std::array<std::string_view, 3> kWholeMethods{"max", "min", "median"};
-
-bool hasArguments(TSNode call) {
-  TSNode args = fieldOf(call, "arguments");
-  if (!isKind(args, kind::argument_list)) return true;
-  bool any = false;
-  forEachNamedChild(args, [&](TSNode arg) { any = any || !isKind(arg, kind::comment); });
-  return any;
-}
 
 // `<`, `>`, `==`, ... only: `is`, `in` and their negations give a Python bool.
 bool comparesValues(TSNode comparison, std::string_view source) {
@@ -120,7 +113,7 @@ bool isTensor(const SemanticModel& model, TSNode expr, int depth) {
     TSNode function = fieldOf(expr, "function");
     if (!isKind(function, kind::attribute)) return false;
     std::string_view method = textOf(fieldOf(function, "attribute"), source);
-    bool tensor_method = oneOf(method, kTensorMethods) || (oneOf(method, kWholeMethods) && !hasArguments(expr));
+    bool tensor_method = oneOf(method, kTensorMethods) || (oneOf(method, kWholeMethods) && hasNoArguments(expr));
     return tensor_method && isTensor(model, fieldOf(function, "object"), depth + 1);
   }
   if (isKind(expr, kind::comparison_operator)) {

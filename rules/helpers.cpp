@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "analysis/syntax.h"
+#include "analysis/syntax_helpers.h"
 #include "analysis/text_search.h"
 
 namespace ptlint::rules {
@@ -12,39 +13,15 @@ using analysis::fieldOf;
 using analysis::isKind;
 using analysis::textOf;
 
-TSNode argumentList(TSNode call) {
-  TSNode args = fieldOf(call, "arguments");
-  return isKind(args, kind::argument_list) ? args : TSNode{};
-}
-
+// The argument lookups live in analysis/syntax_helpers.h, shared with the analyses.
+TSNode argumentList(TSNode call) { return analysis::argumentList(call); }
 TSNode keywordArgumentNode(TSNode call, std::string_view name, std::string_view source) {
-  TSNode args = argumentList(call);
-  if (ts_node_is_null(args)) return {};
-  uint32_t count = ts_node_named_child_count(args);
-  for (uint32_t i = 0; i < count; ++i) {
-    TSNode arg = ts_node_named_child(args, i);
-    if (isKind(arg, kind::keyword_argument) && textOf(fieldOf(arg, "name"), source) == name) return arg;
-  }
-  return {};
+  return analysis::keywordArgumentNode(call, name, source);
 }
-
 TSNode keywordArgument(TSNode call, std::string_view name, std::string_view source) {
-  TSNode kw = keywordArgumentNode(call, name, source);
-  return ts_node_is_null(kw) ? TSNode{} : fieldOf(kw, "value");
+  return analysis::keywordArgument(call, name, source);
 }
-
-std::vector<TSNode> positionalArguments(TSNode call) {
-  std::vector<TSNode> out;
-  TSNode args = argumentList(call);
-  if (ts_node_is_null(args)) return out;
-  analysis::forEachNamedChild(args, [&](TSNode arg) {
-    analysis::NodeKind kind = analysis::kindOf(arg);
-    if (kind == kind::keyword_argument || kind == kind::list_splat || kind == kind::dictionary_splat || kind == kind::comment)
-      return;
-    out.push_back(arg);
-  });
-  return out;
-}
+std::vector<TSNode> positionalArguments(TSNode call) { return analysis::positionalArguments(call); }
 
 static bool hasChildKind(TSNode call, analysis::NodeKind kind) {
   TSNode args = argumentList(call);

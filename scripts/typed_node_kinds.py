@@ -47,7 +47,7 @@ DECLARATIONS = {
         (r"static bool hasChildKind\(TSNode call, std::string_view kind\)",
          "static bool hasChildKind(TSNode call, analysis::NodeKind kind)"),
     ],
-    "analysis/semantic_model.cpp": [
+    "analysis/semantic_model_builder.cpp": [
         (r"static constexpr std::pair<std::string_view, Role> kRoles\[\]",
          "static constexpr std::pair<NodeKind, Role> kRoles[]"),
         (r"for \(const auto& \[kind, role\] : kRoles\)\n(\s*)if \(kind == name\)",

@@ -1,6 +1,6 @@
 // LSP 3.17 structures, named as in the specification, each with from_json/to_json. This is the
-// only header of the server whose API mentions JSON: handlers in lsp_server.cpp receive and
-// return these structs. Only the fields ptlint reads or writes are modelled; unknown fields are
+// only header of the server whose API mentions JSON: the handlers (language_server.h) receive
+// and return these structs. Only the fields ptlint reads or writes are modelled; unknown fields are
 // ignored on input, and a missing required field is an InvalidParams error.
 #pragma once
 

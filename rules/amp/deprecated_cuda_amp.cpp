@@ -13,8 +13,12 @@
 #include <vector>
 
 #include "analysis/syntax.h"
+#include "analysis/syntax_helpers.h"
 #include "analysis/text_search.h"
 #include "rules/register.h"
+#include "rules/amp/cuda_amp_shims.h"
+#include "rules/amp/cuda_amp_targets.h"
+#include "rules/deprecated/call_rewrite.h"
 #include "quickfix/imports.h"
 #include "rules/helpers.h"
 #include "rules/torch_releases.h"
@@ -34,6 +38,9 @@ using analysis::sameNode;
 using analysis::startOf;
 using quickfix::Edit;
 using quickfix::Fix;
+using namespace cuda_amp;  // the rule is written in the terms of its targets and sites
+using rewrite::baseOf;
+using rewrite::torchPrefix;
 
 constexpr RuleMeta kDeprecatedCudaAmp{
     .code = "PTL101",
@@ -154,328 +161,6 @@ range's oldest release has the replacement.
   `torch.amp.GradScaler` since 2.3; `torch.amp.custom_fwd` / `custom_bwd` since 2.4).
 )md"};
 
-enum class Api { Autocast, GradScaler, CustomFwd, CustomBwd };
-
-struct Target {
-  std::string_view qualified;  // "torch.cuda.amp.autocast"
-  std::string_view member;     // "autocast"
-  std::string_view device;     // "cuda"
-  Api api;
-  int major, minor;            // first PyTorch whose `torch.amp` has the replacement
-};
-
-constexpr std::array<Target, 5> kTargets{{
-    {"torch.cuda.amp.autocast", "autocast", "cuda", Api::Autocast, 1, 13},
-    {"torch.cuda.amp.GradScaler", "GradScaler", "cuda", Api::GradScaler, 2, 3},
-    {"torch.cuda.amp.custom_fwd", "custom_fwd", "cuda", Api::CustomFwd, 2, 4},
-    {"torch.cuda.amp.custom_bwd", "custom_bwd", "cuda", Api::CustomBwd, 2, 4},
-    {"torch.cpu.amp.autocast", "autocast", "cpu", Api::Autocast, 1, 13},
-}};
-
-const Target* findTarget(std::string_view qualified) {
-  for (const Target& t : kTargets)
-    if (t.qualified == qualified) return &t;
-  return nullptr;
-}
-
-bool isMemberName(std::string_view name) {
-  return name == "autocast" || name == "GradScaler" || name == "custom_fwd" || name == "custom_bwd";
-}
-
-// The deprecated namespaces themselves: "torch.cuda.amp" -> "cuda".
-std::optional<std::string_view> deprecatedModuleDevice(std::string_view qualified) {
-  if (qualified == "torch.cuda.amp") return "cuda";
-  if (qualified == "torch.cpu.amp") return "cpu";
-  return std::nullopt;
-}
-
-bool isNewApi(std::string_view qualified) {
-  // `torch.GradScaler` and `torch.autocast` are torch.amp's re-exports.
-  return qualified == "torch.amp" || qualified.starts_with("torch.amp.") || qualified == "torch.GradScaler" ||
-         qualified == "torch.autocast";
-}
-
-// The torch.amp API that replaces a target, as the release table names it.
-std::string_view replacementKey(Api api) {
-  switch (api) {
-    case Api::Autocast: return "torch.amp.autocast";
-    case Api::GradScaler: return "torch.amp.GradScaler";
-    case Api::CustomFwd: return "torch.amp.custom_fwd";
-    case Api::CustomBwd: return "torch.amp.custom_bwd";
-  }
-  return {};
-}
-
-// A deprecation is reported only where its replacement exists at the range's oldest release.
-bool replacementAvailable(const Target& t, const Context& ctx) {
-  return releases::existsAt(replacementKey(t.api), ctx.settings().torch_version);
-}
-
-// Positional parameters of the old constructors, in order; the new ones take the device first,
-// so each old positional argument must become a keyword.
-std::span<const std::string_view> oldPositionalNames(Api api) {
-  static constexpr std::array<std::string_view, 3> kAutocast{"enabled", "dtype", "cache_enabled"};
-  static constexpr std::array<std::string_view, 5> kScaler{"init_scale", "growth_factor", "backoff_factor",
-                                                           "growth_interval", "enabled"};
-  if (api == Api::Autocast) return kAutocast;
-  if (api == Api::GradScaler) return kScaler;
-  return {};
-}
-
-std::string quoted(std::string_view device) { return "\"" + std::string(device) + "\""; }
-
-// How the fix message and diagnostic spell the replacement.
-std::string replacementSpelling(const Target& t) {
-  switch (t.api) {
-    case Api::Autocast: return "torch.amp.autocast(" + quoted(t.device) + ", ...)";
-    case Api::GradScaler: return "torch.amp.GradScaler(" + quoted(t.device) + ", ...)";
-    case Api::CustomFwd: return "torch.amp.custom_fwd(device_type=" + quoted(t.device) + ", ...)";
-    case Api::CustomBwd: return "torch.amp.custom_bwd(device_type=" + quoted(t.device) + ")";
-  }
-  return {};
-}
-
-// "a . b" -> "a.b".
-std::string dottedText(TSNode node, std::string_view source) {
-  if (!isKind(node, kind::dotted_name)) return std::string(analysis::textOf(node, source));
-  std::string out;
-  analysis::forEachNamedChild(node, [&](TSNode part) {
-    if (!out.empty()) out += '.';
-    out += analysis::textOf(part, source);
-  });
-  return out;
-}
-
-// --- Where a reference sits ---------------------------------------------------------------
-
-enum class Form { Call, Decorator, Annotation, Value };
-
-struct Site {
-  TSNode ref{};    // the reference itself: `torch.cuda.amp.autocast`, `amp.autocast`, `ac`
-  TSNode range{};  // what the diagnostic covers: the call, the decorator, or the reference
-  TSNode call{};   // Form::Call: the call (also when it is a decorator's expression)
-  Form form = Form::Value;
-};
-
-// `path` runs from the root to the node in question (its last element). Ancestors come from the
-// walk's own stack: `ts_node_parent` costs a descent from the root, quadratic on deep input.
-using Path = std::span<const TSNode>;
-
-TSNode ancestor(Path path, size_t up) { return path.size() > up ? path[path.size() - 1 - up] : TSNode{}; }
-
-bool inAnnotation(Path path) {
-  for (size_t up = 1; up <= 16 && up < path.size(); ++up) {
-    analysis::NodeKind kind = kindOf(ancestor(path, up));
-    if (kind == kind::type) return true;
-    if (kind != kind::generic_type && kind != kind::type_parameter && kind != kind::subscript && kind != kind::binary_operator &&
-        kind != kind::union_type && kind != kind::tuple && kind != kind::list)
-      return false;
-  }
-  return false;
-}
-
-Site classify(Path path) {
-  TSNode ref = path.back();
-  TSNode parent = ancestor(path, 1);
-  if (isKind(parent, kind::call) && sameNode(fieldOf(parent, "function"), ref)) {
-    TSNode outer = ancestor(path, 2);
-    return {ref, isKind(outer, kind::decorator) ? outer : parent, parent, Form::Call};
-  }
-  if (isKind(parent, kind::decorator)) return {ref, parent, {}, Form::Decorator};
-  if (inAnnotation(path)) return {ref, ref, {}, Form::Annotation};
-  return {ref, ref, {}, Form::Value};
-}
-
-// --- Edits ----------------------------------------------------------------------------------
-
-// `torch.cuda.amp.autocast(torch.bfloat16)`: the old constructor's first parameter is `enabled`,
-// so a dtype (or a device string) there was taken as a truthy flag and the region ran in the
-// default float16. Such a call is already wrong; rewriting it keeps the bug, so it is not fixed.
-bool misplacedAutocastArgument(const Site& site, const Target& t, const SemanticModel& model) {
-  if (t.api != Api::Autocast || site.form != Form::Call) return false;
-  std::vector<TSNode> positional = positionalArguments(site.call);
-  if (positional.empty()) return false;
-  TSNode first = analysis::unparenthesize(positional[0]);
-  if (isKind(first, kind::string) || isKind(first, kind::concatenated_string) || isKind(first, kind::float_)) return true;
-  static constexpr std::array<std::string_view, 9> kDtypes{"torch.float16", "torch.half",    "torch.bfloat16",
-                                                           "torch.float32", "torch.float",   "torch.float64",
-                                                           "torch.double",  "torch.float8_e4m3fn", "torch.float8_e5m2"};
-  auto q = model.qualifiedName(first);
-  return q && std::find(kDtypes.begin(), kDtypes.end(), *q) != kDtypes.end();
-}
-
-// Edits that turn an old argument list into the new one: the device first and old positional
-// arguments as keywords (autocast, GradScaler), or `device_type=` appended (custom_fwd/bwd).
-// nullopt when the arguments cannot be mapped.
-std::optional<std::vector<Edit>> argumentEdits(TSNode call, const Target& t, std::string_view source) {
-  TSNode args = argumentList(call);
-  if (ts_node_is_null(args) || hasStarArguments(call)) return std::nullopt;
-  std::vector<TSNode> positional = positionalArguments(call);
-  std::vector<Edit> edits;
-  if (t.api == Api::Autocast || t.api == Api::GradScaler) {
-    auto names = oldPositionalNames(t.api);
-    if (positional.size() > names.size()) return std::nullopt;
-    if (!ts_node_is_null(keywordArgumentNode(call, "device_type", source)) ||
-        !ts_node_is_null(keywordArgumentNode(call, "device", source)))
-      return std::nullopt;
-    for (size_t i = 0; i < positional.size(); ++i)
-      if (!ts_node_is_null(keywordArgumentNode(call, names[i], source))) return std::nullopt;
-    // The device goes before the first argument (on its line, when arguments start on a new
-    // line), or inside the empty parentheses.
-    TSNode first{};
-    analysis::forEachNamedChild(args, [&](TSNode arg) {
-      if (ts_node_is_null(first) && !isKind(arg, kind::comment)) first = arg;
-    });
-    uint32_t at = ts_node_is_null(first) ? startOf(args) + 1 : startOf(first);
-    edits.push_back({at, at, quoted(t.device) + (ts_node_is_null(first) ? "" : ", ")});
-    for (size_t i = 0; i < positional.size(); ++i)
-      edits.push_back({startOf(positional[i]), startOf(positional[i]), std::string(names[i]) + "="});
-    return edits;
-  }
-  // custom_fwd(fwd=None, *, cast_inputs=None) / custom_bwd(bwd): at most the function positionally.
-  if (positional.size() > 1 || !ts_node_is_null(keywordArgumentNode(call, "device_type", source)))
-    return std::nullopt;
-  edits.push_back(appendArgument(call, "device_type=" + quoted(t.device), source));
-  return edits;
-}
-
-// Edits for one use at `site` once its callee spells the new API: `callee` replaces the
-// reference (empty: the reference stays, its import is rewritten instead). nullopt when the use
-// cannot be rewritten.
-std::optional<std::vector<Edit>> siteEdits(const Site& site, const Target& t, const std::string& callee,
-                                           std::string_view source) {
-  std::vector<Edit> edits;
-  auto replaceRef = [&](std::string suffix) {
-    if (!callee.empty()) edits.push_back({startOf(site.ref), endOf(site.ref), callee + suffix});
-    else if (!suffix.empty()) edits.push_back({endOf(site.ref), endOf(site.ref), std::move(suffix)});
-  };
-  switch (site.form) {
-    case Form::Call: {
-      auto args = argumentEdits(site.call, t, source);
-      if (!args) return std::nullopt;
-      edits = std::move(*args);
-      replaceRef("");
-      return edits;
-    }
-    case Form::Decorator:
-      // `@custom_fwd` -> `@custom_fwd(device_type="cuda")`; autocast or GradScaler used as a bare
-      // decorator is not something the old API supported either.
-      if (t.api != Api::CustomFwd && t.api != Api::CustomBwd) return std::nullopt;
-      replaceRef("(device_type=" + quoted(t.device) + ")");
-      return edits;
-    case Form::Annotation:
-      // The old classes subclass the new ones, so an annotation may name the new one.
-      replaceRef("");
-      return edits;
-    case Form::Value:
-      return std::nullopt;
-  }
-  return std::nullopt;
-}
-
-// --- Compatibility shims ------------------------------------------------------------------
-
-// True when `node` sits in the fallback branch of code that already handles the new API: an
-// `except` handler whose `try` uses `torch.amp`, another branch of an `if` (or of a conditional
-// expression) that does. Such code exists to support old PyTorch releases.
-class ShimDetector {
- public:
-  explicit ShimDetector(const SemanticModel& model) : model_(model), source_(model.file().text()) {}
-
-  // Whether some ancestor pair on `path` (root first) makes the leaf a compatibility shim. The
-  // answer for a prefix does not depend on what lies below it, so it is remembered per depth:
-  // the walker only pushes and pops at the end of `path`, which keeps each call amortised O(1)
-  // (re-checking every ancestor per use was quadratic in nesting depth).
-  bool isShim(Path path) {
-    if (path.empty()) return false;
-    size_t valid = std::min(prefix_.size(), path.size());
-    while (valid > 0 && !sameNode(prefix_[valid - 1].first, path[valid - 1])) --valid;
-    prefix_.resize(valid);
-    for (size_t i = valid; i < path.size(); ++i) {
-      bool shim = i > 0 && (prefix_[i - 1].second || pairMakesShim(path[i - 1], path[i]));
-      prefix_.emplace_back(path[i], shim);
-    }
-    return prefix_.back().second;
-  }
-
- private:
-  bool pairMakesShim(TSNode parent, TSNode child) {
-    analysis::NodeKind kind = kindOf(parent);
-    if (kind == kind::try_statement && isKind(child, kind::except_clause)) return mentionsNewApi(fieldOf(parent, "body"), {});
-    if (kind == kind::if_statement || kind == kind::conditional_expression) {
-      // Only a branch chosen by a feature or version test: `if torch.cuda.is_available():
-      // <old API> else: torch.amp.autocast("cpu")` is a real use.
-      TSNode condition = kind == kind::if_statement ? fieldOf(parent, "condition") : ts_node_named_child(parent, 1);
-      return !sameNode(condition, child) && isFeatureTest(condition) && mentionsNewApi(parent, child);
-    }
-    return false;
-  }
-
-  std::vector<std::pair<TSNode, bool>> prefix_;  // (ancestor, shim so far) per depth
-
-  // `hasattr(torch.amp, "custom_fwd")`, `TORCH_VERSION >= (2, 4)`, `version.parse(...)`,
-  // `_TORCH_GREATER_EQUAL_2_4`.
-  bool isFeatureTest(TSNode condition) {
-    if (ts_node_is_null(condition)) return false;
-    std::string text(analysis::textOf(condition, source_));
-    std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
-    // A version flag named for the release: `_TORCH_GREATER_EQUAL_2_4`, `TORCH_GE_2_3`.
-    bool version_flag = false;
-    if (text.find("torch") != std::string::npos)
-      for (size_t i = 1; i + 1 < text.size() && !version_flag; ++i)
-        version_flag = text[i] == '_' && std::isdigit(static_cast<unsigned char>(text[i - 1])) &&
-                       std::isdigit(static_cast<unsigned char>(text[i + 1]));
-    return version_flag || text.find("version") != std::string::npos || text.find("hasattr") != std::string::npos ||
-           mentionsNewApi(condition, {});
-  }
-
-  // Does `root`, outside `skip`, import or refer to `torch.amp`?
-  bool mentionsNewApi(TSNode root, TSNode skip) {
-    if (ts_node_is_null(root)) return false;
-    uint64_t key = reinterpret_cast<uintptr_t>(root.id) ^ (reinterpret_cast<uintptr_t>(skip.id) * 31);
-    if (auto it = cache_.find(key); it != cache_.end()) return it->second;
-    bool found = false;
-    analysis::walkTree(
-        root,
-        [&](TSNode node) {
-          if (found || (!ts_node_is_null(skip) && sameNode(node, skip))) return false;
-          analysis::NodeKind kind = kindOf(node);
-          if (kind == kind::import_statement || kind == kind::import_from_statement) {
-            found = importsNewApi(node);
-            return false;
-          }
-          if (kind == kind::attribute || kind == kind::identifier) {
-            auto q = model_.qualifiedName(node);
-            if (q && isNewApi(*q)) found = true;
-            return !found && kind == kind::attribute && !q;
-          }
-          return true;
-        },
-        [](TSNode) {});
-    cache_[key] = found;
-    return found;
-  }
-
-  bool importsNewApi(TSNode statement) {
-    bool found = false;
-    std::string module;
-    if (isKind(statement, kind::import_from_statement)) {
-      TSNode module_node = fieldOf(statement, "module_name");
-      if (!isKind(module_node, kind::dotted_name)) return false;
-      module = dottedText(module_node, source_) + ".";
-    }
-    analysis::forEachFieldChild(statement, "name", [&](TSNode name) {
-      TSNode dotted = isKind(name, kind::aliased_import) ? fieldOf(name, "name") : name;
-      found = found || isNewApi(analysis::canonicalQualifiedName(module + dottedText(dotted, source_)));
-    });
-    return found;
-  }
-
-  const SemanticModel& model_;
-  std::string_view source_;
-  std::unordered_map<uint64_t, bool> cache_;
-};
-
 // --- The check ----------------------------------------------------------------------------
 
 // A name bound by a deprecated import: a member (`from torch.cuda.amp import autocast as ac`)
@@ -523,25 +208,6 @@ bool isReference(Path path) {
   if (kind == kind::attribute) return !sameNode(fieldOf(parent, "attribute"), identifier);
   if (kind == kind::keyword_argument) return !sameNode(fieldOf(parent, "name"), identifier);
   return kind != kind::global_statement && kind != kind::nonlocal_statement;
-}
-
-TSNode baseOf(TSNode ref) {
-  while (isKind(ref, kind::attribute)) ref = analysis::unparenthesize(fieldOf(ref, "object"));
-  return ref;
-}
-
-// The spelling of `torch` for a rewritten reference: the reference's own base when it is torch
-// under any alias (`T.cuda.amp.autocast` keeps `T`), else a visible torch binding, else "torch"
-// with `needs_import` set. Empty when no spelling works at `ref`.
-std::string torchPrefix(TSNode ref, const SemanticModel& model, bool& needs_import) {
-  needs_import = false;
-  TSNode base = baseOf(ref);
-  if (isKind(base, kind::identifier) && !sameNode(base, ref)) {
-    const Binding* b = model.resolve(model.text(base), base);
-    if (b != nullptr && b->kind == BindingKind::Import && b->qualified_name == "torch")
-      return std::string(model.text(base));
-  }
-  return torchModuleName(model, ref, needs_import);
 }
 
 std::string describe(const Target& t, const Site& site, const SemanticModel& model, const std::string& judged) {
@@ -738,7 +404,7 @@ class DeprecatedCudaAmp final : public Rule {
     if (isKind(group.statement, kind::import_from_statement)) {
       TSNode module_node = fieldOf(group.statement, "module_name");
       if (!isKind(module_node, kind::dotted_name)) return std::nullopt;
-      std::string module = analysis::canonicalQualifiedName(dottedText(module_node, source));
+      std::string module = analysis::canonicalQualifiedName(analysis::dottedNameText(module_node, source));
       size_t count = 0;
       analysis::forEachFieldChild(group.statement, "name", [&](TSNode) { ++count; });
       if (count != group.names.size()) return std::nullopt;  // also imports something else
@@ -787,7 +453,7 @@ class DeprecatedCudaAmp final : public Rule {
     if (isKind(statement, kind::import_from_statement)) {
       TSNode module_node = fieldOf(statement, "module_name");
       if (!isKind(module_node, kind::dotted_name)) return;  // relative: torch's own sources
-      module = dottedText(module_node, source);
+      module = analysis::dottedNameText(module_node, source);
       bool wildcard = false;
       analysis::forEachNamedChild(statement, [&](TSNode child) { wildcard = wildcard || isKind(child, kind::wildcard_import); });
       std::string canonical = analysis::canonicalQualifiedName(module);
@@ -797,7 +463,7 @@ class DeprecatedCudaAmp final : public Rule {
     analysis::forEachFieldChild(statement, "name", [&](TSNode name) {
       bool aliased = isKind(name, kind::aliased_import);
       TSNode dotted = aliased ? fieldOf(name, "name") : name;
-      std::string q = analysis::canonicalQualifiedName(module + dottedText(dotted, source));
+      std::string q = analysis::canonicalQualifiedName(module + analysis::dottedNameText(dotted, source));
       bool is_module = deprecatedModuleDevice(q).has_value();
       const Target* target = findTarget(q);
       if (!is_module && target == nullptr) return;

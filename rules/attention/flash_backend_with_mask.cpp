@@ -1,6 +1,7 @@
 // PTL602 flash-backend-with-mask: `scaled_dot_product_attention(..., attn_mask=...)` where only
 // FlashAttention is allowed, which takes no mask.
 #include "analysis/syntax.h"
+#include "analysis/syntax_helpers.h"
 #include "analysis/text_search.h"
 #include "analysis/value_resolution.h"
 #include "rules/register.h"
@@ -100,11 +101,7 @@ class FlashBackendWithMask final : public Rule {
   void check(TSNode call, Context& ctx) const override {
     const auto& model = ctx.model();
     if (!model.refersTo(analysis::fieldOf(call, "function"), "torch.nn.functional.scaled_dot_product_attention")) return;
-    TSNode mask = keywordArgument(call, "attn_mask", ctx.source());
-    if (ts_node_is_null(mask)) {
-      auto positional = positionalArguments(call);
-      if (positional.size() > 3) mask = positional[3];
-    }
+    TSNode mask = analysis::argumentFor(call, 3, "attn_mask", ctx.source());
     if (ts_node_is_null(mask) || isKind(analysis::resolveValue(model, mask), kind::none)) return;
     for (TSNode item : enclosingWithItems(call)) {
       TSNode selector = analysis::resolveValue(model, item);

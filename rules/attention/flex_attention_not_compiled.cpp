@@ -6,6 +6,7 @@
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
 #include "rules/register.h"
+#include "rules/compile/compiled_region_rule.h"
 
 namespace ptlint::rules {
 namespace {
@@ -200,9 +201,7 @@ class FlexAttentionNotCompiled final : public Rule {
     while (isKind(head, kind::attribute)) head = unparenthesize(fieldOf(head, "object"));
     if (!isKind(head, kind::identifier) || !onlyImported(model, head)) return;
 
-    const auto& regions =
-        analysis::CompiledRegions::of(model, ctx.settings().compile_decorators, ctx.settings().project);
-    if (regions.functionAt(call) != nullptr && !regions.isSkippedWhileCompiling(call)) return;
+    if (compiledFunctionAt(call, model, ctx.settings()) != nullptr) return;
     bool nested = false;
     TSNode def = enclosingDef(call, nested);
     if (nested) return;

@@ -3,6 +3,7 @@
 #include <array>
 
 #include "analysis/syntax.h"
+#include "analysis/syntax_helpers.h"
 #include "analysis/value_resolution.h"
 #include "rules/common/blocks.h"
 #include "rules/helpers.h"
@@ -38,12 +39,8 @@ std::optional<BackendSet> allowedBackends(const analysis::SemanticModel& model, 
   std::string_view source = model.file().text();
   if (hasStarArguments(call) || hasDoubleStarArguments(call)) return std::nullopt;
   if (*callee == "torch.nn.attention.sdpa_kernel") {
-    TSNode arg = keywordArgument(call, "backends", source);
-    if (ts_node_is_null(arg)) {
-      auto positional = positionalArguments(call);
-      if (positional.empty()) return std::nullopt;
-      arg = positional[0];
-    }
+    TSNode arg = analysis::argumentFor(call, 0, "backends", source);
+    if (ts_node_is_null(arg)) return std::nullopt;
     TSNode value = analysis::resolveValue(model, arg);
     BackendSet out;
     if (isKind(value, kind::list) || isKind(value, kind::tuple) || isKind(value, kind::set)) {

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "analysis/syntax.h"
+#include "analysis/syntax_helpers.h"
 #include "rules/register.h"
 #include "rules/common/blocks.h"
 #include "rules/common/dropout_values.h"
@@ -110,11 +111,7 @@ class SdpaDropoutInEval final : public Rule {
     if (analysis::isKind(callee, kind::attribute) && ctx.text(fieldOf(callee, "attribute")) != "scaled_dot_product_attention")
       return;
     if (!model.refersTo(callee, "torch.nn.functional.scaled_dot_product_attention")) return;
-    TSNode value = keywordArgument(call, "dropout_p", ctx.source());
-    if (ts_node_is_null(value)) {
-      auto positional = positionalArguments(call);
-      if (positional.size() >= 5) value = positional[4];
-    }
+    TSNode value = analysis::argumentFor(call, 4, "dropout_p", ctx.source());
     if (ts_node_is_null(value)) return;  // the default, 0.0 (or hidden in **kwargs)
     ModeBlindMethod method;
     if (!modeBlindModuleMethod(model, call, method)) return;

@@ -5,10 +5,11 @@
 
 #include "analysis/compiled_regions.h"
 #include "analysis/syntax.h"
+#include "analysis/syntax_helpers.h"
 #include "analysis/tensor_values.h"
 #include "analysis/text_search.h"
 #include "rules/register.h"
-#include "rules/compile/compile_path.h"
+#include "rules/compile/compiled_region_rule.h"
 #include "rules/common/blocks.h"
 #include "rules/helpers.h"
 
@@ -108,14 +109,6 @@ bool isTensorValuedFunction(std::string_view qualified) {
   return false;
 }
 
-bool hasNoArguments(TSNode call) {
-  TSNode args = argumentList(call);
-  if (ts_node_is_null(args)) return false;
-  bool any = false;
-  analysis::forEachNamedChild(args, [&](TSNode arg) { any = any || !isKind(arg, kind::comment); });
-  return !any;
-}
-
 // What in `test` reads a tensor's value, as the user wrote it; empty when nothing does.
 std::string valueRead(const analysis::SemanticModel& model, TSNode test) {
   std::string_view source = model.file().text();
@@ -126,7 +119,7 @@ std::string valueRead(const analysis::SemanticModel& model, TSNode test) {
         if (!found.empty() || isKind(node, kind::lambda) || isKind(node, kind::string)) return false;
         if (!isKind(node, kind::call)) return true;
         std::string_view method = methodName(node, source);
-        if ((method == "item" || method == "any" || method == "all") && hasNoArguments(node)) {
+        if ((method == "item" || method == "any" || method == "all") && analysis::hasNoArguments(node)) {
           found = std::string(analysis::textOf(node, source));
           return false;
         }
@@ -186,53 +179,16 @@ bool callsARead(std::string_view text) {
   return false;
 }
 
-class DataDependentBranchInCompiledRegion final : public Rule {
+class DataDependentBranchInCompiledRegion final : public CompiledRegionRule {
  public:
   const RuleMeta& meta() const override { return kDataDependentBranch; }
   std::vector<analysis::NodeKind> nodeKinds() const override {
     return {kind::if_statement, kind::elif_clause, kind::while_statement, kind::conditional_expression};
   }
-  std::vector<std::string_view> triggers() const override { return {"compile", "optimize"}; }
-  bool triggersDependOnSettings() const override { return true; }
-  std::vector<std::string_view> triggersFor(const Settings& settings) const override {
-    // Compiled from another file: every finding reads a value through one of these calls.
-    if (settings.project != nullptr && !settings.project->empty()) return {kReads.begin(), kReads.end()};
-    std::vector<std::string_view> words = triggers();
-    for (const std::string& decorator : settings.compile_decorators) {
-      std::string_view name = decorator;
-      if (size_t dot = name.rfind('.'); dot != std::string_view::npos) name = name.substr(dot + 1);
-      if (!name.empty()) words.push_back(name);
-    }
-    return words;
-  }
-
-  // Before parsing: with nothing compiled from other files, a finding needs `compile` (or a
-  // configured decorator) as an identifier in code that can name a compiler (not `re.compile`).
-  bool mayMatchSource(const analysis::PrefilterText& source, const Settings& settings) const override {
-    if (settings.project != nullptr && !settings.project->empty()) return true;
-    auto words = triggersFor(settings);
-    return analysis::CompiledRegions::mayCompileAnythingInCode(source, words, settings.compile_decorators);
-  }
-  bool mayReportIn(const analysis::ParsedFile& file, const Settings& settings) const override {
-    if (!callsARead(file.text())) return false;
-    if (settings.project != nullptr && !settings.project->empty()) return true;
-    return analysis::CompiledRegions::mayCompileAnything(file, settings.compile_decorators);
-  }
-  // Functions of this file may be compiled from another one (`torch.compile(Model())` in train.py).
   std::vector<std::string_view> projectWords() const override {
-    std::vector<std::string_view> words{kReads.begin(), kReads.end()};
+    std::vector<std::string_view> words = findingWords();
     words.push_back("Tensor");
     return words;
-  }
-
-  // Every finding is in a compiled function.
-  bool checksWithinRanges() const override { return true; }
-  std::vector<std::pair<uint32_t, uint32_t>> checkRanges(const analysis::SemanticModel& model,
-                                                         const Settings& settings) const override {
-    std::vector<std::pair<uint32_t, uint32_t>> ranges;
-    for (const auto& fn : analysis::CompiledRegions::of(model, settings.compile_decorators, settings.project).functions())
-      ranges.emplace_back(analysis::startOf(fn->def), analysis::endOf(fn->def));
-    return ranges;
   }
 
   void check(TSNode node, Context& ctx) const override {
@@ -241,9 +197,8 @@ class DataDependentBranchInCompiledRegion final : public Rule {
     const auto& model = ctx.model();
     std::string read = valueRead(model, test);
     if (read.empty()) return;
-    const auto& regions = analysis::CompiledRegions::of(model, ctx.settings().compile_decorators, ctx.settings().project);
-    const auto* fn = regions.functionAt(node);
-    if (fn == nullptr || regions.isSkippedWhileCompiling(node)) return;
+    const auto* fn = compiledFunctionAt(node, model, ctx.settings());
+    if (fn == nullptr) return;
 
     std::string_view construct = isKind(node, kind::if_statement)     ? "`if`"
                                  : isKind(node, kind::elif_clause)    ? "`elif`"
@@ -255,6 +210,12 @@ class DataDependentBranchInCompiledRegion final : public Rule {
                           construct, read, where));
     addCompilePath(d, *fn);
   }
+
+ protected:
+  // Every finding reads a value through one of these calls, anywhere in its compiled function.
+  std::vector<std::string_view> findingWords() const override { return {kReads.begin(), kReads.end()}; }
+  bool mayHoldFinding(const analysis::ParsedFile& file) const override { return callsARead(file.text()); }
+  bool findingsSpellWords() const override { return false; }
 };
 
 }  // namespace

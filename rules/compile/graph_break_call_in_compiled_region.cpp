@@ -7,7 +7,7 @@
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
 #include "rules/register.h"
-#include "rules/compile/compile_path.h"
+#include "rules/compile/compiled_region_rule.h"
 #include "rules/common/blocks.h"
 #include "rules/common/training_loops.h"
 #include "rules/helpers.h"
@@ -133,51 +133,11 @@ std::string graphBreakingCall(const analysis::SemanticModel& model, TSNode call,
 // `torch.autograd.grad`, `optimizer.step`.
 constexpr std::array<std::string_view, 7> kCalls{"print", "breakpoint", "set_trace", "input", "backward", "grad", "step"};
 
-class GraphBreakCallInCompiledRegion final : public Rule {
+class GraphBreakCallInCompiledRegion final : public CompiledRegionRule {
  public:
   const RuleMeta& meta() const override { return kGraphBreakCall; }
   std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call}; }
   std::vector<std::string_view> triggers() const override { return {"compile"}; }
-  bool triggersDependOnSettings() const override { return true; }
-  std::vector<std::string_view> triggersFor(const Settings& settings) const override {
-    // Compiled from another file: every finding is a call of one of these names.
-    if (settings.project != nullptr && !settings.project->empty()) return {kCalls.begin(), kCalls.end()};
-    std::vector<std::string_view> words = triggers();
-    for (const std::string& decorator : settings.compile_decorators) {
-      std::string_view name = decorator;
-      if (size_t dot = name.rfind('.'); dot != std::string_view::npos) name = name.substr(dot + 1);
-      if (!name.empty()) words.push_back(name);
-    }
-    return words;
-  }
-
-  // Before parsing: with nothing compiled from other files, a finding needs `compile` (or a
-  // configured decorator) as an identifier in code that can name a compiler (not `re.compile`).
-  bool mayMatchSource(const analysis::PrefilterText& source, const Settings& settings) const override {
-    if (settings.project != nullptr && !settings.project->empty()) return true;
-    auto words = triggersFor(settings);
-    return analysis::CompiledRegions::mayCompileAnythingInCode(source, words, settings.compile_decorators);
-  }
-  bool mayReportIn(const analysis::ParsedFile& file, const Settings& settings) const override {
-    // Every finding is a call of one of these names.
-    bool any = false;
-    for (std::string_view word : kCalls) any = any || namesIdentifier(file, word);
-    if (!any) return false;
-    if (settings.project != nullptr && !settings.project->empty()) return true;
-    return analysis::CompiledRegions::mayCompileAnything(file, settings.compile_decorators);
-  }
-  // Functions of this file may be compiled from another one (`torch.compile(Model())` in train.py).
-  std::vector<std::string_view> projectWords() const override { return {kCalls.begin(), kCalls.end()}; }
-
-  // Every finding is a call spelling one of these names in a compiled function.
-  bool checksWithinRanges() const override { return true; }
-  std::vector<std::pair<uint32_t, uint32_t>> checkRanges(const analysis::SemanticModel& model,
-                                                         const Settings& settings) const override {
-    std::vector<std::pair<uint32_t, uint32_t>> compiled;
-    for (const auto& fn : analysis::CompiledRegions::of(model, settings.compile_decorators, settings.project).functions())
-      compiled.emplace_back(analysis::startOf(fn->def), analysis::endOf(fn->def));
-    return wordRangesWithin(model.file().text(), kCalls, std::move(compiled));
-  }
 
   void check(TSNode call, Context& ctx) const override {
     TSNode callee = analysis::fieldOf(call, "function");
@@ -192,9 +152,8 @@ class GraphBreakCallInCompiledRegion final : public Rule {
     bool traces_autograd = analysis::findBytes(ctx.source(), "trace_autograd_ops") != std::string_view::npos;
     std::string what = graphBreakingCall(model, call, reorderable, traces_autograd);
     if (what.empty()) return;
-    const auto& regions = analysis::CompiledRegions::of(model, ctx.settings().compile_decorators, ctx.settings().project);
-    const auto* fn = regions.functionAt(call);
-    if (fn == nullptr || regions.isSkippedWhileCompiling(call)) return;
+    const auto* fn = compiledFunctionAt(call, model, ctx.settings());
+    if (fn == nullptr) return;
 
     std::string where = compiledFunctionPhrase(*fn);
     std::string message =
@@ -211,6 +170,15 @@ class GraphBreakCallInCompiledRegion final : public Rule {
                           what, where);
     Diagnostic& d = ctx.report(call, std::move(message));
     addCompilePath(d, *fn);
+  }
+
+ protected:
+  // Every finding is a call spelling one of these names.
+  std::vector<std::string_view> findingWords() const override { return {kCalls.begin(), kCalls.end()}; }
+  bool mayHoldFinding(const analysis::ParsedFile& file) const override {
+    for (std::string_view word : kCalls)
+      if (namesIdentifier(file, word)) return true;
+    return false;
   }
 };
 

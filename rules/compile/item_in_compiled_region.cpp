@@ -6,8 +6,9 @@
 #include "analysis/tensor_values.h"
 #include "analysis/text_search.h"
 #include "analysis/syntax.h"
+#include "analysis/syntax_helpers.h"
 #include "rules/register.h"
-#include "rules/compile/compile_path.h"
+#include "rules/compile/compiled_region_rule.h"
 #include "rules/helpers.h"
 
 namespace ptlint::rules {
@@ -161,11 +162,7 @@ std::string_view scalarReadMethod(TSNode call, std::string_view source) {
   if (!analysis::isKind(callee, kind::attribute)) return {};
   std::string_view method = analysis::textOf(analysis::fieldOf(callee, "attribute"), source);
   if (method != "item" && method != "tolist") return {};
-  TSNode args = analysis::fieldOf(call, "arguments");
-  if (!analysis::isKind(args, kind::argument_list)) return {};  // `x.item(y for y in z)`
-  bool has_argument = false;
-  analysis::forEachNamedChild(args, [&](TSNode arg) { has_argument = has_argument || !analysis::isKind(arg, kind::comment); });
-  return has_argument ? std::string_view{} : method;
+  return analysis::hasNoArguments(call) ? method : std::string_view{};  // `x.item(y for y in z)` is not one
 }
 
 // `int(t)`, `float(t)`, `bool(t)` of a value known to be a tensor (Dynamo calls `t.item()` for
@@ -186,51 +183,10 @@ std::string_view scalarConversion(const analysis::SemanticModel& model, TSNode c
 // The methods and builtins this rule reports.
 constexpr std::array<std::string_view, 5> kScalarReads{"item", "tolist", "int", "float", "bool"};
 
-class ItemInCompiledRegion final : public Rule {
+class ItemInCompiledRegion final : public CompiledRegionRule {
  public:
   const RuleMeta& meta() const override { return kItemInCompiledRegion; }
   std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call}; }
-  std::vector<std::string_view> triggers() const override { return {"compile", "optimize"}; }
-  bool triggersDependOnSettings() const override { return true; }
-  std::vector<std::string_view> triggersFor(const Settings& settings) const override {
-    // Compiled from another file: every finding is an `.item()` / `.tolist()` call.
-    if (settings.project != nullptr && !settings.project->empty()) return {kScalarReads.begin(), kScalarReads.end()};
-    std::vector<std::string_view> words = triggers();
-    for (const std::string& decorator : settings.compile_decorators) {
-      std::string_view name = decorator;
-      if (size_t dot = name.rfind('.'); dot != std::string_view::npos) name = name.substr(dot + 1);
-      if (!name.empty()) words.push_back(name);
-    }
-    return words;
-  }
-
-  // Before parsing: with nothing compiled from other files, a finding needs `compile` (or a
-  // configured decorator) as an identifier in code that can name a compiler (not `re.compile`).
-  bool mayMatchSource(const analysis::PrefilterText& source, const Settings& settings) const override {
-    if (settings.project != nullptr && !settings.project->empty()) return true;
-    auto words = triggersFor(settings);
-    return analysis::CompiledRegions::mayCompileAnythingInCode(source, words, settings.compile_decorators);
-  }
-  bool mayReportIn(const analysis::ParsedFile& file, const Settings& settings) const override {
-    // Every finding is a call of a method named `item` or `tolist` in compiled code.
-    bool words = false;
-    for (std::string_view word : kScalarReads) words = words || analysis::findBytes(file.text(), word) != std::string_view::npos;
-    if (!words) return false;
-    if (settings.project != nullptr && !settings.project->empty()) return true;
-    return analysis::CompiledRegions::mayCompileAnything(file, settings.compile_decorators);
-  }
-
-  // Every finding is a call spelling `item` or `tolist` in a compiled function.
-  bool checksWithinRanges() const override { return true; }
-  std::vector<std::pair<uint32_t, uint32_t>> checkRanges(const analysis::SemanticModel& model,
-                                                         const Settings& settings) const override {
-    const auto& regions = analysis::CompiledRegions::of(model, settings.compile_decorators, settings.project);
-    std::vector<std::pair<uint32_t, uint32_t>> compiled;
-    for (const auto& fn : regions.functions()) compiled.emplace_back(analysis::startOf(fn->def), analysis::endOf(fn->def));
-    return wordRangesWithin(model.file().text(), kScalarReads, std::move(compiled));
-  }
-
-  std::vector<std::string_view> projectWords() const override { return {kScalarReads.begin(), kScalarReads.end()}; }
 
   void check(TSNode call, Context& ctx) const override {
     std::string_view method = scalarReadMethod(call, ctx.source());
@@ -241,8 +197,8 @@ class ItemInCompiledRegion final : public Rule {
         analysis::CompiledRegions::of(ctx.model(), ctx.settings().compile_decorators, ctx.settings().project);
     // Captured as a symbolic scalar; `bool(t)` still breaks (a guard on a data-dependent value).
     if (regions.capturesScalarOutputs() && conversion != "bool") return;
-    const auto* fn = regions.functionAt(call);
-    if (fn == nullptr || regions.isSkippedWhileCompiling(call)) return;
+    const auto* fn = compiledFunctionAt(call, ctx.model(), ctx.settings());
+    if (fn == nullptr) return;
     // Compiled only from files that turn the capture on for their whole run.
     if (conversion != "bool" && fn->root != nullptr && fn->root->external != nullptr &&
         fn->root->external->captures_scalars)
@@ -257,6 +213,15 @@ class ItemInCompiledRegion final : public Rule {
                           fn->display_name, fn->root->display_name);
     Diagnostic& d = ctx.report(call, std::move(message));
     addCompilePath(d, *fn);
+  }
+
+ protected:
+  // Every finding is a call spelling `item`, `tolist` or a conversion builtin.
+  std::vector<std::string_view> findingWords() const override { return {kScalarReads.begin(), kScalarReads.end()}; }
+  bool mayHoldFinding(const analysis::ParsedFile& file) const override {
+    for (std::string_view word : kScalarReads)
+      if (analysis::findBytes(file.text(), word) != std::string_view::npos) return true;
+    return false;
   }
 };
 

@@ -5,6 +5,7 @@
 
 #include "analysis/code_text.h"
 #include "analysis/syntax.h"
+#include "analysis/syntax_helpers.h"
 #include "analysis/text_search.h"
 #include "analysis/value_flow.h"
 #include "analysis/value_resolution.h"
@@ -154,12 +155,8 @@ Target classifyTarget(const analysis::SemanticModel& model, const analysis::Flow
   if (isKind(node, kind::call)) {
     auto callee = model.calleeName(node);
     if (!callee || *callee != "torch.device") return Target::Opaque;
-    TSNode type = keywordArgument(node, "type", source);
-    if (ts_node_is_null(type)) {
-      auto positional = positionalArguments(node);
-      if (positional.empty()) return Target::Opaque;
-      type = positional[0];
-    }
+    TSNode type = analysis::argumentFor(node, 0, "type", source);
+    if (ts_node_is_null(type)) return Target::Opaque;
     if (depth > 2) return Target::Device;
     auto types = analysis::valuesOf(model, type);
     if (types.any([&](const analysis::FlowValue& v) { return classifyTarget(model, v, depth + 1) == Target::Device; }))
@@ -178,12 +175,8 @@ Target classifyTarget(const analysis::SemanticModel& model, const analysis::Flow
 bool movesToDevice(const analysis::SemanticModel& model, TSNode call, std::string_view method) {
   std::string_view source = model.file().text();
   if (method == "cuda") return true;
-  TSNode target = keywordArgument(call, "device", source);
-  if (ts_node_is_null(target)) {
-    auto positional = positionalArguments(call);
-    if (positional.empty()) return false;
-    target = positional[0];
-  }
+  TSNode target = analysis::argumentFor(call, 0, "device", source);
+  if (ts_node_is_null(target)) return false;
   auto values = analysis::valuesOf(model, target);
   bool device = false, dtype = false, all_host = !values.unknown && !values.values.empty();
   for (const auto& value : values.values) {

@@ -3,25 +3,13 @@
 #include <vector>
 
 #include "analysis/syntax.h"
+#include "analysis/syntax_helpers.h"
 
 namespace ptlint::rules::retired {
 
+using analysis::dottedNameText;
 using analysis::fieldOf;
 using analysis::isKind;
-
-namespace {
-
-std::string dotted(TSNode node, std::string_view source) {
-  if (!isKind(node, kind::dotted_name)) return std::string(analysis::textOf(node, source));
-  std::string out;
-  analysis::forEachNamedChild(node, [&](TSNode part) {
-    if (!out.empty()) out += '.';
-    out += analysis::textOf(part, source);
-  });
-  return out;
-}
-
-}  // namespace
 
 void checkNode(TSNode node, Context& ctx, Matcher matches,
                const std::function<std::string(const std::string& name)>& describe) {
@@ -35,14 +23,14 @@ void checkNode(TSNode node, Context& ctx, Matcher matches,
   if (isKind(node, kind::import_from_statement)) {
     TSNode module = fieldOf(node, "module_name");
     if (!isKind(module, kind::dotted_name)) return;  // relative: the package's own code
-    prefix = dotted(module, source) + ".";
+    prefix = dottedNameText(module, source) + ".";
   } else if (!isKind(node, kind::import_statement)) {
     return;
   }
   std::string first;
   analysis::forEachFieldChild(node, "name", [&](TSNode name) {
     TSNode target = isKind(name, kind::aliased_import) ? fieldOf(name, "name") : name;
-    std::string q = prefix + dotted(target, source);
+    std::string q = prefix + dottedNameText(target, source);
     if (first.empty() && matches(q)) first = q;
   });
   // `from torchdata.datapipes.iter import *`

@@ -1,5 +1,6 @@
 // PTL701 anomaly-detection-enabled: autograd anomaly detection switched on unconditionally.
 #include "analysis/syntax.h"
+#include "analysis/syntax_helpers.h"
 #include "rules/register.h"
 #include "rules/common/blocks.h"
 #include "rules/helpers.h"
@@ -86,11 +87,7 @@ class AnomalyDetectionEnabled final : public Rule {
     bool ctxmgr = *callee == "torch.autograd.detect_anomaly" || *callee == "torch.autograd.anomaly_mode.detect_anomaly";
     if (!set && !ctxmgr) return;
     if (set) {
-      TSNode mode = keywordArgument(call, "mode", ctx.source());
-      if (ts_node_is_null(mode)) {
-        auto positional = positionalArguments(call);
-        if (!positional.empty()) mode = positional[0];
-      }
+      TSNode mode = analysis::argumentFor(call, 0, "mode", ctx.source());
       if (boolValue(model, mode) != true) return;
     }
     if (isUnderCondition(call)) return;

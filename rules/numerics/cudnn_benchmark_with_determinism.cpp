@@ -1,6 +1,7 @@
 // PTL703 cudnn-benchmark-with-determinism: `cudnn.benchmark = True` next to a request for
 // deterministic results.
 #include "analysis/syntax.h"
+#include "analysis/syntax_helpers.h"
 #include "analysis/text_search.h"
 #include "rules/register.h"
 #include "rules/common/blocks.h"
@@ -91,11 +92,7 @@ TSNode determinismRequest(const analysis::SemanticModel& model, TSNode scope, TS
         if (isKind(node, kind::call)) {
           auto callee = model.calleeName(node);
           if (callee && *callee == "torch.use_deterministic_algorithms") {
-            TSNode mode = keywordArgument(node, "mode", source);
-            if (ts_node_is_null(mode)) {
-              auto positional = positionalArguments(node);
-              if (!positional.empty()) mode = positional[0];
-            }
+            TSNode mode = analysis::argumentFor(node, 0, "mode", source);
             if (boolValue(model, mode) == true && !inExclusiveBranches(node, setting)) found = node;
           }
         }

@@ -3,6 +3,7 @@
 #include "analysis/environment_writes.h"
 #include "analysis/module_summary.h"
 #include "analysis/syntax.h"
+#include "analysis/syntax_helpers.h"
 #include "analysis/text_search.h"
 #include "rules/register.h"
 #include "rules/common/blocks.h"
@@ -224,11 +225,7 @@ class DeterministicWithoutCublasConfig final : public Rule {
     if (!callee || *callee != "torch.use_deterministic_algorithms") return;
     if (setElsewhere(ctx.file(), ctx.settings())) return;
     std::string_view source = ctx.source();
-    TSNode mode = keywordArgument(call, "mode", source);
-    if (ts_node_is_null(mode)) {
-      auto positional = positionalArguments(call);
-      if (!positional.empty()) mode = positional[0];
-    }
+    TSNode mode = analysis::argumentFor(call, 0, "mode", source);
     if (boolValue(model, mode) != true) return;
     if (onlyWithoutCuda(model, call, source)) return;
     bool warn_only = boolValue(model, keywordArgument(call, "warn_only", source)) == true;

@@ -1,6 +1,7 @@
 // PTL803 load-state-dict-unchecked: `m.load_state_dict(sd, strict=False)` whose missing and
 // unexpected keys are thrown away.
 #include "analysis/syntax.h"
+#include "analysis/syntax_helpers.h"
 #include "rules/register.h"
 #include "rules/common/blocks.h"
 #include "rules/helpers.h"
@@ -76,11 +77,7 @@ class LoadStateDictUnchecked final : public Rule {
     TSNode parent = ts_node_parent(call);
     if (!isKind(parent, kind::expression_statement) || ts_node_named_child_count(parent) != 1) return;
     if (hasDoubleStarArguments(call) || hasStarArguments(call)) return;
-    TSNode strict = keywordArgument(call, "strict", source);
-    if (ts_node_is_null(strict)) {
-      auto positional = positionalArguments(call);
-      if (positional.size() >= 2) strict = positional[1];
-    }
+    TSNode strict = analysis::argumentFor(call, 1, "strict", source);
     if (ts_node_is_null(strict) || boolValue(ctx.model(), strict) != false) return;
     ctx.report(call, "`load_state_dict(..., strict=False)` result discarded; check its missing and unexpected keys");
   }

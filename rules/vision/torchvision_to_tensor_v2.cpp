@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "analysis/syntax.h"
+#include "analysis/syntax_helpers.h"
 #include "rules/register.h"
 #include "rules/deprecated/call_rewrite.h"
 #include "quickfix/imports.h"
@@ -106,11 +107,7 @@ class TorchvisionToTensorV2 final : public Rule {
     // imports of deprecated functions (its calls are reported too).
     TSNode module = fieldOf(node, "module_name");
     if (!isKind(module, kind::dotted_name)) return;
-    std::string module_name;
-    analysis::forEachNamedChild(module, [&](TSNode part) {
-      if (!module_name.empty()) module_name += '.';
-      module_name += ctx.text(part);
-    });
+    std::string module_name = analysis::dottedNameText(module, ctx.source());
     bool found = false;
     analysis::forEachFieldChild(node, "name", [&](TSNode name) {
       TSNode dotted = isKind(name, kind::aliased_import) ? fieldOf(name, "name") : name;

@@ -10,7 +10,7 @@ bool probe(TSNode node) {
 #elif defined(MISSPELT_CONSTANT)
   return isKind(node, kind::cal);
 #elif defined(STRING_KIND)
-  return isKind(node, "call");
+  return isKind(node, kind::call);
 #elif defined(STRING_COMPARISON)
   return kindOf(node) == "call";
 #elif defined(CONSTRUCTED_KIND)
