@@ -82,7 +82,7 @@ class CompiledRegions::Builder {
   // (`torch.compile(mode=...)(fn)`).
   bool mayCompileOrDisable(TSNode call) const;
 
-  // `<...>.capture_scalar_outputs = True` (torch's dynamo config).
+  // `<...>.capture_scalar_outputs = v` (torch's dynamo config) for a `v` that may be true.
   void noteCaptureAssignment(TSNode assignment);
 
   // `compiler = functools.partial(torch.compile, ...)`: the name's calls compile (found again by
@@ -162,7 +162,7 @@ class CompiledRegions::Builder {
   // ---- Pass 2: roots and disabled functions. ----
   void findRoots();
 
-  // `def maybe_compile(m): return torch.compile(m)`: a top-level function that compiles its
+  // `def maybe_compile(m): return torch.compile(m)`: a function or method that compiles its
   // parameter compiles what each call of it in the file passes there.
   struct ParameterCompile {
     int function = -1;
@@ -172,6 +172,13 @@ class CompiledRegions::Builder {
   std::vector<ParameterCompile> parameter_compiles_;
 
   void noteParameterCompile(TSNode target, TSNode call);
+  // Is function `index` such a helper (`self.x = self.maybe_compile(self.x)` wraps `self.x` as
+  // `torch.compile` does)?
+  bool compilesParameter(int index) const {
+    for (const ParameterCompile& pc : parameter_compiles_)
+      if (pc.function == index && index >= 0) return true;
+    return false;
+  }
 
   // The calls of those functions (found by their name's whole-word occurrences, not a walk).
   void addHelperCallRoots(std::vector<std::pair<int, TSNode>>& roots);

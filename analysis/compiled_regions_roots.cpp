@@ -11,6 +11,7 @@
 
 #include "analysis/code_text.h"
 #include "analysis/compiled_regions_builder.h"
+#include "analysis/dynamo_config.h"
 #include "analysis/name_shapes.h"
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
@@ -69,7 +70,7 @@ void CompiledRegions::Builder::collect() {
           notePartialOfCompile(node);
         } else if (kind == kind::keyword_argument) {
           if (textOf(fieldOf(node, "name"), source_) == "capture_scalar_outputs" &&
-              isKind(unparenthesize(fieldOf(node, "value")), kind::true_))
+              mayTurnCaptureOn(fieldOf(node, "value"), source_))
             out_.captures_scalars_ = true;
         }
         return true;
@@ -112,7 +113,7 @@ void CompiledRegions::Builder::noteCaptureAssignment(TSNode assignment) {
   TSNode right = fieldOf(assignment, "right");
   if (!isKind(left, kind::attribute) || ts_node_is_null(right)) return;
   std::string_view attr = textOf(fieldOf(left, "attribute"), source_);
-  if (attr == "capture_scalar_outputs" && isKind(unparenthesize(right), kind::true_)) {
+  if (attr == "capture_scalar_outputs" && mayTurnCaptureOn(right, source_)) {
     auto q = model_.qualifiedName(left);
     if (q && q->starts_with("torch.")) out_.captures_scalars_ = true;
   }
@@ -232,9 +233,11 @@ void CompiledRegions::Builder::noteParameterCompile(TSNode target, TSNode call) 
   const Binding* b = bindingFor(target);
   if (b == nullptr || b->kind != BindingKind::Parameter) return;
   int owner = functionIndexIfDef(b->statement);
-  if (owner < 0 || enclosingFunction(call) != owner || !ts_node_is_null(functions_[owner].cls)) return;
-  int position = 0, found = -1;
-  bool keyword_only = false;
+  if (owner < 0 || enclosingFunction(call) != owner) return;
+  // A method's calls (`self.maybe_compile(self.encoder)`) pass nothing for `self` / `cls`.
+  int skip = !ts_node_is_null(functions_[owner].cls) && functions_[owner].first_param_is_instance ? 1 : 0;
+  int position = -skip, found = -1;
+  bool keyword_only = false, instance = false;
   forEachNamedChild(fieldOf(functions_[owner].def, "parameters"), [&](TSNode param) {
     analysis::NodeKind kind = kindOf(param);
     TSNode id{};
@@ -242,9 +245,13 @@ void CompiledRegions::Builder::noteParameterCompile(TSNode target, TSNode call) 
     else if (kind == kind::default_parameter || kind == kind::typed_default_parameter) id = fieldOf(param, "name");
     else if (kind == kind::typed_parameter) id = ts_node_named_child(param, 0);
     else if (kind == kind::list_splat_pattern || kind == kind::keyword_separator || kind == kind::dictionary_splat_pattern) keyword_only = true;
-    if (isKind(id, kind::identifier) && sameNode(id, b->name_node)) found = keyword_only ? -1 : position;
+    if (isKind(id, kind::identifier) && sameNode(id, b->name_node)) {
+      found = keyword_only ? -1 : position;
+      instance = position < 0;
+    }
     if (isKind(id, kind::identifier)) ++position;
   });
+  if (instance) return;  // `torch.compile(self)` is not a helper
   parameter_compiles_.push_back({owner, found, b->name});
 }
 
@@ -254,9 +261,14 @@ void CompiledRegions::Builder::addHelperCallRoots(std::vector<std::pair<int, TSN
     forEachWholeWord(source_, name, [&](size_t at) {
       TSNode node = ts_node_descendant_for_byte_range(model_.file().root(), static_cast<uint32_t>(at),
                                                       static_cast<uint32_t>(at + name.size()));
-      TSNode call = ts_node_parent(node);
-      if (!isKind(node, kind::identifier) || !isKind(call, kind::call) || !sameNode(fieldOf(call, "function"), node)) return false;
-      if (functionOf(node) != pc.function) return false;
+      TSNode callee = node, call = ts_node_parent(node);
+      // `obj.maybe_compile(x)`, `self.maybe_compile(x)` for a method.
+      if (isKind(call, kind::attribute) && sameNode(fieldOf(call, "attribute"), node)) {
+        callee = call;
+        call = ts_node_parent(call);
+      }
+      if (!isKind(node, kind::identifier) || !isKind(call, kind::call) || !sameNode(fieldOf(call, "function"), callee)) return false;
+      if (functionOf(callee) != pc.function) return false;
       TSNode arg{};
       int position = 0;
       forEachNamedChild(fieldOf(call, "arguments"), [&](TSNode a) {

@@ -323,7 +323,7 @@ TSNode CompiledRegions::Builder::attributeClass(TSNode cls, std::string_view att
         TSNode v = unparenthesize(value);
         if (isKind(v, kind::call)) {
           TSNode callee = unparenthesize(fieldOf(v, "function"));
-          if (isCompileName(callee, model_.qualifiedName(callee))) continue;
+          if (isCompileName(callee, model_.qualifiedName(callee)) || compilesParameter(functionOf(callee))) continue;
         }
         any = true;
         TSNode vc = instanceClass(v, depth + 1);

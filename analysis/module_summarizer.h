@@ -152,6 +152,17 @@ class ModuleSummarizer {
   void noteAssignment(TSNode assignment);
   void walk();
 
+  // `self.<helper>(x)` in a method of the helper's class, the result kept: `x` is compiled, as
+  // a SelfAttr site for `self.<attr>`, an Instance site for an instance the summary can name
+  // (module_summary_helpers.cpp).
+  void noteMethodHelperCalls();
+  struct MethodHelper {
+    const Def* def;
+    std::string name;
+    int index;
+  };
+  std::vector<MethodHelper> method_helpers_;
+
   const SemanticModel& model_;
   // instanceClasses of a name, by scope and name (nullopt: cannot be named, or being followed).
   mutable std::unordered_map<const void*, std::map<std::string, std::optional<std::vector<NameRef>>>> name_classes_;

@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "analysis/compiled_regions.h"
+#include "analysis/dynamo_config.h"
 #include "analysis/environment_writes.h"
 #include "analysis/module_summarizer.h"
 #include "analysis/syntax.h"
@@ -164,12 +165,17 @@ ModuleSummary ModuleSummarizer::run() {
   });
   for (size_t i = 0; i < defs_.size(); ++i) index_by_def_[defs_[i].def.id] = i;
   walk();
+  noteMethodHelperCalls();
   // The indexed variables as the rules read them in one file (a dict of defaults applied over
   // its items, `env["X"] = v` for a child process, ...), not only the `os.environ` forms above.
   for (std::string_view variable : indexedEnvironmentVariables())
     if (std::find(out_.environment.begin(), out_.environment.end(), variable) == out_.environment.end() &&
         source_.find(variable) != std::string_view::npos && setsEnvironmentVariable(model_.file(), variable))
       out_.environment.emplace_back(variable);
+  if (auto at = processWideCaptureSetting(model_)) {
+    out_.sets_capture = true;
+    out_.sets_capture_at = sourcePosOf(model_.file(), at->first, at->second);
+  }
   return std::move(out_);
 }
 

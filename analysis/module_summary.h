@@ -147,6 +147,10 @@ struct ModuleSummary {
   // (not in a function, a `with`, or under a condition other than `__name__ == "__main__"`):
   // set for the whole run of this file as a script, and so for what its compile sites compile.
   bool captures_scalars = false;
+  // Some statement, wherever it runs (a function, a condition), may turn
+  // `capture_scalar_outputs` on for the whole process (analysis/dynamo_config.h): where.
+  bool sets_capture = false;
+  SourcePos sets_capture_at;
 
   const ClassSummary* findClass(std::string_view name) const;
   const FunctionSummary* findFunction(std::string_view name) const;
@@ -188,6 +192,11 @@ struct ProjectWideFacts {
   // Environment variables some file of the project sets in code, among those the index looks
   // for (`CUBLAS_WORKSPACE_CONFIG`), with where.
   std::vector<std::pair<std::string, CrossFileNote>> environment;
+  // The first file (in path order) that may turn `torch._dynamo.config.capture_scalar_outputs`
+  // on for its process (analysis/dynamo_config.h); empty path when none. The setting is
+  // process-wide and the project's files may run in that process: Dynamo may capture `.item()`
+  // in any compiled code of the project.
+  CrossFileNote captures_scalars;
   const CrossFileNote* setsEnvironment(std::string_view variable) const;
   // For PTL406, the first file (in path order) that spells `set_epoch`, that imports a trainer
   // which sets the sampler's epoch itself (Lightning, accelerate, ...), and that runs a loop over

@@ -68,6 +68,12 @@ void ModuleSummarizer::noteCompileSite(TSNode call, TSNode callee, const Def* d)
     } else if (functionParameter(target, d, site.attr, site.parameter_index)) {
       site.kind = CompileSite::Kind::FunctionParameter;  // `def maybe_compile(m): return torch.compile(m)`
       site.owner = out_.functions[d->index].name;
+    } else if (d != nullptr && !ts_node_is_null(d->cls) && parameterOf(target, d, site.attr, site.parameter_index)) {
+      // `def maybe_compile(self, m)`: what the class's own `self.maybe_compile(x)` pass
+      // (noteMethodHelperCalls); a caller elsewhere stays unknown.
+      method_helpers_.push_back({d, site.attr, site.parameter_index});
+      out_.unknown_compile_sites.push_back(site.at);
+      return;
     } else {
       if (!compiledValueIsKnown(target)) out_.unknown_compile_sites.push_back(site.at);
       return;

@@ -48,8 +48,10 @@ std::vector<fs::path> dependenciesOf(const analysis::ProjectFacts* facts, const 
     if (facts->project) {
       for (const auto& [variable, where] : facts->project->environment)
         if (!where.path.empty() && fs::path(where.path) != self) paths.insert(where.path);
-      // PTL406 quiet, or reporting, because of another file.
-      for (const auto* note : {&facts->project->sets_epoch, &facts->project->imports_trainer, &facts->project->loops_epochs})
+      // PTL406 quiet, or reporting, because of another file; PTL501 quiet because another file
+      // may turn Dynamo's scalar capture on.
+      for (const auto* note : {&facts->project->sets_epoch, &facts->project->imports_trainer, &facts->project->loops_epochs,
+                               &facts->project->captures_scalars})
         if (!note->path.empty() && fs::path(note->path) != self) paths.insert(note->path);
     }
     // PTL707: how other files use this file's evaluation functions.

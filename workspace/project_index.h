@@ -13,7 +13,8 @@
 //
 // Invariants: demand-driven — nothing is read before a rule asks; then every project file is
 // scanned (raw bytes) for a call or decorator spelled `compile` (`analysis::mayHoldCompileSite`)
-// or the name of an indexed environment variable (`CUBLAS_WORKSPACE_CONFIG`), and only those
+// or the name of an indexed environment variable (`CUBLAS_WORKSPACE_CONFIG`) or of Dynamo's
+// process-wide `capture_scalar_outputs` (analysis/dynamo_config.h), and only those
 // holding one are read, parsed and summarised, plus the
 // modules their compile sites reach; a file no question reaches and without that word is never
 // parsed. Files are read through the caller's reader (the CLI's size limit and UTF-8 handling).
@@ -118,7 +119,8 @@ class ProjectIndex {
     int64_t mtime_ns = 0;
     int64_t ctime_ns = 0;  // changes on every write, and `touch`/`utime` cannot set it back
     bool may_compile = false;
-    bool may_set_environment = false;  // holds an indexed variable's name (CUBLAS_WORKSPACE_CONFIG)
+    // Holds an indexed variable's name (CUBLAS_WORKSPACE_CONFIG) or Dynamo's capture setting.
+    bool may_set_environment = false;
     uint8_t training = 0;              // workspace/training_scan.h's TrainingWords
   };
   std::filesystem::path scan_cache_dir_;
@@ -157,7 +159,7 @@ class ProjectIndex {
   bool inOverlay(const std::filesystem::path& file) const;
   struct ScanVerdict {
     bool may_compile = false;          // a call or decorator spelled `compile`
-    bool may_set_environment = false;  // an indexed environment variable's name
+    bool may_set_environment = false;  // an indexed environment variable's name, the capture setting
     uint8_t training = 0;              // workspace/training_scan.h's TrainingWords
     bool too_large = false;            // past the size limit: not looked at
   };

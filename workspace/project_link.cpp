@@ -12,6 +12,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "analysis/dynamo_config.h"
 #include "analysis/parse.h"
 #include "analysis/semantic_model.h"
 #include "analysis/text_search.h"
@@ -59,7 +60,7 @@ bool ProjectIndex::Project::contains(const fs::path& file) const {
 
 bool ProjectIndex::Project::mayDependOn(const fs::path& file, std::optional<std::string_view> text) const {
   if (!done_.load(std::memory_order_acquire) || !text) return true;
-  if (analysis::mayHoldCompileSite(*text)) return true;
+  if (analysis::mayHoldCompileSite(*text) || analysis::mayHoldCaptureSetting(*text)) return true;
   // A training word that comes or goes (a `for epoch` line typed in a script that had one is
   // no news).
   auto bits = training_bits_.find(file.string());
@@ -255,6 +256,8 @@ void ProjectIndex::Project::link() {
       for (std::string_view wanted : analysis::indexedEnvironmentVariables())
         if (variable == wanted && wide->setsEnvironment(wanted) == nullptr)
           wide->environment.push_back({variable, {file.string(), {}, fmt::format("`{}` is set here", variable)}});
+    if (summary->sets_capture && wide->captures_scalars.path.empty())
+      wide->captures_scalars = {file.string(), summary->sets_capture_at, "`capture_scalar_outputs` may be turned on here"};
     if (!verdict.may_compile) continue;
     if (!summary->unknown_compile_sites.empty()) wide->compiles_unknown = true;
     // `capture_scalar_outputs = True` set for the whole run of this file: what its sites
@@ -407,6 +410,7 @@ void ProjectIndex::Project::link() {
   wide->linked = true;
   std::string wide_digest = fmt::format("linked;unknown={};", wide->compiles_unknown);
   for (const auto& [variable, where] : wide->environment) wide_digest += fmt::format("env={}@{};", variable, where.path);
+  wide_digest += fmt::format("capture={};", wide->captures_scalars.path);
   wide_digest += fmt::format("epoch={}|{}|{};", wide->sets_epoch.path, wide->imports_trainer.path, wide->loops_epochs.path);
   {
     auto base = std::make_shared<ProjectFacts>();

@@ -16,6 +16,7 @@
 #include <system_error>
 #include <thread>
 
+#include "analysis/dynamo_config.h"
 #include "analysis/text_search.h"
 #include "workspace/cache.h"
 #include "workspace/json_sections.h"
@@ -36,7 +37,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Construction::Argument, keyword, index, class
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Construction, callee, arguments, unknown_arguments, at)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CompileSite, kind, target, owner, attr, method, at, parameter_index)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ModuleSummary, imports, definitions, functions, classes, compile_sites, environment,
-                                   unknown_compile_sites, constructions, captures_scalars)
+                                   unknown_compile_sites, constructions, captures_scalars, sets_capture,
+                                   sets_capture_at)
 }  // namespace ptlint::analysis
 
 namespace ptlint::workspace {
@@ -62,6 +64,8 @@ ProjectIndex::ScanVerdict ProjectIndex::scanFile(const fs::path& file, std::stri
     verdict.may_compile = analysis::mayHoldCompileSite(text);
     for (std::string_view variable : analysis::indexedEnvironmentVariables())
       verdict.may_set_environment = verdict.may_set_environment || text.find(variable) != std::string_view::npos;
+    // Dynamo's process-wide capture setting is read from the same summaries.
+    verdict.may_set_environment = verdict.may_set_environment || analysis::mayHoldCaptureSetting(text);
     verdict.training = trainingWordsOf(text);
     return verdict;
   };

@@ -34,8 +34,9 @@ Reports `Tensor.item()` and `Tensor.tolist()` calls inside code that `torch.comp
 - the same through `torch._dynamo.optimize(backend)(fn)` and `@torch._dynamo.optimize(backend)`
   (still in PyTorch 2.14), `functools.partial(torch.compile, ...)` applied or bound to a name
   and then applied (`compiler = partial(torch.compile, mode=...)`, `compiler(fn)`, `@compiler`),
-  and a function of the file that compiles its parameter (`def maybe_compile(m): return
-  torch.compile(m)`): what each call of it in the file passes there;
+  and a function or method of the file that compiles its parameter (`def maybe_compile(m): return
+  torch.compile(m)`, `self.encoder = self.maybe_compile(self.encoder)`): what each call of it in
+  the file passes there, when the call's result is kept;
 - transitively, every function and method of the same file that compiled code calls directly
   (`helper(x)`, `self.helper(x)`, `super().forward(x)`, `self.block(x)` for a module of the file,
   `model(x)` and `model.decode(x)` for a parameter annotated with a class, `model: Transformer`).
@@ -68,7 +69,8 @@ method or submodule of a submodule (`self.encoder.encode(x)`), and the functions
 other modules that compiled code calls. A helper or a partial defined in another module
 compiles what the project's calls pass it (`from utils import maybe_compile`;
 `maybe_compile(Encoder())`, `compiler(Decoder())` for `compiler = partial(torch.compile, ...)`,
-`@maybe_compile` on a function). Without a project marker, checked from the project's folder,
+`@maybe_compile` on a function), and a method of a class compiles what the class's own calls
+pass it (`self.encoder = self.maybe_compile(self.encoder)` with `Encoder` from another file). Without a project marker, checked from the project's folder,
 that folder is the import root (as `python -m` and the scripts run from it see it) and a module
 in a subfolder without `__init__.py` is found from the scripts above it; a script's own folder
 resolves its imports (`tools/bench.py` importing `tools/tiny.py` as `tiny`) with or without one.
@@ -104,13 +106,19 @@ or a comparison with one, or a parameter annotated `torch.Tensor`, every rebindi
 `int(n)` of a Python number, `int(x.shape[0])`, `int(len(x))` and `float(x.numel())` are sizes,
 not reads, and a parameter without annotation is not known to be a tensor.
 
-When the file turns on `torch._dynamo.config.capture_scalar_outputs = True`, Dynamo captures
-`.item()`, `int(t)` and `float(t)` as symbolic scalars instead of breaking, and the rule stays
-silent on them in that file; `bool(t)` still breaks there (it guards on the value). The setting
-is process-wide: code compiled from another file is captured too when every file whose compile
-reaches it sets it as a statement of its own at module level (or under
-`if __name__ == "__main__":`); set inside a function, a `with` or under another condition it is
-not taken as on, and one compile from a file without it keeps the finding.
+When `torch._dynamo.config.capture_scalar_outputs` is on, Dynamo captures `.item()`, `int(t)`
+and `float(t)` as symbolic scalars instead of breaking (`torch._dynamo.explain` counts no break
+on PyTorch 2.6 and 2.14), and the rule stays silent on them; `bool(t)` still breaks (it guards
+on the value). The setting is process-wide and any compiled code of the project may run in the
+process that sets it, so it counts wherever some file of the project may turn it on:
+`torch._dynamo.config.capture_scalar_outputs = True` at module level, in a function or under a
+condition (`if args.capture:`; a value the code computes, `= args.capture`, may be true),
+`setattr(...)`, or the environment variable `TORCHDYNAMO_CAPTURE_SCALAR_OUTPUTS` set in code
+(`os.environ[...] = "1"`, `os.environ.setdefault(...)`), which `torch/_dynamo/config.py` reads
+when Dynamo is first imported (`os.environ.get(...) == "1"`; `import torch` alone does not import
+it, so a setting after `import torch` and before the first compile holds).
+`torch._dynamo.config.patch(capture_scalar_outputs=True)`, as a context manager or a decorator,
+only holds for what it wraps: it keeps the rule silent in its own file alone.
 
 ## Example
 ```python
@@ -180,6 +188,13 @@ std::string_view scalarConversion(const analysis::SemanticModel& model, TSNode c
   return name;
 }
 
+// Some file of the project may turn `capture_scalar_outputs` on for its process, which every
+// compiled function of the project may run in.
+bool capturedInProject(const Settings& settings) {
+  return settings.project != nullptr && settings.project->project != nullptr &&
+         !settings.project->project->captures_scalars.path.empty();
+}
+
 // The methods and builtins this rule reports.
 constexpr std::array<std::string_view, 5> kScalarReads{"item", "tolist", "int", "float", "bool"};
 
@@ -196,7 +211,7 @@ class ItemInCompiledRegion final : public CompiledRegionRule {
     const auto& regions =
         analysis::CompiledRegions::of(ctx.model(), ctx.settings().compile_decorators, ctx.settings().project);
     // Captured as a symbolic scalar; `bool(t)` still breaks (a guard on a data-dependent value).
-    if (regions.capturesScalarOutputs() && conversion != "bool") return;
+    if (conversion != "bool" && (regions.capturesScalarOutputs() || capturedInProject(ctx.settings()))) return;
     const auto* fn = compiledFunctionAt(call, ctx.model(), ctx.settings());
     if (fn == nullptr) return;
     // Compiled only from files that turn the capture on for their whole run.

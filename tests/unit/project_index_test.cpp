@@ -102,7 +102,8 @@ INSTANTIATE_TEST_SUITE_P(Projects, ProjectFixture,
                          testing::Values("nanogpt", "relimport", "srclayout", "namespace", "keraslike", "flexattn",
                                          "flexunknown", "determinism_unset", "gptlike", "timmlike", "containers", "diffuserslike",
                                          "trainerlike", "graphbreaks", "compilereach", "scriptfolder", "evalgrad",
-                                         "samplerepoch", "helpers", "nested", "gptfast", "capture"));
+                                         "samplerepoch", "helpers", "nested", "gptfast", "capture", "capture_setup",
+                                         "capture_env", "capture_scoped", "methodhelper"));
 
 // Projects whose look-alikes another file makes right: no finding at all.
 TEST(ProjectIndex, QuietProjectsHaveNoFindings) {
@@ -343,6 +344,28 @@ TEST(ProjectIndex, TrainingWordsMakeATextAffectTheProject) {
   // A file whose training words stay the same is no news; one that loses them is.
   EXPECT_TRUE(index.projectsAffectedBy(dir / "loop.py", std::string_view("for epoch in range(4):\n    pass\n")).empty());
   EXPECT_EQ(index.projectsAffectedBy(dir / "loop.py", std::string_view("x = 1\n")).size(), 1u);
+  fs::remove_all(dir);
+}
+
+// A new text that turns Dynamo's scalar capture on, in a file the link never read, changes what
+// every file of the project reports.
+TEST(ProjectIndex, ACaptureSettingMakesATextAffectTheProject) {
+  fs::path dir = fs::temp_directory_path() / ("ptlint-capture-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::copy(kProjects / "capture_scoped", dir, fs::copy_options::recursive);
+  std::ofstream(dir / "other.py") << "x = 1\n";
+  workspace::ProjectIndex index(readText);
+  EXPECT_TRUE(index.factsFor(dir / "model.py")->project->captures_scalars.path.empty());
+  EXPECT_TRUE(index.projectsAffectedBy(dir / "other.py", std::string_view("y = 2\n")).empty());
+  EXPECT_EQ(index.projectsAffectedBy(dir / "other.py",
+                                     std::string_view("import torch\ntorch._dynamo.config.capture_scalar_outputs = True\n"))
+                .size(),
+            1u);
+  std::ofstream(dir / "other.py") << "import os\nos.environ['TORCHDYNAMO_CAPTURE_SCALAR_OUTPUTS'] = '1'\n";
+  index.relink(dir);
+  const auto& where = index.factsFor(dir / "model.py")->project->captures_scalars;
+  EXPECT_EQ(where.path, (dir / "other.py").string());
+  EXPECT_EQ(where.at.line, 1u);
   fs::remove_all(dir);
 }
 

@@ -2,5 +2,5 @@ import torch
 
 from model import Head
 
-# No capture here: Head's `.item()` breaks the graph when this script runs.
+# No capture here, but train.py turns it on for its process, and Head may run there.
 head = torch.compile(Head())

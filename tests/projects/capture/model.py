@@ -11,9 +11,9 @@ class Net(nn.Module):
 
 class Head(nn.Module):
     def forward(self, x):
-        return x.sum().item()  # expect: PTL501
+        return x.sum().item()  # captured where train.py runs: the setting is process-wide
 
 
 class Tail(nn.Module):
     def forward(self, x):
-        return x.sum().item()  # expect: PTL501
+        return x.sum().item()  # `setup(True)` in tail.py may turn the capture on
