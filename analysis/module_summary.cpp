@@ -65,6 +65,13 @@ const ExternalUse* ProjectFacts::useOf(std::string_view function) const {
   return nullptr;
 }
 
+const CrossFileNote* ProjectFacts::scalarCaptureSetter() const {
+  if (project == nullptr) return nullptr;
+  if (!project->captures_scalars.path.empty()) return &project->captures_scalars;
+  if (in_tests && !project->captures_scalars_in_tests.path.empty()) return &project->captures_scalars_in_tests;
+  return nullptr;
+}
+
 const std::vector<std::string_view>& indexedEnvironmentVariables() {
   static const std::vector<std::string_view> kVariables{"CUBLAS_WORKSPACE_CONFIG"};
   return kVariables;

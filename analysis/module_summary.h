@@ -197,6 +197,10 @@ struct ProjectWideFacts {
   // process-wide and the project's files may run in that process: Dynamo may capture `.item()`
   // in any compiled code of the project.
   CrossFileNote captures_scalars;
+  // The same set by a test file (`test_*.py`, `*_test.py`, `conftest.py`, or one under a `test`
+  // or `tests` folder): that process is the test runner's, which runs the project's test files
+  // only, so it counts for them and not for the training code.
+  CrossFileNote captures_scalars_in_tests;
   const CrossFileNote* setsEnvironment(std::string_view variable) const;
   // For PTL406, the first file (in path order) that spells `set_epoch`, that imports a trainer
   // which sets the sampler's epoch itself (Lightning, accelerate, ...), and that runs a loop over
@@ -218,6 +222,11 @@ struct ProjectFacts {
   std::vector<ExternalCompileRoot> compiled;
   std::vector<ExternalUse> uses;  // of this file's evaluation functions by other files
   const ExternalUse* useOf(std::string_view function) const;
+  // The file is one of the project's tests (see ProjectWideFacts::captures_scalars_in_tests).
+  bool in_tests = false;
+  // The file that may turn Dynamo's scalar capture on in a process this file may run in; null
+  // when none does.
+  const CrossFileNote* scalarCaptureSetter() const;
   // Never null when the facts come from the project index.
   std::shared_ptr<const ProjectWideFacts> project;
   // Identifies the facts (for result caches): equal digests mean equal facts.

@@ -50,9 +50,10 @@ std::vector<fs::path> dependenciesOf(const analysis::ProjectFacts* facts, const 
         if (!where.path.empty() && fs::path(where.path) != self) paths.insert(where.path);
       // PTL406 quiet, or reporting, because of another file; PTL501 quiet because another file
       // may turn Dynamo's scalar capture on.
-      for (const auto* note : {&facts->project->sets_epoch, &facts->project->imports_trainer, &facts->project->loops_epochs,
-                               &facts->project->captures_scalars})
+      for (const auto* note : {&facts->project->sets_epoch, &facts->project->imports_trainer, &facts->project->loops_epochs})
         if (!note->path.empty() && fs::path(note->path) != self) paths.insert(note->path);
+      if (const auto* setter = facts->scalarCaptureSetter(); setter != nullptr && fs::path(setter->path) != self)
+        paths.insert(setter->path);
     }
     // PTL707: how other files use this file's evaluation functions.
     for (const auto& use : facts->uses)

@@ -48,7 +48,19 @@ std::shared_ptr<const ProjectFacts> ProjectIndex::Project::factsFor(const fs::pa
   ensureLinked();
   auto it = facts_.find(file.string());
   if (it != facts_.end()) return it->second;
-  return base_facts_;
+  return isTestFile(file) && base_test_facts_ ? base_test_facts_ : base_facts_;
+}
+
+bool ProjectIndex::Project::isTestFile(const fs::path& file) const {
+  std::string name = file.filename().string();
+  if (name == "conftest.py" || name.rfind("test_", 0) == 0 ||
+      (name.size() > 8 && name.compare(name.size() - 8, 8, "_test.py") == 0))
+    return true;
+  fs::path relative = file.lexically_relative(root_);
+  if (relative.empty() || *relative.begin() == "..") return false;
+  for (const auto& part : relative.parent_path())
+    if (part == "test" || part == "tests") return true;
+  return false;
 }
 
 bool ProjectIndex::Project::contains(const fs::path& file) const {
@@ -256,8 +268,10 @@ void ProjectIndex::Project::link() {
       for (std::string_view wanted : analysis::indexedEnvironmentVariables())
         if (variable == wanted && wide->setsEnvironment(wanted) == nullptr)
           wide->environment.push_back({variable, {file.string(), {}, fmt::format("`{}` is set here", variable)}});
-    if (summary->sets_capture && wide->captures_scalars.path.empty())
-      wide->captures_scalars = {file.string(), summary->sets_capture_at, "`capture_scalar_outputs` may be turned on here"};
+    if (summary->sets_capture) {
+      auto& setter = isTestFile(file) ? wide->captures_scalars_in_tests : wide->captures_scalars;
+      if (setter.path.empty()) setter = {file.string(), summary->sets_capture_at, "`capture_scalar_outputs` may be turned on here"};
+    }
     if (!verdict.may_compile) continue;
     if (!summary->unknown_compile_sites.empty()) wide->compiles_unknown = true;
     // `capture_scalar_outputs = True` set for the whole run of this file: what its sites
@@ -410,13 +424,17 @@ void ProjectIndex::Project::link() {
   wide->linked = true;
   std::string wide_digest = fmt::format("linked;unknown={};", wide->compiles_unknown);
   for (const auto& [variable, where] : wide->environment) wide_digest += fmt::format("env={}@{};", variable, where.path);
-  wide_digest += fmt::format("capture={};", wide->captures_scalars.path);
+  wide_digest += fmt::format("capture={}|{};", wide->captures_scalars.path, wide->captures_scalars_in_tests.path);
   wide_digest += fmt::format("epoch={}|{}|{};", wide->sets_epoch.path, wide->imports_trainer.path, wide->loops_epochs.path);
   {
     auto base = std::make_shared<ProjectFacts>();
     base->project = wide;
     base->digest = wide_digest;
+    auto tests = std::make_shared<ProjectFacts>(*base);
+    tests->in_tests = true;
+    tests->digest += "tests;";
     base_facts_ = std::move(base);
+    base_test_facts_ = std::move(tests);
   }
   std::set<std::string> with_facts;
   for (const auto& [path, roots] : roots_) with_facts.insert(path);
@@ -425,6 +443,8 @@ void ProjectIndex::Project::link() {
     auto facts = std::make_shared<ProjectFacts>();
     facts->project = wide;
     facts->digest = wide_digest;
+    facts->in_tests = isTestFile(path);
+    if (facts->in_tests) facts->digest += "tests;";
     if (auto it = roots_.find(path); it != roots_.end()) facts->compiled = std::move(it->second);
     for (auto& root : facts->compiled) {
       root.captures_scalars = compiled_[path + "\n" + root.function];

@@ -57,6 +57,9 @@ class ProjectIndex::Project {
   // The files whose facts differ between this link and `other` (both finished).
   std::vector<fs::path> changedFacts(const Project& other) const;
   const fs::path& root() const { return root_; }
+  // A test file of the project: `test_*.py`, `*_test.py`, `conftest.py`, or under a `test` or
+  // `tests` folder below the root (pytest's default names).
+  bool isTestFile(const fs::path& file) const;
   bool recursive() const { return recursive_; }
   const std::vector<fs::path>& beside() const { return beside_; }
 
@@ -256,6 +259,8 @@ class ProjectIndex::Project {
   // again through its own returns is one the index cannot follow).
   std::unordered_map<std::string, std::optional<std::vector<Symbol>>> classes_;
   // What a file no compile site reaches is told (the project-wide facts only).
+  // The same for the project's test files (ProjectWideFacts::captures_scalars_in_tests).
+  std::shared_ptr<const ProjectFacts> base_test_facts_;
   std::shared_ptr<const ProjectFacts> base_facts_ = [] {
     auto facts = std::make_shared<ProjectFacts>();
     facts->project = std::make_shared<analysis::ProjectWideFacts>();  // not linked

@@ -116,7 +116,10 @@ condition (`if args.capture:`; a value the code computes, `= args.capture`, may 
 `setattr(...)`, or the environment variable `TORCHDYNAMO_CAPTURE_SCALAR_OUTPUTS` set in code
 (`os.environ[...] = "1"`, `os.environ.setdefault(...)`), which `torch/_dynamo/config.py` reads
 when Dynamo is first imported (`os.environ.get(...) == "1"`; `import torch` alone does not import
-it, so a setting after `import torch` and before the first compile holds).
+it, so a setting after `import torch` and before the first compile holds). A test file
+(`test_*.py`, `*_test.py`, `conftest.py`, or one under a `test` or `tests` folder) that turns
+it on does so in the test runner's process, which runs the project's tests, not its training
+code: it counts for the test files only.
 `torch._dynamo.config.patch(capture_scalar_outputs=True)`, as a context manager or a decorator,
 only holds for what it wraps: it keeps the rule silent in its own file alone.
 
@@ -191,8 +194,7 @@ std::string_view scalarConversion(const analysis::SemanticModel& model, TSNode c
 // Some file of the project may turn `capture_scalar_outputs` on for its process, which every
 // compiled function of the project may run in.
 bool capturedInProject(const Settings& settings) {
-  return settings.project != nullptr && settings.project->project != nullptr &&
-         !settings.project->project->captures_scalars.path.empty();
+  return settings.project != nullptr && settings.project->scalarCaptureSetter() != nullptr;
 }
 
 // The methods and builtins this rule reports.
