@@ -48,13 +48,13 @@ bool isCompilingPredicate(std::string_view qualified) {
 // neither.
 TSNode CompiledRegions::Builder::targetArgument(TSNode call, std::string_view keyword, std::string_view source) {
   TSNode args = fieldOf(call, "arguments");
-  if (!isKind(args, "argument_list")) return {};
+  if (!isKind(args, kind::argument_list)) return {};
   TSNode positional{}, by_keyword{};
   forEachNamedChild(args, [&](TSNode arg) {
-    std::string_view kind = kindOf(arg);
-    if (kind == "keyword_argument") {
+    analysis::NodeKind kind = kindOf(arg);
+    if (kind == kind::keyword_argument) {
       if (!keyword.empty() && textOf(fieldOf(arg, "name"), source) == keyword) by_keyword = fieldOf(arg, "value");
-    } else if (kind != "comment" && kind != "list_splat" && kind != "dictionary_splat" &&
+    } else if (kind != kind::comment && kind != kind::list_splat && kind != kind::dictionary_splat &&
                ts_node_is_null(positional)) {
       positional = arg;
     }
@@ -65,11 +65,11 @@ TSNode CompiledRegions::Builder::targetArgument(TSNode call, std::string_view ke
 // `torch.compile(fn, disable=True)` compiles nothing.
 bool CompiledRegions::Builder::disablesItself(TSNode call, std::string_view source) {
   TSNode args = fieldOf(call, "arguments");
-  if (!isKind(args, "argument_list")) return false;
+  if (!isKind(args, kind::argument_list)) return false;
   bool disabled = false;
   forEachNamedChild(args, [&](TSNode arg) {
-    if (isKind(arg, "keyword_argument") && textOf(fieldOf(arg, "name"), source) == "disable" &&
-        isKind(unparenthesize(fieldOf(arg, "value")), "true"))
+    if (isKind(arg, kind::keyword_argument) && textOf(fieldOf(arg, "name"), source) == "disable" &&
+        isKind(unparenthesize(fieldOf(arg, "value")), kind::true_))
       disabled = true;
   });
   return disabled;
@@ -101,7 +101,7 @@ bool CompiledRegions::mayCompileAnything(const ParsedFile& file, const std::vect
     bool named = forEachWholeWord(source, word, [&](size_t at) {
       auto start = static_cast<uint32_t>(at), end = static_cast<uint32_t>(at + word.size());
       TSNode node = ts_node_descendant_for_byte_range(file.root(), start, end);
-      return isKind(node, "identifier") && startOf(node) == start && endOf(node) == end;
+      return isKind(node, kind::identifier) && startOf(node) == start && endOf(node) == end;
     });
     if (named) return true;
   }
@@ -172,11 +172,11 @@ namespace {
 int compilingPolarity(const SemanticModel& model, TSNode condition) {
   condition = unparenthesize(condition);
   int polarity = 1;
-  while (isKind(condition, "not_operator")) {
+  while (isKind(condition, kind::not_operator)) {
     polarity = -polarity;
     condition = unparenthesize(fieldOf(condition, "argument"));
   }
-  if (!isKind(condition, "call")) return 0;
+  if (!isKind(condition, kind::call)) return 0;
   auto q = model.qualifiedName(fieldOf(condition, "function"));
   return q && isCompilingPredicate(*q) ? polarity : 0;
 }
@@ -186,8 +186,8 @@ bool leaves(TSNode block) {
   uint32_t count = ts_node_named_child_count(block);
   for (uint32_t i = count; i-- > 0;) {
     TSNode last = ts_node_named_child(block, i);
-    if (isKind(last, "comment")) continue;
-    return isKind(last, "return_statement") || isKind(last, "raise_statement");
+    if (isKind(last, kind::comment)) continue;
+    return isKind(last, kind::return_statement) || isKind(last, kind::raise_statement);
   }
   return false;
 }
@@ -197,26 +197,26 @@ bool leaves(TSNode block) {
 bool CompiledRegions::isSkippedWhileCompiling(TSNode node) const {
   TSNode child = node;
   for (TSNode cur = ts_node_parent(node); !ts_node_is_null(cur); child = cur, cur = ts_node_parent(cur)) {
-    std::string_view kind = kindOf(cur);
-    if (kind == "function_definition" || kind == "class_definition" || kind == "lambda") return false;
-    if (kind == "if_statement" || kind == "elif_clause") {
+    analysis::NodeKind kind = kindOf(cur);
+    if (kind == kind::function_definition || kind == kind::class_definition || kind == kind::lambda) return false;
+    if (kind == kind::if_statement || kind == kind::elif_clause) {
       int polarity = compilingPolarity(model_, fieldOf(cur, "condition"));
       TSNode consequence = fieldOf(cur, "consequence");
       if (polarity < 0 && sameNode(child, consequence)) return true;
-      if (polarity > 0 && !sameNode(child, consequence) && !isKind(child, "comment") &&
+      if (polarity > 0 && !sameNode(child, consequence) && !isKind(child, kind::comment) &&
           !sameNode(child, fieldOf(cur, "condition")))
         return true;  // an `elif` or `else` after `if is_compiling():`
-    } else if (kind == "conditional_expression" && ts_node_named_child_count(cur) == 3) {
+    } else if (kind == kind::conditional_expression && ts_node_named_child_count(cur) == 3) {
       // `a if cond else b`
       int polarity = compilingPolarity(model_, ts_node_named_child(cur, 1));
       if (polarity < 0 && sameNode(child, ts_node_named_child(cur, 0))) return true;
       if (polarity > 0 && sameNode(child, ts_node_named_child(cur, 2))) return true;
-    } else if (kind == "block" || kind == "module") {
+    } else if (kind == kind::block || kind == kind::module) {
       // `if is_compiling(): return ...` earlier in the same block.
       int budget = 512;  // statements looked at per block: bounded on generated code
       for (TSNode prev = ts_node_prev_named_sibling(child); !ts_node_is_null(prev) && budget-- > 0;
            prev = ts_node_prev_named_sibling(prev)) {
-        if (isKind(prev, "if_statement") && compilingPolarity(model_, fieldOf(prev, "condition")) > 0 &&
+        if (isKind(prev, kind::if_statement) && compilingPolarity(model_, fieldOf(prev, "condition")) > 0 &&
             leaves(fieldOf(prev, "consequence")))
           return true;
       }

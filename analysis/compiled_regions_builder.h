@@ -129,7 +129,7 @@ class CompiledRegions::Builder {
   template <typename Visit>
   void forEachBase(TSNode cls, Visit&& visit) const {
     TSNode bases = fieldOf(cls, "superclasses");
-    if (!isKind(bases, "argument_list")) return;
+    if (!isKind(bases, kind::argument_list)) return;
     forEachNamedChild(bases, [&](TSNode base) {
       TSNode base_cls = classNamed(unparenthesize(base));
       if (!ts_node_is_null(base_cls) && !sameNode(base_cls, cls)) visit(base_cls);

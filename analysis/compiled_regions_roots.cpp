@@ -25,8 +25,8 @@ namespace {
 // `model.compile()` compiles in place.
 bool resultDiscarded(TSNode call) {
   TSNode parent = ts_node_parent(call);
-  while (isKind(parent, "parenthesized_expression")) parent = ts_node_parent(parent);
-  return isKind(parent, "expression_statement");
+  while (isKind(parent, kind::parenthesized_expression)) parent = ts_node_parent(parent);
+  return isKind(parent, kind::expression_statement);
 }
 
 }  // namespace
@@ -58,17 +58,17 @@ void CompiledRegions::Builder::collect() {
       model_.file().root(),
       [&](TSNode node) {
         if (!holdsAnchor(node)) return false;
-        std::string_view kind = kindOf(node);
-        if (kind == "comment") return false;
-        if (kind == "call") {
+        analysis::NodeKind kind = kindOf(node);
+        if (kind == kind::comment) return false;
+        if (kind == kind::call) {
           if (mayCompileOrDisable(node)) site_calls_.push_back(node);
-        } else if (kind == "decorated_definition") {
+        } else if (kind == kind::decorated_definition) {
           TSNode def = fieldOf(node, "definition");
-          if (isKind(def, "function_definition")) decorated_.push_back(functionIndex(def));
-        } else if (kind == "assignment") {
+          if (isKind(def, kind::function_definition)) decorated_.push_back(functionIndex(def));
+        } else if (kind == kind::assignment) {
           noteCaptureAssignment(node);
           notePartialOfCompile(node);
-        } else if (kind == "keyword_argument") {
+        } else if (kind == kind::keyword_argument) {
           if (textOf(fieldOf(node, "name"), source_) == "capture_scalar_outputs" &&
               mayTurnCaptureOn(fieldOf(node, "value"), source_))
             out_.captures_scalars_ = true;
@@ -111,7 +111,7 @@ std::vector<uint32_t> CompiledRegions::Builder::anchorOffsets() const {
 void CompiledRegions::Builder::noteCaptureAssignment(TSNode assignment) {
   TSNode left = unparenthesize(fieldOf(assignment, "left"));
   TSNode right = fieldOf(assignment, "right");
-  if (!isKind(left, "attribute") || ts_node_is_null(right)) return;
+  if (!isKind(left, kind::attribute) || ts_node_is_null(right)) return;
   std::string_view attr = textOf(fieldOf(left, "attribute"), source_);
   if (attr == "capture_scalar_outputs" && mayTurnCaptureOn(right, source_)) {
     auto q = model_.qualifiedName(left);
@@ -121,7 +121,7 @@ void CompiledRegions::Builder::noteCaptureAssignment(TSNode assignment) {
 
 void CompiledRegions::Builder::notePartialOfCompile(TSNode assignment) {
   TSNode left = unparenthesize(fieldOf(assignment, "left"));
-  if (isKind(left, "identifier") && isPartialOfCompile(fieldOf(assignment, "right")))
+  if (isKind(left, kind::identifier) && isPartialOfCompile(fieldOf(assignment, "right")))
     partial_names_.insert(textOf(left, source_));
 }
 
@@ -131,13 +131,13 @@ void CompiledRegions::Builder::addPartialCalls() {
     forEachWholeWord(source_, name, [&](size_t at) {
       TSNode node = ts_node_descendant_for_byte_range(model_.file().root(), static_cast<uint32_t>(at),
                                                       static_cast<uint32_t>(at + name.size()));
-      if (!isKind(node, "identifier")) return false;
+      if (!isKind(node, kind::identifier)) return false;
       TSNode parent = ts_node_parent(node);
-      if (isKind(parent, "call") && sameNode(fieldOf(parent, "function"), node)) {
+      if (isKind(parent, kind::call) && sameNode(fieldOf(parent, "function"), node)) {
         site_calls_.push_back(parent);
-      } else if (isKind(parent, "decorator")) {
+      } else if (isKind(parent, kind::decorator)) {
         TSNode def = fieldOf(ts_node_parent(parent), "definition");
-        if (isKind(def, "function_definition")) decorated_.push_back(functionIndex(def));
+        if (isKind(def, kind::function_definition)) decorated_.push_back(functionIndex(def));
       }
       return false;
     });
@@ -156,18 +156,18 @@ void CompiledRegions::Builder::addPartialCalls() {
 void CompiledRegions::Builder::noteAttributeStore(TSNode assignment, FunctionInfo& info) const {
   TSNode left = unparenthesize(fieldOf(assignment, "left"));
   TSNode right = fieldOf(assignment, "right");
-  if (!isKind(left, "attribute") || ts_node_is_null(right)) return;
+  if (!isKind(left, kind::attribute) || ts_node_is_null(right)) return;
   std::string_view attr = textOf(fieldOf(left, "attribute"), source_);
-  while (isKind(right, "assignment")) right = fieldOf(right, "right");
+  while (isKind(right, kind::assignment)) right = fieldOf(right, "right");
   TSNode object = unparenthesize(fieldOf(left, "object"));
-  if (isKind(object, "identifier")) info.attribute_stores.emplace_back(object, attr, right);
+  if (isKind(object, kind::identifier)) info.attribute_stores.emplace_back(object, attr, right);
 }
 
 void CompiledRegions::Builder::findRoots() {
   for (int i : decorated_) {
     FunctionInfo& fn = functions_[i];
     for (TSNode decorator : fn.decorators) {
-      TSNode callee = isKind(decorator, "call") ? unparenthesize(fieldOf(decorator, "function")) : decorator;
+      TSNode callee = isKind(decorator, kind::call) ? unparenthesize(fieldOf(decorator, "function")) : decorator;
       auto q = model_.qualifiedName(callee);
       if (q ? isDynamoDisable(*q) || (!q->starts_with("torch.") && namesDynamoDisable(*q))
             : namesDynamoDisable(textOf(callee, source_)))
@@ -179,7 +179,7 @@ void CompiledRegions::Builder::findRoots() {
   for (TSNode call : site_calls_) {
     TSNode callee = unparenthesize(fieldOf(call, "function"));
     TSNode target{};
-    if (isKind(callee, "call")) {
+    if (isKind(callee, kind::call)) {
       // `torch.compile(mode="max-autotune")(fn)`, `torch._dynamo.optimize("eager")(fn)`,
       // `functools.partial(torch.compile, mode=...)(fn)`
       TSNode inner = unparenthesize(fieldOf(callee, "function"));
@@ -213,11 +213,11 @@ void CompiledRegions::Builder::findRoots() {
   addHelperCallRoots(roots);
   for (int i : decorated_) {
     for (TSNode decorator : functions_[i].decorators) {
-      TSNode callee = isKind(decorator, "call") ? unparenthesize(fieldOf(decorator, "function")) : decorator;
-      if (isKind(decorator, "call") && (disablesItself(decorator, source_) || isKind(callee, "call"))) continue;
+      TSNode callee = isKind(decorator, kind::call) ? unparenthesize(fieldOf(decorator, "function")) : decorator;
+      if (isKind(decorator, kind::call) && (disablesItself(decorator, source_) || isKind(callee, kind::call))) continue;
       auto q = model_.qualifiedName(callee);
       // `@torch._dynamo.optimize("eager")`, `@partial(torch.compile, mode=...)`, `@compiler`.
-      bool factory = isKind(decorator, "call") && ((q && isDynamoOptimize(*q)) || isPartialOfCompile(decorator));
+      bool factory = isKind(decorator, kind::call) && ((q && isDynamoOptimize(*q)) || isPartialOfCompile(decorator));
       if (factory || namesPartialOfCompile(decorator) || isCompileName(callee, q)) {
         addCompiled(i, decorator, nullptr);
         break;
@@ -229,7 +229,7 @@ void CompiledRegions::Builder::findRoots() {
 
 void CompiledRegions::Builder::noteParameterCompile(TSNode target, TSNode call) {
   target = unparenthesize(target);
-  if (!isKind(target, "identifier")) return;
+  if (!isKind(target, kind::identifier)) return;
   const Binding* b = bindingFor(target);
   if (b == nullptr || b->kind != BindingKind::Parameter) return;
   int owner = functionIndexIfDef(b->statement);
@@ -239,17 +239,17 @@ void CompiledRegions::Builder::noteParameterCompile(TSNode target, TSNode call) 
   int position = -skip, found = -1;
   bool keyword_only = false, instance = false;
   forEachNamedChild(fieldOf(functions_[owner].def, "parameters"), [&](TSNode param) {
-    std::string_view kind = kindOf(param);
+    analysis::NodeKind kind = kindOf(param);
     TSNode id{};
-    if (kind == "identifier") id = param;
-    else if (kind == "default_parameter" || kind == "typed_default_parameter") id = fieldOf(param, "name");
-    else if (kind == "typed_parameter") id = ts_node_named_child(param, 0);
-    else if (kind == "list_splat_pattern" || kind == "keyword_separator" || kind == "dictionary_splat_pattern") keyword_only = true;
-    if (isKind(id, "identifier") && sameNode(id, b->name_node)) {
+    if (kind == kind::identifier) id = param;
+    else if (kind == kind::default_parameter || kind == kind::typed_default_parameter) id = fieldOf(param, "name");
+    else if (kind == kind::typed_parameter) id = ts_node_named_child(param, 0);
+    else if (kind == kind::list_splat_pattern || kind == kind::keyword_separator || kind == kind::dictionary_splat_pattern) keyword_only = true;
+    if (isKind(id, kind::identifier) && sameNode(id, b->name_node)) {
       found = keyword_only ? -1 : position;
       instance = position < 0;
     }
-    if (isKind(id, "identifier")) ++position;
+    if (isKind(id, kind::identifier)) ++position;
   });
   if (instance) return;  // `torch.compile(self)` is not a helper
   parameter_compiles_.push_back({owner, found, b->name});
@@ -263,18 +263,18 @@ void CompiledRegions::Builder::addHelperCallRoots(std::vector<std::pair<int, TSN
                                                       static_cast<uint32_t>(at + name.size()));
       TSNode callee = node, call = ts_node_parent(node);
       // `obj.maybe_compile(x)`, `self.maybe_compile(x)` for a method.
-      if (isKind(call, "attribute") && sameNode(fieldOf(call, "attribute"), node)) {
+      if (isKind(call, kind::attribute) && sameNode(fieldOf(call, "attribute"), node)) {
         callee = call;
         call = ts_node_parent(call);
       }
-      if (!isKind(node, "identifier") || !isKind(call, "call") || !sameNode(fieldOf(call, "function"), callee)) return false;
+      if (!isKind(node, kind::identifier) || !isKind(call, kind::call) || !sameNode(fieldOf(call, "function"), callee)) return false;
       if (functionOf(callee) != pc.function) return false;
       TSNode arg{};
       int position = 0;
       forEachNamedChild(fieldOf(call, "arguments"), [&](TSNode a) {
-        if (isKind(a, "keyword_argument")) {
+        if (isKind(a, kind::keyword_argument)) {
           if (textOf(fieldOf(a, "name"), source_) == pc.name) arg = fieldOf(a, "value");
-        } else if (!isKind(a, "comment") && !isKind(a, "list_splat") && !isKind(a, "dictionary_splat")) {
+        } else if (!isKind(a, kind::comment) && !isKind(a, kind::list_splat) && !isKind(a, kind::dictionary_splat)) {
           if (position++ == pc.position && pc.position >= 0) arg = a;
         }
       });
@@ -289,15 +289,15 @@ void CompiledRegions::Builder::addHelperCallRoots(std::vector<std::pair<int, TSN
 void CompiledRegions::Builder::addExternalRoots(const ProjectFacts& project) {
   // Top-level defs and the defs directly in top-level classes' bodies, in source order.
   std::vector<int> top_level;
-  auto definition = [](TSNode node) { return isKind(node, "decorated_definition") ? fieldOf(node, "definition") : node; };
+  auto definition = [](TSNode node) { return isKind(node, kind::decorated_definition) ? fieldOf(node, "definition") : node; };
   forEachNamedChild(model_.file().root(), [&](TSNode child) {
     TSNode def = definition(child);
-    if (isKind(def, "function_definition")) {
+    if (isKind(def, kind::function_definition)) {
       top_level.push_back(functionIndex(def));
-    } else if (isKind(def, "class_definition") && isKind(fieldOf(def, "body"), "block")) {
+    } else if (isKind(def, kind::class_definition) && isKind(fieldOf(def, "body"), kind::block)) {
       forEachNamedChild(fieldOf(def, "body"), [&](TSNode member) {
         TSNode method = definition(member);
-        if (isKind(method, "function_definition")) top_level.push_back(functionIndex(method));
+        if (isKind(method, kind::function_definition)) top_level.push_back(functionIndex(method));
       });
     }
   });

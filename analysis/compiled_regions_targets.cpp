@@ -40,14 +40,14 @@ int CompiledRegions::Builder::functionIndex(TSNode def) const {
   info.body = fieldOf(def, "body");
   info.name = textOf(fieldOf(def, "name"), source_);
   TSNode holder = ts_node_parent(def);
-  if (isKind(holder, "decorated_definition")) {
+  if (isKind(holder, kind::decorated_definition)) {
     forEachNamedChild(holder, [&](TSNode child) {
-      if (isKind(child, "decorator") && ts_node_named_child_count(child) > 0)
+      if (isKind(child, kind::decorator) && ts_node_named_child_count(child) > 0)
         info.decorators.push_back(unparenthesize(ts_node_named_child(child, 0)));
     });
     holder = ts_node_parent(holder);
   }
-  if (isKind(holder, "block") && isKind(ts_node_parent(holder), "class_definition")) info.cls = ts_node_parent(holder);
+  if (isKind(holder, kind::block) && isKind(ts_node_parent(holder), kind::class_definition)) info.cls = ts_node_parent(holder);
   for (TSNode decorator : info.decorators) {
     std::string_view text = textOf(decorator, source_);
     if ((text == "staticmethod") && model_.resolve(text, decorator) == nullptr) info.first_param_is_instance = false;
@@ -59,7 +59,7 @@ int CompiledRegions::Builder::functionIndex(TSNode def) const {
 }
 
 int CompiledRegions::Builder::functionIndexIfDef(TSNode node) const {
-  return isKind(node, "function_definition") ? functionIndex(node) : -1;
+  return isKind(node, kind::function_definition) ? functionIndex(node) : -1;
 }
 
 const std::unordered_map<std::string, int>& CompiledRegions::Builder::methodsOf(TSNode cls) const {
@@ -67,10 +67,10 @@ const std::unordered_map<std::string, int>& CompiledRegions::Builder::methodsOf(
   if (!added) return it->second;
   std::unordered_map<std::string, int> methods;
   TSNode body = fieldOf(cls, "body");
-  if (isKind(body, "block")) {
+  if (isKind(body, kind::block)) {
     forEachNamedChild(body, [&](TSNode child) {
-      TSNode def = isKind(child, "decorated_definition") ? fieldOf(child, "definition") : child;
-      if (!isKind(def, "function_definition")) return;
+      TSNode def = isKind(child, kind::decorated_definition) ? fieldOf(child, "definition") : child;
+      if (!isKind(def, kind::function_definition)) return;
       int index = functionIndex(def);
       if (sameNode(functions_[index].cls, cls)) methods[std::string(functions_[index].name)] = index;
     });
@@ -88,14 +88,14 @@ auto CompiledRegions::Builder::scanned(int index) const -> FunctionInfo& {
   walkTree(
       info.body,
       [&](TSNode node) {
-        std::string_view kind = kindOf(node);
-        if (kind == "comment" || kind == "class_definition") return false;
-        if (kind == "block" && !sameNode(node, info.body)) {
+        analysis::NodeKind kind = kindOf(node);
+        if (kind == kind::comment || kind == kind::class_definition) return false;
+        if (kind == kind::block && !sameNode(node, info.body)) {
           TSNode parent = ts_node_parent(node);
-          if (isKind(parent, "function_definition") && sameNode(node, fieldOf(parent, "body"))) return false;
-        } else if (kind == "call") {
+          if (isKind(parent, kind::function_definition) && sameNode(node, fieldOf(parent, "body"))) return false;
+        } else if (kind == kind::call) {
           info.calls.push_back(node);
-        } else if (kind == "assignment") {
+        } else if (kind == kind::assignment) {
           noteAttributeStore(node, info);
         }
         return true;
@@ -106,9 +106,9 @@ auto CompiledRegions::Builder::scanned(int index) const -> FunctionInfo& {
 
 bool CompiledRegions::Builder::mayCompileOrDisable(TSNode call) const {
   TSNode callee = unparenthesize(fieldOf(call, "function"));
-  if (isKind(callee, "call")) return true;
-  TSNode name = isKind(callee, "attribute") ? fieldOf(callee, "attribute") : callee;
-  if (!isKind(name, "identifier")) return false;
+  if (isKind(callee, kind::call)) return true;
+  TSNode name = isKind(callee, kind::attribute) ? fieldOf(callee, "attribute") : callee;
+  if (!isKind(name, kind::identifier)) return false;
   std::string_view text = textOf(name, source_);
   if (text == "compile" || text == "disable" || text == "_disable_dynamo") return true;
   if (partial_names_.count(text)) return true;
@@ -140,7 +140,7 @@ bool CompiledRegions::Builder::isCompileName(TSNode callee, const std::optional<
 
 bool CompiledRegions::Builder::isPartialOfCompile(TSNode call) const {
   call = unparenthesize(call);
-  if (!isKind(call, "call") || disablesItself(call, source_)) return false;
+  if (!isKind(call, kind::call) || disablesItself(call, source_)) return false;
   auto q = model_.qualifiedName(unparenthesize(fieldOf(call, "function")));
   if (!q || *q != "functools.partial") return false;
   TSNode func = unparenthesize(targetArgument(call, "func", source_));
@@ -148,7 +148,7 @@ bool CompiledRegions::Builder::isPartialOfCompile(TSNode call) const {
 }
 
 bool CompiledRegions::Builder::namesPartialOfCompile(TSNode ident) const {
-  if (!isKind(ident, "identifier")) return false;
+  if (!isKind(ident, kind::identifier)) return false;
   const Binding* b = model_.resolve(textOf(ident, source_), ident);
   const auto* all = b != nullptr ? model_.bindingsOf(*b->scope, b->name) : nullptr;
   if (all == nullptr || all->empty()) return false;
@@ -175,18 +175,18 @@ const Binding* CompiledRegions::Builder::bindingFor(TSNode ident) const {
 bool CompiledRegions::Builder::wrapsItself(const Binding* c) const {
   if (c->kind != BindingKind::Assignment || ts_node_is_null(c->value)) return false;
   TSNode v = unparenthesize(c->value);
-  while (isKind(v, "call")) {
+  while (isKind(v, kind::call)) {
     TSNode callee = unparenthesize(fieldOf(v, "function"));
     TSNode first = unparenthesize(targetArgument(v, {}, source_));
-    if (isKind(first, "identifier") && textOf(first, source_) == c->name) return true;
-    if (!isKind(callee, "attribute") || !returnsSelf(textOf(fieldOf(callee, "attribute"), source_))) return false;
+    if (isKind(first, kind::identifier) && textOf(first, source_) == c->name) return true;
+    if (!isKind(callee, kind::attribute) || !returnsSelf(textOf(fieldOf(callee, "attribute"), source_))) return false;
     v = unparenthesize(fieldOf(callee, "object"));
   }
-  return isKind(v, "identifier") && textOf(v, source_) == c->name;
+  return isKind(v, kind::identifier) && textOf(v, source_) == c->name;
 }
 
 TSNode CompiledRegions::Builder::classNamed(TSNode ident) const {
-  if (!isKind(ident, "identifier")) return {};
+  if (!isKind(ident, kind::identifier)) return {};
   const Binding* b = bindingFor(ident);
   return b != nullptr && b->kind == BindingKind::Class ? b->statement : TSNode{};
 }
@@ -238,14 +238,14 @@ int CompiledRegions::Builder::methodOf(TSNode cls, std::string_view name, bool s
 TSNode CompiledRegions::Builder::instanceClass(TSNode expr, int depth) const {
   expr = unparenthesize(expr);
   if (depth > kMaxDepth) return {};
-  if (isKind(expr, "call")) {
+  if (isKind(expr, kind::call)) {
     TSNode callee = unparenthesize(fieldOf(expr, "function"));
-    if (isKind(callee, "identifier")) return classNamed(callee);
-    if (isKind(callee, "attribute") && returnsSelf(textOf(fieldOf(callee, "attribute"), source_)))
+    if (isKind(callee, kind::identifier)) return classNamed(callee);
+    if (isKind(callee, kind::attribute) && returnsSelf(textOf(fieldOf(callee, "attribute"), source_)))
       return instanceClass(fieldOf(callee, "object"), depth + 1);
     return {};
   }
-  if (isKind(expr, "identifier")) {
+  if (isKind(expr, kind::identifier)) {
     const Binding* b = bindingFor(expr);
     if (b == nullptr) return {};
     if (b->kind == BindingKind::Parameter) {
@@ -268,7 +268,7 @@ TSNode CompiledRegions::Builder::instanceClass(TSNode expr, int depth) const {
     }
     return instance_class_[expr.id] = found;
   }
-  if (isKind(expr, "attribute")) {
+  if (isKind(expr, kind::attribute)) {
     TSNode owner_cls = instanceClass(fieldOf(expr, "object"), depth + 1);
     if (ts_node_is_null(owner_cls)) return {};
     return attributeClass(owner_cls, textOf(fieldOf(expr, "attribute"), source_), depth + 1);
@@ -278,11 +278,11 @@ TSNode CompiledRegions::Builder::instanceClass(TSNode expr, int depth) const {
 
 TSNode CompiledRegions::Builder::annotatedClass(const Binding* param) const {
   TSNode holder = ts_node_parent(param->name_node);
-  if (!isKind(holder, "typed_parameter") && !isKind(holder, "typed_default_parameter")) return {};
+  if (!isKind(holder, kind::typed_parameter) && !isKind(holder, kind::typed_default_parameter)) return {};
   TSNode type = fieldOf(holder, "type");
-  if (isKind(type, "type") && ts_node_named_child_count(type) == 1) type = ts_node_named_child(type, 0);
+  if (isKind(type, kind::type) && ts_node_named_child_count(type) == 1) type = ts_node_named_child(type, 0);
   type = unparenthesize(type);
-  if (isKind(type, "string")) {
+  if (isKind(type, kind::string)) {
     // A forward reference, `model: "GPT"`: the class of that name at module level.
     std::string_view text = textOf(type, source_);
     if (text.size() < 3 || (text.front() != '"' && text.front() != '\'') || text.back() != text.front()) return {};
@@ -302,8 +302,8 @@ TSNode CompiledRegions::Builder::selfClass(const Binding* param) const {
   TSNode params = fieldOf(fn.def, "parameters");
   if (ts_node_named_child_count(params) == 0) return {};
   TSNode first = ts_node_named_child(params, 0);
-  if (isKind(first, "typed_parameter")) first = ts_node_named_child(first, 0);
-  return isKind(first, "identifier") && sameNode(first, param->name_node) ? fn.cls : TSNode{};
+  if (isKind(first, kind::typed_parameter)) first = ts_node_named_child(first, 0);
+  return isKind(first, kind::identifier) && sameNode(first, param->name_node) ? fn.cls : TSNode{};
 }
 
 TSNode CompiledRegions::Builder::attributeClass(TSNode cls, std::string_view attr, int depth) const {
@@ -321,7 +321,7 @@ TSNode CompiledRegions::Builder::attributeClass(TSNode cls, std::string_view att
         const Binding* b = bindingFor(object);
         if (b == nullptr || b->kind != BindingKind::Parameter || ts_node_is_null(selfClass(b))) continue;
         TSNode v = unparenthesize(value);
-        if (isKind(v, "call")) {
+        if (isKind(v, kind::call)) {
           TSNode callee = unparenthesize(fieldOf(v, "function"));
           if (isCompileName(callee, model_.qualifiedName(callee)) || compilesParameter(functionOf(callee))) continue;
         }
@@ -340,13 +340,13 @@ TSNode CompiledRegions::Builder::attributeClass(TSNode cls, std::string_view att
 int CompiledRegions::Builder::functionOf(TSNode expr, int depth) const {
   expr = unparenthesize(expr);
   if (depth > kMaxDepth) return -1;
-  if (isKind(expr, "identifier")) {
+  if (isKind(expr, kind::identifier)) {
     const Binding* b = bindingFor(expr);
     if (b == nullptr) return -1;
     const auto& all = *model_.bindingsOf(*b->scope, b->name);
     if (b->kind == BindingKind::Assignment && !ts_node_is_null(b->value) && all.size() == 1) {
       TSNode v = unparenthesize(b->value);
-      if (isKind(v, "identifier") || isKind(v, "attribute")) return functionOf(v, depth + 1);  // `step = train_step`
+      if (isKind(v, kind::identifier) || isKind(v, kind::attribute)) return functionOf(v, depth + 1);  // `step = train_step`
       return -1;
     }
     // One def, and no other value for the name than wrappers of it (`f = torch.compile(f)`).
@@ -360,13 +360,13 @@ int CompiledRegions::Builder::functionOf(TSNode expr, int depth) const {
     }
     return fn;
   }
-  if (!isKind(expr, "attribute")) return -1;
+  if (!isKind(expr, kind::attribute)) return -1;
   std::string_view name = textOf(fieldOf(expr, "attribute"), source_);
   TSNode object = unparenthesize(fieldOf(expr, "object"));
   if (TSNode cls = classNamed(object); !ts_node_is_null(cls)) return methodOf(cls, name);
-  if (isKind(object, "call") && ts_node_named_child_count(fieldOf(object, "arguments")) == 0) {
+  if (isKind(object, kind::call) && ts_node_named_child_count(fieldOf(object, "arguments")) == 0) {
     TSNode callee = unparenthesize(fieldOf(object, "function"));
-    if (isKind(callee, "identifier") && textOf(callee, source_) == "super" &&
+    if (isKind(callee, kind::identifier) && textOf(callee, source_) == "super" &&
         model_.resolve("super", callee) == nullptr) {
       int method = enclosingFunction(object);
       if (method < 0 || ts_node_is_null(functions_[method].cls)) return -1;

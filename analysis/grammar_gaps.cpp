@@ -12,13 +12,13 @@ namespace ptlint::analysis {
 namespace {
 
 struct Leaf {
-  std::string_view kind;
+  NodeKind kind;
   uint32_t start = 0;
   uint32_t end = 0;
   TSNode node;
 };
 
-bool isStatementParent(TSNode node) { return isKind(node, "module") || isKind(node, "block"); }
+bool isStatementParent(TSNode node) { return isKind(node, kind::module) || isKind(node, kind::block); }
 
 // The statements that hold the tree's syntax errors: for each ERROR or MISSING node, its
 // outermost ancestor below a module or block (or the node itself at that level). Iterative.
@@ -30,7 +30,7 @@ std::vector<TSNode> errorStatements(TSNode root) {
   while (!done) {
     TSNode node = ts_tree_cursor_current_node(&cursor);
     bool descend = false;
-    if (ts_node_is_missing(node) || isKind(node, "ERROR")) {
+    if (ts_node_is_missing(node) || isKind(node, kind::error)) {
       TSNode statement = node;
       for (TSNode parent = ts_node_parent(statement); !ts_node_is_null(parent) && !isStatementParent(parent);
            parent = ts_node_parent(statement))
@@ -56,7 +56,7 @@ std::vector<Leaf> leavesOf(TSNode node) {
       [&](TSNode n) {
         if (ts_node_child_count(n) > 0) return true;
         uint32_t start = startOf(n), end = endOf(n);
-        if (end > start && !isKind(n, "comment")) leaves.push_back({kindOf(n), start, end, n});
+        if (end > start && !isKind(n, kind::comment)) leaves.push_back({kindOf(n), start, end, n});
         return false;
       },
       [](TSNode) {});
@@ -67,15 +67,15 @@ bool leafIs(const Leaf& leaf, std::string_view word, std::string_view text) {
   return text.substr(leaf.start, leaf.end - leaf.start) == word;
 }
 
-bool isOpen(std::string_view kind) { return kind == "(" || kind == "[" || kind == "{"; }
-bool isClose(std::string_view kind) { return kind == ")" || kind == "]" || kind == "}"; }
+bool isOpen(NodeKind kind) { return kind == kind::lparen || kind == kind::lbracket || kind == kind::lbrace; }
+bool isClose(NodeKind kind) { return kind == kind::rparen || kind == kind::rbracket || kind == kind::rbrace; }
 
 // Tokens after which a `*` starts a starred expression (never a multiplication). `=` and the
 // augmented assignments only count outside brackets (inside, `=` names a keyword argument).
-bool precedesStarredExpression(std::string_view kind, int depth) {
-  static constexpr std::array<std::string_view, 7> anywhere{"(", "[", "{", ",", "return", "yield", "in"};
-  static constexpr std::array<std::string_view, 14> assignments{
-      "=", "+=", "-=", "*=", "/=", "//=", "%=", "**=", ">>=", "<<=", "&=", "^=", "|=", "@="};
+bool precedesStarredExpression(NodeKind kind, int depth) {
+  static constexpr std::array<NodeKind, 7> anywhere{kind::lparen, kind::lbracket, kind::lbrace, kind::comma, kind::return_, kind::yield, kind::in};
+  static constexpr std::array<NodeKind, 14> assignments{
+      kind::equal, kind::plus_equal, kind::minus_equal, kind::star_equal, kind::slash_equal, kind::slash_slash_equal, kind::percent_equal, kind::star_star_equal, kind::greater_greater_equal, kind::less_less_equal, kind::amp_equal, kind::caret_equal, kind::pipe_equal, kind::at_equal};
   if (std::find(anywhere.begin(), anywhere.end(), kind) != anywhere.end()) return true;
   return depth == 0 && std::find(assignments.begin(), assignments.end(), kind) != assignments.end();
 }
@@ -85,22 +85,22 @@ bool precedesStarredExpression(std::string_view kind, int depth) {
 bool isInTarget(const std::vector<Leaf>& leaves, size_t star, std::string_view text) {
   bool for_header = !leaves.empty() && (leafIs(leaves[0], "for", text) || leafIs(leaves[0], "async", text));
   for (size_t j = 0; j < star && for_header; ++j)
-    if (leaves[j].kind == "in") for_header = false;  // after `in`: the iterable
+    if (leaves[j].kind == kind::in) for_header = false;  // after `in`: the iterable
   int depth = 0;
   for (size_t i = star + 1; i < leaves.size(); ++i) {
-    std::string_view kind = leaves[i].kind;
+    NodeKind kind = leaves[i].kind;
     if (isOpen(kind)) ++depth;
     else if (isClose(kind)) --depth;
-    else if (depth <= 0 && (kind == ";" || kind == ":")) return false;
-    else if (depth <= 0 && kind == "in") return for_header;
-    else if (depth <= 0 && kind == "=") return true;
+    else if (depth <= 0 && (kind == kind::semicolon || kind == kind::colon)) return false;
+    else if (depth <= 0 && kind == kind::in) return for_header;
+    else if (depth <= 0 && kind == kind::equal) return true;
   }
   return false;
 }
 
 // Tokens that end an operand: a `(` after one opens a call's arguments.
-bool endsOperand(std::string_view kind) {
-  return kind == "identifier" || kind == ")" || kind == "]" || kind == "string_end";
+bool endsOperand(NodeKind kind) {
+  return kind == kind::identifier || kind == kind::rparen || kind == kind::rbracket || kind == kind::string_end;
 }
 
 // Python allows a starred expression as an element of a comma-separated list only (`return *a`
@@ -110,16 +110,16 @@ bool endsOperand(std::string_view kind) {
 bool isListElement(const std::vector<Leaf>& leaves, size_t star, std::string_view text) {
   bool alone_ok = false;
   if (star > 0) {
-    std::string_view before = leaves[star - 1].kind;
-    if (before == ",") return true;
-    alone_ok = before == "[" || before == "{";
-    if (before == "(" && star > 1) {
+    NodeKind before = leaves[star - 1].kind;
+    if (before == kind::comma) return true;
+    alone_ok = before == kind::lbracket || before == kind::lbrace;
+    if (before == kind::lparen && star > 1) {
       alone_ok = endsOperand(leaves[star - 2].kind);
     }
   }
   int depth = 0;
   for (size_t i = star + 1; i < leaves.size(); ++i) {
-    std::string_view kind = leaves[i].kind;
+    NodeKind kind = leaves[i].kind;
     if (depth == 0 && i > star + 1) {
       // A line break outside brackets (and not continued) ends the statement.
       std::string_view gap = text.substr(leaves[i - 1].end, leaves[i].start - leaves[i - 1].end);
@@ -127,8 +127,8 @@ bool isListElement(const std::vector<Leaf>& leaves, size_t star, std::string_vie
     }
     if (isOpen(kind)) ++depth;
     else if (isClose(kind) && --depth < 0) return alone_ok;
-    else if (depth == 0 && kind == ",") return true;
-    else if (depth == 0 && (kind == "=" || kind == ":" || kind == ";")) return false;
+    else if (depth == 0 && kind == kind::comma) return true;
+    else if (depth == 0 && (kind == kind::equal || kind == kind::colon || kind == kind::semicolon)) return false;
     // Error recovery may read a keyword as a name: compare the text.
     else if (depth == 0 && (leafIs(leaves[i], "for", text) || leafIs(leaves[i], "if", text))) return false;
   }
@@ -137,9 +137,9 @@ bool isListElement(const std::vector<Leaf>& leaves, size_t star, std::string_vie
 
 // Tokens that start an operand the grammar does not accept after `*` in an expression list
 // (it accepts a name, an attribute and a subscript there).
-bool startsUnstarrableOperand(std::string_view kind) {
-  static constexpr std::array<std::string_view, 14> kinds{
-      "(", "[", "{", "await", "-", "+", "~", "string_start", "integer", "float", "true", "false", "none", "ellipsis"};
+bool startsUnstarrableOperand(NodeKind kind) {
+  static constexpr std::array<NodeKind, 14> kinds{
+      kind::lparen, kind::lbracket, kind::lbrace, kind::await, kind::minus, kind::plus, kind::tilde, kind::string_start, kind::integer, kind::float_, kind::true_, kind::false_, kind::none, kind::ellipsis};
   return std::find(kinds.begin(), kinds.end(), kind) != kinds.end();
 }
 
@@ -167,9 +167,9 @@ size_t matchingClose(const std::vector<Leaf>& leaves, size_t open) {
 
 // A type-parameter list: `[` right after the name in `def NAME[`, `class NAME[`, `type NAME[`.
 bool opensTypeParameters(const std::vector<Leaf>& leaves, size_t i, std::string_view text) {
-  if (leaves[i].kind != "[" || i < 2 || leaves[i - 1].kind != "identifier") return false;
+  if (leaves[i].kind != kind::lbracket || i < 2 || leaves[i - 1].kind != kind::identifier) return false;
   const Leaf& keyword = leaves[i - 2];
-  return keyword.kind == "def" || keyword.kind == "class" ||
+  return keyword.kind == kind::def || keyword.kind == kind::class_ ||
          (leafIs(keyword, "type", text) && startsLine(keyword, text));
 }
 
@@ -181,13 +181,13 @@ void rewriteTypeParameterDefaults(const std::vector<Leaf>& leaves, size_t open, 
     int depth = 0;
     bool defaulted = false, has_default = false;
     for (size_t i = open + 1; i <= close && i < leaves.size(); ++i) {
-      std::string_view kind = leaves[i].kind;
+      NodeKind kind = leaves[i].kind;
       bool end = i == close;
       if (!end && isOpen(kind)) ++depth;
       else if (!end && isClose(kind)) --depth;
-      if (depth == 0 && kind == "=") has_default = true;
-      if (depth == 0 && (kind == "," || end)) {
-        bool empty = i > 0 && (leaves[i - 1].kind == "," || leaves[i - 1].kind == "[");
+      if (depth == 0 && kind == kind::equal) has_default = true;
+      if (depth == 0 && (kind == kind::comma || end)) {
+        bool empty = i > 0 && (leaves[i - 1].kind == kind::comma || leaves[i - 1].kind == kind::lbracket);
         if (!empty && defaulted && !has_default) return;
         defaulted = defaulted || has_default;
         has_default = false;
@@ -197,33 +197,33 @@ void rewriteTypeParameterDefaults(const std::vector<Leaf>& leaves, size_t open, 
   int depth = 0;
   size_t parameter = open + 1;
   for (size_t i = open + 1; i < close; ++i) {
-    std::string_view kind = leaves[i].kind;
+    NodeKind kind = leaves[i].kind;
     if (isOpen(kind)) ++depth;
     else if (isClose(kind)) --depth;
-    else if (depth == 0 && kind == ",") parameter = i + 1;
-    else if (depth == 0 && kind == "=") {
+    else if (depth == 0 && kind == kind::comma) parameter = i + 1;
+    else if (depth == 0 && kind == kind::equal) {
       // Only `NAME [: bound] = default`, with `*` or `**` before NAME, and one `=`: anything else
       // keeps its error. A star default belongs to a `*Ts` parameter only.
-      size_t name = parameter + ((leaves[parameter].kind == "*" || leaves[parameter].kind == "**") ? 1 : 0);
-      if (name >= i || leaves[name].kind != "identifier" || (leaves[name + 1].kind != ":" && name + 1 != i)) continue;
+      size_t name = parameter + ((leaves[parameter].kind == kind::star || leaves[parameter].kind == kind::star_star) ? 1 : 0);
+      if (name >= i || leaves[name].kind != kind::identifier || (leaves[name + 1].kind != kind::colon && name + 1 != i)) continue;
       bool second = false;
-      for (size_t j = parameter; j < i; ++j) second = second || leaves[j].kind == "=";
+      for (size_t j = parameter; j < i; ++j) second = second || leaves[j].kind == kind::equal;
       int inner = 0;
       for (size_t j = i + 1; j < close && !second; ++j) {
         if (isOpen(leaves[j].kind)) ++inner;
         else if (isClose(leaves[j].kind)) --inner;
-        else if (inner == 0 && leaves[j].kind == ",") break;
-        else if (inner == 0 && leaves[j].kind == "=") second = true;
+        else if (inner == 0 && leaves[j].kind == kind::comma) break;
+        else if (inner == 0 && leaves[j].kind == kind::equal) second = true;
       }
       if (second) continue;
-      if (i + 1 < close && leaves[i + 1].kind == "*" && leaves[parameter].kind != "*") continue;
+      if (i + 1 < close && leaves[i + 1].kind == kind::star && leaves[parameter].kind != kind::star) continue;
       text[leaves[i].start] = '|';
-      if (leaves[parameter].kind == "*" || leaves[parameter].kind == "**")
+      if (leaves[parameter].kind == kind::star || leaves[parameter].kind == kind::star_star)
         std::fill(text.begin() + leaves[parameter].start, text.begin() + leaves[parameter].end, ' ');
       // `*Ts = *(int, str)`: the default's own star, as in an expression list (a star default
       // belongs to a `*Ts` parameter only).
-      if (i + 2 < close && leaves[i + 1].kind == "*" && startsUnstarrableOperand(leaves[i + 2].kind) &&
-          leaves[parameter].kind == "*")
+      if (i + 2 < close && leaves[i + 1].kind == kind::star && startsUnstarrableOperand(leaves[i + 2].kind) &&
+          leaves[parameter].kind == kind::star)
         text[leaves[i + 1].start] = ' ';
     }
   }
@@ -233,8 +233,8 @@ void rewriteTypeParameterDefaults(const std::vector<Leaf>& leaves, size_t open, 
 // level of a replacement field as the start of the spec, never as a walrus.
 bool startsFormatSpec(const Leaf& leaf) {
   for (TSNode parent = ts_node_parent(leaf.node); !ts_node_is_null(parent); parent = ts_node_parent(parent)) {
-    if (isKind(parent, "interpolation")) return true;
-    if (!isKind(parent, "named_expression") && !isKind(parent, "ERROR")) return false;
+    if (isKind(parent, kind::interpolation)) return true;
+    if (!isKind(parent, kind::named_expression) && !isKind(parent, kind::error)) return false;
   }
   return false;
 }
@@ -249,7 +249,7 @@ void rewriteStatement(TSNode statement, std::string& text) {
   std::vector<bool> call_parens;  // per open bracket: is it a call's argument list?
   for (size_t i = 0; i < leaves.size(); ++i) {
     const Leaf& leaf = leaves[i];
-    std::string_view kind = leaf.kind;
+    NodeKind kind = leaf.kind;
     if (opensTypeParameters(leaves, i, text)) {
       size_t close = matchingClose(leaves, i);
       rewriteTypeParameterDefaults(leaves, i, close, text);
@@ -258,28 +258,28 @@ void rewriteStatement(TSNode statement, std::string& text) {
     if (isOpen(kind)) {
       ++depth;
       // A call's parentheses: the grammar accepts any starred argument there.
-      call_parens.push_back(kind == "(" && i > 0 && endsOperand(leaves[i - 1].kind));
+      call_parens.push_back(kind == kind::lparen && i > 0 && endsOperand(leaves[i - 1].kind));
     } else if (isClose(kind)) {
       depth = std::max(0, depth - 1);
       if (!call_parens.empty()) call_parens.pop_back();
     }
     if (skip_until_colon_at < 0 &&
-        (kind == "def" || kind == "lambda" ||
-         ((kind == "case" || kind == "identifier") && leafIs(leaf, "case", text) && startsLine(leaf, text)))) {
+        (kind == kind::def || kind == kind::lambda ||
+         ((kind == kind::case_ || kind == kind::identifier) && leafIs(leaf, "case", text) && startsLine(leaf, text)))) {
       skip_until_colon_at = depth;
       continue;
     }
-    if (kind == ":" && depth == skip_until_colon_at) {
+    if (kind == kind::colon && depth == skip_until_colon_at) {
       skip_until_colon_at = -1;
       continue;
     }
-    if (kind == ":=" && startsFormatSpec(leaf)) {
+    if (kind == kind::colon_equal && startsFormatSpec(leaf)) {
       text[leaf.start + 1] = ' ';
       continue;
     }
     // `(a.\n b)`: the dot moves next to the name (inside brackets the newline means nothing).
     // The name may lie past the statement the tree ended there, so it is found in the text.
-    if (kind == "." && depth > 0) {
+    if (kind == kind::dot && depth > 0) {
       size_t name = leaf.end;
       while (name < text.size() && std::string_view(" \t\f\r\n").find(text[name]) != std::string_view::npos) ++name;
       bool identifier_start = name < text.size() && (std::isalpha(static_cast<unsigned char>(text[name])) ||
@@ -290,7 +290,7 @@ void rewriteStatement(TSNode statement, std::string& text) {
       }
       continue;
     }
-    if (kind != "*" || skip_until_colon_at >= 0 || i < skip_until_leaf) continue;
+    if (kind != kind::star || skip_until_colon_at >= 0 || i < skip_until_leaf) continue;
     if (!call_parens.empty() && call_parens.back()) continue;
     if (i + 1 >= leaves.size() || !startsUnstarrableOperand(leaves[i + 1].kind)) continue;
     bool starred = i == 0 || precedesStarredExpression(leaves[i - 1].kind, depth);
@@ -300,7 +300,7 @@ void rewriteStatement(TSNode statement, std::string& text) {
       std::string_view gap = std::string_view(text).substr(leaves[i - 1].end, leaf.start - leaves[i - 1].end);
       starred = gap.find('\n') != std::string_view::npos && gap.find('\\') == std::string_view::npos;
     }
-    bool bracketed = leaves[i + 1].kind == "(" || leaves[i + 1].kind == "[";
+    bool bracketed = leaves[i + 1].kind == kind::lparen || leaves[i + 1].kind == kind::lbracket;
     if (starred && isListElement(leaves, i, text) && (bracketed || !isInTarget(leaves, i, text)))
       text[leaf.start] = ' ';
   }

@@ -148,13 +148,13 @@ bool ModuleSummarizer::returnsSelf(std::string_view method) {
 
 TSNode ModuleSummarizer::firstArgument(TSNode call, std::string_view keyword, std::string_view source) {
   TSNode args = fieldOf(call, "arguments");
-  if (!isKind(args, "argument_list")) return {};
+  if (!isKind(args, kind::argument_list)) return {};
   TSNode positional{}, by_keyword{};
   forEachNamedChild(args, [&](TSNode arg) {
-    std::string_view kind = kindOf(arg);
-    if (kind == "keyword_argument") {
+    analysis::NodeKind kind = kindOf(arg);
+    if (kind == kind::keyword_argument) {
       if (!keyword.empty() && textOf(fieldOf(arg, "name"), source) == keyword) by_keyword = fieldOf(arg, "value");
-    } else if (kind != "comment" && kind != "list_splat" && kind != "dictionary_splat" && ts_node_is_null(positional)) {
+    } else if (kind != kind::comment && kind != kind::list_splat && kind != kind::dictionary_splat && ts_node_is_null(positional)) {
       positional = arg;
     }
   });
@@ -164,10 +164,10 @@ TSNode ModuleSummarizer::firstArgument(TSNode call, std::string_view keyword, st
 bool ModuleSummarizer::hasTrueKeyword(TSNode call, std::string_view keyword, std::string_view source) {
   TSNode args = fieldOf(call, "arguments");
   bool found = false;
-  if (!isKind(args, "argument_list")) return false;
+  if (!isKind(args, kind::argument_list)) return false;
   forEachNamedChild(args, [&](TSNode arg) {
-    if (isKind(arg, "keyword_argument") && textOf(fieldOf(arg, "name"), source) == keyword &&
-        isKind(unparenthesize(fieldOf(arg, "value")), "true"))
+    if (isKind(arg, kind::keyword_argument) && textOf(fieldOf(arg, "name"), source) == keyword &&
+        isKind(unparenthesize(fieldOf(arg, "value")), kind::true_))
       found = true;
   });
   return found;
@@ -184,30 +184,30 @@ ModuleSummary ModuleSummarizer::run() {
   TSNode root = model_.file().root();
   // Top-level functions and classes first, so that calls can name them.
   forEachNamedChild(root, [&](TSNode stmt) {
-    TSNode def = isKind(stmt, "decorated_definition") ? fieldOf(stmt, "definition") : stmt;
-    if (isKind(def, "function_definition")) {
+    TSNode def = isKind(stmt, kind::decorated_definition) ? fieldOf(stmt, "definition") : stmt;
+    if (isKind(def, kind::function_definition)) {
       out_.functions.push_back(functionHeader(def));
       defs_.push_back({def, {}, out_.functions.size() - 1, SIZE_MAX});
-    } else if (isKind(def, "class_definition")) {
+    } else if (isKind(def, kind::class_definition)) {
       ClassSummary cls;
       cls.name = std::string(textOf(fieldOf(def, "name"), source_));
       TSNode supers = fieldOf(def, "superclasses");
-      if (isKind(supers, "argument_list"))
+      if (isKind(supers, kind::argument_list))
         forEachNamedChild(supers, [&](TSNode base) {
           if (auto ref = nameRef(base)) cls.bases.push_back(*ref);
         });
-      if (isKind(stmt, "decorated_definition"))
+      if (isKind(stmt, kind::decorated_definition))
         forEachNamedChild(stmt, [&](TSNode child) {
-          if (!isKind(child, "decorator") || ts_node_named_child_count(child) == 0) return;
+          if (!isKind(child, kind::decorator) || ts_node_named_child_count(child) == 0) return;
           TSNode expr = unparenthesize(ts_node_named_child(child, 0));
-          TSNode callee = isKind(expr, "call") ? unparenthesize(fieldOf(expr, "function")) : expr;
+          TSNode callee = isKind(expr, kind::call) ? unparenthesize(fieldOf(expr, "function")) : expr;
           if (auto ref = nameRef(callee)) cls.decorators.push_back(std::move(*ref));
         });
       out_.classes.push_back(std::move(cls));
       size_t ci = out_.classes.size() - 1;
       forEachNamedChild(fieldOf(def, "body"), [&](TSNode member) {
-        TSNode mdef = isKind(member, "decorated_definition") ? fieldOf(member, "definition") : member;
-        if (!isKind(mdef, "function_definition")) return;
+        TSNode mdef = isKind(member, kind::decorated_definition) ? fieldOf(member, "definition") : member;
+        if (!isKind(mdef, kind::function_definition)) return;
         out_.classes[ci].methods.push_back(functionHeader(mdef));
         defs_.push_back({mdef, def, ci, out_.classes[ci].methods.size() - 1});
       });
@@ -238,11 +238,11 @@ FunctionSummary ModuleSummarizer::functionHeader(TSNode def) {
   fn.name = std::string(textOf(fieldOf(def, "name"), source_));
   fn.at = pos(fieldOf(def, "name"));
   TSNode holder = ts_node_parent(def);
-  if (isKind(holder, "decorated_definition"))
+  if (isKind(holder, kind::decorated_definition))
     forEachNamedChild(holder, [&](TSNode child) {
-      if (!isKind(child, "decorator") || ts_node_named_child_count(child) == 0) return;
+      if (!isKind(child, kind::decorator) || ts_node_named_child_count(child) == 0) return;
       TSNode expr = unparenthesize(ts_node_named_child(child, 0));
-      TSNode callee = isKind(expr, "call") ? unparenthesize(fieldOf(expr, "function")) : expr;
+      TSNode callee = isKind(expr, kind::call) ? unparenthesize(fieldOf(expr, "function")) : expr;
       auto q = model_.qualifiedName(callee);
       if (q ? isDynamoDisable(*q) || (!q->starts_with("torch.") && namesDynamoDisable(*q))
             : namesDynamoDisable(textOf(callee, source_)))
@@ -255,16 +255,16 @@ FunctionSummary ModuleSummarizer::functionHeader(TSNode def) {
 std::optional<NameRef> ModuleSummarizer::nameRef(TSNode expr) const {
   expr = unparenthesize(expr);
   if (auto q = model_.qualifiedName(expr)) return NameRef{NameRef::Kind::Imported, *q};
-  if (isKind(expr, "identifier")) {
+  if (isKind(expr, kind::identifier)) {
     const Binding* b = model_.resolve(textOf(expr, source_), expr);
     if (b != nullptr && b->scope == &model_.moduleScope() &&
         (b->kind == BindingKind::Class || b->kind == BindingKind::Function))
       return NameRef{NameRef::Kind::Local, b->name};
     return std::nullopt;
   }
-  if (isKind(expr, "attribute")) {
+  if (isKind(expr, kind::attribute)) {
     TSNode object = unparenthesize(fieldOf(expr, "object"));
-    if (!isKind(object, "identifier")) return std::nullopt;
+    if (!isKind(object, kind::identifier)) return std::nullopt;
     const Binding* b = model_.resolve(textOf(object, source_), object);
     if (b != nullptr && b->scope == &model_.moduleScope() && b->kind == BindingKind::Class)
       return NameRef{NameRef::Kind::Local, b->name + "." + std::string(textOf(fieldOf(expr, "attribute"), source_))};
@@ -274,19 +274,19 @@ std::optional<NameRef> ModuleSummarizer::nameRef(TSNode expr) const {
 
 bool ModuleSummarizer::isSelf(TSNode expr, const Def* d) const {
   expr = unparenthesize(expr);
-  if (d == nullptr || ts_node_is_null(d->cls) || !isKind(expr, "identifier")) return false;
+  if (d == nullptr || ts_node_is_null(d->cls) || !isKind(expr, kind::identifier)) return false;
   const Binding* b = model_.resolve(textOf(expr, source_), expr);
   if (b == nullptr || b->kind != BindingKind::Parameter || !sameNode(b->statement, d->def)) return false;
   TSNode params = fieldOf(d->def, "parameters");
   if (ts_node_named_child_count(params) == 0) return false;
   TSNode first = ts_node_named_child(params, 0);
-  if (isKind(first, "typed_parameter")) first = ts_node_named_child(first, 0);
-  return isKind(first, "identifier") && sameNode(first, b->name_node);
+  if (isKind(first, kind::typed_parameter)) first = ts_node_named_child(first, 0);
+  return isKind(first, kind::identifier) && sameNode(first, b->name_node);
 }
 
 std::string_view ModuleSummarizer::selfAttribute(TSNode expr, const Def* d) const {
   expr = unparenthesize(expr);
-  if (!isKind(expr, "attribute") || !isSelf(fieldOf(expr, "object"), d)) return {};
+  if (!isKind(expr, kind::attribute) || !isSelf(fieldOf(expr, "object"), d)) return {};
   return textOf(fieldOf(expr, "attribute"), source_);
 }
 
@@ -302,7 +302,7 @@ bool ModuleSummarizer::functionParameter(TSNode ident, const Def* d, std::string
 
 bool ModuleSummarizer::parameterOf(TSNode ident, const Def* d, std::string& name, int& index) const {
   ident = unparenthesize(ident);
-  if (!isKind(ident, "identifier")) return false;
+  if (!isKind(ident, kind::identifier)) return false;
   bool method = !ts_node_is_null(d->cls);
   const Binding* b = model_.resolve(textOf(ident, source_), ident);
   if (b == nullptr || b->kind != BindingKind::Parameter || !sameNode(b->statement, d->def)) return false;
@@ -312,17 +312,17 @@ bool ModuleSummarizer::parameterOf(TSNode ident, const Def* d, std::string& name
   bool found = false;
   forEachNamedChild(params, [&](TSNode p) {
     if (found) return;
-    std::string_view kind = kindOf(p);
-    if (kind == "list_splat_pattern" || kind == "keyword_separator" || kind == "dictionary_splat_pattern") {
+    analysis::NodeKind kind = kindOf(p);
+    if (kind == kind::list_splat_pattern || kind == kind::keyword_separator || kind == kind::dictionary_splat_pattern) {
       keyword_only = true;
       return;
     }
-    if (kind == "positional_separator" || kind == "comment") return;
+    if (kind == kind::positional_separator || kind == kind::comment) return;
     TSNode n = p;
-    if (kind == "typed_parameter") n = ts_node_named_child(p, 0);
-    else if (kind == "default_parameter" || kind == "typed_default_parameter") n = fieldOf(p, "name");
+    if (kind == kind::typed_parameter) n = ts_node_named_child(p, 0);
+    else if (kind == kind::default_parameter || kind == kind::typed_default_parameter) n = fieldOf(p, "name");
     ++position;
-    if (isKind(n, "identifier") && sameNode(n, b->name_node)) found = true;
+    if (isKind(n, kind::identifier) && sameNode(n, b->name_node)) found = true;
   });
   if (!found || position < 1) return false;
   name = b->name;
@@ -332,13 +332,13 @@ bool ModuleSummarizer::parameterOf(TSNode ident, const Def* d, std::string& name
 
 std::string ModuleSummarizer::selfPath(TSNode expr, const Def* d) const {
   expr = unparenthesize(expr);
-  if (isKind(expr, "subscript")) {
+  if (isKind(expr, kind::subscript)) {
     std::string base = selfPath(fieldOf(expr, "value"), d);
     if (base.empty() || base.find('.') != std::string::npos) return base;
     if (auto key = stringLiteral(fieldOf(expr, "subscript"), source_)) return base + "." + *key;
     return base;
   }
-  if (!isKind(expr, "attribute")) return {};
+  if (!isKind(expr, kind::attribute)) return {};
   if (std::string_view attr = selfAttribute(expr, d); !attr.empty()) return std::string(attr);
   TSNode object = unparenthesize(fieldOf(expr, "object"));
   std::string_view inner = selfAttribute(object, d);
@@ -356,10 +356,10 @@ void ModuleSummarizer::noteCall(TSNode call, const Def* d) {
   ref.at = pos(call);
   if (d->method != SIZE_MAX && out_.classes[d->index].methods[d->method].name == "__init__")
     noteInitContainerGrowth(call, callee, *d);
-  if (isKind(callee, "subscript") || isKind(callee, "attribute")) {
+  if (isKind(callee, kind::subscript) || isKind(callee, kind::attribute)) {
     ref.attr = selfPath(callee, d);
     ref.kind = CallRef::Kind::SelfAttr;
-    if (isKind(callee, "attribute") && ref.attr.empty()) {
+    if (isKind(callee, kind::attribute) && ref.attr.empty()) {
       if (auto cls = annotatedClass(fieldOf(callee, "object"))) {
         ref.kind = CallRef::Kind::Instance;  // `model.decode(x)` for `model: GPT`
         ref.target = std::move(*cls);
@@ -375,7 +375,7 @@ void ModuleSummarizer::noteCall(TSNode call, const Def* d) {
         ref.target = std::move(*target);
       }
     }
-  } else if (isKind(callee, "identifier") && !(ref.attr = loopOverSelfAttribute(callee, d)).empty()) {
+  } else if (isKind(callee, kind::identifier) && !(ref.attr = loopOverSelfAttribute(callee, d)).empty()) {
     ref.kind = CallRef::Kind::SelfAttr;
   } else if (auto cls = annotatedClass(callee)) {
     ref.kind = CallRef::Kind::Instance;  // `model(x)` for `model: GPT`
@@ -384,7 +384,7 @@ void ModuleSummarizer::noteCall(TSNode call, const Def* d) {
     if (target->kind == NameRef::Kind::Imported && target->name.starts_with("torch.")) return;
     ref.target = std::move(*target);
   } else {
-    if (isKind(callee, "identifier") && callsUnknownValue(callee)) summaryOf(*d).calls_unknown = true;
+    if (isKind(callee, kind::identifier) && callsUnknownValue(callee)) summaryOf(*d).calls_unknown = true;
     return;
   }
   if (ref.kind == CallRef::Kind::SelfAttr && ref.attr.empty()) return;
@@ -393,12 +393,12 @@ void ModuleSummarizer::noteCall(TSNode call, const Def* d) {
 
 std::optional<std::string> ModuleSummarizer::stringLiteral(TSNode node, std::string_view source) {
   node = unparenthesize(node);
-  if (!isKind(node, "string")) return std::nullopt;
+  if (!isKind(node, kind::string)) return std::nullopt;
   std::string out;
   bool plain = true;
   forEachNamedChild(node, [&](TSNode part) {
-    if (isKind(part, "string_content")) out += textOf(part, source);
-    else if (!isKind(part, "string_start") && !isKind(part, "string_end")) plain = false;
+    if (isKind(part, kind::string_content)) out += textOf(part, source);
+    else if (!isKind(part, kind::string_start) && !isKind(part, kind::string_end)) plain = false;
   });
   if (!plain) return std::nullopt;
   return out;
@@ -406,7 +406,7 @@ std::optional<std::string> ModuleSummarizer::stringLiteral(TSNode node, std::str
 
 void ModuleSummarizer::noteAssignment(TSNode assignment) {
   TSNode left = unparenthesize(fieldOf(assignment, "left"));
-  if (!isKind(left, "subscript")) return;
+  if (!isKind(left, kind::subscript)) return;
   auto q = model_.qualifiedName(fieldOf(left, "value"));
   if (!q || *q != "os.environ") return;
   if (auto key = stringLiteral(fieldOf(left, "subscript"), source_)) out_.environment.push_back(*key);
@@ -423,22 +423,22 @@ void ModuleSummarizer::walk() {
   walkTree(
       model_.file().root(),
       [&](TSNode node) {
-        std::string_view kind = kindOf(node);
-        if (kind == "comment" || kind == "string") return false;
+        analysis::NodeKind kind = kindOf(node);
+        if (kind == kind::comment || kind == kind::string) return false;
         const Def* current = stack.back().def;
-        if (kind == "function_definition" || kind == "class_definition" || kind == "lambda") {
+        if (kind == kind::function_definition || kind == kind::class_definition || kind == kind::lambda) {
           const Def* def = nullptr;
           if (auto it = index_by_def_.find(node.id); it != index_by_def_.end()) {
             def = &defs_[it->second];
             noteDecoratorSites(*def);
           }
           stack.push_back({node, def});
-        } else if (kind == "call") {
+        } else if (kind == kind::call) {
           noteCall(node, current);
-        } else if (kind == "return_statement" && current != nullptr &&
+        } else if (kind == kind::return_statement && current != nullptr &&
                    sameNode(stack.back().node, current->def)) {
           noteReturn(node, *current);
-        } else if (kind == "assignment") {
+        } else if (kind == kind::assignment) {
           noteAssignment(node);
           if (current == nullptr && stack.size() == 1) noteCaptureFlag(node);
           if (current == nullptr && stack.size() == 1) noteCompilerAlias(node);

@@ -15,14 +15,14 @@ void ModuleSummarizer::noteMethodHelperCalls() {
       TSNode node = ts_node_descendant_for_byte_range(model_.file().root(), static_cast<uint32_t>(at),
                                                       static_cast<uint32_t>(at + method.size()));
       TSNode callee = ts_node_parent(node), call = ts_node_parent(callee);
-      if (!isKind(node, "identifier") || !isKind(callee, "attribute") || !isKind(call, "call") ||
+      if (!isKind(node, kind::identifier) || !isKind(callee, kind::attribute) || !isKind(call, kind::call) ||
           !sameNode(fieldOf(callee, "attribute"), node) || !sameNode(fieldOf(call, "function"), callee))
         return false;
       TSNode up = ts_node_parent(call);
-      while (isKind(up, "parenthesized_expression")) up = ts_node_parent(up);
-      if (isKind(up, "expression_statement")) return false;  // the compiled wrapper is thrown away
+      while (isKind(up, kind::parenthesized_expression)) up = ts_node_parent(up);
+      if (isKind(up, kind::expression_statement)) return false;  // the compiled wrapper is thrown away
       TSNode def = call;
-      while (!ts_node_is_null(def) && !isKind(def, "function_definition")) def = ts_node_parent(def);
+      while (!ts_node_is_null(def) && !isKind(def, kind::function_definition)) def = ts_node_parent(def);
       auto it = ts_node_is_null(def) ? index_by_def_.end() : index_by_def_.find(def.id);
       if (it == index_by_def_.end()) return false;
       const Def* caller = &defs_[it->second];
@@ -31,9 +31,9 @@ void ModuleSummarizer::noteMethodHelperCalls() {
       TSNode arg{};
       int position = 0;
       forEachNamedChild(fieldOf(call, "arguments"), [&](TSNode a) {
-        if (isKind(a, "keyword_argument")) {
+        if (isKind(a, kind::keyword_argument)) {
           if (textOf(fieldOf(a, "name"), source_) == h.name) arg = fieldOf(a, "value");
-        } else if (!isKind(a, "comment") && !isKind(a, "list_splat") && !isKind(a, "dictionary_splat")) {
+        } else if (!isKind(a, kind::comment) && !isKind(a, kind::list_splat) && !isKind(a, kind::dictionary_splat)) {
           if (position++ == h.index && h.index >= 0) arg = a;
         }
       });

@@ -27,12 +27,12 @@ bool ModuleSummarizer::callsUnknownValue(TSNode ident) const {
   if (b->kind != BindingKind::Assignment) return false;
   if (b->scope != &model_.moduleScope()) return true;
   TSNode v = unparenthesize(b->value);
-  return !(isKind(v, "call") && (isCompileCall(v) || compiledValueIsKnown(v)));
+  return !(isKind(v, kind::call) && (isCompileCall(v) || compiledValueIsKnown(v)));
 }
 
 void ModuleSummarizer::noteCompileSite(TSNode call, TSNode callee, const Def* d) {
-  TSNode name = isKind(callee, "attribute") ? fieldOf(callee, "attribute") : callee;
-  if (!isKind(name, "identifier") || textOf(name, source_) != "compile") return;
+  TSNode name = isKind(callee, kind::attribute) ? fieldOf(callee, "attribute") : callee;
+  if (!isKind(name, kind::identifier) || textOf(name, source_) != "compile") return;
   auto q = model_.qualifiedName(callee);
   CompileSite site;
   site.at = pos(call);
@@ -40,8 +40,8 @@ void ModuleSummarizer::noteCompileSite(TSNode call, TSNode callee, const Def* d)
     if (hasTrueKeyword(call, "disable", source_)) return;
     // A statement of its own: the compiled wrapper is thrown away, nothing runs compiled.
     TSNode up = ts_node_parent(call);
-    while (isKind(up, "parenthesized_expression")) up = ts_node_parent(up);
-    if (isKind(up, "expression_statement")) return;
+    while (isKind(up, kind::parenthesized_expression)) up = ts_node_parent(up);
+    if (isKind(up, kind::expression_statement)) return;
     TSNode target = unparenthesize(firstArgument(call, "model", source_));
     if (ts_node_is_null(target)) return;
     if (std::string_view attr = selfAttribute(target, d); !attr.empty()) {
@@ -78,7 +78,7 @@ void ModuleSummarizer::noteCompileSite(TSNode call, TSNode callee, const Def* d)
       if (!compiledValueIsKnown(target)) out_.unknown_compile_sites.push_back(site.at);
       return;
     }
-  } else if (!q && isKind(callee, "attribute")) {
+  } else if (!q && isKind(callee, kind::attribute)) {
     // `model.compile()`: nn.Module.compile compiles the module's forward in place.
     site.method = true;
     TSNode object = fieldOf(callee, "object");
@@ -99,14 +99,14 @@ void ModuleSummarizer::noteCompileSite(TSNode call, TSNode callee, const Def* d)
     } else if (functionParameter(object, d, site.attr, site.parameter_index)) {
       site.kind = CompileSite::Kind::FunctionParameter;  // `def compile_model(m): m.compile()`
       site.owner = out_.functions[d->index].name;
-    } else if (std::string looped = isKind(object, "identifier") ? loopOverSelfAttribute(object, d) : std::string{};
+    } else if (std::string looped = isKind(object, kind::identifier) ? loopOverSelfAttribute(object, d) : std::string{};
                !looped.empty() && looped.find('.') == std::string::npos) {
       // `for block in self.blocks: block.compile()`: each element of the container.
       site.kind = CompileSite::Kind::SelfAttr;
       site.owner = out_.classes[d->index].name;
       site.attr = std::move(looped);
-    } else if (TSNode over = isKind(object, "identifier") ? loopIterable(object) : TSNode{};
-               isKind(over, "attribute") && instanceClasses(fieldOf(over, "object"), 0, classes_of_owner_)) {
+    } else if (TSNode over = isKind(object, kind::identifier) ? loopIterable(object) : TSNode{};
+               isKind(over, kind::attribute) && instanceClasses(fieldOf(over, "object"), 0, classes_of_owner_)) {
       // `for block in model.blocks: block.compile()`: the elements of a model's container.
       site.kind = CompileSite::Kind::InstanceAttr;
       site.attr = std::string(textOf(fieldOf(over, "attribute"), source_));
@@ -130,7 +130,7 @@ void ModuleSummarizer::noteCompileSite(TSNode call, TSNode callee, const Def* d)
 
 std::optional<NameRef> ModuleSummarizer::compiledInPlace(TSNode target) const {
   target = unparenthesize(target);
-  if (!isKind(target, "identifier")) return std::nullopt;
+  if (!isKind(target, kind::identifier)) return std::nullopt;
   std::string_view name = textOf(target, source_);
   const auto* all = model_.bindingsOf(model_.moduleScope(), name);
   if (all == nullptr) return std::nullopt;
@@ -141,9 +141,9 @@ std::optional<NameRef> ModuleSummarizer::compiledInPlace(TSNode target) const {
       continue;
     }
     TSNode v = b->kind == BindingKind::Assignment ? unparenthesize(b->value) : TSNode{};
-    if (ts_node_is_null(v) || !isKind(v, "call") || !isCompileCall(v)) return std::nullopt;
+    if (ts_node_is_null(v) || !isKind(v, kind::call) || !isCompileCall(v)) return std::nullopt;
     TSNode first = unparenthesize(firstArgument(v, "model", source_));
-    if (!isKind(first, "identifier") || textOf(first, source_) != name) return std::nullopt;
+    if (!isKind(first, kind::identifier) || textOf(first, source_) != name) return std::nullopt;
   }
   // The name must mean the module's binding where it is compiled (a local of that name does not).
   const Binding* here = model_.resolve(name, target);
@@ -154,7 +154,7 @@ std::optional<NameRef> ModuleSummarizer::compiledInPlace(TSNode target) const {
 bool ModuleSummarizer::compiledValueIsKnown(TSNode target) const {
   target = unparenthesize(target);
   if (auto q = model_.qualifiedName(target)) return q->starts_with("torch.");
-  if (isKind(target, "identifier")) {
+  if (isKind(target, kind::identifier)) {
     // `flex_attention = torch.compile(flex_attention)`: the name is torch's function, or what
     // compiling it gave.
     const Binding* b = model_.resolve(textOf(target, source_), target);
@@ -163,12 +163,12 @@ bool ModuleSummarizer::compiledValueIsKnown(TSNode target) const {
     for (const Binding* c : *all) {
       if (c->kind == BindingKind::Import && c->qualified_name.starts_with("torch.")) continue;
       TSNode v = c->kind == BindingKind::Assignment ? unparenthesize(c->value) : TSNode{};
-      if (!ts_node_is_null(v) && isKind(v, "call") && isCompileCall(v)) continue;
+      if (!ts_node_is_null(v) && isKind(v, kind::call) && isCompileCall(v)) continue;
       return false;
     }
     return true;
   }
-  if (isKind(target, "call")) {
+  if (isKind(target, kind::call)) {
     auto q = model_.qualifiedName(unparenthesize(fieldOf(target, "function")));
     if (q && *q == "functools.partial") {
       auto inner = model_.qualifiedName(unparenthesize(firstArgument(target, "func", source_)));
@@ -180,12 +180,12 @@ bool ModuleSummarizer::compiledValueIsKnown(TSNode target) const {
 
 void ModuleSummarizer::noteDecoratorSites(const Def& d) {
   TSNode holder = ts_node_parent(d.def);
-  if (!isKind(holder, "decorated_definition")) return;
+  if (!isKind(holder, kind::decorated_definition)) return;
   forEachNamedChild(holder, [&](TSNode child) {
-    if (!isKind(child, "decorator") || ts_node_named_child_count(child) == 0) return;
+    if (!isKind(child, kind::decorator) || ts_node_named_child_count(child) == 0) return;
     TSNode expr = unparenthesize(ts_node_named_child(child, 0));
-    if (isKind(expr, "call") && hasTrueKeyword(expr, "disable", source_)) return;
-    TSNode callee = isKind(expr, "call") ? unparenthesize(fieldOf(expr, "function")) : expr;
+    if (isKind(expr, kind::call) && hasTrueKeyword(expr, "disable", source_)) return;
+    TSNode callee = isKind(expr, kind::call) ? unparenthesize(fieldOf(expr, "function")) : expr;
     auto q = model_.qualifiedName(callee);
     if (!q || !isTorchCompile(*q)) return;
     CompileSite site;
@@ -199,20 +199,20 @@ void ModuleSummarizer::noteDecoratorSites(const Def& d) {
 
 void ModuleSummarizer::noteCaptureFlag(TSNode assignment) {
   TSNode left = unparenthesize(fieldOf(assignment, "left"));
-  if (!isKind(left, "attribute") || textOf(fieldOf(left, "attribute"), source_) != "capture_scalar_outputs" ||
-      !isKind(unparenthesize(fieldOf(assignment, "right")), "true"))
+  if (!isKind(left, kind::attribute) || textOf(fieldOf(left, "attribute"), source_) != "capture_scalar_outputs" ||
+      !isKind(unparenthesize(fieldOf(assignment, "right")), kind::true_))
     return;
   auto q = model_.qualifiedName(left);
   if (!q || !q->starts_with("torch.")) return;
   TSNode statement = ts_node_parent(assignment);
-  if (!isKind(statement, "expression_statement")) return;
+  if (!isKind(statement, kind::expression_statement)) return;
   TSNode holder = ts_node_parent(statement);
-  if (isKind(holder, "block")) {
+  if (isKind(holder, kind::block)) {
     TSNode test = ts_node_parent(holder);
-    if (!isKind(test, "if_statement") || !isKind(ts_node_parent(test), "module")) return;
+    if (!isKind(test, kind::if_statement) || !isKind(ts_node_parent(test), kind::module)) return;
     std::string_view condition = textOf(fieldOf(test, "condition"), source_);
     if (condition != "__name__ == \"__main__\"" && condition != "__name__ == '__main__'") return;
-  } else if (!isKind(holder, "module")) {
+  } else if (!isKind(holder, kind::module)) {
     return;
   }
   out_.captures_scalars = true;
@@ -221,7 +221,7 @@ void ModuleSummarizer::noteCaptureFlag(TSNode assignment) {
 void ModuleSummarizer::noteCompilerAlias(TSNode assignment) {
   TSNode left = unparenthesize(fieldOf(assignment, "left"));
   TSNode right = unparenthesize(fieldOf(assignment, "right"));
-  if (!isKind(left, "identifier") || !isKind(right, "call")) return;
+  if (!isKind(left, kind::identifier) || !isKind(right, kind::call)) return;
   const auto* all = model_.bindingsOf(model_.moduleScope(), textOf(left, source_));
   if (all == nullptr || all->size() != 1 || hasTrueKeyword(right, "disable", source_)) return;
   auto q = model_.qualifiedName(unparenthesize(fieldOf(right, "function")));
@@ -241,7 +241,7 @@ void ModuleSummarizer::noteCompilerAlias(TSNode assignment) {
 }
 
 void ModuleSummarizer::noteEnvironment(TSNode call, TSNode callee) {
-  if (!isKind(callee, "attribute")) return;
+  if (!isKind(callee, kind::attribute)) return;
   std::string_view method = textOf(fieldOf(callee, "attribute"), source_);
   if (method != "setdefault" && method != "putenv" && method != "update") return;
   auto q = model_.qualifiedName(callee);
@@ -249,13 +249,13 @@ void ModuleSummarizer::noteEnvironment(TSNode call, TSNode callee) {
   if (*q == "os.environ.update") {
     // `os.environ.update({"X": "1"})`, `os.environ.update(X="1")`.
     TSNode args = fieldOf(call, "arguments");
-    if (!isKind(args, "argument_list")) return;
+    if (!isKind(args, kind::argument_list)) return;
     forEachNamedChild(args, [&](TSNode arg) {
-      if (isKind(arg, "keyword_argument")) {
+      if (isKind(arg, kind::keyword_argument)) {
         out_.environment.emplace_back(textOf(fieldOf(arg, "name"), source_));
-      } else if (isKind(unparenthesize(arg), "dictionary")) {
+      } else if (isKind(unparenthesize(arg), kind::dictionary)) {
         forEachNamedChild(unparenthesize(arg), [&](TSNode pair) {
-          if (!isKind(pair, "pair")) return;
+          if (!isKind(pair, kind::pair)) return;
           if (auto key = stringLiteral(fieldOf(pair, "key"), source_)) out_.environment.push_back(*key);
         });
       }

@@ -85,7 +85,7 @@ NoqaIndex NoqaIndex::build(const ParsedFile& file) {
     if (!startsWithIgnoreCase(source.substr(pos, 4), "noqa")) continue;
     if (pos < done_until) continue;
     TSNode node = ts_node_descendant_for_byte_range(root, static_cast<uint32_t>(pos), static_cast<uint32_t>(pos + 4));
-    if (!isKind(node, "comment")) continue;
+    if (!isKind(node, kind::comment)) continue;
     done_until = endOf(node);
     std::string_view text = textOf(node, source);
     uint32_t base = startOf(node);

@@ -243,7 +243,7 @@ void ParsedFile::collectSyntaxErrors(TSNode root) {
     if (ts_node_is_missing(node)) {
       syntax_errors_.push_back({startOf(node), startOf(node),
                                 fmt::format("Expected `{}`", ts_node_type(node))});
-    } else if (isKind(node, "ERROR")) {
+    } else if (isKind(node, kind::error)) {
       syntax_errors_.push_back({startOf(node), endOf(node), "Unexpected syntax"});
     } else if (ts_node_has_error(node)) {
       descend = true;

@@ -167,12 +167,12 @@ std::optional<std::string> SemanticModel::qualifiedNameImpl(TSNode expr, int dep
   expr = unparenthesize(expr);
   // Collect the attribute chain iteratively: a.b.c -> base `a`, members [c, b].
   std::vector<std::string_view> members;
-  while (isKind(expr, "attribute")) {
+  while (isKind(expr, kind::attribute)) {
     members.push_back(text(fieldOf(expr, "attribute")));
     expr = unparenthesize(fieldOf(expr, "object"));
     if (members.size() > 64) return std::nullopt;
   }
-  if (!isKind(expr, "identifier")) return std::nullopt;
+  if (!isKind(expr, kind::identifier)) return std::nullopt;
   const Binding* binding = resolve(text(expr), expr);
   if (binding == nullptr) return std::nullopt;
   std::string base;
@@ -183,7 +183,7 @@ std::optional<std::string> SemanticModel::qualifiedNameImpl(TSNode expr, int dep
     const auto* all = bindingsOf(*binding->scope, binding->name);
     if (all == nullptr || all->size() != 1) return std::nullopt;
     TSNode value = unparenthesize(binding->value);
-    if (!isKind(value, "identifier") && !isKind(value, "attribute")) return std::nullopt;
+    if (!isKind(value, kind::identifier) && !isKind(value, kind::attribute)) return std::nullopt;
     auto resolved = qualifiedNameImpl(value, depth + 1);
     if (!resolved) return std::nullopt;
     base = *resolved;
@@ -203,7 +203,7 @@ bool SemanticModel::refersTo(TSNode expr, std::string_view qualified) const {
 }
 
 std::optional<std::string> SemanticModel::calleeName(TSNode call) const {
-  if (!isKind(call, "call")) return std::nullopt;
+  if (!isKind(call, kind::call)) return std::nullopt;
   return qualifiedName(fieldOf(call, "function"));
 }
 

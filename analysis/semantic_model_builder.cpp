@@ -16,14 +16,14 @@ namespace {
 // True when `node` sits in an `except` handler that catches import failures.
 bool isImportFallback(TSNode node, std::string_view source) {
   for (TSNode cur = ts_node_parent(node); !ts_node_is_null(cur); cur = ts_node_parent(cur)) {
-    std::string_view kind = kindOf(cur);
-    if (kind == "function_definition" || kind == "class_definition" || kind == "module") return false;
-    if (kind == "except_clause") {
+    analysis::NodeKind kind = kindOf(cur);
+    if (kind == kind::function_definition || kind == kind::class_definition || kind == kind::module) return false;
+    if (kind == kind::except_clause) {
       TSNode caught = fieldOf(cur, "value");
       if (ts_node_is_null(caught)) {
         // Older grammars put the caught type as the first named child.
         TSNode first = ts_node_named_child(cur, 0);
-        if (!isKind(first, "block")) caught = first;
+        if (!isKind(first, kind::block)) caught = first;
       }
       if (ts_node_is_null(caught)) return true;  // bare `except:`
       std::string_view text = textOf(caught, source);
@@ -158,13 +158,13 @@ void ModelBuilder::bindTargets(TSNode target, TSNode statement) {
   while (!work.empty()) {
     TSNode node = work.back();
     work.pop_back();
-    std::string_view kind = kindOf(node);
-    if (kind == "identifier") {
+    analysis::NodeKind kind = kindOf(node);
+    if (kind == kind::identifier) {
       bind(BindingKind::Other, node, statement);
-    } else if (kind == "pattern_list" || kind == "tuple_pattern" || kind == "list_pattern" ||
-               kind == "list_splat_pattern" || kind == "parenthesized_expression" ||
-               kind == "tuple" || kind == "list" || kind == "expression_list" ||
-               kind == "as_pattern_target") {
+    } else if (kind == kind::pattern_list || kind == kind::tuple_pattern || kind == kind::list_pattern ||
+               kind == kind::list_splat_pattern || kind == kind::parenthesized_expression ||
+               kind == kind::tuple || kind == kind::list || kind == kind::expression_list ||
+               kind == kind::as_pattern_target) {
       forEachNamedChild(node, [&](TSNode child) { work.push_back(child); });
     }
     // attribute / subscript targets bind no name.
@@ -173,30 +173,30 @@ void ModelBuilder::bindTargets(TSNode target, TSNode statement) {
 
 void ModelBuilder::bindParameters(TSNode parameters, TSNode owner) {
   forEachNamedChild(parameters, [&](TSNode param) {
-    std::string_view kind = kindOf(param);
+    analysis::NodeKind kind = kindOf(param);
     for (Field evaluated_outside : {Field::Value, Field::Type}) {
       TSNode part = field(param, evaluated_outside);
       if (!ts_node_is_null(part)) current()->evaluated_outside.emplace_back(startOf(part), endOf(part));
     }
     TSNode name{};
-    if (kind == "identifier") name = param;
-    else if (kind == "default_parameter" || kind == "typed_default_parameter") name = field(param, Field::Name);
-    else if (kind == "typed_parameter" || kind == "list_splat_pattern" || kind == "dictionary_splat_pattern") {
+    if (kind == kind::identifier) name = param;
+    else if (kind == kind::default_parameter || kind == kind::typed_default_parameter) name = field(param, Field::Name);
+    else if (kind == kind::typed_parameter || kind == kind::list_splat_pattern || kind == kind::dictionary_splat_pattern) {
       TSNode inner = ts_node_named_child(param, 0);
-      if (isKind(inner, "list_splat_pattern") || isKind(inner, "dictionary_splat_pattern"))
+      if (isKind(inner, kind::list_splat_pattern) || isKind(inner, kind::dictionary_splat_pattern))
         inner = ts_node_named_child(inner, 0);
       name = inner;
     }
-    if (isKind(name, "identifier")) bind(BindingKind::Parameter, name, owner);
+    if (isKind(name, kind::identifier)) bind(BindingKind::Parameter, name, owner);
     else if (!ts_node_is_null(name)) bindTargets(name, owner);
   });
 }
 
 void ModelBuilder::bindImport(TSNode statement) {
   bool fallback = isImportFallback(statement, source_);
-  if (isKind(statement, "import_statement")) {
+  if (isKind(statement, kind::import_statement)) {
     forEachFieldChild(statement, "name", [&](TSNode name) {
-      if (isKind(name, "aliased_import")) {
+      if (isKind(name, kind::aliased_import)) {
         Binding& b = bind(BindingKind::Import, fieldOf(name, "alias"), statement);
         b.qualified_name = dottedNameText(fieldOf(name, "name"), source_);
         b.is_fallback = fallback;
@@ -211,11 +211,11 @@ void ModelBuilder::bindImport(TSNode statement) {
     return;
   }
   TSNode module_node = fieldOf(statement, "module_name");
-  std::string module = isKind(module_node, "relative_import") ? std::string(textOf(module_node, source_))
+  std::string module = isKind(module_node, kind::relative_import) ? std::string(textOf(module_node, source_))
                                                                : dottedNameText(module_node, source_);
   forEachFieldChild(statement, "name", [&](TSNode name) {
-    TSNode imported = isKind(name, "aliased_import") ? fieldOf(name, "name") : name;
-    TSNode bound = isKind(name, "aliased_import") ? fieldOf(name, "alias") : name;
+    TSNode imported = isKind(name, kind::aliased_import) ? fieldOf(name, "name") : name;
+    TSNode bound = isKind(name, kind::aliased_import) ? fieldOf(name, "alias") : name;
     std::string member = dottedNameText(imported, source_);
     Binding& b = bind(BindingKind::Import, bound, statement, std::string(textOf(bound, source_)));
     b.qualified_name = module.empty() || module.back() == '.' ? module + member : module + "." + member;
@@ -225,16 +225,16 @@ void ModelBuilder::bindImport(TSNode statement) {
 
 auto ModelBuilder::roleOf(TSSymbol symbol) -> Role {
   static const std::vector<Role> table = [] {
-    static constexpr std::pair<std::string_view, Role> kRoles[] = {
-        {"comment", Role::Opaque}, {"string", Role::Opaque}, {"integer", Role::Opaque}, {"float", Role::Opaque},
-        {"import_statement", Role::Import}, {"import_from_statement", Role::Import},
-        {"function_definition", Role::Function}, {"class_definition", Role::Class}, {"lambda", Role::Lambda},
-        {"list_comprehension", Role::Comprehension}, {"set_comprehension", Role::Comprehension},
-        {"dictionary_comprehension", Role::Comprehension}, {"generator_expression", Role::Comprehension},
-        {"global_statement", Role::Declaration}, {"nonlocal_statement", Role::Declaration},
-        {"assignment", Role::Assignment}, {"named_expression", Role::NamedExpression},
-        {"augmented_assignment", Role::AugmentedAssignment}, {"for_statement", Role::LoopTarget},
-        {"for_in_clause", Role::LoopTarget}, {"as_pattern", Role::AsPattern}, {"except_clause", Role::ExceptClause},
+    static constexpr std::pair<NodeKind, Role> kRoles[] = {
+        {kind::comment, Role::Opaque}, {kind::string, Role::Opaque}, {kind::integer, Role::Opaque}, {kind::float_, Role::Opaque},
+        {kind::import_statement, Role::Import}, {kind::import_from_statement, Role::Import},
+        {kind::function_definition, Role::Function}, {kind::class_definition, Role::Class}, {kind::lambda, Role::Lambda},
+        {kind::list_comprehension, Role::Comprehension}, {kind::set_comprehension, Role::Comprehension},
+        {kind::dictionary_comprehension, Role::Comprehension}, {kind::generator_expression, Role::Comprehension},
+        {kind::global_statement, Role::Declaration}, {kind::nonlocal_statement, Role::Declaration},
+        {kind::assignment, Role::Assignment}, {kind::named_expression, Role::NamedExpression},
+        {kind::augmented_assignment, Role::AugmentedAssignment}, {kind::for_statement, Role::LoopTarget},
+        {kind::for_in_clause, Role::LoopTarget}, {kind::as_pattern, Role::AsPattern}, {kind::except_clause, Role::ExceptClause},
     };
     const TSLanguage* language = pythonLanguage();
     std::vector<Role> roles(ts_language_symbol_count(language), Role::Passive);
@@ -242,7 +242,7 @@ auto ModelBuilder::roleOf(TSSymbol symbol) -> Role {
       const char* name = ts_language_symbol_name(language, id);
       if (name == nullptr) continue;
       for (const auto& [kind, role] : kRoles)
-        if (kind == name) roles[id] = role;
+        if (kind.name() == name) roles[id] = role;
     }
     return roles;
   }();
@@ -293,14 +293,14 @@ bool ModelBuilder::enter(TSNode node) {
       return true;
     case Role::Declaration:
       forEachNamedChild(node, [&](TSNode name) {
-        if (isKind(name, "identifier")) current()->globals.emplace_back(textOf(name, source_));
+        if (isKind(name, kind::identifier)) current()->globals.emplace_back(textOf(name, source_));
       });
       return false;
     case Role::Assignment: {
       TSNode left = field(node, Field::Left);
       TSNode right = field(node, Field::Right);
-      while (isKind(right, "assignment")) right = field(right, Field::Right);
-      if (isKind(left, "identifier")) {
+      while (isKind(right, kind::assignment)) right = field(right, Field::Right);
+      if (isKind(left, kind::identifier)) {
         Binding& b = bind(BindingKind::Assignment, left, node);
         b.value = right;
       } else if (!ts_node_is_null(left)) {
@@ -315,7 +315,7 @@ bool ModelBuilder::enter(TSNode node) {
     }
     case Role::AugmentedAssignment: {
       TSNode left = field(node, Field::Left);
-      if (isKind(left, "identifier")) bind(BindingKind::Other, left, node);
+      if (isKind(left, kind::identifier)) bind(BindingKind::Other, left, node);
       return true;
     }
     case Role::LoopTarget: {
@@ -330,7 +330,7 @@ bool ModelBuilder::enter(TSNode node) {
     }
     case Role::ExceptClause: {
       TSNode alias = field(node, Field::Alias);
-      if (isKind(alias, "identifier")) bind(BindingKind::Other, alias, node);
+      if (isKind(alias, kind::identifier)) bind(BindingKind::Other, alias, node);
       return true;
     }
   }
@@ -365,22 +365,22 @@ void ModelBuilder::noteBinderWords() {
 
 bool ModelBuilder::isExpressionKind(TSSymbol symbol) {
   static const std::vector<bool> expression = [] {
-    static constexpr std::string_view kExpressions[] = {
-        "call", "argument_list", "keyword_argument", "list", "tuple", "dictionary", "set", "pair",
-        "attribute", "subscript", "slice", "binary_operator", "boolean_operator", "comparison_operator",
-        "unary_operator", "not_operator", "conditional_expression", "parenthesized_expression",
-        "concatenated_string", "await", "list_splat", "dictionary_splat", "expression_list", "yield", "type",
-        "decorator",
+    static constexpr NodeKind kExpressions[] = {
+        kind::call, kind::argument_list, kind::keyword_argument, kind::list, kind::tuple, kind::dictionary, kind::set, kind::pair,
+        kind::attribute, kind::subscript, kind::slice, kind::binary_operator, kind::boolean_operator, kind::comparison_operator,
+        kind::unary_operator, kind::not_operator, kind::conditional_expression, kind::parenthesized_expression,
+        kind::concatenated_string, kind::await, kind::list_splat, kind::dictionary_splat, kind::expression_list, kind::yield, kind::type,
+        kind::decorator,
         // Statements that hold expressions only.
-        "return_statement", "assert_statement", "raise_statement", "delete_statement",
+        kind::return_statement, kind::assert_statement, kind::raise_statement, kind::delete_statement,
     };
     const TSLanguage* language = pythonLanguage();
     std::vector<bool> table(ts_language_symbol_count(language), false);
     for (TSSymbol id = 0; id < table.size(); ++id) {
       const char* name = ts_language_symbol_name(language, id);
       if (name == nullptr || ts_language_symbol_type(language, id) != TSSymbolTypeRegular) continue;
-      for (std::string_view kind : kExpressions)
-        if (kind == name) table[id] = true;
+      for (NodeKind kind : kExpressions)
+        if (kind.name() == name) table[id] = true;
     }
     return table;
   }();
@@ -410,8 +410,8 @@ bool ModelBuilder::assigningWordIsCode(size_t i) {
   if (verdicts[i] < 0) {
     uint32_t at = model_.assigning_words_[i];  // `:=` and `as` are two bytes each
     TSNode token = ts_node_descendant_for_byte_range(model_.file().root(), at, at + 2);
-    verdicts[i] = textOf(token, source_) == source_.substr(at, 2) && !isKind(token, "comment") &&
-                  !isKind(token, "string_content");
+    verdicts[i] = textOf(token, source_) == source_.substr(at, 2) && !isKind(token, kind::comment) &&
+                  !isKind(token, kind::string_content);
   }
   return verdicts[i] != 0;
 }

@@ -4,6 +4,8 @@
 
 #include <tree_sitter/api.h>
 
+#include "analysis/node_kinds.h"  // generated from the grammar: kind::call, NodeKind
+
 #include <cstdint>
 #include <cstring>
 #include <string_view>
@@ -21,11 +23,16 @@ inline std::string_view textOf(TSNode node, std::string_view source) {
   return source.substr(start, end - start);
 }
 
-inline std::string_view kindOf(TSNode node) {
-  return ts_node_is_null(node) ? std::string_view{} : std::string_view{ts_node_type(node)};
+// The node's kind, to compare with the grammar's constants (`kindOf(n) == kind::call`); a null
+// node's kind is the empty name, equal to no constant.
+inline NodeKind kindOf(TSNode node) {
+  const char* name = ts_node_is_null(node) ? "" : ts_node_type(node);
+  return NodeKind(name, static_cast<uint32_t>(std::strlen(name)));
 }
-inline bool isKind(TSNode node, std::string_view kind) {
-  return !ts_node_is_null(node) && kind == ts_node_type(node);
+// The kind's name as text, for messages and tests.
+inline std::string_view kindName(TSNode node) { return kindOf(node).name(); }
+inline bool isKind(TSNode node, NodeKind kind) {
+  return !ts_node_is_null(node) && kind.name() == ts_node_type(node);
 }
 
 inline TSNode fieldOf(TSNode node, const char* field) {
@@ -40,7 +47,7 @@ inline bool contains(TSNode outer, TSNode inner) {
 
 // Skips redundant parentheses: `((x))` -> `x`.
 inline TSNode unparenthesize(TSNode node) {
-  while (isKind(node, "parenthesized_expression") && ts_node_named_child_count(node) == 1)
+  while (isKind(node, kind::parenthesized_expression) && ts_node_named_child_count(node) == 1)
     node = ts_node_named_child(node, 0);
   return node;
 }

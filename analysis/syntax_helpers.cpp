@@ -5,7 +5,7 @@
 namespace ptlint::analysis {
 
 std::string dottedNameText(TSNode node, std::string_view source) {
-  if (!isKind(node, "dotted_name")) return std::string(textOf(node, source));
+  if (!isKind(node, kind::dotted_name)) return std::string(textOf(node, source));
   std::string out;
   forEachNamedChild(node, [&](TSNode part) {
     if (!out.empty()) out += '.';
@@ -17,11 +17,11 @@ std::string dottedNameText(TSNode node, std::string_view source) {
 std::string attributeChainText(TSNode expr, std::string_view source) {
   std::vector<std::string_view> parts;
   expr = unparenthesize(expr);
-  while (isKind(expr, "attribute")) {
+  while (isKind(expr, kind::attribute)) {
     parts.push_back(textOf(fieldOf(expr, "attribute"), source));
     expr = unparenthesize(fieldOf(expr, "object"));
   }
-  if (!isKind(expr, "identifier")) return {};
+  if (!isKind(expr, kind::identifier)) return {};
   std::string out(textOf(expr, source));
   for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
     out += '.';
@@ -32,7 +32,7 @@ std::string attributeChainText(TSNode expr, std::string_view source) {
 
 TSNode argumentList(TSNode call) {
   TSNode args = fieldOf(call, "arguments");
-  return isKind(args, "argument_list") ? args : TSNode{};
+  return isKind(args, kind::argument_list) ? args : TSNode{};
 }
 
 TSNode keywordArgumentNode(TSNode call, std::string_view name, std::string_view source) {
@@ -41,7 +41,7 @@ TSNode keywordArgumentNode(TSNode call, std::string_view name, std::string_view 
   uint32_t count = ts_node_named_child_count(args);
   for (uint32_t i = 0; i < count; ++i) {
     TSNode arg = ts_node_named_child(args, i);
-    if (isKind(arg, "keyword_argument") && textOf(fieldOf(arg, "name"), source) == name) return arg;
+    if (isKind(arg, kind::keyword_argument) && textOf(fieldOf(arg, "name"), source) == name) return arg;
   }
   return {};
 }
@@ -56,8 +56,8 @@ std::vector<TSNode> positionalArguments(TSNode call) {
   TSNode args = argumentList(call);
   if (ts_node_is_null(args)) return out;
   forEachNamedChild(args, [&](TSNode arg) {
-    std::string_view kind = kindOf(arg);
-    if (kind == "keyword_argument" || kind == "list_splat" || kind == "dictionary_splat" || kind == "comment") return;
+    analysis::NodeKind kind = kindOf(arg);
+    if (kind == kind::keyword_argument || kind == kind::list_splat || kind == kind::dictionary_splat || kind == kind::comment) return;
     out.push_back(arg);
   });
   return out;
@@ -67,7 +67,7 @@ bool hasNoArguments(TSNode call) {
   TSNode args = argumentList(call);
   if (ts_node_is_null(args)) return false;
   bool any = false;
-  forEachNamedChild(args, [&](TSNode arg) { any = any || !isKind(arg, "comment"); });
+  forEachNamedChild(args, [&](TSNode arg) { any = any || !isKind(arg, kind::comment); });
   return !any;
 }
 

@@ -61,9 +61,9 @@ bool comparesValues(TSNode comparison, std::string_view source) {
 
 bool annotatedTensor(const SemanticModel& model, const Binding& binding) {
   TSNode parameter = ts_node_parent(binding.name_node);
-  if (!isKind(parameter, "typed_parameter") && !isKind(parameter, "typed_default_parameter")) return false;
+  if (!isKind(parameter, kind::typed_parameter) && !isKind(parameter, kind::typed_default_parameter)) return false;
   TSNode type = fieldOf(parameter, "type");
-  if (isKind(type, "type") && ts_node_named_child_count(type) == 1) type = ts_node_named_child(type, 0);
+  if (isKind(type, kind::type) && ts_node_named_child_count(type) == 1) type = ts_node_named_child(type, 0);
   return model.refersTo(type, "torch.Tensor");
 }
 
@@ -98,35 +98,35 @@ bool isTensor(const SemanticModel& model, TSNode expr, int depth) {
   if (depth > 24) return false;
   expr = unparenthesize(expr);
   std::string_view source = model.file().text();
-  if (isKind(expr, "identifier")) {
+  if (isKind(expr, kind::identifier)) {
     return nameIsTensor(model, expr, depth);
   }
-  if (isKind(expr, "call")) {
+  if (isKind(expr, kind::call)) {
     if (auto callee = model.calleeName(expr)) {
       if (oneOf(*callee, kTensorFunctions)) return true;
       if (oneOf(*callee, kWholeReductions)) {
         TSNode args = fieldOf(expr, "arguments");
-        return isKind(args, "argument_list") && ts_node_named_child_count(args) == 1 &&
-               !isKind(ts_node_named_child(args, 0), "keyword_argument");
+        return isKind(args, kind::argument_list) && ts_node_named_child_count(args) == 1 &&
+               !isKind(ts_node_named_child(args, 0), kind::keyword_argument);
       }
     }
     TSNode function = fieldOf(expr, "function");
-    if (!isKind(function, "attribute")) return false;
+    if (!isKind(function, kind::attribute)) return false;
     std::string_view method = textOf(fieldOf(function, "attribute"), source);
     bool tensor_method = oneOf(method, kTensorMethods) || (oneOf(method, kWholeMethods) && hasNoArguments(expr));
     return tensor_method && isTensor(model, fieldOf(function, "object"), depth + 1);
   }
-  if (isKind(expr, "comparison_operator")) {
+  if (isKind(expr, kind::comparison_operator)) {
     if (!comparesValues(expr, source)) return false;
     bool any = false;
     forEachNamedChild(expr, [&](TSNode operand) { any = any || isTensor(model, operand, depth + 1); });
     return any;
   }
-  if (isKind(expr, "binary_operator")) {
+  if (isKind(expr, kind::binary_operator)) {
     return isTensor(model, fieldOf(expr, "left"), depth + 1) || isTensor(model, fieldOf(expr, "right"), depth + 1);
   }
-  if (isKind(expr, "unary_operator")) return isTensor(model, fieldOf(expr, "argument"), depth + 1);
-  if (isKind(expr, "subscript")) return isTensor(model, fieldOf(expr, "value"), depth + 1);
+  if (isKind(expr, kind::unary_operator)) return isTensor(model, fieldOf(expr, "argument"), depth + 1);
+  if (isKind(expr, kind::subscript)) return isTensor(model, fieldOf(expr, "value"), depth + 1);
   return false;
 }
 
@@ -139,23 +139,23 @@ bool isProvablyTensor(const SemanticModel& model, TSNode expr) {
 TSNode tensorTruthRead(const SemanticModel& model, TSNode test) {
   for (int depth = 0; depth < 32 && !ts_node_is_null(test); ++depth) {
     test = unparenthesize(test);
-    if (isKind(test, "not_operator")) {
+    if (isKind(test, kind::not_operator)) {
       test = fieldOf(test, "argument");
       continue;
     }
-    if (isKind(test, "boolean_operator")) {
+    if (isKind(test, kind::boolean_operator)) {
       TSNode left = tensorTruthRead(model, fieldOf(test, "left"));
       if (!ts_node_is_null(left)) return left;
       test = fieldOf(test, "right");
       continue;
     }
-    if (isKind(test, "call")) {
+    if (isKind(test, kind::call)) {
       TSNode function = fieldOf(test, "function");
       TSNode args = fieldOf(test, "arguments");
       // `bool(t)`: the builtin, not a shadowing definition.
-      if (isKind(function, "identifier") && model.text(function) == "bool" &&
-          model.resolve("bool", function) == nullptr && isKind(args, "argument_list") &&
-          ts_node_named_child_count(args) == 1 && !isKind(ts_node_named_child(args, 0), "keyword_argument")) {
+      if (isKind(function, kind::identifier) && model.text(function) == "bool" &&
+          model.resolve("bool", function) == nullptr && isKind(args, kind::argument_list) &&
+          ts_node_named_child_count(args) == 1 && !isKind(ts_node_named_child(args, 0), kind::keyword_argument)) {
         return isTensor(model, ts_node_named_child(args, 0), 0) ? test : TSNode{};
       }
     }

@@ -10,15 +10,15 @@
 namespace ptlint::analysis {
 namespace flow_detail {
 
-bool isStatementContainer(TSNode node) { return isKind(node, "block") || isKind(node, "module"); }
+bool isStatementContainer(TSNode node) { return isKind(node, kind::block) || isKind(node, kind::module); }
 
 bool containsPos(TSNode node, uint32_t pos) { return startOf(node) <= pos && pos < endOf(node); }
 
-bool isLoop(TSNode node) { return isKind(node, "for_statement") || isKind(node, "while_statement"); }
+bool isLoop(TSNode node) { return isKind(node, kind::for_statement) || isKind(node, kind::while_statement); }
 
 bool isScopeBoundary(TSNode node) {
-  std::string_view kind = kindOf(node);
-  return kind == "function_definition" || kind == "lambda" || kind == "class_definition";
+  analysis::NodeKind kind = kindOf(node);
+  return kind == kind::function_definition || kind == kind::lambda || kind == kind::class_definition;
 }
 
 // The statement of a block (or module) that holds `node`.
@@ -32,13 +32,13 @@ TSNode anchorOf(TSNode node) {
 
 std::optional<std::string> literalString(TSNode node, std::string_view source) {
   node = unparenthesize(node);
-  if (!isKind(node, "string")) return std::nullopt;
+  if (!isKind(node, kind::string)) return std::nullopt;
   std::string out;
   bool plain = true;
   forEachNamedChild(node, [&](TSNode part) {
-    std::string_view kind = kindOf(part);
-    if (kind == "string_content") out += textOf(part, source);
-    else if (kind != "string_start" && kind != "string_end") plain = false;
+    analysis::NodeKind kind = kindOf(part);
+    if (kind == kind::string_content) out += textOf(part, source);
+    else if (kind != kind::string_start && kind != kind::string_end) plain = false;
   });
   if (!plain) return std::nullopt;
   return out;
@@ -48,7 +48,7 @@ TSNode keyword(TSNode call, std::string_view name, std::string_view source) {
   TSNode args = fieldOf(call, "arguments");
   TSNode found{};
   forEachNamedChild(args, [&](TSNode arg) {
-    if (isKind(arg, "keyword_argument") && textOf(fieldOf(arg, "name"), source) == name) found = fieldOf(arg, "value");
+    if (isKind(arg, kind::keyword_argument) && textOf(fieldOf(arg, "name"), source) == name) found = fieldOf(arg, "value");
   });
   return found;
 }
@@ -56,7 +56,7 @@ TSNode keyword(TSNode call, std::string_view name, std::string_view source) {
 bool hasSplat(TSNode call) {
   bool splat = false;
   forEachNamedChild(fieldOf(call, "arguments"), [&](TSNode arg) {
-    splat = splat || isKind(arg, "list_splat") || isKind(arg, "dictionary_splat");
+    splat = splat || isKind(arg, kind::list_splat) || isKind(arg, kind::dictionary_splat);
   });
   return splat;
 }
@@ -64,8 +64,8 @@ bool hasSplat(TSNode call) {
 std::vector<TSNode> positional(TSNode call) {
   std::vector<TSNode> out;
   forEachNamedChild(fieldOf(call, "arguments"), [&](TSNode arg) {
-    std::string_view kind = kindOf(arg);
-    if (kind != "keyword_argument" && kind != "comment" && kind != "list_splat" && kind != "dictionary_splat")
+    analysis::NodeKind kind = kindOf(arg);
+    if (kind != kind::keyword_argument && kind != kind::comment && kind != kind::list_splat && kind != kind::dictionary_splat)
       out.push_back(arg);
   });
   return out;
@@ -76,36 +76,36 @@ bool alwaysExits(TSNode block, int depth) {
   if (depth > 32 || ts_node_is_null(block)) return false;
   TSNode last{};
   forEachNamedChild(block, [&](TSNode child) {
-    if (!isKind(child, "comment")) last = child;
+    if (!isKind(child, kind::comment)) last = child;
   });
-  std::string_view kind = kindOf(last);
-  if (kind == "return_statement" || kind == "raise_statement") return true;
-  if (kind == "with_statement") return alwaysExits(fieldOf(last, "body"), depth + 1);
-  if (kind == "if_statement") {
+  analysis::NodeKind kind = kindOf(last);
+  if (kind == kind::return_statement || kind == kind::raise_statement) return true;
+  if (kind == kind::with_statement) return alwaysExits(fieldOf(last, "body"), depth + 1);
+  if (kind == kind::if_statement) {
     if (!alwaysExits(fieldOf(last, "consequence"), depth + 1)) return false;
     bool has_else = false, all = true;
     forEachNamedChild(last, [&](TSNode clause) {
-      if (isKind(clause, "elif_clause")) all = all && alwaysExits(fieldOf(clause, "consequence"), depth + 1);
-      if (isKind(clause, "else_clause")) {
+      if (isKind(clause, kind::elif_clause)) all = all && alwaysExits(fieldOf(clause, "consequence"), depth + 1);
+      if (isKind(clause, kind::else_clause)) {
         has_else = true;
         all = all && alwaysExits(fieldOf(clause, "body"), depth + 1);
       }
     });
     return has_else && all;
   }
-  if (kind == "try_statement") {
+  if (kind == kind::try_statement) {
     bool all = alwaysExits(fieldOf(last, "body"), depth + 1);
     forEachNamedChild(last, [&](TSNode clause) {
-      if (isKind(clause, "except_clause")) {
+      if (isKind(clause, kind::except_clause)) {
         TSNode body{};
         forEachNamedChild(clause, [&](TSNode c) {
-          if (isKind(c, "block")) body = c;
+          if (isKind(c, kind::block)) body = c;
         });
         all = all && alwaysExits(body, depth + 1);
-      } else if (isKind(clause, "finally_clause")) {
+      } else if (isKind(clause, kind::finally_clause)) {
         TSNode body{};
         forEachNamedChild(clause, [&](TSNode c) {
-          if (isKind(c, "block")) body = c;
+          if (isKind(c, kind::block)) body = c;
         });
         if (alwaysExits(body, depth + 1)) all = true;
       }
@@ -118,22 +118,22 @@ bool alwaysExits(TSNode block, int depth) {
 // The class a method is defined in (directly), or null.
 TSNode classOfMethod(TSNode function) {
   TSNode up = ts_node_parent(function);
-  if (isKind(up, "decorated_definition")) up = ts_node_parent(up);
+  if (isKind(up, kind::decorated_definition)) up = ts_node_parent(up);
   up = ts_node_parent(up);  // block -> class_definition
-  return isKind(up, "class_definition") ? up : TSNode{};
+  return isKind(up, kind::class_definition) ? up : TSNode{};
 }
 
 TSNode firstParameterNode(TSNode function) {
   TSNode params = fieldOf(function, "parameters");
   if (ts_node_is_null(params) || ts_node_named_child_count(params) == 0) return {};
   TSNode first = ts_node_named_child(params, 0);
-  if (isKind(first, "default_parameter") || isKind(first, "typed_parameter") ||
-      isKind(first, "typed_default_parameter")) {
+  if (isKind(first, kind::default_parameter) || isKind(first, kind::typed_parameter) ||
+      isKind(first, kind::typed_default_parameter)) {
     TSNode name = fieldOf(first, "name");
     if (ts_node_is_null(name) && ts_node_named_child_count(first) > 0) name = ts_node_named_child(first, 0);
     first = name;
   }
-  return isKind(first, "identifier") ? first : TSNode{};
+  return isKind(first, kind::identifier) ? first : TSNode{};
 }
 
 ValueSet Flow::values(TSNode expr, int depth) {
@@ -224,22 +224,22 @@ ValueSet Flow::unknown() {
 }
 
 ValueSet Flow::compute(TSNode expr, int depth) {
-  std::string_view kind = kindOf(expr);
-  if (kind == "identifier") return nameValues(expr, depth);
-  if (kind == "conditional_expression" && ts_node_named_child_count(expr) == 3) {
+  analysis::NodeKind kind = kindOf(expr);
+  if (kind == kind::identifier) return nameValues(expr, depth);
+  if (kind == kind::conditional_expression && ts_node_named_child_count(expr) == 3) {
     ValueSet out = values(ts_node_named_child(expr, 0), depth + 1);
     add(out, values(ts_node_named_child(expr, 2), depth + 1));
     return out;
   }
-  if (kind == "boolean_operator") {
+  if (kind == kind::boolean_operator) {
     ValueSet out = values(fieldOf(expr, "left"), depth + 1);
     add(out, values(fieldOf(expr, "right"), depth + 1));
     return out;
   }
-  if (kind == "named_expression") return values(fieldOf(expr, "value"), depth + 1);
-  if (kind == "attribute") return attributeValues(expr, depth);
-  if (kind == "subscript") return subscriptValues(expr, depth);
-  if (kind == "call") return callValues(expr, depth);
+  if (kind == kind::named_expression) return values(fieldOf(expr, "value"), depth + 1);
+  if (kind == kind::attribute) return attributeValues(expr, depth);
+  if (kind == kind::subscript) return subscriptValues(expr, depth);
+  if (kind == kind::call) return callValues(expr, depth);
   return leaf(expr);
 }
 
@@ -280,13 +280,13 @@ std::vector<size_t> Flow::allSites(const std::vector<Site>& sites) {
 bool Flow::foreign(const Site& site, TSNode owner) {
   for (TSNode up = ts_node_parent(site.target); !ts_node_is_null(up); up = ts_node_parent(up)) {
     if (sameNode(up, owner)) return false;
-    if (isKind(up, "function_definition") || isKind(up, "lambda")) return true;
+    if (isKind(up, kind::function_definition) || isKind(up, kind::lambda)) return true;
   }
   return false;
 }
 
 bool Flow::inComprehensionOf(const Site& site, uint32_t pos) {
-  if (!isKind(site.statement, "for_in_clause")) return false;
+  if (!isKind(site.statement, kind::for_in_clause)) return false;
   TSNode comprehension = ts_node_parent(site.statement);
   return containsPos(comprehension, pos);
 }
@@ -295,23 +295,23 @@ bool Flow::precedes(const Site& site, uint32_t pos) {
   if (startOf(site.target) >= pos) return false;
   TSNode statement = site.statement;
   if (!containsPos(statement, pos)) return true;
-  std::string_view kind = kindOf(statement);
-  if (kind == "for_statement") return containsPos(fieldOf(statement, "body"), pos);
-  if (kind == "except_clause" || kind == "function_definition" || kind == "class_definition" || kind == "lambda")
+  analysis::NodeKind kind = kindOf(statement);
+  if (kind == kind::for_statement) return containsPos(fieldOf(statement, "body"), pos);
+  if (kind == kind::except_clause || kind == kind::function_definition || kind == kind::class_definition || kind == kind::lambda)
     return true;
   return false;  // an assignment whose right side holds the point
 }
 
 bool Flow::dominates(const Site& site, uint32_t pos) {
   TSNode statement = site.statement;
-  std::string_view kind = kindOf(statement);
-  if (kind == "for_statement") return containsPos(fieldOf(statement, "body"), pos);
-  if (kind == "for_in_clause") return inComprehensionOf(site, pos);
-  if (kind == "except_clause") return containsPos(statement, pos);
+  analysis::NodeKind kind = kindOf(statement);
+  if (kind == kind::for_statement) return containsPos(fieldOf(statement, "body"), pos);
+  if (kind == kind::for_in_clause) return inComprehensionOf(site, pos);
+  if (kind == kind::except_clause) return containsPos(statement, pos);
   TSNode anchor = anchorOf(statement);
-  if (isKind(statement, "as_pattern") && isKind(anchor, "with_statement") && containsPos(fieldOf(anchor, "body"), pos))
+  if (isKind(statement, kind::as_pattern) && isKind(anchor, kind::with_statement) && containsPos(fieldOf(anchor, "body"), pos))
     return true;
-  if (kind == "named_expression" && !sameNode(anchor, statement)) return false;  // in a condition
+  if (kind == kind::named_expression && !sameNode(anchor, statement)) return false;  // in a condition
   TSNode container = ts_node_parent(anchor);
   return !ts_node_is_null(container) && containsPos(container, pos) && endOf(anchor) <= pos;
 }
@@ -342,7 +342,7 @@ std::vector<size_t> Flow::reachingSites(const std::vector<Site>& sites, TSNode u
     for (TSNode up = ts_node_parent(sites[i].target); !ts_node_is_null(up); up = ts_node_parent(up)) {
       if (sameNode(up, owner) || isScopeBoundary(up)) break;
       if (isLoop(up) && containsPos(up, pos)) {
-        TSNode iterable = isKind(up, "for_statement") ? fieldOf(up, "right") : TSNode{};
+        TSNode iterable = isKind(up, kind::for_statement) ? fieldOf(up, "right") : TSNode{};
         if (!ts_node_is_null(iterable) && containsPos(iterable, pos)) continue;
         loop = up;
         break;
@@ -360,7 +360,7 @@ std::vector<size_t> Flow::reachingSites(const std::vector<Site>& sites, TSNode u
 ValueSet Flow::parameterValues(const Binding& b, int depth) {
   ValueSet out = unknown();
   TSNode def = b.statement;
-  if (!isKind(def, "function_definition") || !harmlessDecorators(def) || !ts_node_is_null(classOfMethod(def)))
+  if (!isKind(def, kind::function_definition) || !harmlessDecorators(def) || !ts_node_is_null(classOfMethod(def)))
     return out;
   // The parameter's position among the plain ones, and its default.
   size_t slot = 0, position = SIZE_MAX;
@@ -368,17 +368,17 @@ ValueSet Flow::parameterValues(const Binding& b, int depth) {
   bool keyword_only = false;
   forEachNamedChild(fieldOf(def, "parameters"), [&](TSNode param) {
     if (position != SIZE_MAX) return;
-    std::string_view kind = kindOf(param);
-    if (kind == "list_splat_pattern" || kind == "keyword_separator" || kind == "dictionary_splat_pattern") {
+    analysis::NodeKind kind = kindOf(param);
+    if (kind == kind::list_splat_pattern || kind == kind::keyword_separator || kind == kind::dictionary_splat_pattern) {
       keyword_only = true;
       return;
     }
-    if (kind == "positional_separator") return;
-    TSNode name = kind == "identifier" ? param : fieldOf(param, "name");
-    if (kind == "typed_parameter") name = ts_node_named_child(param, 0);
+    if (kind == kind::positional_separator) return;
+    TSNode name = kind == kind::identifier ? param : fieldOf(param, "name");
+    if (kind == kind::typed_parameter) name = ts_node_named_child(param, 0);
     if (sameNode(name, b.name_node)) {
       position = keyword_only ? SIZE_MAX - 1 : slot;
-      if (kind == "default_parameter" || kind == "typed_default_parameter") default_value = fieldOf(param, "value");
+      if (kind == kind::default_parameter || kind == kind::typed_default_parameter) default_value = fieldOf(param, "value");
       return;
     }
     ++slot;
@@ -422,12 +422,12 @@ ValueSet Flow::bindingValues(const Binding& b, int depth) {
 
 ValueSet Flow::siteValues(const Site& site, int depth) {
   TSNode statement = site.statement;
-  std::string_view kind = kindOf(statement);
-  if (kind == "for_statement" || kind == "for_in_clause") return leaf(statement, FlowValue::Kind::LoopTarget);
-  if (kind == "assignment") {
+  analysis::NodeKind kind = kindOf(statement);
+  if (kind == kind::for_statement || kind == kind::for_in_clause) return leaf(statement, FlowValue::Kind::LoopTarget);
+  if (kind == kind::assignment) {
     TSNode left = fieldOf(statement, "left");
     TSNode right = fieldOf(statement, "right");
-    while (isKind(right, "assignment")) right = fieldOf(right, "right");
+    while (isKind(right, kind::assignment)) right = fieldOf(right, "right");
     if (sameNode(unparenthesize(left), site.target)) return values(right, depth + 1);
     // `a, b = x, y`: element by element when both sides are flat and of one length.
     TSNode element = elementFor(left, unparenthesize(right), site.target);
@@ -450,9 +450,9 @@ ValueSet Flow::siteValues(const Site& site, int depth) {
     if (other) addValue(out, {FlowValue::Kind::Part, right});
     return out;
   }
-  if (kind == "as_pattern") {
+  if (kind == kind::as_pattern) {
     TSNode item = ts_node_parent(statement);
-    if (isKind(item, "with_item")) return leaf(ts_node_named_child(statement, 0), FlowValue::Kind::Entered);
+    if (isKind(item, kind::with_item)) return leaf(ts_node_named_child(statement, 0), FlowValue::Kind::Entered);
   }
   return unknown();  // augmented assignment, `except ... as`, `match` captures
 }
@@ -460,12 +460,12 @@ ValueSet Flow::siteValues(const Site& site, int depth) {
 TSNode Flow::elementFor(TSNode left, TSNode right, TSNode target) {
   auto flat = [](TSNode node) {
     std::vector<TSNode> out;
-    std::string_view kind = kindOf(node);
-    if (kind != "pattern_list" && kind != "tuple_pattern" && kind != "list_pattern" && kind != "expression_list" &&
-        kind != "tuple" && kind != "list")
+    analysis::NodeKind kind = kindOf(node);
+    if (kind != kind::pattern_list && kind != kind::tuple_pattern && kind != kind::list_pattern && kind != kind::expression_list &&
+        kind != kind::tuple && kind != kind::list)
       return out;
     forEachNamedChild(node, [&](TSNode child) {
-      if (!isKind(child, "comment")) out.push_back(child);
+      if (!isKind(child, kind::comment)) out.push_back(child);
     });
     return out;
   };
@@ -473,7 +473,7 @@ TSNode Flow::elementFor(TSNode left, TSNode right, TSNode target) {
   auto sources = flat(right);
   if (targets.empty() || targets.size() != sources.size()) return {};
   for (size_t i = 0; i < targets.size(); ++i) {
-    if (isKind(targets[i], "list_splat_pattern") || isKind(sources[i], "list_splat")) return {};
+    if (isKind(targets[i], kind::list_splat_pattern) || isKind(sources[i], kind::list_splat)) return {};
   }
   for (size_t i = 0; i < targets.size(); ++i)
     if (sameNode(targets[i], target)) return sources[i];
@@ -483,16 +483,16 @@ TSNode Flow::elementFor(TSNode left, TSNode right, TSNode target) {
 ValueSet Flow::callValues(TSNode call, int depth) {
   TSNode function = unparenthesize(fieldOf(call, "function"));
   TSNode def{};
-  if (isKind(function, "identifier")) {
+  if (isKind(function, kind::identifier)) {
     const Binding* b = model_.resolve(model_.text(function), function);
     if (b != nullptr && b->kind == BindingKind::Function) {
       const auto* all = model_.bindingsOf(*b->scope, b->name);
       if (all != nullptr && all->size() == 1) def = b->statement;
     }
-  } else if (isKind(function, "attribute")) {
+  } else if (isKind(function, kind::attribute)) {
     // `self.helper()`: a method of the class.
     TSNode object = unparenthesize(fieldOf(function, "object"));
-    TSNode method = isKind(object, "identifier") ? enclosingMethod(call) : TSNode{};
+    TSNode method = isKind(object, kind::identifier) ? enclosingMethod(call) : TSNode{};
     TSNode self = ts_node_is_null(method) ? TSNode{} : firstParameterNode(method);
     if (!ts_node_is_null(self) && model_.text(self) == model_.text(object)) {
       const Binding* b = model_.resolve(model_.text(object), object);
@@ -500,8 +500,8 @@ ValueSet Flow::callValues(TSNode call, int depth) {
         std::string_view name = model_.text(fieldOf(function, "attribute"));
         int count = 0;
         forEachNamedChild(fieldOf(classOfMethod(method), "body"), [&](TSNode statement) {
-          TSNode d = isKind(statement, "decorated_definition") ? fieldOf(statement, "definition") : statement;
-          if (isKind(d, "function_definition") && model_.text(fieldOf(d, "name")) == name) {
+          TSNode d = isKind(statement, kind::decorated_definition) ? fieldOf(statement, "definition") : statement;
+          if (isKind(d, kind::function_definition) && model_.text(fieldOf(d, "name")) == name) {
             def = d;
             ++count;
           }
@@ -510,18 +510,18 @@ ValueSet Flow::callValues(TSNode call, int depth) {
       }
     }
   }
-  if (ts_node_is_null(def) || !isKind(def, "function_definition")) return leaf(call);
+  if (ts_node_is_null(def) || !isKind(def, kind::function_definition)) return leaf(call);
   return returns(def, depth + 1);
 }
 
 bool Flow::harmlessDecorators(TSNode def) {
   TSNode decorated = ts_node_parent(def);
-  if (!isKind(decorated, "decorated_definition")) return true;
+  if (!isKind(decorated, kind::decorated_definition)) return true;
   bool ok = true;
   forEachNamedChild(decorated, [&](TSNode d) {
-    if (!isKind(d, "decorator")) return;
+    if (!isKind(d, kind::decorator)) return;
     TSNode expr = ts_node_named_child(d, 0);
-    if (isKind(expr, "call")) expr = fieldOf(expr, "function");
+    if (isKind(expr, kind::call)) expr = fieldOf(expr, "function");
     std::string_view text = model_.text(expr);
     if (text == "staticmethod" || text == "classmethod" || text == "property") return;
     auto name = model_.qualifiedName(expr);
@@ -546,13 +546,13 @@ ValueSet Flow::computeReturns(TSNode def, int depth) {
       body,
       [&](TSNode node) {
         if (gives_up) return false;
-        std::string_view kind = kindOf(node);
-        if (isScopeBoundary(node) || kind == "string" || kind == "comment") return false;
-        if (kind == "yield") {
+        analysis::NodeKind kind = kindOf(node);
+        if (isScopeBoundary(node) || kind == kind::string || kind == kind::comment) return false;
+        if (kind == kind::yield) {
           gives_up = true;
           return false;
         }
-        if (kind == "return_statement") {
+        if (kind == kind::return_statement) {
           TSNode value = ts_node_named_child(node, 0);
           if (ts_node_is_null(value)) out.unknown = true;
           else add(out, values(value, depth + 1));
@@ -582,7 +582,7 @@ ValueSet valuesOf(const SemanticModel& model, TSNode expr) {
 }
 
 ValueSet returnValues(const SemanticModel& model, TSNode function_definition) {
-  if (!isKind(function_definition, "function_definition")) {
+  if (!isKind(function_definition, kind::function_definition)) {
     ValueSet out;
     out.unknown = true;
     return out;

@@ -22,44 +22,44 @@ std::unique_ptr<FileIndex> Flow::buildIndex() {
   walkTree(
       model_.file().root(),
       [&](TSNode node) {
-        std::string_view kind = kindOf(node);
-        if (kind == "string" || kind == "comment") return false;
-        if (kind == "assignment" || kind == "augmented_assignment") {
+        analysis::NodeKind kind = kindOf(node);
+        if (kind == kind::string || kind == kind::comment) return false;
+        if (kind == kind::assignment || kind == kind::augmented_assignment) {
           std::vector<TSNode> targets{fieldOf(node, "left")};
           for (size_t i = 0; i < targets.size() && i < 64; ++i) {
             TSNode t = unparenthesize(targets[i]);
-            std::string_view tk = kindOf(t);
-            if (tk == "attribute") {
+            analysis::NodeKind tk = kindOf(t);
+            if (tk == kind::attribute) {
               index->attribute_sites[std::string(model_.text(fieldOf(t, "attribute")))].push_back({t, node});
-            } else if (tk == "subscript") {
+            } else if (tk == kind::subscript) {
               TSNode object = unparenthesize(fieldOf(t, "value"));
-              if (isKind(object, "identifier"))
+              if (isKind(object, kind::identifier))
                 index->subscript_sites[std::string(model_.text(object))].push_back({t, node});
-            } else if (tk == "pattern_list" || tk == "tuple_pattern" || tk == "list_pattern" || tk == "tuple" ||
-                       tk == "list") {
+            } else if (tk == kind::pattern_list || tk == kind::tuple_pattern || tk == kind::list_pattern || tk == kind::tuple ||
+                       tk == kind::list) {
               forEachNamedChild(t, [&](TSNode child) { targets.push_back(child); });
             }
           }
-        } else if (kind == "call") {
+        } else if (kind == kind::call) {
           TSNode function = fieldOf(node, "function");
-          if (isKind(function, "identifier")) {
+          if (isKind(function, kind::identifier)) {
             if (model_.text(function) == "setattr") index->has_setattr = true;
             auto& calls = index->calls[std::string(model_.text(function))];
             if (calls.size() < 64) calls.push_back(node);
           }
-          if (isKind(function, "attribute")) {
+          if (isKind(function, kind::attribute)) {
             std::string_view method = model_.text(fieldOf(function, "attribute"));
             TSNode object = unparenthesize(fieldOf(function, "object"));
             if (method == "add_argument") {
               if (auto dest = optionDestination(node)) index->options[*dest].push_back(node);
             } else if (method == "set_defaults") {
               forEachNamedChild(fieldOf(node, "arguments"), [&](TSNode arg) {
-                if (isKind(arg, "keyword_argument"))
+                if (isKind(arg, kind::keyword_argument))
                   index->options[std::string(model_.text(fieldOf(arg, "name")))].push_back(node);
               });
             } else if ((method == "update" || method == "setdefault" || method == "pop" || method == "clear" ||
                         method == "__setitem__") &&
-                       isKind(object, "identifier")) {
+                       isKind(object, kind::identifier)) {
               ++index->mutating_calls[std::string(model_.text(object))];
             }
           }
@@ -86,19 +86,19 @@ std::optional<std::string> Flow::optionDestination(TSNode call) {
 
 TSNode Flow::enclosingMethod(TSNode node) {
   for (TSNode up = ts_node_parent(node); !ts_node_is_null(up); up = ts_node_parent(up)) {
-    if (isKind(up, "function_definition")) {
+    if (isKind(up, kind::function_definition)) {
       if (ts_node_is_null(classOfMethod(up))) return {};
       TSNode decorated = ts_node_parent(up);
-      if (isKind(decorated, "decorated_definition")) {
+      if (isKind(decorated, kind::decorated_definition)) {
         bool is_static = false;
         forEachNamedChild(decorated, [&](TSNode d) {
-          if (isKind(d, "decorator") && model_.text(ts_node_named_child(d, 0)) == "staticmethod") is_static = true;
+          if (isKind(d, kind::decorator) && model_.text(ts_node_named_child(d, 0)) == "staticmethod") is_static = true;
         });
         if (is_static) return {};
       }
       return up;
     }
-    if (isKind(up, "class_definition") || isKind(up, "lambda")) return {};
+    if (isKind(up, kind::class_definition) || isKind(up, kind::lambda)) return {};
   }
   return {};
 }
@@ -106,7 +106,7 @@ TSNode Flow::enclosingMethod(TSNode node) {
 ValueSet Flow::attributeValues(TSNode attr, int depth) {
   TSNode object = unparenthesize(fieldOf(attr, "object"));
   std::string_view name = model_.text(fieldOf(attr, "attribute"));
-  if (isKind(object, "identifier")) {
+  if (isKind(object, kind::identifier)) {
     const Binding* b = model_.resolve(model_.text(object), object);
     if (b != nullptr && b->kind == BindingKind::Parameter) {
       TSNode method = enclosingMethod(attr);
@@ -129,10 +129,10 @@ ValueSet Flow::attributeValues(TSNode attr, int depth) {
   if (objects.unknown || objects.values.empty()) return leaf(attr);
   ValueSet out;
   for (const FlowValue& v : objects.values) {
-    if (v.kind != FlowValue::Kind::Expression || !isKind(v.node, "call")) return leaf(attr);
+    if (v.kind != FlowValue::Kind::Expression || !isKind(v.node, kind::call)) return leaf(attr);
     TSNode call = v.node;
     TSNode function = unparenthesize(fieldOf(call, "function"));
-    if (isKind(function, "attribute") && model_.text(fieldOf(function, "attribute")) == "parse_args") {
+    if (isKind(function, kind::attribute) && model_.text(fieldOf(function, "attribute")) == "parse_args") {
       auto options = optionValues(name, depth);
       if (!options) return leaf(attr);
       add(out, *options);
@@ -155,7 +155,7 @@ bool Flow::isOptionsName(std::string_view name) {
 
 TSNode Flow::classOfCall(TSNode call) {
   TSNode function = unparenthesize(fieldOf(call, "function"));
-  if (!isKind(function, "identifier")) return {};
+  if (!isKind(function, kind::identifier)) return {};
   const Binding* b = model_.resolve(model_.text(function), function);
   if (b == nullptr || b->kind != BindingKind::Class) return {};
   const auto* all = model_.bindingsOf(*b->scope, b->name);
@@ -179,9 +179,9 @@ std::optional<ValueSet> Flow::optionValues(std::string_view dest, int depth) {
     }
     if (is_default) continue;
     TSNode choices = unparenthesize(keyword(call, "choices", source_));
-    if (isKind(choices, "list") || isKind(choices, "tuple") || isKind(choices, "set")) {
+    if (isKind(choices, kind::list) || isKind(choices, kind::tuple) || isKind(choices, kind::set)) {
       forEachNamedChild(choices, [&](TSNode c) {
-        if (!isKind(c, "comment")) addValue(out, {FlowValue::Kind::Expression, c});
+        if (!isKind(c, kind::comment)) addValue(out, {FlowValue::Kind::Expression, c});
       });
     } else {
       out.unknown = true;  // the command line may give any other value
@@ -192,12 +192,12 @@ std::optional<ValueSet> Flow::optionValues(std::string_view dest, int depth) {
 
 bool Flow::isDataclass(const SemanticModel& model, TSNode cls) {
   TSNode decorated = ts_node_parent(cls);
-  if (!isKind(decorated, "decorated_definition")) return false;
+  if (!isKind(decorated, kind::decorated_definition)) return false;
   bool found = false;
   forEachNamedChild(decorated, [&](TSNode d) {
-    if (!isKind(d, "decorator")) return;
+    if (!isKind(d, kind::decorator)) return;
     TSNode expr = ts_node_named_child(d, 0);
-    if (isKind(expr, "call")) expr = fieldOf(expr, "function");
+    if (isKind(expr, kind::call)) expr = fieldOf(expr, "function");
     auto name = model.qualifiedName(expr);
     found = found || (name && *name == "dataclasses.dataclass");
   });
@@ -215,11 +215,11 @@ ValueSet Flow::instanceAttributeValues(TSNode cls, TSNode call, std::string_view
   TSNode found_default{};
   bool found = false;
   forEachNamedChild(fieldOf(cls, "body"), [&](TSNode statement) {
-    if (found || !isKind(statement, "expression_statement")) return;
+    if (found || !isKind(statement, kind::expression_statement)) return;
     TSNode assignment = ts_node_named_child(statement, 0);
-    if (!isKind(assignment, "assignment") || ts_node_is_null(fieldOf(assignment, "type"))) return;
+    if (!isKind(assignment, kind::assignment) || ts_node_is_null(fieldOf(assignment, "type"))) return;
     TSNode left = fieldOf(assignment, "left");
-    if (!isKind(left, "identifier")) return;
+    if (!isKind(left, kind::identifier)) return;
     if (model_.text(left) == name) {
       found = true;
       found_default = fieldOf(assignment, "right");
@@ -231,7 +231,7 @@ ValueSet Flow::instanceAttributeValues(TSNode cls, TSNode call, std::string_view
   if (index < args.size()) return values(args[index], depth + 1);
   if (ts_node_is_null(found_default)) return unknown();
   TSNode value = unparenthesize(found_default);
-  if (isKind(value, "call")) {
+  if (isKind(value, kind::call)) {
     auto callee = model_.calleeName(value);
     if (callee && *callee == "dataclasses.field") {
       TSNode d = keyword(value, "default", source_);
@@ -263,25 +263,25 @@ ValueSet Flow::selfAttributeValues(TSNode cls, std::string_view name, TSNode use
       TSNode method = enclosingMethod(site.target);
       if (ts_node_is_null(method) || !sameNode(classOfMethod(method), cls)) continue;
       TSNode self = firstParameterNode(method);
-      if (ts_node_is_null(self) || !isKind(object, "identifier") || model_.text(object) != model_.text(self)) continue;
+      if (ts_node_is_null(self) || !isKind(object, kind::identifier) || model_.text(object) != model_.text(self)) continue;
       class_sites.push_back(site);
       if (!ts_node_is_null(use_method) && sameNode(method, use_method)) method_sites.push_back(site);
     }
   }
   // A class-level default and a property of that name.
   forEachNamedChild(fieldOf(cls, "body"), [&](TSNode statement) {
-    if (isKind(statement, "expression_statement")) {
+    if (isKind(statement, kind::expression_statement)) {
       TSNode assignment = ts_node_named_child(statement, 0);
-      if (isKind(assignment, "assignment") && isKind(fieldOf(assignment, "left"), "identifier") &&
+      if (isKind(assignment, kind::assignment) && isKind(fieldOf(assignment, "left"), kind::identifier) &&
           model_.text(fieldOf(assignment, "left")) == name) {
         TSNode right = fieldOf(assignment, "right");
         if (ts_node_is_null(right)) out.unknown = true;
         else add(out, values(right, depth + 1));
       }
-    } else if (isKind(statement, "decorated_definition") || isKind(statement, "function_definition")) {
-      TSNode def = isKind(statement, "decorated_definition") ? fieldOf(statement, "definition") : statement;
-      if (isKind(def, "function_definition") && model_.text(fieldOf(def, "name")) == name) {
-        if (isKind(statement, "decorated_definition") &&
+    } else if (isKind(statement, kind::decorated_definition) || isKind(statement, kind::function_definition)) {
+      TSNode def = isKind(statement, kind::decorated_definition) ? fieldOf(statement, "definition") : statement;
+      if (isKind(def, kind::function_definition) && model_.text(fieldOf(def, "name")) == name) {
+        if (isKind(statement, kind::decorated_definition) &&
             model_.text(ts_node_named_child(ts_node_named_child(statement, 0), 0)) == "property") {
           add(out, returns(def, depth + 1));
         } else {
@@ -303,7 +303,7 @@ ValueSet Flow::selfAttributeValues(TSNode cls, std::string_view name, TSNode use
   }
   if (chosen.empty() && out.values.empty()) return unknown();
   for (const Site& site : chosen) {
-    if (isKind(site.statement, "augmented_assignment")) {
+    if (isKind(site.statement, kind::augmented_assignment)) {
       out.unknown = true;
       continue;
     }
@@ -325,15 +325,15 @@ ValueSet Flow::subscriptValues(TSNode subscript, int depth) {
     return leaf(subscript);
   TSNode object = unparenthesize(fieldOf(subscript, "value"));
   ValueSet dicts = values(object, depth + 1);
-  if (!dicts.all([](const FlowValue& v) { return v.kind == FlowValue::Kind::Expression && isKind(v.node, "dictionary"); }))
+  if (!dicts.all([](const FlowValue& v) { return v.kind == FlowValue::Kind::Expression && isKind(v.node, kind::dictionary); }))
     return leaf(subscript);
   ValueSet out;
   for (const FlowValue& dict : dicts.values) {
     for (const std::string& key : key_texts) {
       int matches = 0;
       forEachNamedChild(dict.node, [&](TSNode pair) {
-        if (isKind(pair, "dictionary_splat")) out.unknown = true;
-        if (!isKind(pair, "pair")) return;
+        if (isKind(pair, kind::dictionary_splat)) out.unknown = true;
+        if (!isKind(pair, kind::pair)) return;
         auto text = literalString(fieldOf(pair, "key"), source_);
         if (!text) out.unknown = true;
         else if (*text == key) {
@@ -345,7 +345,7 @@ ValueSet Flow::subscriptValues(TSNode subscript, int depth) {
     }
   }
   // `cfg["dtype"] = ...` or `cfg.update(...)` elsewhere in the file.
-  if (isKind(object, "identifier")) {
+  if (isKind(object, kind::identifier)) {
     const FileIndex& idx = index();
     std::string name(model_.text(object));
     if (idx.mutating_calls.count(name)) out.unknown = true;
@@ -353,7 +353,7 @@ ValueSet Flow::subscriptValues(TSNode subscript, int depth) {
       if (it->second.size() > kMaxSites) return unknown();
       for (const Site& site : it->second) {
         auto text = literalString(fieldOf(site.target, "subscript"), source_);
-        if (!text || isKind(site.statement, "augmented_assignment") ||
+        if (!text || isKind(site.statement, kind::augmented_assignment) ||
             !sameNode(unparenthesize(fieldOf(site.statement, "left")), site.target)) {
           out.unknown = true;
         } else if (std::find(key_texts.begin(), key_texts.end(), *text) != key_texts.end()) {

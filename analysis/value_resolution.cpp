@@ -6,7 +6,7 @@ namespace ptlint::analysis {
 
 TSNode singleAssignedValue(const SemanticModel& model, TSNode name) {
   name = unparenthesize(name);
-  if (!isKind(name, "identifier")) return {};
+  if (!isKind(name, kind::identifier)) return {};
   const Binding* binding = model.resolve(model.text(name), name);
   if (binding == nullptr || binding->kind != BindingKind::Assignment || ts_node_is_null(binding->value)) return {};
   // Bound once in its scope: a second assignment, an augmented assignment, a `for` target or a

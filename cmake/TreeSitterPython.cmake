@@ -39,3 +39,7 @@ target_include_directories(tree_sitter_python PRIVATE "${_tspy_dir}/package/src"
 set_target_properties(tree_sitter_python PROPERTIES C_STANDARD 11 POSITION_INDEPENDENT_CODE ON)
 # Generated grammar code: its warnings are not ours.
 target_compile_options(tree_sitter_python PRIVATE -w)
+
+# The grammar's node kinds, from which the build generates analysis/node_kinds.h.
+set(TSPY_NODE_TYPES "${_tspy_dir}/package/src/node-types.json")
+set(TSPY_PARSER_C "${_tspy_dir}/package/src/parser.c")

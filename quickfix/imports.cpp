@@ -12,11 +12,11 @@ using analysis::isKind;
 using analysis::startOf;
 
 bool isDocstring(TSNode node) {
-  return isKind(node, "expression_statement") && ts_node_named_child_count(node) == 1 &&
-         (isKind(ts_node_named_child(node, 0), "string") || isKind(ts_node_named_child(node, 0), "concatenated_string"));
+  return isKind(node, kind::expression_statement) && ts_node_named_child_count(node) == 1 &&
+         (isKind(ts_node_named_child(node, 0), kind::string) || isKind(ts_node_named_child(node, 0), kind::concatenated_string));
 }
 
-bool isImport(TSNode node) { return isKind(node, "import_statement") || isKind(node, "import_from_statement"); }
+bool isImport(TSNode node) { return isKind(node, kind::import_statement) || isKind(node, kind::import_from_statement); }
 
 // The file's leading statements: the docstring, `from __future__` imports and the imports that
 // follow them, up to the first other statement (`first_other`, null when none).
@@ -32,10 +32,10 @@ Leading leadingStatements(TSNode root) {
   uint32_t count = ts_node_named_child_count(root);
   for (uint32_t i = 0; i < count; ++i) {
     TSNode child = ts_node_named_child(root, i);
-    if (isKind(child, "comment")) continue;
+    if (isKind(child, kind::comment)) continue;
     bool docstring = !seen && isDocstring(child);
     seen = true;
-    if (docstring || isKind(child, "future_import_statement")) {
+    if (docstring || isKind(child, kind::future_import_statement)) {
       out.last = child;
       continue;
     }
@@ -99,7 +99,7 @@ std::optional<std::string> visibleSpelling(const analysis::SemanticModel& model,
     if (b == nullptr) return false;
     if (startOf(b->statement) < startOf(at)) return true;
     for (TSNode n = ts_node_parent(at); !ts_node_is_null(n); n = ts_node_parent(n))
-      if (isKind(n, "function_definition") || isKind(n, "lambda")) return true;
+      if (isKind(n, kind::function_definition) || isKind(n, kind::lambda)) return true;
     return false;
   };
   for (size_t cut = qualified.size(); cut != std::string_view::npos && cut > 0; cut = qualified.rfind('.', cut - 1)) {
@@ -117,7 +117,7 @@ bool importedOnlyInBlocks(const analysis::SemanticModel& model, std::string_view
     if (q.substr(0, q.find('.')) != package) continue;
     found = true;
     TSNode parent = ts_node_parent(binding->statement);
-    if (binding->scope != nullptr && binding->scope->kind == analysis::Scope::Kind::Module && isKind(parent, "module"))
+    if (binding->scope != nullptr && binding->scope->kind == analysis::Scope::Kind::Module && isKind(parent, kind::module))
       return false;
   }
   return found;
@@ -144,9 +144,9 @@ std::optional<Edit> addImport(const analysis::SemanticModel& model, std::string_
   if (!name.empty() && name.find(',') == std::string_view::npos) {
     // Join `from <module> import a, b` of the leading imports.
     for (TSNode import : leading.imports) {
-      if (!isKind(import, "import_from_statement")) continue;
+      if (!isKind(import, kind::import_from_statement)) continue;
       TSNode module_node = analysis::fieldOf(import, "module_name");
-      if (!isKind(module_node, "dotted_name") || normalizedDotted(model.text(module_node)) != module) continue;
+      if (!isKind(module_node, kind::dotted_name) || normalizedDotted(model.text(module_node)) != module) continue;
       TSNode last{};
       bool present = false;
       analysis::forEachFieldChild(import, "name", [&](TSNode n) {

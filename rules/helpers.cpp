@@ -23,7 +23,7 @@ TSNode keywordArgument(TSNode call, std::string_view name, std::string_view sour
 }
 std::vector<TSNode> positionalArguments(TSNode call) { return analysis::positionalArguments(call); }
 
-static bool hasChildKind(TSNode call, std::string_view kind) {
+static bool hasChildKind(TSNode call, analysis::NodeKind kind) {
   TSNode args = argumentList(call);
   if (ts_node_is_null(args)) return false;
   bool found = false;
@@ -31,15 +31,15 @@ static bool hasChildKind(TSNode call, std::string_view kind) {
   return found;
 }
 
-bool hasStarArguments(TSNode call) { return hasChildKind(call, "list_splat"); }
-bool hasDoubleStarArguments(TSNode call) { return hasChildKind(call, "dictionary_splat"); }
+bool hasStarArguments(TSNode call) { return hasChildKind(call, kind::list_splat); }
+bool hasDoubleStarArguments(TSNode call) { return hasChildKind(call, kind::dictionary_splat); }
 
-bool isFalseLiteral(TSNode node) { return isKind(analysis::unparenthesize(node), "false"); }
-bool isTrueLiteral(TSNode node) { return isKind(analysis::unparenthesize(node), "true"); }
+bool isFalseLiteral(TSNode node) { return isKind(analysis::unparenthesize(node), kind::false_); }
+bool isTrueLiteral(TSNode node) { return isKind(analysis::unparenthesize(node), kind::true_); }
 
 std::optional<long long> integerLiteral(TSNode node, std::string_view source) {
   node = analysis::unparenthesize(node);
-  if (!isKind(node, "integer")) return std::nullopt;
+  if (!isKind(node, kind::integer)) return std::nullopt;
   std::string_view text = textOf(node, source);
   long long value = 0;
   auto r = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -64,7 +64,7 @@ quickfix::Edit appendArgument(TSNode call, std::string_view argument, std::strin
   // Find the last real argument to decide on a comma (a trailing comma may already exist).
   TSNode last{};
   analysis::forEachNamedChild(args, [&](TSNode arg) {
-    if (!isKind(arg, "comment")) last = arg;
+    if (!isKind(arg, kind::comment)) last = arg;
   });
   if (ts_node_is_null(last)) return {close, close, std::string(argument)};
   std::string_view between = source.substr(analysis::endOf(last), close - analysis::endOf(last));
@@ -91,17 +91,17 @@ quickfix::Edit appendArgument(TSNode call, std::string_view argument, std::strin
 std::optional<std::string> stringLiteral(TSNode node, std::string_view source) {
   node = analysis::unparenthesize(node);
   std::vector<TSNode> parts;
-  if (analysis::isKind(node, "concatenated_string")) analysis::forEachNamedChild(node, [&](TSNode p) { parts.push_back(p); });
+  if (analysis::isKind(node, kind::concatenated_string)) analysis::forEachNamedChild(node, [&](TSNode p) { parts.push_back(p); });
   else parts.push_back(node);
   std::string out;
   for (TSNode part : parts) {
-    if (!analysis::isKind(part, "string")) return std::nullopt;
+    if (!analysis::isKind(part, kind::string)) return std::nullopt;
     std::string_view text = analysis::textOf(part, source);
     if (!text.empty() && text.front() != '"' && text.front() != '\'') return std::nullopt;  // f"", b"", r""
     bool plain = true;
     analysis::forEachNamedChild(part, [&](TSNode child) {
-      if (analysis::isKind(child, "string_content")) out += analysis::textOf(child, source);
-      else if (!analysis::isKind(child, "string_start") && !analysis::isKind(child, "string_end")) plain = false;
+      if (analysis::isKind(child, kind::string_content)) out += analysis::textOf(child, source);
+      else if (!analysis::isKind(child, kind::string_start) && !analysis::isKind(child, kind::string_end)) plain = false;
     });
     if (!plain) return std::nullopt;
   }
@@ -109,7 +109,7 @@ std::optional<std::string> stringLiteral(TSNode node, std::string_view source) {
 }
 
 TSNode definitionOf(TSNode statement) {
-  if (isKind(statement, "decorated_definition")) return fieldOf(statement, "definition");
+  if (isKind(statement, kind::decorated_definition)) return fieldOf(statement, "definition");
   return statement;
 }
 
@@ -118,19 +118,19 @@ std::string firstParameter(const analysis::SemanticModel& model, TSNode function
   TSNode params = fieldOf(function, "parameters");
   if (ts_node_is_null(params) || ts_node_named_child_count(params) == 0) return {};
   TSNode first = ts_node_named_child(params, 0);
-  if (isKind(first, "default_parameter") || isKind(first, "typed_parameter") || isKind(first, "typed_default_parameter")) {
+  if (isKind(first, kind::default_parameter) || isKind(first, kind::typed_parameter) || isKind(first, kind::typed_default_parameter)) {
     TSNode name = fieldOf(first, "name");
     if (ts_node_is_null(name) && ts_node_named_child_count(first) > 0) name = ts_node_named_child(first, 0);
     first = name;
   }
-  return isKind(first, "identifier") ? std::string(model.text(first)) : std::string();
+  return isKind(first, kind::identifier) ? std::string(model.text(first)) : std::string();
 }
 
 // `self.<attr>` with `self` the given name: the attribute's name, else empty.
 std::string_view selfAttribute(const analysis::SemanticModel& model, TSNode node, std::string_view self) {
-  if (self.empty() || !isKind(node, "attribute")) return {};
+  if (self.empty() || !isKind(node, kind::attribute)) return {};
   TSNode object = fieldOf(node, "object");
-  if (!isKind(object, "identifier") || model.text(object) != self) return {};
+  if (!isKind(object, kind::identifier) || model.text(object) != self) return {};
   return model.text(fieldOf(node, "attribute"));
 }
 
@@ -139,31 +139,31 @@ std::string_view selfAttribute(const analysis::SemanticModel& model, TSNode node
 TSNode selfAttributeValue(const analysis::SemanticModel& model, TSNode attribute) {
   TSNode function{};
   for (TSNode up = ts_node_parent(attribute); !ts_node_is_null(up); up = ts_node_parent(up))
-    if (isKind(up, "function_definition")) {
+    if (isKind(up, kind::function_definition)) {
       function = up;
       break;
     }
   if (ts_node_is_null(function)) return {};
   TSNode cls = ts_node_parent(function);
-  if (isKind(cls, "decorated_definition")) cls = ts_node_parent(cls);
+  if (isKind(cls, kind::decorated_definition)) cls = ts_node_parent(cls);
   cls = ts_node_parent(cls);  // block -> class_definition
-  if (!isKind(cls, "class_definition")) return {};
+  if (!isKind(cls, kind::class_definition)) return {};
   std::string_view attr = selfAttribute(model, attribute, firstParameter(model, function));
   if (attr.empty()) return {};
   TSNode value{};
   int count = 0;
   analysis::forEachNamedChild(fieldOf(cls, "body"), [&](TSNode statement) {
     TSNode method = definitionOf(statement);
-    if (!isKind(method, "function_definition") || ts_node_is_null(fieldOf(method, "body"))) return;
+    if (!isKind(method, kind::function_definition) || ts_node_is_null(fieldOf(method, "body"))) return;
     std::string self = firstParameter(model, method);
     analysis::walkTree(
         fieldOf(method, "body"),
         [&](TSNode node) {
-          std::string_view kind = analysis::kindOf(node);
-          if (kind == "class_definition" || kind == "string" || kind == "comment") return false;
-          if ((kind == "assignment" || kind == "augmented_assignment") &&
+          analysis::NodeKind kind = analysis::kindOf(node);
+          if (kind == kind::class_definition || kind == kind::string || kind == kind::comment) return false;
+          if ((kind == kind::assignment || kind == kind::augmented_assignment) &&
               selfAttribute(model, fieldOf(node, "left"), self) == attr) {
-            if (isKind(fieldOf(node, "right"), "none")) return true;  // `self.train_set = None` first
+            if (isKind(fieldOf(node, "right"), kind::none)) return true;  // `self.train_set = None` first
             ++count;
             value = fieldOf(node, "right");
           }
@@ -175,11 +175,11 @@ TSNode selfAttributeValue(const analysis::SemanticModel& model, TSNode attribute
     // Never assigned on the instance: a class-level default (`amp_dtype = torch.bfloat16` or
     // `amp_dtype: torch.dtype = torch.bfloat16` in the class body), bound once.
     analysis::forEachNamedChild(fieldOf(cls, "body"), [&](TSNode statement) {
-      if (!isKind(statement, "expression_statement")) return;
+      if (!isKind(statement, kind::expression_statement)) return;
       TSNode assignment = ts_node_named_child(statement, 0);
-      if (!isKind(assignment, "assignment")) return;
+      if (!isKind(assignment, kind::assignment)) return;
       TSNode left = fieldOf(assignment, "left");
-      if (!isKind(left, "identifier") || model.text(left) != attr) return;
+      if (!isKind(left, kind::identifier) || model.text(left) != attr) return;
       ++count;
       value = fieldOf(assignment, "right");
     });

@@ -445,8 +445,8 @@ LintResult lint(const analysis::ParsedFile& file, const Settings& settings,
     const TSLanguage* language = analysis::pythonLanguage();
     std::vector<std::vector<const Rule*>> by_symbol(ts_language_symbol_count(language));
     for (const Rule* rule : rules) {
-      for (std::string_view kind : rule->nodeKinds()) {
-        TSSymbol symbol = ts_language_symbol_for_name(language, kind.data(), static_cast<uint32_t>(kind.size()), true);
+      for (analysis::NodeKind kind : rule->nodeKinds()) {
+        TSSymbol symbol = ts_language_symbol_for_name(language, kind.name().data(), static_cast<uint32_t>(kind.name().size()), true);
         if (symbol != 0 && symbol < by_symbol.size()) by_symbol[symbol].push_back(rule);
       }
     }
@@ -461,7 +461,7 @@ LintResult lint(const analysis::ParsedFile& file, const Settings& settings,
     bool ranged = !only_module && !unfiltered && std::all_of(rules.begin(), rules.end(), [&](const Rule* rule) {
       if (rule->checksWithinRanges()) return true;
       auto kinds = rule->nodeKinds();
-      return std::all_of(kinds.begin(), kinds.end(), [](std::string_view kind) { return kind == "module"; });
+      return std::all_of(kinds.begin(), kinds.end(), [](analysis::NodeKind kind) { return kind == kind::module; });
     });
     std::vector<std::pair<TSNode, const Rule*>> wanted;  // in tree order
     uint64_t model_start = analysis::timings::enabled() ? analysis::timings::nowNs() : 0;

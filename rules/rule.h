@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "analysis/code_text.h"
+#include "analysis/node_kinds.h"
 #include "analysis/parse.h"
 #include "analysis/semantic_model.h"
 #include "quickfix/fix.h"
@@ -87,7 +88,7 @@ class Rule {
   virtual ~Rule() = default;
   virtual const RuleMeta& meta() const = 0;
   // Node kinds the rule wants to see; the linter walks the tree once and dispatches.
-  virtual std::vector<std::string_view> nodeKinds() const = 0;
+  virtual std::vector<analysis::NodeKind> nodeKinds() const = 0;
   virtual void check(TSNode node, Context& ctx) const = 0;
   // The words and byte-level conditions without which the rule cannot report (rules/prefilter.h),
   // as data: the linter evaluates every rule's declaration at once. None: the rule always runs.

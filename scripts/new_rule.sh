@@ -82,7 +82,7 @@ class $class final : public Rule {
  public:
   const RuleMeta& meta() const override { return k$class; }
   // The node kinds check() is called with (tree-sitter-python's names).
-  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call}; }
   // A file none of whose bytes spell one of these words is never parsed for this rule: every
   // finding must spell one of them (rules/prefilter.h lists the other conditions it can declare).
   Prefilter prefilter() const override { return {.words = {"scaffold_old"}, .whole_words = true}; }
@@ -93,7 +93,7 @@ class $class final : public Rule {
     // scaffold_old as f; f(x)\` is found, \`other.scaffold_old(x)\` is not.
     if (!ctx.model().refersTo(function, "torch.scaffold_old")) return;
     Diagnostic& d = ctx.report(function, "\`torch.scaffold_old\` is deprecated; use \`torch.scaffold_new\`");
-    if (!isKind(function, "attribute")) return;  // an imported alias: no fix
+    if (!isKind(function, kind::attribute)) return;  // an imported alias: no fix
     TSNode attribute = fieldOf(function, "attribute");
     d.fix = quickfix::Fix{quickfix::Applicability::Safe, "Use \`torch.scaffold_new\`",
                           {{startOf(attribute), endOf(attribute), "scaffold_new"}}};

@@ -380,19 +380,19 @@ std::optional<rules::TorchRange> fromSetupPy(const fs::path& file) {
   analysis::walkTree(
       parsed.root(),
       [&](TSNode node) {
-        if (analysis::isKind(node, "keyword_argument") &&
+        if (analysis::isKind(node, kind::keyword_argument) &&
             analysis::textOf(analysis::fieldOf(node, "name"), source) == "install_requires")
           values.push_back(analysis::fieldOf(node, "value"));
-        if (analysis::isKind(node, "assignment")) {
+        if (analysis::isKind(node, kind::assignment)) {
           TSNode left = analysis::fieldOf(node, "left");
-          if (analysis::isKind(left, "identifier")) assignments.emplace_back(analysis::textOf(left, source), analysis::fieldOf(node, "right"));
+          if (analysis::isKind(left, kind::identifier)) assignments.emplace_back(analysis::textOf(left, source), analysis::fieldOf(node, "right"));
         }
         return true;
       },
       [](TSNode) {});
   for (TSNode value : values) {
     value = analysis::unparenthesize(value);
-    if (analysis::isKind(value, "identifier")) {
+    if (analysis::isKind(value, kind::identifier)) {
       std::string_view name = analysis::textOf(value, source);
       int bound = 0;
       TSNode target{};
@@ -401,7 +401,7 @@ std::optional<rules::TorchRange> fromSetupPy(const fs::path& file) {
       if (bound != 1) continue;
       value = analysis::unparenthesize(target);
     }
-    if (!analysis::isKind(value, "list") && !analysis::isKind(value, "tuple")) continue;
+    if (!analysis::isKind(value, kind::list) && !analysis::isKind(value, kind::tuple)) continue;
     analysis::forEachNamedChild(value, [&](TSNode item) {
       if (auto s = rules::stringLiteral(item, source)) found.add(torchRangeOfRequirement(*s));
     });

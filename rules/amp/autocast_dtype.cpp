@@ -29,7 +29,7 @@ DtypeKind dtypeNamed(std::string_view name) {
 // entry's value expression; null otherwise.
 TSNode dictionaryLookup(const analysis::SemanticModel& model, TSNode subscript) {
   TSNode dict = analysis::resolveValue(model, fieldOf(subscript, "value"));
-  if (!isKind(dict, "dictionary")) return {};
+  if (!isKind(dict, kind::dictionary)) return {};
   TSNode key_node = fieldOf(subscript, "subscript");
   if (ts_node_is_null(key_node) || !ts_node_is_null(ts_node_next_named_sibling(key_node))) return {};
   std::string_view source = model.file().text();
@@ -38,8 +38,8 @@ TSNode dictionaryLookup(const analysis::SemanticModel& model, TSNode subscript) 
   TSNode found{};
   int matches = 0;
   analysis::forEachNamedChild(dict, [&](TSNode pair) {
-    if (!isKind(pair, "pair")) {
-      if (isKind(pair, "dictionary_splat")) matches = 2;  // `**other` may hold the key
+    if (!isKind(pair, kind::pair)) {
+      if (isKind(pair, kind::dictionary_splat)) matches = 2;  // `**other` may hold the key
       return;
     }
     auto text = stringLiteral(fieldOf(pair, "key"), source);
@@ -79,17 +79,17 @@ namespace {
 DtypeKind resolveDtypeOnce(const analysis::SemanticModel& model, TSNode expr) {
   for (int depth = 0; depth < 8 && !ts_node_is_null(expr); ++depth) {
     TSNode value = analysis::resolveValue(model, expr);
-    if (isKind(value, "identifier") || isKind(value, "attribute")) {
+    if (isKind(value, kind::identifier) || isKind(value, kind::attribute)) {
       if (auto name = model.qualifiedName(value)) return dtypeNamed(*name);
       // `self.amp_dtype`, assigned once in the class's methods.
-      expr = isKind(value, "attribute") ? selfAttributeValue(model, value) : TSNode{};
-    } else if (isKind(value, "subscript")) {
+      expr = isKind(value, kind::attribute) ? selfAttributeValue(model, value) : TSNode{};
+    } else if (isKind(value, kind::subscript)) {
       expr = dictionaryLookup(model, value);  // `ptdtype = {...}[dtype]`
-    } else if (isKind(value, "call")) {
+    } else if (isKind(value, kind::call)) {
       // `getattr(torch, "bfloat16")`
       auto args = positionalArguments(value);
       TSNode function = fieldOf(value, "function");
-      if (!isKind(function, "identifier") || model.text(function) != "getattr" || args.size() != 2 ||
+      if (!isKind(function, kind::identifier) || model.text(function) != "getattr" || args.size() != 2 ||
           model.resolve("getattr", function) != nullptr)
         return DtypeKind::Unknown;
       auto module = model.qualifiedName(args[0]);
@@ -159,20 +159,20 @@ struct IndirectAutocast {
 std::optional<IndirectAutocast> indirectAutocast(const analysis::SemanticModel& model, TSNode call) {
   TSNode function = analysis::unparenthesize(fieldOf(call, "function"));
   // A name, or an attribute of `self`.
-  if (!isKind(function, "identifier") && !(isKind(function, "attribute") && model.text(fieldOf(function, "object")) == "self")) return std::nullopt;
+  if (!isKind(function, kind::identifier) && !(isKind(function, kind::attribute) && model.text(fieldOf(function, "object")) == "self")) return std::nullopt;
   if (!mayCallIndirectly(model)) return std::nullopt;
   std::optional<IndirectAutocast> found;
   for (const auto& value : analysis::valuesOf(model, function).values) {
     if (value.kind != analysis::FlowValue::Kind::Expression) continue;
     IndirectAutocast one;
-    if (isKind(value.node, "call")) {
+    if (isKind(value.node, kind::call)) {
       auto callee = model.calleeName(value.node);
       auto args = positionalArguments(value.node);
       if (!callee || *callee != "functools.partial" || args.empty()) continue;
       auto wrapped = model.qualifiedName(args[0]);
       if (!wrapped || !isAutocastName(*wrapped)) continue;
       one = {*wrapped, value.node};
-    } else if (isKind(value.node, "identifier") || isKind(value.node, "attribute")) {
+    } else if (isKind(value.node, kind::identifier) || isKind(value.node, kind::attribute)) {
       if (analysis::sameNode(value.node, function)) continue;
       auto wrapped = model.qualifiedName(value.node);
       if (!wrapped || !isAutocastName(*wrapped)) continue;
@@ -199,7 +199,7 @@ std::optional<std::string> autocastCallee(const analysis::SemanticModel& model, 
   // `a.b.f(...)` resolves to a name ending in `.f`: a method not named `autocast` is not one, and
   // needs no resolution (most calls of a file are such methods).
   TSNode function = analysis::unparenthesize(analysis::fieldOf(call, "function"));
-  bool named = !analysis::isKind(function, "attribute") || model.text(analysis::fieldOf(function, "attribute")) == "autocast";
+  bool named = !analysis::isKind(function, kind::attribute) || model.text(analysis::fieldOf(function, "attribute")) == "autocast";
   if (named) {
     auto callee = model.calleeName(call);
     if (callee && isAutocastName(*callee)) return callee;
@@ -261,12 +261,12 @@ AutocastDtype autocastCallDtype(const analysis::SemanticModel& model, TSNode cal
 std::vector<TSNode> autocastCallsOf(const analysis::SemanticModel& model, TSNode expr) {
   std::vector<TSNode> out;
   expr = analysis::unparenthesize(expr);
-  if (isKind(expr, "call") && isAutocastCall(model, expr)) {
+  if (isKind(expr, kind::call) && isAutocastCall(model, expr)) {
     out.push_back(expr);
     return out;
   }
   for (const auto& value : analysis::valuesOf(model, expr).values) {
-    if (value.kind == analysis::FlowValue::Kind::Expression && isKind(value.node, "call") &&
+    if (value.kind == analysis::FlowValue::Kind::Expression && isKind(value.node, kind::call) &&
         isAutocastCall(model, value.node))
       out.push_back(value.node);
   }

@@ -73,7 +73,7 @@ it holds 1.13–2.14.
 class BackwardInsideAutocast final : public Rule {
  public:
   const RuleMeta& meta() const override { return kBackwardInsideAutocast; }
-  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call}; }
   // A `with` block or a decorator around a call of something named `backward`.
   Prefilter prefilter() const override {
     return {.words = {"autocast"},
@@ -101,19 +101,19 @@ class BackwardInsideAutocast final : public Rule {
     // `@torch.autocast(...)` on the function the call runs in.
     TSNode function{};
     for (TSNode up = ts_node_parent(call); !ts_node_is_null(up); up = ts_node_parent(up)) {
-      if (analysis::isKind(up, "lambda") || analysis::isKind(up, "class_definition")) return;
-      if (analysis::isKind(up, "function_definition")) {
+      if (analysis::isKind(up, kind::lambda) || analysis::isKind(up, kind::class_definition)) return;
+      if (analysis::isKind(up, kind::function_definition)) {
         function = up;
         break;
       }
     }
     TSNode decorated = ts_node_is_null(function) ? TSNode{} : ts_node_parent(function);
-    if (!analysis::isKind(decorated, "decorated_definition")) return;
+    if (!analysis::isKind(decorated, kind::decorated_definition)) return;
     bool reported = false;
     analysis::forEachNamedChild(decorated, [&](TSNode decorator) {
-      if (reported || !analysis::isKind(decorator, "decorator")) return;
+      if (reported || !analysis::isKind(decorator, kind::decorator)) return;
       TSNode expr = analysis::unparenthesize(ts_node_named_child(decorator, 0));
-      if (!analysis::isKind(expr, "call") || !amp::isAutocastCall(model, expr)) return;
+      if (!analysis::isKind(expr, kind::call) || !amp::isAutocastCall(model, expr)) return;
       if (boolValue(model, amp::autocastArgument(model, expr, "enabled", amp::kKeywordOnly)) == false) return;
       report(ctx, call, decorator, "the function runs under this autocast",
              "call it outside the decorated function");

@@ -90,7 +90,7 @@ bool isGradScalerName(std::string_view name) {
 
 bool isGradScalerConstruction(const analysis::SemanticModel& model, TSNode value) {
   value = analysis::unparenthesize(value);
-  if (!isKind(value, "call")) return false;
+  if (!isKind(value, kind::call)) return false;
   auto callee = model.calleeName(value);
   return callee && isGradScalerName(*callee);
 }
@@ -109,7 +109,7 @@ struct ScalerUse {
 TSNode scaledBackwardReceiver(TSNode call, std::string_view source) {
   if (methodName(call, source) != "backward") return {};
   TSNode scaled = analysis::unparenthesize(fieldOf(fieldOf(call, "function"), "object"));
-  if (!isKind(scaled, "call") || methodName(scaled, source) != "scale") return {};
+  if (!isKind(scaled, kind::call) || methodName(scaled, source) != "scale") return {};
   return fieldOf(fieldOf(scaled, "function"), "object");
 }
 
@@ -119,8 +119,8 @@ std::vector<TSNode> callsIn(TSNode scope, std::string_view source) {
       fieldOf(scope, "body").id != nullptr ? fieldOf(scope, "body") : scope,
       [&](TSNode n) {
         if (isCodeBoundary(n)) return false;
-        if (isKind(n, "call")) calls.push_back(n);
-        return !isKind(n, "string") && !isKind(n, "comment");
+        if (isKind(n, kind::call)) calls.push_back(n);
+        return !isKind(n, kind::string) && !isKind(n, kind::comment);
       },
       [](TSNode) {});
   (void)source;
@@ -129,10 +129,10 @@ std::vector<TSNode> callsIn(TSNode scope, std::string_view source) {
 
 bool isScaler(const analysis::SemanticModel& model, const ScalerUse& use) {
   TSNode receiver = use.receiver;
-  if (isKind(receiver, "identifier")) {
+  if (isKind(receiver, kind::identifier)) {
     TSNode bound = analysis::singleAssignedValue(model, receiver);
     if (!ts_node_is_null(bound)) return isGradScalerConstruction(model, bound);
-  } else if (isKind(receiver, "attribute")) {
+  } else if (isKind(receiver, kind::attribute)) {
     TSNode bound = selfAttributeValue(model, receiver);
     if (!ts_node_is_null(bound)) return isGradScalerConstruction(model, bound);
   } else {
@@ -149,7 +149,7 @@ constexpr std::array<std::string_view, 5> kClips{"torch.nn.utils.clip_grad_norm_
 class ClipWithoutUnscale final : public Rule {
  public:
   const RuleMeta& meta() const override { return kClipWithoutUnscale; }
-  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call}; }
   Prefilter prefilter() const override {
     return {.words = {"scale"},
             .whole_words = true,
@@ -164,7 +164,7 @@ class ClipWithoutUnscale final : public Rule {
     std::string_view source = ctx.source();
     std::string_view method = methodName(call, source);
     TSNode callee = fieldOf(call, "function");
-    std::string_view last = isKind(callee, "attribute") ? method : ctx.text(callee);
+    std::string_view last = isKind(callee, kind::attribute) ? method : ctx.text(callee);
     bool is_step = method == "step";
     if (!is_step && last != "clip_grad_norm_" && last != "clip_grad_value_" && last != "clip_grad_norm") return;
     const auto& model = ctx.model();
@@ -208,7 +208,7 @@ class ClipWithoutUnscale final : public Rule {
       if (at < analysis::startOf(scope) || at >= analysis::endOf(scope)) unscales_elsewhere = true;
       return unscales_elsewhere;
     });
-    if (unscales_elsewhere && !isKind(scope, "module")) return;
+    if (unscales_elsewhere && !isKind(scope, kind::module)) return;
 
     for (const ScalerUse& use : uses) {
       if (!isScaler(model, use)) continue;
@@ -252,7 +252,7 @@ class ClipWithoutUnscale final : public Rule {
     if (optimizer.empty()) return;
     TSNode statement = enclosingStatement(call);
     if (ts_node_is_null(statement)) return;
-    if (!isKind(ts_node_parent(statement), "block") && !isKind(ts_node_parent(statement), "module")) return;
+    if (!isKind(ts_node_parent(statement), kind::block) && !isKind(ts_node_parent(statement), kind::module)) return;
     uint32_t start = analysis::startOf(statement);
     uint32_t line_start = start;
     while (line_start > 0 && source[line_start - 1] != '\n') --line_start;

@@ -37,12 +37,12 @@ class ShimDetector {
 
  private:
   bool pairMakesShim(TSNode parent, TSNode child) {
-    std::string_view kind = kindOf(parent);
-    if (kind == "try_statement" && isKind(child, "except_clause")) return mentionsNewApi(fieldOf(parent, "body"), {});
-    if (kind == "if_statement" || kind == "conditional_expression") {
+    analysis::NodeKind kind = kindOf(parent);
+    if (kind == kind::try_statement && isKind(child, kind::except_clause)) return mentionsNewApi(fieldOf(parent, "body"), {});
+    if (kind == kind::if_statement || kind == kind::conditional_expression) {
       // Only a branch chosen by a feature or version test: `if torch.cuda.is_available():
       // <old API> else: torch.amp.autocast("cpu")` is a real use.
-      TSNode condition = kind == "if_statement" ? fieldOf(parent, "condition") : ts_node_named_child(parent, 1);
+      TSNode condition = kind == kind::if_statement ? fieldOf(parent, "condition") : ts_node_named_child(parent, 1);
       return !sameNode(condition, child) && isFeatureTest(condition) && mentionsNewApi(parent, child);
     }
     return false;
@@ -76,15 +76,15 @@ class ShimDetector {
         root,
         [&](TSNode node) {
           if (found || (!ts_node_is_null(skip) && sameNode(node, skip))) return false;
-          std::string_view kind = kindOf(node);
-          if (kind == "import_statement" || kind == "import_from_statement") {
+          analysis::NodeKind kind = kindOf(node);
+          if (kind == kind::import_statement || kind == kind::import_from_statement) {
             found = importsNewApi(node);
             return false;
           }
-          if (kind == "attribute" || kind == "identifier") {
+          if (kind == kind::attribute || kind == kind::identifier) {
             auto q = model_.qualifiedName(node);
             if (q && isNewApi(*q)) found = true;
-            return !found && kind == "attribute" && !q;
+            return !found && kind == kind::attribute && !q;
           }
           return true;
         },
@@ -96,13 +96,13 @@ class ShimDetector {
   bool importsNewApi(TSNode statement) {
     bool found = false;
     std::string module;
-    if (isKind(statement, "import_from_statement")) {
+    if (isKind(statement, kind::import_from_statement)) {
       TSNode module_node = fieldOf(statement, "module_name");
-      if (!isKind(module_node, "dotted_name")) return false;
+      if (!isKind(module_node, kind::dotted_name)) return false;
       module = analysis::dottedNameText(module_node, source_) + ".";
     }
     analysis::forEachFieldChild(statement, "name", [&](TSNode name) {
-      TSNode dotted = isKind(name, "aliased_import") ? fieldOf(name, "name") : name;
+      TSNode dotted = isKind(name, kind::aliased_import) ? fieldOf(name, "name") : name;
       found = found || isNewApi(analysis::canonicalQualifiedName(module + analysis::dottedNameText(dotted, source_)));
     });
     return found;

@@ -94,10 +94,10 @@ TSNode ancestor(Path path, size_t up) { return path.size() > up ? path[path.size
 
 static bool inAnnotation(Path path) {
   for (size_t up = 1; up <= 16 && up < path.size(); ++up) {
-    std::string_view kind = kindOf(ancestor(path, up));
-    if (kind == "type") return true;
-    if (kind != "generic_type" && kind != "type_parameter" && kind != "subscript" && kind != "binary_operator" &&
-        kind != "union_type" && kind != "tuple" && kind != "list")
+    analysis::NodeKind kind = kindOf(ancestor(path, up));
+    if (kind == kind::type) return true;
+    if (kind != kind::generic_type && kind != kind::type_parameter && kind != kind::subscript && kind != kind::binary_operator &&
+        kind != kind::union_type && kind != kind::tuple && kind != kind::list)
       return false;
   }
   return false;
@@ -106,11 +106,11 @@ static bool inAnnotation(Path path) {
 Site classify(Path path) {
   TSNode ref = path.back();
   TSNode parent = ancestor(path, 1);
-  if (isKind(parent, "call") && sameNode(fieldOf(parent, "function"), ref)) {
+  if (isKind(parent, kind::call) && sameNode(fieldOf(parent, "function"), ref)) {
     TSNode outer = ancestor(path, 2);
-    return {ref, isKind(outer, "decorator") ? outer : parent, parent, Form::Call};
+    return {ref, isKind(outer, kind::decorator) ? outer : parent, parent, Form::Call};
   }
-  if (isKind(parent, "decorator")) return {ref, parent, {}, Form::Decorator};
+  if (isKind(parent, kind::decorator)) return {ref, parent, {}, Form::Decorator};
   if (inAnnotation(path)) return {ref, ref, {}, Form::Annotation};
   return {ref, ref, {}, Form::Value};
 }
@@ -120,7 +120,7 @@ bool misplacedAutocastArgument(const Site& site, const Target& t, const Semantic
   std::vector<TSNode> positional = positionalArguments(site.call);
   if (positional.empty()) return false;
   TSNode first = analysis::unparenthesize(positional[0]);
-  if (isKind(first, "string") || isKind(first, "concatenated_string") || isKind(first, "float")) return true;
+  if (isKind(first, kind::string) || isKind(first, kind::concatenated_string) || isKind(first, kind::float_)) return true;
   static constexpr std::array<std::string_view, 9> kDtypes{"torch.float16", "torch.half",    "torch.bfloat16",
                                                            "torch.float32", "torch.float",   "torch.float64",
                                                            "torch.double",  "torch.float8_e4m3fn", "torch.float8_e5m2"};
@@ -148,7 +148,7 @@ static std::optional<std::vector<Edit>> argumentEdits(TSNode call, const Target&
     // line), or inside the empty parentheses.
     TSNode first{};
     analysis::forEachNamedChild(args, [&](TSNode arg) {
-      if (ts_node_is_null(first) && !isKind(arg, "comment")) first = arg;
+      if (ts_node_is_null(first) && !isKind(arg, kind::comment)) first = arg;
     });
     uint32_t at = ts_node_is_null(first) ? startOf(args) + 1 : startOf(first);
     edits.push_back({at, at, quoted(t.device) + (ts_node_is_null(first) ? "" : ", ")});

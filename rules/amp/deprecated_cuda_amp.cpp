@@ -204,10 +204,10 @@ bool isAmbiguous(const Binding& binding, const SemanticModel& model) {
 bool isReference(Path path) {
   TSNode identifier = path.back();
   TSNode parent = ancestor(path, 1);
-  std::string_view kind = kindOf(parent);
-  if (kind == "attribute") return !sameNode(fieldOf(parent, "attribute"), identifier);
-  if (kind == "keyword_argument") return !sameNode(fieldOf(parent, "name"), identifier);
-  return kind != "global_statement" && kind != "nonlocal_statement";
+  analysis::NodeKind kind = kindOf(parent);
+  if (kind == kind::attribute) return !sameNode(fieldOf(parent, "attribute"), identifier);
+  if (kind == kind::keyword_argument) return !sameNode(fieldOf(parent, "name"), identifier);
+  return kind != kind::global_statement && kind != kind::nonlocal_statement;
 }
 
 // The replacement as a short message names it: the device, without the `...` of the other
@@ -250,7 +250,7 @@ analysis::WordPositions wordPositions(const SemanticModel& model, std::string_vi
         names.insert(binding->name);
     } else if (binding->kind == BindingKind::Assignment && !ts_node_is_null(binding->value)) {
       TSNode value = analysis::unparenthesize(binding->value);
-      if (isKind(value, "identifier") || isKind(value, "attribute")) aliases.push_back(binding.get());
+      if (isKind(value, kind::identifier) || isKind(value, kind::attribute)) aliases.push_back(binding.get());
     }
   }
   // As deep as qualifiedName follows alias chains.
@@ -276,7 +276,7 @@ class DeprecatedCudaAmp final : public Rule {
   const RuleMeta& meta() const override { return kDeprecatedCudaAmp; }
   // An import's fix must see every use of the names it binds, so the rule looks at the whole
   // file at once, from the module node, in one walk of its own.
-  std::vector<std::string_view> nodeKinds() const override { return {"module"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::module}; }
   // Every deprecated use names the identifier `amp` (`torch.cuda.amp`, `from torch.cuda import amp`).
   Prefilter prefilter() const override { return {.words = {"amp"}, .whole_words = true}; }
 
@@ -316,20 +316,20 @@ class DeprecatedCudaAmp final : public Rule {
         [&](TSNode node) {
           path.push_back(node);  // popped by leave(), which runs for skipped nodes too
           if (!words.anyWithin(startOf(node), endOf(node))) return false;
-          std::string_view kind = kindOf(node);
-          if (kind == "import_statement" || kind == "import_from_statement") {
+          analysis::NodeKind kind = kindOf(node);
+          if (kind == kind::import_statement || kind == kind::import_from_statement) {
             bool shim = shims.isShim(path);
             imports.emplace_back(node, shim);
             if (auto it = groups.find(node.id); it != groups.end()) it->second.shim = shim;
             return false;
           }
-          if (kind == "attribute") {
+          if (kind == kind::attribute) {
             if (!isMemberName(model.text(fieldOf(node, "attribute")))) return true;
             auto q = model.qualifiedName(node);
             const Target* target = q ? findTarget(*q) : nullptr;
             if (target == nullptr) return true;
             TSNode base = baseOf(node);
-            const Binding* binding = isKind(base, "identifier") ? model.resolve(model.text(base), base) : nullptr;
+            const Binding* binding = isKind(base, kind::identifier) ? model.resolve(model.text(base), base) : nullptr;
             auto it = binding != nullptr ? group_of.find(binding) : group_of.end();
             if (it != group_of.end() && sameNode(analysis::unparenthesize(fieldOf(node, "object")), base)) {
               // `amp.autocast` through an imported namespace: part of that import's group.
@@ -342,7 +342,7 @@ class DeprecatedCudaAmp final : public Rule {
             }
             return false;
           }
-          if (kind == "identifier") {
+          if (kind == kind::identifier) {
             std::string_view text = model.text(node);
             if (!group_names.contains(text) || !isReference(path)) return true;
             const Binding* binding = model.resolve(text, node);
@@ -415,9 +415,9 @@ class DeprecatedCudaAmp final : public Rule {
     // Very many uses: every diagnostic carries a copy of the one fix, so the size is bounded.
     if (!group.rewritable || group.shim || group.uses.size() > kMaxGroupUses) return std::nullopt;
     std::vector<Edit> edits;
-    if (isKind(group.statement, "import_from_statement")) {
+    if (isKind(group.statement, kind::import_from_statement)) {
       TSNode module_node = fieldOf(group.statement, "module_name");
-      if (!isKind(module_node, "dotted_name")) return std::nullopt;
+      if (!isKind(module_node, kind::dotted_name)) return std::nullopt;
       std::string module = analysis::canonicalQualifiedName(analysis::dottedNameText(module_node, source));
       size_t count = 0;
       analysis::forEachFieldChild(group.statement, "name", [&](TSNode) { ++count; });
@@ -434,7 +434,7 @@ class DeprecatedCudaAmp final : public Rule {
     } else {
       for (const ImportedName& name : group.names) {
         TSNode aliased = ts_node_parent(name.binding->name_node);
-        if (name.target != nullptr || !isKind(aliased, "aliased_import")) return std::nullopt;
+        if (name.target != nullptr || !isKind(aliased, kind::aliased_import)) return std::nullopt;
         TSNode dotted = fieldOf(aliased, "name");
         edits.push_back({startOf(dotted), endOf(dotted), "torch.amp"});  // import torch.amp as A
       }
@@ -465,18 +465,18 @@ class DeprecatedCudaAmp final : public Rule {
     std::vector<Edit> plain;         // `import torch.cuda.amp` -> `import torch.amp`
     bool plain_fixable = true;
     std::string module;
-    if (isKind(statement, "import_from_statement")) {
+    if (isKind(statement, kind::import_from_statement)) {
       TSNode module_node = fieldOf(statement, "module_name");
-      if (!isKind(module_node, "dotted_name")) return;  // relative: torch's own sources
+      if (!isKind(module_node, kind::dotted_name)) return;  // relative: torch's own sources
       module = analysis::dottedNameText(module_node, source);
       bool wildcard = false;
-      analysis::forEachNamedChild(statement, [&](TSNode child) { wildcard = wildcard || isKind(child, "wildcard_import"); });
+      analysis::forEachNamedChild(statement, [&](TSNode child) { wildcard = wildcard || isKind(child, kind::wildcard_import); });
       std::string canonical = analysis::canonicalQualifiedName(module);
       if (wildcard && deprecatedModuleDevice(canonical)) names.push_back(canonical + ".*");
       module += ".";
     }
     analysis::forEachFieldChild(statement, "name", [&](TSNode name) {
-      bool aliased = isKind(name, "aliased_import");
+      bool aliased = isKind(name, kind::aliased_import);
       TSNode dotted = aliased ? fieldOf(name, "name") : name;
       std::string q = analysis::canonicalQualifiedName(module + analysis::dottedNameText(dotted, source));
       bool is_module = deprecatedModuleDevice(q).has_value();

@@ -104,33 +104,33 @@ bool isFloat16Autocast(const analysis::SemanticModel& model, TSNode call) {
 std::vector<TSNode> regionsOf(const analysis::SemanticModel& model, TSNode call) {
   std::vector<TSNode> out;
   for (TSNode up = ts_node_parent(call); !ts_node_is_null(up); up = ts_node_parent(up)) {
-    if (isKind(up, "decorator")) {
+    if (isKind(up, kind::decorator)) {
       TSNode definition = fieldOf(ts_node_parent(up), "definition");
-      if (isKind(definition, "function_definition")) return {definition};
+      if (isKind(definition, kind::function_definition)) return {definition};
       return {};
     }
-    if (isKind(up, "parenthesized_expression") || isKind(up, "conditional_expression")) continue;
-    if (!isKind(up, "return_statement")) break;
+    if (isKind(up, kind::parenthesized_expression) || isKind(up, kind::conditional_expression)) continue;
+    if (!isKind(up, kind::return_statement)) break;
     // `return torch.autocast(...)`: the callers of the enclosing function.
     TSNode function = enclosingFunctionOrModule(up);
-    if (!isKind(function, "function_definition")) break;
+    if (!isKind(function, kind::function_definition)) break;
     std::string_view name = model.text(fieldOf(function, "name"));
     analysis::walkTree(
         model.file().root(),
         [&](TSNode node) {
-          if (out.size() >= 32 || isKind(node, "string") || isKind(node, "comment")) return false;
-          if (!isKind(node, "call")) return true;
+          if (out.size() >= 32 || isKind(node, kind::string) || isKind(node, kind::comment)) return false;
+          if (!isKind(node, kind::call)) return true;
           TSNode callee = analysis::unparenthesize(fieldOf(node, "function"));
           bool calls = false;
-          if (isKind(callee, "identifier") && model.text(callee) == name) {
+          if (isKind(callee, kind::identifier) && model.text(callee) == name) {
             const analysis::Binding* b = model.resolve(name, callee);
             calls = b != nullptr && analysis::sameNode(b->statement, function);
-          } else if (isKind(callee, "attribute") && model.text(fieldOf(callee, "attribute")) == name) {
+          } else if (isKind(callee, kind::attribute) && model.text(fieldOf(callee, "attribute")) == name) {
             // `self.get_ctx()` in the methods of the class that defines it.
             TSNode up = ts_node_parent(function);
-            if (isKind(up, "decorated_definition")) up = ts_node_parent(up);
+            if (isKind(up, kind::decorated_definition)) up = ts_node_parent(up);
             TSNode cls = ts_node_parent(up);  // block -> class
-            calls = model.text(fieldOf(callee, "object")) == "self" && isKind(cls, "class_definition") &&
+            calls = model.text(fieldOf(callee, "object")) == "self" && isKind(cls, kind::class_definition) &&
                     analysis::contains(cls, node);
           }
           if (calls) out.push_back(enclosingFunctionOrModule(node));
@@ -153,12 +153,12 @@ TSNode findBackward(const analysis::SemanticModel& model, TSNode scope, bool& sc
       scope,
       [&](TSNode node) {
         if (!analysis::sameNode(node, scope) && isCodeBoundary(node)) return false;
-        if (isKind(node, "string") || isKind(node, "comment")) return false;
-        if (!isKind(node, "call") || !isBackwardCall(model, node)) return true;
+        if (isKind(node, kind::string) || isKind(node, kind::comment)) return false;
+        if (!isKind(node, kind::call) || !isBackwardCall(model, node)) return true;
         TSNode callee = fieldOf(node, "function");
-        if (isKind(callee, "attribute")) {
+        if (isKind(callee, kind::attribute)) {
           TSNode receiver = analysis::unparenthesize(fieldOf(callee, "object"));
-          if (isKind(receiver, "call") && methodName(receiver, source) == "scale") scaled = true;
+          if (isKind(receiver, kind::call) && methodName(receiver, source) == "scale") scaled = true;
           // `accelerator.backward(loss)`, `engine.backward(loss)`: a framework that scales itself.
           auto callee_name = model.calleeName(node);
           bool autograd = callee_name && *callee_name == "torch.autograd.backward";
@@ -174,7 +174,7 @@ TSNode findBackward(const analysis::SemanticModel& model, TSNode scope, bool& sc
 class Fp16AutocastWithoutGradScaler final : public Rule {
  public:
   const RuleMeta& meta() const override { return kFp16AutocastWithoutGradScaler; }
-  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call}; }
   Prefilter prefilter() const override {
     return {.words = {"autocast"},
             .whole_words = true,

@@ -179,14 +179,14 @@ bool testsDtype(const analysis::SemanticModel& model, TSNode expr) {
         root,
         [&](TSNode node) {
           if (found) return false;
-          std::string_view kind = kindOf(node);
-          if (kind == "string") {
+          analysis::NodeKind kind = kindOf(node);
+          if (kind == kind::string) {
             found = isPrecisionString(model.text(node));
             return false;
           }
-          if (kind == "lambda" || kind == "comment") return false;
-          if (kind == "attribute") members.push_back(fieldOf(node, "attribute"));
-          if (kind == "identifier") {
+          if (kind == kind::lambda || kind == kind::comment) return false;
+          if (kind == kind::attribute) members.push_back(fieldOf(node, "attribute"));
+          if (kind == kind::identifier) {
             if (isPrecisionWord(model.text(node))) {
               found = true;
               return false;
@@ -221,8 +221,8 @@ struct Term {
 };
 
 std::string lastIdentifier(const analysis::SemanticModel& model, TSNode node) {
-  if (isKind(node, "attribute")) node = fieldOf(node, "attribute");
-  return isKind(node, "identifier") ? std::string(model.text(node)) : std::string();
+  if (isKind(node, kind::attribute)) node = fieldOf(node, "attribute");
+  return isKind(node, kind::identifier) ? std::string(model.text(node)) : std::string();
 }
 
 bool namesBf16(std::string_view text) {
@@ -240,12 +240,12 @@ Term classify(const analysis::SemanticModel& model, TSNode node, int depth) {
     term.kind = namesBf16(*text) ? Term::Bf16 : isPrecisionString(*text) ? Term::OtherPrecision : Term::Unknown;
     return term;
   }
-  if (isKind(value, "list") || isKind(value, "tuple") || isKind(value, "set")) {
+  if (isKind(value, kind::list) || isKind(value, kind::tuple) || isKind(value, kind::set)) {
     term.kind = Term::Container;
     analysis::forEachNamedChild(value, [&](TSNode element) { term.members.push_back(classify(model, element, depth + 1)); });
     return term;
   }
-  if (isKind(value, "identifier") || isKind(value, "attribute")) {
+  if (isKind(value, kind::identifier) || isKind(value, kind::attribute)) {
     switch (amp::resolveDtype(model, value)) {
       case amp::DtypeKind::BFloat16:
         term.kind = Term::Bf16;
@@ -290,11 +290,11 @@ Tri containsUnderBf16(const Term& item, const Term& container) {
 Tri evaluateUnderBf16(const analysis::SemanticModel& model, TSNode node, int depth = 0) {
   if (depth > 16 || ts_node_is_null(node)) return Tri::Unknown;
   node = analysis::unparenthesize(node);
-  std::string_view kind = kindOf(node);
-  if (kind == "true") return Tri::True;
-  if (kind == "false") return Tri::False;
-  if (kind == "not_operator") return negate(evaluateUnderBf16(model, fieldOf(node, "argument"), depth + 1));
-  if (kind == "boolean_operator") {
+  analysis::NodeKind kind = kindOf(node);
+  if (kind == kind::true_) return Tri::True;
+  if (kind == kind::false_) return Tri::False;
+  if (kind == kind::not_operator) return negate(evaluateUnderBf16(model, fieldOf(node, "argument"), depth + 1));
+  if (kind == kind::boolean_operator) {
     Tri left = evaluateUnderBf16(model, fieldOf(node, "left"), depth + 1);
     Tri right = evaluateUnderBf16(model, fieldOf(node, "right"), depth + 1);
     bool is_and = model.text(fieldOf(node, "operator")) == "and";
@@ -305,7 +305,7 @@ Tri evaluateUnderBf16(const analysis::SemanticModel& model, TSNode node, int dep
     if (left == Tri::True || right == Tri::True) return Tri::True;
     return left == Tri::False && right == Tri::False ? Tri::False : Tri::Unknown;
   }
-  if (kind == "comparison_operator") {
+  if (kind == kind::comparison_operator) {
     // `a OP b` only: the two operands and the operator tokens between them.
     if (ts_node_named_child_count(node) != 2) return Tri::Unknown;
     TSNode left = ts_node_named_child(node, 0), right = ts_node_named_child(node, 1);
@@ -322,10 +322,10 @@ Tri evaluateUnderBf16(const analysis::SemanticModel& model, TSNode node, int dep
     if (op == "not in") return negate(containsUnderBf16(a, b));
     return Tri::Unknown;
   }
-  if (kind == "identifier" || kind == "attribute") {
+  if (kind == kind::identifier || kind == kind::attribute) {
     TSNode value = analysis::resolveValue(model, node);
     if (!analysis::sameNode(value, node)) return evaluateUnderBf16(model, value, depth + 1);
-    if (kind == "attribute") {
+    if (kind == kind::attribute) {
       TSNode assigned = selfAttributeValue(model, node);
       if (!ts_node_is_null(assigned)) return evaluateUnderBf16(model, assigned, depth + 1);
     }
@@ -335,7 +335,7 @@ Tri evaluateUnderBf16(const analysis::SemanticModel& model, TSNode node, int dep
     if (name.find("fp16") != std::string::npos || name.find("float16") != std::string::npos) return Tri::False;
     return Tri::Unknown;
   }
-  if (kind == "call") {
+  if (kind == kind::call) {
     // `torch.cuda.is_bf16_supported()`: true wherever a bf16 autocast runs.
     auto callee = model.calleeName(node);
     if (callee && (*callee == "torch.cuda.is_bf16_supported" || *callee == "torch.cuda.amp.common.is_bf16_supported"))
@@ -348,7 +348,7 @@ Tri evaluateUnderBf16(const analysis::SemanticModel& model, TSNode node, int dep
 // of the module root.
 size_t ownerIndex(const std::vector<TSNode>& path) {
   for (size_t i = path.size() - 1; i-- > 0;)
-    if (isKind(path[i], "function_definition")) return i;
+    if (isKind(path[i], kind::function_definition)) return i;
   return 0;
 }
 
@@ -358,25 +358,25 @@ bool underDtypeCondition(const analysis::SemanticModel& model, const std::vector
   TSNode node = path.back();
   for (size_t i = path.size() - 1; i-- > owner + 1;) {
     TSNode cur = path[i];
-    std::string_view kind = kindOf(cur);
-    if (kind == "if_statement" || kind == "elif_clause" || kind == "while_statement") {
+    analysis::NodeKind kind = kindOf(cur);
+    if (kind == kind::if_statement || kind == kind::elif_clause || kind == kind::while_statement) {
       TSNode condition = fieldOf(cur, "condition");
       // In the body of a test that holds under bf16 (`if dtype in ("float16", "bfloat16"):`): the
       // scaler is created on the bf16 path too.
-      bool in_body = analysis::sameNode(path[i + 1], fieldOf(cur, kind == "while_statement" ? "body" : "consequence"));
+      bool in_body = analysis::sameNode(path[i + 1], fieldOf(cur, kind == kind::while_statement ? "body" : "consequence"));
       bool admits = in_body && evaluateUnderBf16(model, condition) == Tri::True;
       if (!admits && testsDtype(model, condition)) return true;
-      if (kind == "if_statement") {
+      if (kind == kind::if_statement) {
         // In an `elif` / `else`: the earlier conditions decided too.
         uint32_t count = ts_node_named_child_count(cur);
         for (uint32_t c = 0; c < count; ++c) {
           TSNode clause = ts_node_named_child(cur, c);
-          if (isKind(clause, "elif_clause") && analysis::startOf(clause) < analysis::startOf(node) &&
+          if (isKind(clause, kind::elif_clause) && analysis::startOf(clause) < analysis::startOf(node) &&
               testsDtype(model, fieldOf(clause, "condition")))
             return true;
         }
       }
-    } else if (kind == "conditional_expression" && ts_node_named_child_count(cur) == 3) {
+    } else if (kind == kind::conditional_expression && ts_node_named_child_count(cur) == 3) {
       if (testsDtype(model, ts_node_named_child(cur, 1))) return true;
     }
   }
@@ -386,13 +386,13 @@ bool underDtypeCondition(const analysis::SemanticModel& model, const std::vector
 // True when a block ends in `return` / `raise`, directly or as the last statement of the `with`
 // blocks it ends with.
 bool alwaysExits(TSNode block) {
-  for (int depth = 0; depth < 64 && isKind(block, "block"); ++depth) {
+  for (int depth = 0; depth < 64 && isKind(block, kind::block); ++depth) {
     TSNode last{};
     analysis::forEachNamedChild(block, [&](TSNode child) {
-      if (!isKind(child, "comment")) last = child;
+      if (!isKind(child, kind::comment)) last = child;
     });
-    if (isKind(last, "return_statement") || isKind(last, "raise_statement")) return true;
-    if (!isKind(last, "with_statement")) return false;
+    if (isKind(last, kind::return_statement) || isKind(last, kind::raise_statement)) return true;
+    if (!isKind(last, kind::with_statement)) return false;
     block = fieldOf(last, "body");
   }
   return false;
@@ -403,11 +403,11 @@ bool alwaysExits(TSNode block) {
 // not (`if bf16: ...; return` then the fp16 path with its scaler).
 bool exitsBefore(const std::vector<TSNode>& path, size_t from, TSNode other) {
   for (size_t i = std::max<size_t>(from, 2); i < path.size(); ++i) {
-    if (!isKind(path[i], "block")) continue;
+    if (!isKind(path[i], kind::block)) continue;
     TSNode clause = path[i - 1];
-    TSNode statement = isKind(clause, "if_statement") ? clause : path[i - 2];
-    if (!isKind(statement, "if_statement")) continue;
-    if (!isKind(clause, "if_statement") && !isKind(clause, "elif_clause") && !isKind(clause, "else_clause")) continue;
+    TSNode statement = isKind(clause, kind::if_statement) ? clause : path[i - 2];
+    if (!isKind(statement, kind::if_statement)) continue;
+    if (!isKind(clause, kind::if_statement) && !isKind(clause, kind::elif_clause) && !isKind(clause, kind::else_clause)) continue;
     if (alwaysExits(path[i]) && analysis::startOf(other) >= analysis::endOf(statement)) return true;
   }
   return false;
@@ -420,16 +420,16 @@ bool mutuallyExclusive(const std::vector<TSNode>& a, const std::vector<TSNode>& 
   while (common < a.size() && common < b.size() && analysis::sameNode(a[common], b[common])) ++common;
   if (common == 0 || common >= a.size() || common >= b.size()) return false;  // one contains the other
   TSNode lca = a[common - 1], child_a = a[common], child_b = b[common];
-  std::string_view kind = kindOf(lca);
-  if (kind == "if_statement") {
+  analysis::NodeKind kind = kindOf(lca);
+  if (kind == kind::if_statement) {
     TSNode condition = fieldOf(lca, "condition");
     return !analysis::sameNode(child_a, condition) && !analysis::sameNode(child_b, condition);
   }
-  if (kind == "conditional_expression" && ts_node_named_child_count(lca) == 3) {
+  if (kind == kind::conditional_expression && ts_node_named_child_count(lca) == 3) {
     TSNode condition = ts_node_named_child(lca, 1);
     return !analysis::sameNode(child_a, condition) && !analysis::sameNode(child_b, condition);
   }
-  if (kind == "block" && common >= 2 && isKind(a[common - 2], "match_statement")) return true;
+  if (kind == kind::block && common >= 2 && isKind(a[common - 2], kind::match_statement)) return true;
   return exitsBefore(a, common, b.back()) || exitsBefore(b, common, a.back());
 }
 
@@ -454,18 +454,18 @@ const std::vector<std::pair<TSNode, TSNode>>& autocastCandidates(const analysis:
     analysis::walkTree(
         root,
         [&](TSNode node) {
-          std::string_view kind = kindOf(node);
-          if (kind == "function_definition" || kind == "class_definition" || kind == "string" || kind == "comment")
+          analysis::NodeKind kind = kindOf(node);
+          if (kind == kind::function_definition || kind == kind::class_definition || kind == kind::string || kind == kind::comment)
             return false;
-          if (kind == "call" && amp::isAutocastCall(model, node)) {
+          if (kind == kind::call && amp::isAutocastCall(model, node)) {
             found.emplace_back(node, node);
-          } else if (kind == "with_item") {
+          } else if (kind == kind::with_item) {
             // `with ctx:` where `ctx` may hold an autocast made elsewhere (`ctx = nullcontext()`
             // then `ctx = torch.autocast(...)`, `self.ctx`, `with get_ctx():`): every one it may be.
             TSNode value = analysis::unparenthesize(fieldOf(node, "value"));
-            if (isKind(value, "as_pattern")) value = analysis::unparenthesize(ts_node_named_child(value, 0));
-            bool direct = isKind(value, "call") && amp::isAutocastCall(model, value);
-            if (!direct && (isKind(value, "identifier") || isKind(value, "attribute") || isKind(value, "call")))
+            if (isKind(value, kind::as_pattern)) value = analysis::unparenthesize(ts_node_named_child(value, 0));
+            bool direct = isKind(value, kind::call) && amp::isAutocastCall(model, value);
+            if (!direct && (isKind(value, kind::identifier) || isKind(value, kind::attribute) || isKind(value, kind::call)))
               for (TSNode autocast : amp::autocastCallsOf(model, value)) found.emplace_back(node, autocast);
           }
           return true;
@@ -485,11 +485,11 @@ TSNode findBf16Autocast(const analysis::SemanticModel& model, const std::vector<
   // The scaler's path from the owner, to compare with each autocast's.
   std::vector<TSNode> scaler_path(path.begin() + static_cast<std::ptrdiff_t>(owner_index), path.end());
   std::vector<TSNode> roots;
-  if (isKind(owner, "function_definition")) {
+  if (isKind(owner, kind::function_definition)) {
     TSNode decorated = owner_index > 0 ? path[owner_index - 1] : TSNode{};
-    if (isKind(decorated, "decorated_definition"))
+    if (isKind(decorated, kind::decorated_definition))
       analysis::forEachNamedChild(decorated, [&](TSNode child) {
-        if (isKind(child, "decorator")) roots.push_back(child);
+        if (isKind(child, kind::decorator)) roots.push_back(child);
       });
     TSNode body = fieldOf(owner, "body");
     if (!ts_node_is_null(body)) roots.push_back(body);
@@ -517,13 +517,13 @@ TSNode findBf16Autocast(const analysis::SemanticModel& model, const std::vector<
 // whose methods use it, or null.
 TSNode classOfSelfScaler(const analysis::SemanticModel& model, TSNode call, TSNode function) {
   TSNode parent = ts_node_parent(call);
-  if (!isKind(parent, "assignment") || !analysis::sameNode(fieldOf(parent, "right"), call)) return {};
-  if (!isKind(function, "function_definition")) return {};
+  if (!isKind(parent, kind::assignment) || !analysis::sameNode(fieldOf(parent, "right"), call)) return {};
+  if (!isKind(function, kind::function_definition)) return {};
   if (selfAttribute(model, fieldOf(parent, "left"), firstParameter(model, function)).empty()) return {};
   TSNode cls = ts_node_parent(function);
-  if (isKind(cls, "decorated_definition")) cls = ts_node_parent(cls);
+  if (isKind(cls, kind::decorated_definition)) cls = ts_node_parent(cls);
   cls = ts_node_parent(cls);
-  return isKind(cls, "class_definition") ? cls : TSNode{};
+  return isKind(cls, kind::class_definition) ? cls : TSNode{};
 }
 
 // Across the methods of a class: the first bfloat16 autocast, provided every autocast in them is
@@ -531,14 +531,14 @@ TSNode classOfSelfScaler(const analysis::SemanticModel& model, TSNode call, TSNo
 TSNode findBf16AutocastInClass(const analysis::SemanticModel& model, TSNode cls) {
   std::vector<TSNode> roots;
   analysis::forEachNamedChild(fieldOf(cls, "body"), [&](TSNode statement) {
-    if (isKind(definitionOf(statement), "function_definition")) roots.push_back(statement);
+    if (isKind(definitionOf(statement), kind::function_definition)) roots.push_back(statement);
   });
   // Decorated methods: walk the decorators and the body, not the nested definition's boundary.
   std::vector<TSNode> bodies;
   for (TSNode statement : roots) {
-    if (isKind(statement, "decorated_definition"))
+    if (isKind(statement, kind::decorated_definition))
       analysis::forEachNamedChild(statement, [&](TSNode child) {
-        if (isKind(child, "decorator")) bodies.push_back(child);
+        if (isKind(child, kind::decorator)) bodies.push_back(child);
       });
     TSNode body = fieldOf(definitionOf(statement), "body");
     if (!ts_node_is_null(body)) bodies.push_back(body);
@@ -562,7 +562,7 @@ TSNode findBf16AutocastInClass(const analysis::SemanticModel& model, TSNode cls)
 class GradScalerWithBf16 final : public Rule {
  public:
   const RuleMeta& meta() const override { return kGradScalerWithBf16; }
-  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call}; }
   Prefilter prefilter() const override { return {.words = {"GradScaler"}}; }
 
   void check(TSNode call, Context& ctx) const override {

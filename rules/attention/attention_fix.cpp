@@ -26,16 +26,16 @@ bool isHeadDimOf(TSNode node, const Pattern& p, std::string_view source) {
   node = unparenthesize(node);
   TSNode object{};
   TSNode index{};
-  if (isKind(node, "call")) {
+  if (isKind(node, kind::call)) {
     TSNode function = fieldOf(node, "function");
-    if (!isKind(function, "attribute") || analysis::textOf(fieldOf(function, "attribute"), source) != "size") return false;
+    if (!isKind(function, kind::attribute) || analysis::textOf(fieldOf(function, "attribute"), source) != "size") return false;
     auto args = positionalArguments(node);
     if (args.size() != 1) return false;
     object = fieldOf(function, "object");
     index = args[0];
-  } else if (isKind(node, "subscript")) {
+  } else if (isKind(node, kind::subscript)) {
     TSNode value = fieldOf(node, "value");
-    if (!isKind(value, "attribute") || analysis::textOf(fieldOf(value, "attribute"), source) != "shape") return false;
+    if (!isKind(value, kind::attribute) || analysis::textOf(fieldOf(value, "attribute"), source) != "shape") return false;
     object = fieldOf(value, "object");
     index = fieldOf(node, "subscript");
   } else {
@@ -66,12 +66,12 @@ ScaleInfo classifyScale(const Pattern& p, Matcher& m, std::string_view source, i
   }
   auto sqrtArgument = [&](TSNode node) -> TSNode {
     node = unparenthesize(node);
-    if (isKind(node, "call")) {
+    if (isKind(node, kind::call)) {
       std::string name = m.callee(node);
       auto args = positionalArguments(node);
       if ((name == "math.sqrt" || name == "numpy.sqrt") && args.size() == 1) return args[0];
     }
-    if (isKind(node, "binary_operator") && m.text(fieldOf(node, "operator")) == "**") {
+    if (isKind(node, kind::binary_operator) && m.text(fieldOf(node, "operator")) == "**") {
       auto e = numberValue(fieldOf(node, "right"), source);
       if (e && *e == 0.5) return fieldOf(node, "left");
     }
@@ -80,7 +80,7 @@ ScaleInfo classifyScale(const Pattern& p, Matcher& m, std::string_view source, i
   TSNode dim{};
   if (divides) {
     dim = sqrtArgument(factor);
-  } else if (isKind(factor, "binary_operator")) {
+  } else if (isKind(factor, kind::binary_operator)) {
     std::string_view op = m.text(fieldOf(factor, "operator"));
     if (op == "**") {
       auto e = numberValue(fieldOf(factor, "right"), source);
@@ -89,11 +89,11 @@ ScaleInfo classifyScale(const Pattern& p, Matcher& m, std::string_view source, i
       auto one = numberValue(fieldOf(factor, "left"), source);
       if (one && *one == 1.0) dim = sqrtArgument(fieldOf(factor, "right"));
     }
-  } else if (isKind(factor, "call") && m.callee(factor) == "math.pow") {
+  } else if (isKind(factor, kind::call) && m.callee(factor) == "math.pow") {
     auto args = positionalArguments(factor);
     auto e = args.size() == 2 ? numberValue(args[1], source) : std::nullopt;
     if (e && *e == -0.5) dim = args[0];
-  } else if (isKind(factor, "attribute")) {
+  } else if (isKind(factor, kind::attribute)) {
     // `self.scale` built in __init__ as `head_dim ** -0.5`.
     TSNode built = m.classMember(factor);
     if (!ts_node_is_null(built)) {
@@ -115,16 +115,16 @@ ScaleInfo classifyScale(const Pattern& p, Matcher& m, std::string_view source, i
 
 AttentionFacts::Dtype autocastDtype(TSNode node, Context& ctx) {
   for (TSNode cur = ts_node_parent(node); !ts_node_is_null(cur); cur = ts_node_parent(cur)) {
-    if (isKind(cur, "function_definition") || isKind(cur, "class_definition") || isKind(cur, "lambda")) break;
-    if (!isKind(cur, "with_statement")) continue;
+    if (isKind(cur, kind::function_definition) || isKind(cur, kind::class_definition) || isKind(cur, kind::lambda)) break;
+    if (!isKind(cur, kind::with_statement)) continue;
     auto found = AttentionFacts::Dtype::Unknown;
     analysis::walkTree(
         cur,
         [&](TSNode n) {
-          if (isKind(n, "block")) return false;
-          if (!isKind(n, "with_item")) return true;
+          if (isKind(n, kind::block)) return false;
+          if (!isKind(n, kind::with_item)) return true;
           TSNode call = unparenthesize(fieldOf(n, "value"));
-          if (isKind(call, "as_pattern")) call = unparenthesize(ts_node_named_child(call, 0));
+          if (isKind(call, kind::as_pattern)) call = unparenthesize(ts_node_named_child(call, 0));
           auto name = ctx.model().calleeName(call);
           if (!name) return false;
           bool amp = *name == "torch.amp.autocast";
@@ -181,14 +181,14 @@ std::vector<TSNode> identifiersIn(TSNode node) {
   analysis::walkTree(
       node,
       [&](TSNode n) {
-        if (isKind(n, "identifier")) {
+        if (isKind(n, kind::identifier)) {
           TSNode parent = ts_node_parent(n);
-          bool member = isKind(parent, "attribute") && analysis::sameNode(fieldOf(parent, "attribute"), n);
-          bool keyword = isKind(parent, "keyword_argument") && analysis::sameNode(fieldOf(parent, "name"), n);
+          bool member = isKind(parent, kind::attribute) && analysis::sameNode(fieldOf(parent, "attribute"), n);
+          bool keyword = isKind(parent, kind::keyword_argument) && analysis::sameNode(fieldOf(parent, "name"), n);
           if (!member && !keyword) out.push_back(n);
           return false;
         }
-        return !isKind(n, "lambda");
+        return !isKind(n, kind::lambda);
       },
       [](TSNode) {});
   return out;
@@ -228,9 +228,9 @@ std::optional<quickfix::Fix> buildFix(const Pattern& p, const ScaleInfo& scale, 
   // is almost always an oversight, and `dropout_p=p` would carry it into the new call.
   if (!ts_node_is_null(p.dropout_without_training)) {
     TSNode function = attention::enclosingFunctionOrModule(p.dropout_without_training);
-    TSNode params = isKind(function, "function_definition") ? fieldOf(function, "parameters") : TSNode{};
+    TSNode params = isKind(function, kind::function_definition) ? fieldOf(function, "parameters") : TSNode{};
     TSNode first = ts_node_is_null(params) ? TSNode{} : ts_node_named_child(params, 0);
-    if (!ts_node_is_null(first) && isKind(first, "identifier") && m.text(first) == "self")
+    if (!ts_node_is_null(first) && isKind(first, kind::identifier) && m.text(first) == "self")
       return refuse("`F.dropout` without `training=` also drops in eval; pass `training=self.training` first");
   }
 
@@ -300,7 +300,7 @@ std::optional<quickfix::Fix> buildFix(const Pattern& p, const ScaleInfo& scale, 
   consumed.erase(std::unique(consumed.begin(), consumed.end()), consumed.end());
   std::vector<TSNode> statements;
   for (const Definition* def : consumed) {
-    if (!isKind(def->statement, "expression_statement") || ts_node_named_child_count(def->statement) != 1 ||
+    if (!isKind(def->statement, kind::expression_statement) || ts_node_named_child_count(def->statement) != 1 ||
         !analysis::sameNode(ts_node_parent(def->statement), block) || endOf(def->statement) > startOf(final_statement))
       return refuse("`" + std::string(def->name) + "` is assigned in a statement the rewrite cannot remove on its own");
     bool seen = false;

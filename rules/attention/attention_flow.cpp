@@ -19,11 +19,11 @@ using analysis::startOf;
 
 namespace {
 
-bool isStatementParent(TSNode node) { return isKind(node, "block") || isKind(node, "module"); }
+bool isStatementParent(TSNode node) { return isKind(node, kind::block) || isKind(node, kind::module); }
 
 bool opensScope(TSNode node) {
-  std::string_view kind = kindOf(node);
-  return kind == "function_definition" || kind == "class_definition" || kind == "lambda";
+  analysis::NodeKind kind = kindOf(node);
+  return kind == kind::function_definition || kind == kind::class_definition || kind == kind::lambda;
 }
 
 }  // namespace
@@ -40,8 +40,8 @@ TSNode enclosingStatement(TSNode node) {
 TSNode enclosingFunctionOrModule(TSNode node) {
   TSNode last = node;
   for (TSNode cur = ts_node_parent(node); !ts_node_is_null(cur); cur = ts_node_parent(cur)) {
-    if (isKind(cur, "function_definition")) return cur;
-    if (isKind(cur, "lambda") || isKind(cur, "class_definition")) return {};  // not a plain body
+    if (isKind(cur, kind::function_definition)) return cur;
+    if (isKind(cur, kind::lambda) || isKind(cur, kind::class_definition)) return {};  // not a plain body
     last = cur;
   }
   return last;
@@ -54,29 +54,29 @@ void FunctionFlow::addTargets(TSNode target, TSNode statement, TSNode block) {
   analysis::walkTree(
       target,
       [&](TSNode node) {
-        if (isKind(node, "identifier")) {
+        if (isKind(node, kind::identifier)) {
           TSNode parent = ts_node_parent(node);
-          if (isKind(parent, "attribute") && analysis::sameNode(fieldOf(parent, "attribute"), node)) return false;
+          if (isKind(parent, kind::attribute) && analysis::sameNode(fieldOf(parent, "attribute"), node)) return false;
           // In `x[i]` / `x.attr` only the base object counts as mutated.
           defs_.push_back({Definition::Kind::Opaque, text(node), statement, node, {}, block});
           return false;
         }
-        if (isKind(node, "subscript")) {
+        if (isKind(node, kind::subscript)) {
           TSNode value = fieldOf(node, "value");
-          while (isKind(value, "subscript") || isKind(value, "attribute"))
-            value = isKind(value, "subscript") ? fieldOf(value, "value") : fieldOf(value, "object");
-          if (isKind(value, "identifier"))
+          while (isKind(value, kind::subscript) || isKind(value, kind::attribute))
+            value = isKind(value, kind::subscript) ? fieldOf(value, "value") : fieldOf(value, "object");
+          if (isKind(value, kind::identifier))
             defs_.push_back({Definition::Kind::Opaque, text(value), statement, value, {}, block});
           return false;
         }
-        if (isKind(node, "attribute")) return false;  // self.x = ...: not a local
+        if (isKind(node, kind::attribute)) return false;  // self.x = ...: not a local
         return true;
       },
       [](TSNode) {});
 }
 
 FunctionFlow::FunctionFlow(TSNode owner, std::string_view source) : owner_(owner), source_(source) {
-  TSNode body = isKind(owner, "function_definition") ? fieldOf(owner, "body") : owner;
+  TSNode body = isKind(owner, kind::function_definition) ? fieldOf(owner, "body") : owner;
   if (ts_node_is_null(body)) return;
   // Ancestors are kept on stacks during the walk: ts_node_parent costs O(depth), and bodies can
   // nest 100,000 deep.
@@ -91,11 +91,11 @@ FunctionFlow::FunctionFlow(TSNode owner, std::string_view source) : owner_(owner
         ancestors.push_back(node);
         if (!ts_node_is_null(parent) && isStatementParent(parent)) statement_stack.push_back(node);
         if (isStatementParent(node)) block_stack.push_back(node);
-        if (isKind(node, "identifier")) {
+        if (isKind(node, kind::identifier)) {
           bool read = true;
-          if (isKind(parent, "attribute") && analysis::sameNode(fieldOf(parent, "attribute"), node)) read = false;
-          if (isKind(parent, "keyword_argument") && analysis::sameNode(fieldOf(parent, "name"), node)) read = false;
-          if (isKind(parent, "assignment") && analysis::sameNode(fieldOf(parent, "left"), node)) read = false;
+          if (isKind(parent, kind::attribute) && analysis::sameNode(fieldOf(parent, "attribute"), node)) read = false;
+          if (isKind(parent, kind::keyword_argument) && analysis::sameNode(fieldOf(parent, "name"), node)) read = false;
+          if (isKind(parent, kind::assignment) && analysis::sameNode(fieldOf(parent, "left"), node)) read = false;
           if (nested > 0 || read) uses_.push_back(node);
           return false;
         }
@@ -107,38 +107,38 @@ FunctionFlow::FunctionFlow(TSNode owner, std::string_view source) : owner_(owner
         if (nested > 0) return true;
         TSNode statement = statement_stack.empty() ? TSNode{} : statement_stack.back();
         TSNode block = block_stack.empty() ? TSNode{} : block_stack.back();
-        std::string_view kind = kindOf(node);
-        if (kind == "assignment") {
+        analysis::NodeKind kind = kindOf(node);
+        if (kind == kind::assignment) {
           TSNode left = fieldOf(node, "left");
           TSNode right = fieldOf(node, "right");
           // `a = b = value` nests assignments on the right; only a plain `name = value` is followed.
-          if (isKind(left, "identifier") && !ts_node_is_null(right) && !isKind(right, "assignment"))
+          if (isKind(left, kind::identifier) && !ts_node_is_null(right) && !isKind(right, kind::assignment))
             defs_.push_back({Definition::Kind::Assign, text(left), statement, node, right, block});
           else if (!ts_node_is_null(left))
             addTargets(left, statement, block);
-        } else if (kind == "augmented_assignment") {
+        } else if (kind == kind::augmented_assignment) {
           TSNode left = fieldOf(node, "left");
-          if (isKind(left, "identifier"))
+          if (isKind(left, kind::identifier))
             defs_.push_back({Definition::Kind::AugAssign, text(left), statement, node, fieldOf(node, "right"), block});
           else
             addTargets(left, statement, block);
-        } else if (kind == "named_expression") {
+        } else if (kind == kind::named_expression) {
           defs_.push_back({Definition::Kind::Opaque, text(fieldOf(node, "name")), statement, node, {}, block});
-        } else if (kind == "for_statement") {
+        } else if (kind == kind::for_statement) {
           addTargets(fieldOf(node, "left"), node, block);
-        } else if (kind == "as_pattern") {
+        } else if (kind == kind::as_pattern) {
           if (TSNode alias = fieldOf(node, "alias"); !ts_node_is_null(alias)) addTargets(alias, statement, block);
-        } else if (kind == "delete_statement" || kind == "global_statement" || kind == "nonlocal_statement") {
+        } else if (kind == kind::delete_statement || kind == kind::global_statement || kind == kind::nonlocal_statement) {
           analysis::forEachNamedChild(node, [&](TSNode child) { addTargets(child, node, block); });
-        } else if (kind == "expression_statement") {
+        } else if (kind == kind::expression_statement) {
           // `scores.masked_fill_(mask, -inf)`: an in-place method called for its effect.
           TSNode call = ts_node_named_child(node, 0);
-          if (isKind(call, "call")) {
+          if (isKind(call, kind::call)) {
             TSNode function = fieldOf(call, "function");
-            if (isKind(function, "attribute")) {
+            if (isKind(function, kind::attribute)) {
               TSNode object = analysis::unparenthesize(fieldOf(function, "object"));
               std::string_view method = text(fieldOf(function, "attribute"));
-              if (isKind(object, "identifier") && method.size() > 1 && method.back() == '_' && method[method.size() - 2] != '_')
+              if (isKind(object, kind::identifier) && method.size() > 1 && method.back() == '_' && method[method.size() - 2] != '_')
                 defs_.push_back({Definition::Kind::InPlace, text(object), node, call, call, block});
             }
           }
@@ -462,22 +462,22 @@ AttentionIndex::AttentionIndex(TSNode root, std::string_view source, std::string
           skipped = node;  // its leave() follows at once: nothing was pushed for it
           return false;
         }
-        std::string_view kind = kindOf(node);
-        if (kind == "function_definition") {
+        analysis::NodeKind kind = kindOf(node);
+        if (kind == kind::function_definition) {
           int parent = stack.back();
           // A method: the innermost open scope is a class body (not a lambda, not a def).
           int cls = stack.back() == -1 && !scope_is_class.empty() && scope_is_class.back() ? classes.back() : -1;
           owners_.push_back({node, false, false, parent, cls});
           stack.push_back(static_cast<int>(owners_.size()) - 1);
           scope_is_class.push_back(false);
-        } else if (kind == "lambda" || kind == "class_definition") {
+        } else if (kind == kind::lambda || kind == kind::class_definition) {
           stack.push_back(-1);
-          scope_is_class.push_back(kind == "class_definition");
-          if (kind == "class_definition") {
+          scope_is_class.push_back(kind == kind::class_definition);
+          if (kind == kind::class_definition) {
             classes.push_back(static_cast<int>(class_softmax.size()));
             class_softmax.push_back(false);
           }
-        } else if (kind == "identifier") {
+        } else if (kind == kind::identifier) {
           std::string_view name = analysis::textOf(node, source_);
           if (stack.back() >= 0) {
             Owner& owner = owners_[static_cast<size_t>(stack.back())];
@@ -488,14 +488,14 @@ AttentionIndex::AttentionIndex(TSNode root, std::string_view source, std::string
           if (name == "Softmax")
             if (!classes.empty()) class_softmax[static_cast<size_t>(classes.back())] = true;
           return false;
-        } else if (kind == "binary_operator" || kind == "call") {
+        } else if (kind == kind::binary_operator || kind == kind::call) {
           bool product = false;
-          if (kind == "binary_operator") {
+          if (kind == kind::binary_operator) {
             product = analysis::textOf(fieldOf(node, "operator"), source_) == "@";
           } else {
             TSNode function = fieldOf(node, "function");
             std::string_view last =
-                analysis::textOf(isKind(function, "attribute") ? fieldOf(function, "attribute") : function, source_);
+                analysis::textOf(isKind(function, kind::attribute) ? fieldOf(function, "attribute") : function, source_);
             product = last == "matmul" || last == "bmm" || last == "einsum";
           }
           if (product) product_owner_[key(node)] = stack.back();
@@ -504,9 +504,9 @@ AttentionIndex::AttentionIndex(TSNode root, std::string_view source, std::string
       },
       [&](TSNode node) {
         if (analysis::sameNode(node, skipped)) return;
-        std::string_view kind = kindOf(node);
-        if (kind == "class_definition" && !classes.empty()) classes.pop_back();
-        if (kind == "function_definition" || kind == "lambda" || kind == "class_definition") {
+        analysis::NodeKind kind = kindOf(node);
+        if (kind == kind::class_definition && !classes.empty()) classes.pop_back();
+        if (kind == kind::function_definition || kind == kind::lambda || kind == kind::class_definition) {
           int closed = stack.back();
           stack.pop_back();
           if (!scope_is_class.empty()) scope_is_class.pop_back();

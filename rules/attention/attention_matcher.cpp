@@ -42,7 +42,7 @@ std::optional<Pattern> Matcher::match(TSNode final_node) {
   TSNode weights = untransposed(followAssigned(mm->right, p), mm->bmm, rank);
   if (ts_node_is_null(weights)) return std::nullopt;
   weights = unparenthesize(weights);
-  if (!isKind(weights, "identifier") && !isKind(weights, "call")) return std::nullopt;
+  if (!isKind(weights, kind::identifier) && !isKind(weights, kind::call)) return std::nullopt;
   steps_ = 0;
   p.v = mm->left;
   p.v_transposed = true;
@@ -52,16 +52,16 @@ std::optional<Pattern> Matcher::match(TSNode final_node) {
 }
 
 std::string_view Matcher::tensorMethod(TSNode call, TSNode* object) const {
-  if (!isKind(call, "call")) return {};
+  if (!isKind(call, kind::call)) return {};
   TSNode function = fieldOf(call, "function");
-  if (!isKind(function, "attribute")) return {};
+  if (!isKind(function, kind::attribute)) return {};
   if (ctx_.model().qualifiedName(function)) return {};
   if (object != nullptr) *object = fieldOf(function, "object");
   return text(fieldOf(function, "attribute"));
 }
 
 std::string Matcher::callee(TSNode call) const {
-  if (!isKind(call, "call")) return {};
+  if (!isKind(call, kind::call)) return {};
   auto name = ctx_.model().calleeName(call);
   return name ? *name : std::string{};
 }
@@ -89,7 +89,7 @@ void Matcher::noteFollowed(Pattern& p, const Definition* def, TSNode use) const 
 
 TSNode Matcher::followAssigned(TSNode node, Pattern& p) const {
   node = unparenthesize(node);
-  if (!isKind(node, "identifier")) return node;
+  if (!isKind(node, kind::identifier)) return node;
   const Definition* def = flow_.reaching(text(node), startOf(node));
   if (def == nullptr || def->kind != Definition::Kind::Assign) return node;
   if (ts_node_is_null(def->block) || !analysis::contains(def->block, node)) return node;
@@ -100,7 +100,7 @@ TSNode Matcher::followAssigned(TSNode node, Pattern& p) const {
 bool Matcher::traceProbs(TSNode expr, Pattern& p, int depth, bool) {
   if (depth > kMaxDepth || !spend()) return false;
   expr = unparenthesize(expr);
-  if (isKind(expr, "identifier")) {
+  if (isKind(expr, kind::identifier)) {
     for (const Definition* def : candidates(text(expr), startOf(expr), expr)) {
       if (def->kind != Definition::Kind::Assign) return false;
       Pattern attempt = p;
@@ -112,7 +112,7 @@ bool Matcher::traceProbs(TSNode expr, Pattern& p, int depth, bool) {
     }
     return false;
   }
-  if (!isKind(expr, "call") || !plainCall(expr)) return false;
+  if (!isKind(expr, kind::call) || !plainCall(expr)) return false;
 
   // Casts back to the input dtype after an upcast softmax.
   TSNode object{};
@@ -146,7 +146,7 @@ TSNode Matcher::dropoutInput(TSNode call, Pattern& p) const {
   } else if (name.empty()) {
     TSNode function = fieldOf(call, "function");
     TSNode built = classMember(function);
-    if (!isKind(built, "call") || callee(built) != "torch.nn.Dropout") return {};
+    if (!isKind(built, kind::call) || callee(built) != "torch.nn.Dropout") return {};
     auto args = positionalArguments(call);
     if (args.size() != 1) return {};
     input = args[0];
@@ -189,7 +189,7 @@ TSNode Matcher::softmaxInput(TSNode call, Pattern& p) const {
   } else if (!name.empty()) {
     return {};
   } else if (TSNode module = unparenthesize(fieldOf(call, "function"));
-             isKind(module, "call") && plainCall(module) && callee(module) == "torch.nn.Softmax") {
+             isKind(module, kind::call) && plainCall(module) && callee(module) == "torch.nn.Softmax") {
     // `nn.Softmax(dim=-1)(x)`: the module built and called at once.
     auto args = positionalArguments(call);
     if (args.size() != 1 || !plainCall(call)) return {};
@@ -198,7 +198,7 @@ TSNode Matcher::softmaxInput(TSNode call, Pattern& p) const {
   } else if (TSNode built = classMember(fieldOf(call, "function")); !ts_node_is_null(built)) {
     // `self.softmax(x)` with `self.softmax = nn.Softmax(dim=-1)` in the class, or
     // `self.attend = nn.Sequential(nn.Softmax(dim=-1), nn.Dropout(dropout))` (vit-pytorch).
-    if (!isKind(built, "call") || !plainCall(built)) return {};
+    if (!isKind(built, kind::call) || !plainCall(built)) return {};
     auto args = positionalArguments(call);
     if (args.size() != 1 || !plainCall(call)) return {};
     TSNode softmax = built;
@@ -208,7 +208,7 @@ TSNode Matcher::softmaxInput(TSNode call, Pattern& p) const {
       softmax = unparenthesize(layers[0]);
       if (layers.size() == 2) {
         TSNode drop = unparenthesize(layers[1]);
-        if (!isKind(drop, "call") || !plainCall(drop) || callee(drop) != "torch.nn.Dropout") return {};
+        if (!isKind(drop, kind::call) || !plainCall(drop) || callee(drop) != "torch.nn.Dropout") return {};
         TSNode function = fieldOf(call, "function");
         TSNode rate = argument(drop, 0, "p");
         auto literal = ts_node_is_null(rate) ? std::optional<double>(0.5) : numberValue(rate, source_);
@@ -218,7 +218,7 @@ TSNode Matcher::softmaxInput(TSNode call, Pattern& p) const {
         p.dropout_rate = literal;
       }
     }
-    if (!isKind(softmax, "call") || callee(softmax) != "torch.nn.Softmax") return {};
+    if (!isKind(softmax, kind::call) || callee(softmax) != "torch.nn.Softmax") return {};
     input = args[0];
     dim = argument(softmax, 0, "dim");
   } else if (TSNode object{}; tensorMethod(call, &object) == "softmax") {
@@ -242,7 +242,7 @@ TSNode Matcher::softmaxInput(TSNode call, Pattern& p) const {
 bool Matcher::traceScores(TSNode expr, Pattern& p, int depth) {
   if (depth > kMaxDepth || !spend()) return false;
   expr = unparenthesize(expr);
-  if (isKind(expr, "identifier")) return traceScoresName(text(expr), startOf(expr), expr, p, depth + 1);
+  if (isKind(expr, kind::identifier)) return traceScoresName(text(expr), startOf(expr), expr, p, depth + 1);
 
   if (qkProduct(expr, p)) return true;
 
@@ -253,7 +253,7 @@ bool Matcher::traceScores(TSNode expr, Pattern& p, int depth) {
     p = std::move(attempt);
     return true;
   }
-  if (isKind(expr, "binary_operator")) {
+  if (isKind(expr, kind::binary_operator)) {
     std::string_view op = text(fieldOf(expr, "operator"));
     TSNode left = fieldOf(expr, "left"), right = fieldOf(expr, "right");
     if (op == "/") return scaleStep(left, right, true, p, depth);
@@ -262,7 +262,7 @@ bool Matcher::traceScores(TSNode expr, Pattern& p, int depth) {
     if (op == "-" && isMaxOf(right, left)) return traceScores(left, p, depth + 1);
     return false;
   }
-  if (!isKind(expr, "call") || !plainCall(expr)) return false;
+  if (!isKind(expr, kind::call) || !plainCall(expr)) return false;
   TSNode object{};
   std::string_view method = tensorMethod(expr, &object);
   auto args = positionalArguments(expr);
@@ -272,11 +272,11 @@ bool Matcher::traceScores(TSNode expr, Pattern& p, int depth) {
   if (TSNode function = fieldOf(expr, "function");
       args.size() == 1 && ts_node_named_child_count(argumentList(expr)) == 1 && p.score_mod.empty() &&
       !ctx_.model().qualifiedName(function) &&
-      (isKind(function, "identifier") ||
-       (isKind(function, "attribute") && isKind(unparenthesize(fieldOf(function, "object")), "identifier") &&
+      (isKind(function, kind::identifier) ||
+       (isKind(function, kind::attribute) && isKind(unparenthesize(fieldOf(function, "object")), kind::identifier) &&
         text(unparenthesize(fieldOf(function, "object"))) == "self"))) {
     TSNode inner = unparenthesize(args[0]);
-    if (isKind(inner, "identifier") || asMatmul(inner)) {
+    if (isKind(inner, kind::identifier) || asMatmul(inner)) {
       Pattern attempt = p;
       attempt.score_mod = "`" + std::string(text(function)) + "(...)`";
       attempt.opaque_mod = true;
@@ -400,18 +400,18 @@ bool Matcher::maskStep(TSNode scores, TSNode condition, TSNode fill, Pattern& p,
 
 TSNode Matcher::softCapped(TSNode expr) const {
   expr = unparenthesize(expr);
-  if (!isKind(expr, "binary_operator") || text(fieldOf(expr, "operator")) != "*") return {};
+  if (!isKind(expr, kind::binary_operator) || text(fieldOf(expr, "operator")) != "*") return {};
   for (int side = 0; side < 2; ++side) {
     TSNode cap = unparenthesize(fieldOf(expr, side == 0 ? "left" : "right"));
     TSNode tanh = unparenthesize(fieldOf(expr, side == 0 ? "right" : "left"));
-    if (!isKind(tanh, "call") || !plainCall(tanh)) continue;
+    if (!isKind(tanh, kind::call) || !plainCall(tanh)) continue;
     TSNode inner{};
     std::string name = callee(tanh);
     auto args = positionalArguments(tanh);
     if ((name == "torch.tanh" || name == "torch.nn.functional.tanh") && args.size() == 1) inner = args[0];
     else if (TSNode object{}; tensorMethod(tanh, &object) == "tanh" && args.empty()) inner = object;
     inner = unparenthesize(inner);
-    if (!isKind(inner, "binary_operator") || text(fieldOf(inner, "operator")) != "/") continue;
+    if (!isKind(inner, kind::binary_operator) || text(fieldOf(inner, "operator")) != "/") continue;
     if (text(unparenthesize(fieldOf(inner, "right"))) != text(cap)) continue;
     return fieldOf(inner, "left");
   }
@@ -426,8 +426,8 @@ bool Matcher::looksLikeScores(TSNode node) const {
 bool Matcher::isMaxOf(TSNode maximum, TSNode scores) const {
   maximum = unparenthesize(maximum);
   for (int i = 0; i < 4; ++i) {
-    if (isKind(maximum, "subscript")) maximum = unparenthesize(fieldOf(maximum, "value"));
-    else if (isKind(maximum, "attribute") && text(fieldOf(maximum, "attribute")) == "values")
+    if (isKind(maximum, kind::subscript)) maximum = unparenthesize(fieldOf(maximum, "value"));
+    else if (isKind(maximum, kind::attribute) && text(fieldOf(maximum, "attribute")) == "values")
       maximum = unparenthesize(fieldOf(maximum, "object"));
     else break;
   }
@@ -436,20 +436,20 @@ bool Matcher::isMaxOf(TSNode maximum, TSNode scores) const {
   if (method == "detach") method = tensorMethod(unparenthesize(object), &object);
   if (method != "max" && method != "amax") return false;
   object = unparenthesize(object);
-  if (isKind(object, "call") && tensorMethod(object) == "detach") object = unparenthesize(fieldOf(fieldOf(object, "function"), "object"));
+  if (isKind(object, kind::call) && tensorMethod(object) == "detach") object = unparenthesize(fieldOf(fieldOf(object, "function"), "object"));
   return text(object) == text(unparenthesize(scores));
 }
 
 bool Matcher::isBuiltinCall(TSNode node, std::string_view name) const {
-  if (!isKind(node, "call")) return false;
+  if (!isKind(node, kind::call)) return false;
   TSNode function = fieldOf(node, "function");
-  return isKind(function, "identifier") && text(function) == name &&
+  return isKind(function, kind::identifier) && text(function) == name &&
          ctx_.model().resolve(name, function) == nullptr;
 }
 
 bool Matcher::isLargeNegative(TSNode fill, int depth) const {
   fill = unparenthesize(fill);
-  if (isKind(fill, "identifier") && depth < 4) {
+  if (isKind(fill, kind::identifier) && depth < 4) {
     // `max_neg_value = -torch.finfo(sim.dtype).max` then `masked_fill_(~mask, max_neg_value)`.
     const Definition* def = flow_.reaching(text(fill), startOf(fill));
     if (def == nullptr || def->kind != Definition::Kind::Assign) return false;
@@ -459,14 +459,14 @@ bool Matcher::isLargeNegative(TSNode fill, int depth) const {
   if (auto value = numberValue(fill, source_)) return *value <= -1e4;
   if (isBuiltinCall(fill, "float")) {
     auto args = positionalArguments(fill);
-    if (args.size() == 1 && isKind(args[0], "string")) {
+    if (args.size() == 1 && isKind(args[0], kind::string)) {
       std::string s(text(args[0]));
       std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
       return s == "\"-inf\"" || s == "'-inf'" || s == "\"-infinity\"" || s == "'-infinity'";
     }
     return false;
   }
-  if (isKind(fill, "unary_operator") && text(fieldOf(fill, "operator")) == "-") {
+  if (isKind(fill, kind::unary_operator) && text(fieldOf(fill, "operator")) == "-") {
     TSNode inner = unparenthesize(fieldOf(fill, "argument"));
     auto q = ctx_.model().qualifiedName(inner);
     if (q && (*q == "math.inf" || *q == "torch.inf" || *q == "numpy.inf")) return true;
@@ -475,16 +475,16 @@ bool Matcher::isLargeNegative(TSNode fill, int depth) const {
       return args.size() == 1 && (text(args[0]) == "\"inf\"" || text(args[0]) == "'inf'");
     }
     // -torch.finfo(x.dtype).max
-    if (isKind(inner, "attribute") && text(fieldOf(inner, "attribute")) == "max") {
+    if (isKind(inner, kind::attribute) && text(fieldOf(inner, "attribute")) == "max") {
       TSNode base = fieldOf(inner, "object");
-      return isKind(base, "call") && callee(base) == "torch.finfo";
+      return isKind(base, kind::call) && callee(base) == "torch.finfo";
     }
     return false;
   }
   // torch.finfo(x.dtype).min
-  if (isKind(fill, "attribute") && text(fieldOf(fill, "attribute")) == "min") {
+  if (isKind(fill, kind::attribute) && text(fieldOf(fill, "attribute")) == "min") {
     TSNode base = fieldOf(fill, "object");
-    return isKind(base, "call") && callee(base) == "torch.finfo";
+    return isKind(base, kind::call) && callee(base) == "torch.finfo";
   }
   return false;
 }
@@ -492,27 +492,27 @@ bool Matcher::isLargeNegative(TSNode fill, int depth) const {
 bool Matcher::isTrilOnes(TSNode node, int depth) const {
   if (depth > 8) return false;
   node = unparenthesize(node);
-  if (isKind(node, "subscript")) {
+  if (isKind(node, kind::subscript)) {
     // Only slices that keep a top-left corner: `[:, :, :T, :T]`, `[..., :T, :S]`.
     bool plain = true;
     analysis::forEachFieldChild(node, "subscript", [&](TSNode index) {
-      if (isKind(index, "ellipsis")) return;
-      if (!isKind(index, "slice")) { plain = false; return; }
+      if (isKind(index, kind::ellipsis)) return;
+      if (!isKind(index, kind::slice)) { plain = false; return; }
       std::string_view t = text(index);
       if (!t.starts_with(":") || t.find(':', 1) != std::string_view::npos) plain = false;
     });
     return plain && isTrilOnes(fieldOf(node, "value"), depth + 1);
   }
-  if (isKind(node, "identifier")) {
+  if (isKind(node, kind::identifier)) {
     const Definition* def = flow_.reaching(text(node), startOf(node));
     if (def == nullptr) return false;
     return def->kind == Definition::Kind::Assign && isTrilOnes(def->value, depth + 1);
   }
-  if (isKind(node, "attribute")) {
+  if (isKind(node, kind::attribute)) {
     TSNode built = classMember(node);
     return !ts_node_is_null(built) && isTrilOnes(built, depth + 1);
   }
-  if (!isKind(node, "call")) return false;
+  if (!isKind(node, kind::call)) return false;
   TSNode object{};
   std::string_view method = tensorMethod(node, &object);
   if (method == "bool" || method == "to" || method == "view" || method == "unsqueeze" || method == "float" ||
@@ -539,7 +539,7 @@ bool Matcher::maskFill(TSNode condition, TSNode fill, Pattern& p) const {
   p.masks += 1;
   p.mask_node = condition;
   // `tril == 0` or `~tril`: excluded above the diagonal, i.e. causal.
-  if (isKind(condition, "comparison_operator") && ts_node_named_child_count(condition) == 2) {
+  if (isKind(condition, kind::comparison_operator) && ts_node_named_child_count(condition) == 2) {
     TSNode a = ts_node_named_child(condition, 0), b = ts_node_named_child(condition, 1);
     std::string_view op = text(ts_node_child(condition, 1));
     long long zero = 1;
@@ -554,7 +554,7 @@ bool Matcher::maskFill(TSNode condition, TSNode fill, Pattern& p) const {
       return true;
     }
   }
-  if (isKind(condition, "unary_operator") && text(fieldOf(condition, "operator")) == "~") {
+  if (isKind(condition, kind::unary_operator) && text(fieldOf(condition, "operator")) == "~") {
     TSNode inner = unparenthesize(fieldOf(condition, "argument"));
     if (isTrilOnes(inner)) {
       p.mask = MaskKind::Causal;

@@ -18,12 +18,12 @@ namespace ptlint::rules::hand_rolled {
 
 std::optional<Einsum> parseEinsum(TSNode string, std::string_view source) {
   string = unparenthesize(string);
-  if (!isKind(string, "string")) return std::nullopt;
+  if (!isKind(string, kind::string)) return std::nullopt;
   std::string content;
   bool interpolated = false;
   analysis::forEachNamedChild(string, [&](TSNode child) {
-    if (isKind(child, "string_content")) content += analysis::textOf(child, source);
-    if (isKind(child, "interpolation") || isKind(child, "escape_sequence")) interpolated = true;
+    if (isKind(child, kind::string_content)) content += analysis::textOf(child, source);
+    if (isKind(child, kind::interpolation) || isKind(child, kind::escape_sequence)) interpolated = true;
   });
   if (interpolated) return std::nullopt;
   std::string_view text = analysis::textOf(string, source);
@@ -115,11 +115,11 @@ std::optional<ValuesShape> valuesEinsum(const Einsum& e) {
 
 std::optional<Matmul> Matcher::asMatmul(TSNode node) const {
   node = unparenthesize(node);
-  if (isKind(node, "binary_operator")) {
+  if (isKind(node, kind::binary_operator)) {
     if (text(fieldOf(node, "operator")) != "@") return std::nullopt;
     return Matmul{fieldOf(node, "left"), fieldOf(node, "right")};
   }
-  if (!isKind(node, "call") || !plainCall(node)) return std::nullopt;
+  if (!isKind(node, kind::call) || !plainCall(node)) return std::nullopt;
   auto args = positionalArguments(node);
   std::string name = callee(node);
   if (name == "torch.matmul" || name == "torch.bmm") {
@@ -148,10 +148,10 @@ std::optional<Matmul> Matcher::asMatmul(TSNode node) const {
 
 TSNode Matcher::untransposed(TSNode node, bool bmm, int& rank) const {
   node = unparenthesize(node);
-  if (isKind(node, "attribute") && text(fieldOf(node, "attribute")) == "mT" &&
+  if (isKind(node, kind::attribute) && text(fieldOf(node, "attribute")) == "mT" &&
       !ctx_.model().qualifiedName(node))
     return fieldOf(node, "object");
-  if (!isKind(node, "call") || !plainCall(node)) return {};
+  if (!isKind(node, kind::call) || !plainCall(node)) return {};
   TSNode object{};
   std::vector<TSNode> dims;
   std::string_view method = tensorMethod(node, &object);
@@ -190,14 +190,14 @@ std::vector<std::string> Matcher::axisOrder(TSNode expr, int rank, int depth) co
   if (depth > 4) return {};
   expr = boundValue(expr);
   if (ts_node_is_null(expr)) return {};
-  if (isKind(expr, "binary_operator")) {
+  if (isKind(expr, kind::binary_operator)) {
     std::string_view op = text(fieldOf(expr, "operator"));
     TSNode l = fieldOf(expr, "left"), r = fieldOf(expr, "right");
     if ((op == "*" || op == "/") && scaleLike(r)) return axisOrder(l, rank, depth + 1);
     if (op == "*" && scaleLike(l)) return axisOrder(r, rank, depth + 1);
     return {};
   }
-  if (!isKind(expr, "call") || !plainCall(expr)) return {};
+  if (!isKind(expr, kind::call) || !plainCall(expr)) return {};
   TSNode object{};
   std::string_view method = tensorMethod(expr, &object);
   auto args = positionalArguments(expr);
@@ -231,10 +231,10 @@ std::vector<std::string> Matcher::axisOrder(TSNode expr, int rank, int depth) co
   }
   if (callee(expr) == "einops.rearrange" && args.size() == 2) {
     TSNode pattern = unparenthesize(args[1]);
-    if (!isKind(pattern, "string")) return {};
+    if (!isKind(pattern, kind::string)) return {};
     std::string content;
     analysis::forEachNamedChild(pattern, [&](TSNode child) {
-      if (isKind(child, "string_content")) content += text(child);
+      if (isKind(child, kind::string_content)) content += text(child);
     });
     size_t arrow = content.find("->");
     if (arrow == std::string::npos) return {};
@@ -268,20 +268,20 @@ int Matcher::visibleRank(TSNode expr, int depth) const {
   if (depth > 6 || ts_node_is_null(expr)) return 0;
   expr = boundValue(expr);
   if (ts_node_is_null(expr)) return 0;
-  if (isKind(expr, "binary_operator")) {
+  if (isKind(expr, kind::binary_operator)) {
     std::string_view op = text(fieldOf(expr, "operator"));
     TSNode l = fieldOf(expr, "left"), r = fieldOf(expr, "right");
     if ((op == "*" || op == "/") && scaleLike(r)) return visibleRank(l, depth + 1);
     if (op == "*" && scaleLike(l)) return visibleRank(r, depth + 1);
     return 0;
   }
-  if (isKind(expr, "attribute") && text(fieldOf(expr, "attribute")) == "mT") return visibleRank(fieldOf(expr, "object"), depth + 1);
-  if (!isKind(expr, "call") || !plainCall(expr)) return 0;
+  if (isKind(expr, kind::attribute) && text(fieldOf(expr, "attribute")) == "mT") return visibleRank(fieldOf(expr, "object"), depth + 1);
+  if (!isKind(expr, kind::call) || !plainCall(expr)) return 0;
   TSNode object{};
   std::string_view method = tensorMethod(expr, &object);
   auto args = positionalArguments(expr);
   if (method == "view" || method == "reshape") {
-    if (args.size() == 1 && (isKind(args[0], "tuple") || isKind(args[0], "list")))
+    if (args.size() == 1 && (isKind(args[0], kind::tuple) || isKind(args[0], kind::list)))
       return static_cast<int>(ts_node_named_child_count(args[0]));
     if (args.size() == 1) {
       long long v = 0;
@@ -320,7 +320,7 @@ bool Matcher::qkProduct(TSNode expr, Pattern& p) const {
     // `k.transpose(-2, -1) * scale`: the scale applied to the key after the transpose.
     TSNode key_scale{};
     bool key_scale_divides = false;
-    if (isKind(right, "binary_operator")) {
+    if (isKind(right, kind::binary_operator)) {
       std::string_view op = text(fieldOf(right, "operator"));
       TSNode l = fieldOf(right, "left"), r = fieldOf(right, "right");
       if ((op == "*" || op == "/") && scaleLike(r) && !scaleLike(l)) {
@@ -359,7 +359,7 @@ bool Matcher::qkProduct(TSNode expr, Pattern& p) const {
   bool key_scaled = false;
   if (mm->einsum) {
     TSNode k = unparenthesize(key);
-    if (isKind(k, "binary_operator")) {
+    if (isKind(k, kind::binary_operator)) {
       std::string_view op = text(fieldOf(k, "operator"));
       TSNode left = fieldOf(k, "left"), right = fieldOf(k, "right");
       key_scaled = ((op == "*" || op == "/") && scaleLike(right) && !scaleLike(left)) ||
@@ -367,7 +367,7 @@ bool Matcher::qkProduct(TSNode expr, Pattern& p) const {
     }
   }
   // `(q * scale) @ kᵀ`: the scale goes to `scale=`, the query is `q`.
-  if (isKind(query, "binary_operator") && !key_scaled) {
+  if (isKind(query, kind::binary_operator) && !key_scaled) {
     std::string_view op = text(fieldOf(query, "operator"));
     TSNode left = fieldOf(query, "left"), right = fieldOf(query, "right");
     if (op == "*" && scaleLike(left) && !scaleLike(right)) {

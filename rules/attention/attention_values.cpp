@@ -19,7 +19,7 @@ namespace ptlint::rules::hand_rolled {
 bool isIntValue(TSNode node, std::string_view source, long long& out) {
   node = unparenthesize(node);
   bool negative = false;
-  if (isKind(node, "unary_operator") && analysis::textOf(fieldOf(node, "operator"), source) == "-") {
+  if (isKind(node, kind::unary_operator) && analysis::textOf(fieldOf(node, "operator"), source) == "-") {
     negative = true;
     node = unparenthesize(fieldOf(node, "argument"));
   }
@@ -32,11 +32,11 @@ bool isIntValue(TSNode node, std::string_view source, long long& out) {
 std::optional<double> numberValue(TSNode node, std::string_view source) {
   node = unparenthesize(node);
   bool negative = false;
-  if (isKind(node, "unary_operator") && analysis::textOf(fieldOf(node, "operator"), source) == "-") {
+  if (isKind(node, kind::unary_operator) && analysis::textOf(fieldOf(node, "operator"), source) == "-") {
     negative = true;
     node = unparenthesize(fieldOf(node, "argument"));
   }
-  if (!isKind(node, "integer") && !isKind(node, "float")) return std::nullopt;
+  if (!isKind(node, kind::integer) && !isKind(node, kind::float_)) return std::nullopt;
   std::string text(analysis::textOf(node, source));
   std::erase(text, '_');
   char* end = nullptr;
@@ -47,47 +47,47 @@ std::optional<double> numberValue(TSNode node, std::string_view source) {
 
 std::string argumentText(TSNode node, std::string_view source) {
   std::string text(analysis::textOf(node, source));
-  std::string_view kind = kindOf(unparenthesize(node));
-  if (kind == "conditional_expression" || kind == "lambda") return "(" + text + ")";
+  analysis::NodeKind kind = kindOf(unparenthesize(node));
+  if (kind == kind::conditional_expression || kind == kind::lambda) return "(" + text + ")";
   return text;
 }
 
 bool isAtomic(TSNode node) {
-  std::string_view kind = kindOf(node);
-  return kind == "identifier" || kind == "attribute" || kind == "subscript" || kind == "call" ||
-         kind == "parenthesized_expression" || kind == "integer" || kind == "float";
+  analysis::NodeKind kind = kindOf(node);
+  return kind == kind::identifier || kind == kind::attribute || kind == kind::subscript || kind == kind::call ||
+         kind == kind::parenthesized_expression || kind == kind::integer || kind == kind::float_;
 }
 
 TSNode Matcher::classMember(TSNode attribute) const {
-  if (!isKind(attribute, "attribute")) return {};
+  if (!isKind(attribute, kind::attribute)) return {};
   TSNode object = unparenthesize(fieldOf(attribute, "object"));
-  if (!isKind(object, "identifier")) return {};
+  if (!isKind(object, kind::identifier)) return {};
   TSNode function = attention::enclosingFunctionOrModule(attribute);
-  if (!isKind(function, "function_definition")) return {};
+  if (!isKind(function, kind::function_definition)) return {};
   TSNode params = fieldOf(function, "parameters");
   TSNode first = ts_node_named_child_count(params) > 0 ? ts_node_named_child(params, 0) : TSNode{};
-  if (!isKind(first, "identifier") || text(first) != text(object)) return {};
+  if (!isKind(first, kind::identifier) || text(first) != text(object)) return {};
   TSNode cls = ts_node_parent(function);
-  if (isKind(cls, "decorated_definition")) cls = ts_node_parent(cls);
-  if (isKind(cls, "block")) cls = ts_node_parent(cls);
-  if (!isKind(cls, "class_definition")) return {};
+  if (isKind(cls, kind::decorated_definition)) cls = ts_node_parent(cls);
+  if (isKind(cls, kind::block)) cls = ts_node_parent(cls);
+  if (!isKind(cls, kind::class_definition)) return {};
   std::string_view member = text(fieldOf(attribute, "attribute"));
   TSNode found{};
   int count = 0;
   analysis::walkTree(
       fieldOf(cls, "body"),
       [&](TSNode node) {
-        if (isKind(node, "class_definition") || isKind(node, "lambda")) return false;
-        if (isKind(node, "assignment")) {
+        if (isKind(node, kind::class_definition) || isKind(node, kind::lambda)) return false;
+        if (isKind(node, kind::assignment)) {
           TSNode left = fieldOf(node, "left");
-          if (isKind(left, "attribute") && text(fieldOf(left, "attribute")) == member &&
-              isKind(fieldOf(left, "object"), "identifier") && text(fieldOf(left, "object")) == text(object)) {
+          if (isKind(left, kind::attribute) && text(fieldOf(left, "attribute")) == member &&
+              isKind(fieldOf(left, "object"), kind::identifier) && text(fieldOf(left, "object")) == text(object)) {
             found = fieldOf(node, "right");
             ++count;
           }
-        } else if (isKind(node, "call") && tensorMethod(node) == "register_buffer") {
+        } else if (isKind(node, kind::call) && tensorMethod(node) == "register_buffer") {
           auto args = positionalArguments(node);
-          if (args.size() >= 2 && isKind(args[0], "string")) {
+          if (args.size() >= 2 && isKind(args[0], kind::string)) {
             std::string_view name = text(args[0]);
             if (name.size() >= 2 && name.substr(1, name.size() - 2) == member) {
               found = args[1];
@@ -103,16 +103,16 @@ TSNode Matcher::classMember(TSNode attribute) const {
 
 bool Matcher::parameterOf(TSNode function, std::string_view name, std::string_view source, TSNode& value,
                         TSNode& type) {
-  if (!isKind(function, "function_definition")) return false;
+  if (!isKind(function, kind::function_definition)) return false;
   TSNode params = fieldOf(function, "parameters");
   bool found = false;
   analysis::forEachNamedChild(params, [&](TSNode param) {
     if (found) return;
     TSNode id{};
-    if (isKind(param, "identifier")) id = param;
-    else if (isKind(param, "default_parameter") || isKind(param, "typed_default_parameter")) id = fieldOf(param, "name");
-    else if (isKind(param, "typed_parameter") && ts_node_named_child_count(param) > 0) id = ts_node_named_child(param, 0);
-    if (!isKind(id, "identifier") || analysis::textOf(id, source) != name) return;
+    if (isKind(param, kind::identifier)) id = param;
+    else if (isKind(param, kind::default_parameter) || isKind(param, kind::typed_default_parameter)) id = fieldOf(param, "name");
+    else if (isKind(param, kind::typed_parameter) && ts_node_named_child_count(param) > 0) id = ts_node_named_child(param, 0);
+    if (!isKind(id, kind::identifier) || analysis::textOf(id, source) != name) return;
     found = true;
     value = fieldOf(param, "value");
     type = fieldOf(param, "type");
@@ -126,7 +126,7 @@ bool Matcher::numericAnnotation(TSNode type, bool allow_none) const {
   analysis::walkTree(
       type,
       [&](TSNode n) {
-        if (!isKind(n, "identifier") && !isKind(n, "none")) return true;
+        if (!isKind(n, kind::identifier) && !isKind(n, kind::none)) return true;
         std::string_view t = text(n);
         if (t == "int" || t == "float") numeric = true;
         else if (!(allow_none && (t == "None" || t == "Optional" || t == "Union"))) other = true;
@@ -139,48 +139,48 @@ bool Matcher::numericAnnotation(TSNode type, bool allow_none) const {
 bool Matcher::provablyNumber(TSNode expr, const FunctionFlow& flow, int depth) const {
   if (depth > 10 || ts_node_is_null(expr)) return false;
   expr = unparenthesize(expr);
-  std::string_view kind = kindOf(expr);
-  if (kind == "integer" || kind == "float") return true;
-  if (kind == "unary_operator") return provablyNumber(fieldOf(expr, "argument"), flow, depth + 1);
-  if (kind == "binary_operator") {
+  analysis::NodeKind kind = kindOf(expr);
+  if (kind == kind::integer || kind == kind::float_) return true;
+  if (kind == kind::unary_operator) return provablyNumber(fieldOf(expr, "argument"), flow, depth + 1);
+  if (kind == kind::binary_operator) {
     std::string_view op = text(fieldOf(expr, "operator"));
     if (op != "+" && op != "-" && op != "*" && op != "/" && op != "//" && op != "**" && op != "%") return false;
     return provablyNumber(fieldOf(expr, "left"), flow, depth + 1) && provablyNumber(fieldOf(expr, "right"), flow, depth + 1);
   }
-  if (kind == "conditional_expression") {
+  if (kind == kind::conditional_expression) {
     // `a if c else b`: both branches.
     return ts_node_named_child_count(expr) == 3 && provablyNumber(ts_node_named_child(expr, 0), flow, depth + 1) &&
            provablyNumber(ts_node_named_child(expr, 2), flow, depth + 1);
   }
-  if (kind == "boolean_operator") {
+  if (kind == kind::boolean_operator) {
     // `qk_scale or head_dim ** -0.5`, with `qk_scale` a parameter that defaults to None.
     if (text(fieldOf(expr, "operator")) != "or") return false;
     TSNode left = unparenthesize(fieldOf(expr, "left"));
     if (!provablyNumber(fieldOf(expr, "right"), flow, depth + 1)) return false;
     if (provablyNumber(left, flow, depth + 1)) return true;
     TSNode value{}, type{};
-    if (isKind(left, "identifier") && flow.reaching(text(left), startOf(left)) == nullptr &&
+    if (isKind(left, kind::identifier) && flow.reaching(text(left), startOf(left)) == nullptr &&
         parameterOf(flow.owner(), text(left), source_, value, type)) {
-      bool none_default = isKind(unparenthesize(value), "none");
+      bool none_default = isKind(unparenthesize(value), kind::none);
       return none_default && (ts_node_is_null(type) || numericAnnotation(type, true));
     }
     return false;
   }
-  if (kind == "subscript") {
+  if (kind == kind::subscript) {
     // `x.shape[-1]`
     TSNode value = fieldOf(expr, "value");
     long long i = 0;
-    return isKind(value, "attribute") && text(fieldOf(value, "attribute")) == "shape" &&
+    return isKind(value, kind::attribute) && text(fieldOf(value, "attribute")) == "shape" &&
            isIntValue(fieldOf(expr, "subscript"), source_, i);
   }
-  if (kind == "call") {
+  if (kind == kind::call) {
     if (!plainCall(expr)) return false;
     auto args = positionalArguments(expr);
     std::string name = callee(expr);
     if (name.starts_with("math.")) return true;  // math functions return floats (or raise)
     if (name == "numpy.sqrt" || name == "numpy.log") return args.size() == 1 && provablyNumber(args[0], flow, depth + 1);
     TSNode function = fieldOf(expr, "function");
-    if (isKind(function, "identifier") && ctx_.model().resolve(text(function), function) == nullptr) {
+    if (isKind(function, kind::identifier) && ctx_.model().resolve(text(function), function) == nullptr) {
       std::string_view builtin = text(function);
       if (builtin == "int" || builtin == "float" || builtin == "len") return true;
       if (builtin == "abs" || builtin == "round") return args.size() >= 1 && provablyNumber(args[0], flow, depth + 1);
@@ -196,15 +196,15 @@ bool Matcher::provablyNumber(TSNode expr, const FunctionFlow& flow, int depth) c
     if (tensorMethod(expr, &object) == "size" && args.size() == 1 && isIntValue(args[0], source_, i)) return true;
     return false;
   }
-  if (kind == "attribute") {
+  if (kind == kind::attribute) {
     TSNode built = classMember(expr);
     if (ts_node_is_null(built)) return false;
     TSNode owner = attention::enclosingFunctionOrModule(built);
-    if (!isKind(owner, "function_definition")) return false;
+    if (!isKind(owner, kind::function_definition)) return false;
     FunctionFlow member_flow(owner, source_);
     return provablyNumber(built, member_flow, depth + 1);
   }
-  if (kind == "identifier") {
+  if (kind == kind::identifier) {
     const Definition* def = flow.reaching(text(expr), startOf(expr));
     if (def != nullptr) {
       if (def->kind != Definition::Kind::Assign || flow.previous(def) != nullptr) return false;
@@ -220,13 +220,13 @@ bool Matcher::provablyNumber(TSNode expr, const FunctionFlow& flow, int depth) c
 }
 
 bool Matcher::sizedInBody(TSNode function, std::string_view name) const {
-  if (!isKind(function, "function_definition")) return false;
+  if (!isKind(function, kind::function_definition)) return false;
   bool sized = false;
   analysis::walkTree(
       fieldOf(function, "body"),
       [&](TSNode n) {
-        if (sized || isKind(n, "function_definition") || isKind(n, "class_definition") || isKind(n, "lambda")) return false;
-        if (!isKind(n, "call")) return true;
+        if (sized || isKind(n, kind::function_definition) || isKind(n, kind::class_definition) || isKind(n, kind::lambda)) return false;
+        if (!isKind(n, kind::call)) return true;
         std::string name_of = callee(n);
         static constexpr std::string_view kLayers[] = {"torch.nn.Linear", "torch.nn.Conv1d", "torch.nn.Conv2d",
                                                        "torch.nn.Conv3d", "torch.nn.LayerNorm", "torch.nn.Embedding"};
@@ -234,15 +234,15 @@ bool Matcher::sizedInBody(TSNode function, std::string_view name) const {
         for (TSNode a : positionalArguments(n)) {
           TSNode arg = unparenthesize(a);
           // the name itself, or one operand of `dim * 3` / `dim // heads`
-          while (isKind(arg, "binary_operator") && !isKind(unparenthesize(fieldOf(arg, "left")), "identifier"))
+          while (isKind(arg, kind::binary_operator) && !isKind(unparenthesize(fieldOf(arg, "left")), kind::identifier))
             arg = unparenthesize(fieldOf(arg, "left"));
-          if (isKind(arg, "binary_operator")) {
+          if (isKind(arg, kind::binary_operator)) {
             std::string_view op = text(fieldOf(arg, "operator"));
             if (op == "*" || op == "//" || op == "+" || op == "-") {
               if (text(unparenthesize(fieldOf(arg, "left"))) == name || text(unparenthesize(fieldOf(arg, "right"))) == name)
                 sized = true;
             }
-          } else if (isKind(arg, "identifier") && text(arg) == name) {
+          } else if (isKind(arg, kind::identifier) && text(arg) == name) {
             sized = true;
           }
         }
@@ -256,20 +256,20 @@ bool Matcher::foldable(TSNode expr, const FunctionFlow& flow, int depth) const {
   if (depth > 8 || ts_node_is_null(expr)) return false;
   expr = unparenthesize(expr);
   if (provablyNumber(expr, flow)) return true;
-  if (isKind(expr, "attribute")) {
+  if (isKind(expr, kind::attribute)) {
     TSNode built = classMember(expr);
     if (ts_node_is_null(built)) return false;
     TSNode owner = attention::enclosingFunctionOrModule(built);
-    if (!isKind(owner, "function_definition")) return false;
+    if (!isKind(owner, kind::function_definition)) return false;
     FunctionFlow member_flow(owner, source_);
     return foldable(built, member_flow, depth + 1);
   }
-  if (isKind(expr, "identifier")) {
+  if (isKind(expr, kind::identifier)) {
     const Definition* def = flow.reaching(text(expr), startOf(expr));
     if (def == nullptr || def->kind != Definition::Kind::Assign || flow.previous(def) != nullptr) return false;
     return foldable(def->value, flow, depth + 1);
   }
-  if (isKind(expr, "binary_operator")) {
+  if (isKind(expr, kind::binary_operator)) {
     std::string_view op = text(fieldOf(expr, "operator"));
     if (op != "*" && op != "/") return false;
     TSNode l = fieldOf(expr, "left"), r = fieldOf(expr, "right");
@@ -277,7 +277,7 @@ bool Matcher::foldable(TSNode expr, const FunctionFlow& flow, int depth) const {
            (op == "*" && provablyNumber(l, flow) && foldable(r, flow, depth + 1));
   }
   // `**factory_kwargs` (dtype, device) never changes a shape; `*sizes` hides it.
-  if (!isKind(expr, "call") || hasStarArguments(expr)) return false;
+  if (!isKind(expr, kind::call) || hasStarArguments(expr)) return false;
   std::string name = callee(expr);
   auto args = positionalArguments(expr);
   if (name == "torch.nn.Parameter" || name == "torch.nn.parameter.Parameter")
@@ -292,7 +292,7 @@ bool Matcher::foldable(TSNode expr, const FunctionFlow& flow, int depth) const {
       if (args.size() != 2) return false;
       sizes = {args[0]};
     }
-    if (sizes.size() == 1 && (isKind(sizes[0], "tuple") || isKind(sizes[0], "list"))) {
+    if (sizes.size() == 1 && (isKind(sizes[0], kind::tuple) || isKind(sizes[0], kind::list))) {
       TSNode seq = sizes[0];
       sizes.clear();
       analysis::forEachNamedChild(seq, [&](TSNode c) { sizes.push_back(c); });
@@ -306,7 +306,7 @@ bool Matcher::foldable(TSNode expr, const FunctionFlow& flow, int depth) const {
   if ((method == "reshape" || method == "view") && !hasStarArguments(expr)) {
     // `self.logit_scale.reshape(1, heads, 1, 1)`: whatever it holds, its last axis has size 1.
     auto sizes = positionalArguments(expr);
-    if (sizes.size() == 1 && (isKind(sizes[0], "tuple") || isKind(sizes[0], "list"))) {
+    if (sizes.size() == 1 && (isKind(sizes[0], kind::tuple) || isKind(sizes[0], kind::list))) {
       TSNode seq = sizes[0];
       sizes.clear();
       analysis::forEachNamedChild(seq, [&](TSNode c) { sizes.push_back(c); });
@@ -323,16 +323,16 @@ bool Matcher::foldable(TSNode expr, const FunctionFlow& flow, int depth) const {
 bool Matcher::scaleLike(TSNode node) const {
   node = unparenthesize(node);
   if (numberValue(node, source_)) return true;
-  if (isKind(node, "binary_operator")) {
+  if (isKind(node, kind::binary_operator)) {
     std::string_view op = text(fieldOf(node, "operator"));
     return op == "**" || (op == "/" && numberValue(fieldOf(node, "left"), source_));
   }
-  if (isKind(node, "call")) {
+  if (isKind(node, kind::call)) {
     std::string name = callee(node);
     return name == "math.sqrt" || name == "numpy.sqrt" || name == "math.pow";
   }
-  std::string_view name = text(isKind(node, "attribute") ? fieldOf(node, "attribute") : node);
-  if (!isKind(node, "attribute") && !isKind(node, "identifier")) return false;
+  std::string_view name = text(isKind(node, kind::attribute) ? fieldOf(node, "attribute") : node);
+  if (!isKind(node, kind::attribute) && !isKind(node, kind::identifier)) return false;
   std::string lower(name);
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
   return lower.find("scal") != std::string::npos;
@@ -340,7 +340,7 @@ bool Matcher::scaleLike(TSNode node) const {
 
 TSNode Matcher::boundValue(TSNode node) const {
   node = unparenthesize(node);
-  if (!isKind(node, "identifier")) return node;
+  if (!isKind(node, kind::identifier)) return node;
   const Definition* def = flow_.reaching(text(node), startOf(node));
   if (def == nullptr || def->kind != Definition::Kind::Assign) return {};
   return unparenthesize(def->value);

@@ -87,7 +87,7 @@ oldest release.
 class FlashBackendWithMask final : public Rule {
  public:
   const RuleMeta& meta() const override { return kFlashBackendWithMask; }
-  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call}; }
   Prefilter prefilter() const override {
     return {.words = {"scaled_dot_product_attention"},
             .also = {{"sdp"}, {"sdpa_kernel", "sdp_kernel"}},
@@ -98,10 +98,10 @@ class FlashBackendWithMask final : public Rule {
     const auto& model = ctx.model();
     if (!model.refersTo(analysis::fieldOf(call, "function"), "torch.nn.functional.scaled_dot_product_attention")) return;
     TSNode mask = analysis::argumentFor(call, 3, "attn_mask", ctx.source());
-    if (ts_node_is_null(mask) || isKind(analysis::resolveValue(model, mask), "none")) return;
+    if (ts_node_is_null(mask) || isKind(analysis::resolveValue(model, mask), kind::none)) return;
     for (TSNode item : enclosingWithItems(call)) {
       TSNode selector = analysis::resolveValue(model, item);
-      if (!isKind(selector, "call")) continue;
+      if (!isKind(selector, kind::call)) continue;
       auto backends = attention::allowedBackends(model, selector);
       if (!backends) {
         auto callee = model.calleeName(selector);

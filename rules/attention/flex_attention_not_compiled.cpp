@@ -117,16 +117,16 @@ TSNode enclosingDef(TSNode node, bool& nested) {
   nested = false;
   TSNode def{};
   for (TSNode n = ts_node_parent(node); !ts_node_is_null(n); n = ts_node_parent(n)) {
-    std::string_view kind = analysis::kindOf(n);
-    if (kind == "lambda") nested = true;
-    if (kind == "function_definition") {
+    analysis::NodeKind kind = analysis::kindOf(n);
+    if (kind == kind::lambda) nested = true;
+    if (kind == kind::function_definition) {
       if (!ts_node_is_null(def)) nested = true;
       def = n;
     }
-    if (kind == "class_definition" && !ts_node_is_null(def)) {
+    if (kind == kind::class_definition && !ts_node_is_null(def)) {
       // A method: its class must be top level.
       for (TSNode up = ts_node_parent(n); !ts_node_is_null(up); up = ts_node_parent(up))
-        if (isKind(up, "function_definition") || isKind(up, "class_definition")) nested = true;
+        if (isKind(up, kind::function_definition) || isKind(up, kind::class_definition)) nested = true;
       return def;
     }
   }
@@ -138,11 +138,11 @@ TSNode enclosingDef(TSNode node, bool& nested) {
 bool onlyCalled(const analysis::SemanticModel& model, TSNode def) {
   TSNode holder = ts_node_parent(def);
   bool plain = true;
-  if (isKind(holder, "decorated_definition"))
+  if (isKind(holder, kind::decorated_definition))
     analysis::forEachNamedChild(holder, [&](TSNode child) {
-      if (!isKind(child, "decorator") || ts_node_named_child_count(child) == 0) return;
+      if (!isKind(child, kind::decorator) || ts_node_named_child_count(child) == 0) return;
       TSNode expr = unparenthesize(ts_node_named_child(child, 0));
-      TSNode callee = isKind(expr, "call") ? unparenthesize(fieldOf(expr, "function")) : expr;
+      TSNode callee = isKind(expr, kind::call) ? unparenthesize(fieldOf(expr, "function")) : expr;
       std::string_view text = model.text(callee);
       auto q = model.qualifiedName(callee);
       if (!(q && q->starts_with("torch.")) && text != "staticmethod" && text != "classmethod") plain = false;
@@ -155,17 +155,17 @@ bool onlyCalled(const analysis::SemanticModel& model, TSNode def) {
   return !analysis::forEachWholeWord(source, name, [&](size_t at) {
     TSNode n = ts_node_descendant_for_byte_range(root, static_cast<uint32_t>(at),
                                                   static_cast<uint32_t>(at + name.size()));
-    if (!isKind(n, "identifier") || analysis::sameNode(n, name_node)) return false;
+    if (!isKind(n, kind::identifier) || analysis::sameNode(n, name_node)) return false;
     TSNode parent = ts_node_parent(n);
     TSNode use = n;
-    if (isKind(parent, "attribute") && analysis::sameNode(fieldOf(parent, "attribute"), n)) {
+    if (isKind(parent, kind::attribute) && analysis::sameNode(fieldOf(parent, "attribute"), n)) {
       use = parent;  // `self.name`, `Cls.name`
       parent = ts_node_parent(parent);
-    } else if (isKind(parent, "attribute") || isKind(parent, "keyword_argument") || isKind(parent, "import_from_statement") ||
-               isKind(parent, "dotted_name") || isKind(parent, "aliased_import")) {
+    } else if (isKind(parent, kind::attribute) || isKind(parent, kind::keyword_argument) || isKind(parent, kind::import_from_statement) ||
+               isKind(parent, kind::dotted_name) || isKind(parent, kind::aliased_import)) {
       return false;  // `name.x` reads something else; `f(name=...)` names a parameter
     }
-    if (isKind(parent, "call") && analysis::sameNode(fieldOf(parent, "function"), use)) return false;
+    if (isKind(parent, kind::call) && analysis::sameNode(fieldOf(parent, "function"), use)) return false;
     return true;  // read as a value: passed, stored, returned
   });
 }
@@ -173,7 +173,7 @@ bool onlyCalled(const analysis::SemanticModel& model, TSNode def) {
 class FlexAttentionNotCompiled final : public Rule {
  public:
   const RuleMeta& meta() const override { return kFlexAttentionNotCompiled; }
-  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call}; }
   Prefilter prefilter() const override {
     return {.words = {"flex_attention"}, .whole_words = true, .project_words = {"flex_attention"}};
   }
@@ -196,8 +196,8 @@ class FlexAttentionNotCompiled final : public Rule {
     // The name must be torch's function and nothing else in its scope.
     TSNode callee = unparenthesize(fieldOf(call, "function"));
     TSNode head = callee;
-    while (isKind(head, "attribute")) head = unparenthesize(fieldOf(head, "object"));
-    if (!isKind(head, "identifier") || !onlyImported(model, head)) return;
+    while (isKind(head, kind::attribute)) head = unparenthesize(fieldOf(head, "object"));
+    if (!isKind(head, kind::identifier) || !onlyImported(model, head)) return;
 
     if (compiledFunctionAt(call, model, ctx.settings()) != nullptr) return;
     bool nested = false;

@@ -58,7 +58,7 @@ There is no fix.
 class ForcedMathSdpaBackend final : public Rule {
  public:
   const RuleMeta& meta() const override { return kForcedMathSdpaBackend; }
-  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call}; }
   Prefilter prefilter() const override { return {.words = {"sdpa_kernel", "sdp_kernel"}}; }
 
   void check(TSNode call, Context& ctx) const override {

@@ -206,7 +206,7 @@ class HandRolledAttention final : public Rule {
 
  public:
   const RuleMeta& meta() const override { return kHandRolledAttention; }
-  std::vector<std::string_view> nodeKinds() const override { return {"binary_operator", "call"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::binary_operator, kind::call}; }
   // Before parsing: the code (strings and comments blanked) must name a softmax and may hold a
   // product. Most files that mention a softmax do so in docstrings and op tables.
   Prefilter prefilter() const override { return {.words = {"softmax", "Softmax"}}; }
@@ -229,19 +229,19 @@ class HandRolledAttention final : public Rule {
     if (!releases::existsAt("torch.nn.functional.scaled_dot_product_attention", ctx.settings().torch_version)) return;
     // The weights enter ·V as a name or a call (softmax, dropout, cast), never as a sum or product.
     TSNode weights{};
-    if (isKind(node, "binary_operator")) {
+    if (isKind(node, kind::binary_operator)) {
       weights = fieldOf(node, "left");
     } else {
       auto args = positionalArguments(node);
       TSNode function = fieldOf(node, "function");
-      bool method = isKind(function, "attribute") && analysis::textOf(fieldOf(function, "attribute"), ctx.source()) != "einsum" &&
+      bool method = isKind(function, kind::attribute) && analysis::textOf(fieldOf(function, "attribute"), ctx.source()) != "einsum" &&
                     !ctx.model().qualifiedName(function);
       if (method) weights = fieldOf(function, "object");
       else if (args.size() == 2) weights = args[0];
       else if (args.size() == 3) weights = args[1];
     }
     weights = unparenthesize(weights);
-    if (!isKind(weights, "identifier") && !isKind(weights, "call")) return;
+    if (!isKind(weights, kind::identifier) && !isKind(weights, kind::call)) return;
 
     const FunctionFlow& flow = index.flow(*owner);
     Matcher matcher(ctx, flow);

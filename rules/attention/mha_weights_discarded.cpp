@@ -79,7 +79,7 @@ in 1.13, 2.6 and 2.14; the SDPA path it can take is 2.0's, so the rule reports f
 
 bool isMhaConstruction(const analysis::SemanticModel& model, TSNode value) {
   value = analysis::unparenthesize(value);
-  if (!isKind(value, "call")) return false;
+  if (!isKind(value, kind::call)) return false;
   auto callee = model.calleeName(value);
   return callee && (*callee == "torch.nn.MultiheadAttention" || *callee == "torch.nn.modules.activation.MultiheadAttention" ||
                     *callee == "torch.nn.modules.MultiheadAttention");
@@ -88,13 +88,13 @@ bool isMhaConstruction(const analysis::SemanticModel& model, TSNode value) {
 // True when the module called is an `nn.MultiheadAttention`, as far as the file shows.
 bool callsMha(const analysis::SemanticModel& model, TSNode call) {
   TSNode callee = fieldOf(call, "function");
-  if (isKind(callee, "attribute")) {
+  if (isKind(callee, kind::attribute)) {
     TSNode object = fieldOf(callee, "object");
-    if (!isKind(object, "identifier")) return false;
+    if (!isKind(object, kind::identifier)) return false;
     TSNode bound = selfAttributeValue(model, callee);
     return !ts_node_is_null(bound) && isMhaConstruction(model, bound);
   }
-  if (isKind(callee, "identifier")) {
+  if (isKind(callee, kind::identifier)) {
     TSNode bound = analysis::singleAssignedValue(model, callee);
     return !ts_node_is_null(bound) && isMhaConstruction(model, bound);
   }
@@ -108,7 +108,7 @@ bool readElsewhere(TSNode scope, TSNode except, std::string_view name, std::stri
       scope,
       [&](TSNode n) {
         if (found) return false;
-        if (isKind(n, "identifier") && !analysis::sameNode(n, except) && analysis::textOf(n, source) == name)
+        if (isKind(n, kind::identifier) && !analysis::sameNode(n, except) && analysis::textOf(n, source) == name)
           found = true;
         return !found;
       },
@@ -119,22 +119,22 @@ bool readElsewhere(TSNode scope, TSNode except, std::string_view name, std::stri
 // The reason the weights are discarded, or empty when they may be used.
 std::string_view discardedHow(TSNode call, std::string_view source) {
   TSNode parent = ts_node_parent(call);
-  while (isKind(parent, "parenthesized_expression")) parent = ts_node_parent(parent);
-  if (isKind(parent, "subscript") && analysis::contains(fieldOf(parent, "value"), call)) {
+  while (isKind(parent, kind::parenthesized_expression)) parent = ts_node_parent(parent);
+  if (isKind(parent, kind::subscript) && analysis::contains(fieldOf(parent, "value"), call)) {
     TSNode index = fieldOf(parent, "subscript");
     if (analysis::textOf(index, source) == "0" && ts_node_named_child_count(parent) == 2) return "`[0]`";
     return {};
   }
-  if (!isKind(parent, "assignment") || !analysis::contains(fieldOf(parent, "right"), call)) return {};
+  if (!isKind(parent, kind::assignment) || !analysis::contains(fieldOf(parent, "right"), call)) return {};
   TSNode left = fieldOf(parent, "left");
-  if (!isKind(left, "pattern_list") && !isKind(left, "tuple_pattern") && !isKind(left, "list_pattern")) return {};
+  if (!isKind(left, kind::pattern_list) && !isKind(left, kind::tuple_pattern) && !isKind(left, kind::list_pattern)) return {};
   if (ts_node_named_child_count(left) != 2) return {};
   TSNode weights = ts_node_named_child(left, 1);
-  if (!isKind(weights, "identifier")) return {};
+  if (!isKind(weights, kind::identifier)) return {};
   std::string_view name = analysis::textOf(weights, source);
   if (name == "_" || name.starts_with("_")) return "`_`";
   TSNode scope = enclosingFunctionOrModule(call);
-  if (isKind(scope, "module")) return {};
+  if (isKind(scope, kind::module)) return {};
   if (readElsewhere(scope, weights, name, source)) return {};
   return "a name never read";
 }
@@ -142,7 +142,7 @@ std::string_view discardedHow(TSNode call, std::string_view source) {
 class MhaWeightsDiscarded final : public Rule {
  public:
   const RuleMeta& meta() const override { return kMhaWeightsDiscarded; }
-  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call}; }
   // The module is built in this file: `MultiheadAttention(` (what `callsMha` follows).
   Prefilter prefilter() const override {
     return {.words = {"MultiheadAttention"},
@@ -156,7 +156,7 @@ class MhaWeightsDiscarded final : public Rule {
     if (!ctx.torchAtLeast(2, 0)) return;
     std::string_view source = ctx.source();
     TSNode callee = fieldOf(call, "function");
-    if (!isKind(callee, "attribute") && !isKind(callee, "identifier")) return;
+    if (!isKind(callee, kind::attribute) && !isKind(callee, kind::identifier)) return;
     if (hasDoubleStarArguments(call) || hasStarArguments(call)) return;
     TSNode need = keywordArgumentNode(call, "need_weights", source);
     auto positional = positionalArguments(call);

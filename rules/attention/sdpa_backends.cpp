@@ -16,7 +16,7 @@ namespace {
 
 std::optional<std::string> backendMember(const analysis::SemanticModel& model, TSNode expr) {
   TSNode value = analysis::resolveValue(model, expr);
-  if (!isKind(value, "attribute") && !isKind(value, "identifier")) return std::nullopt;
+  if (!isKind(value, kind::attribute) && !isKind(value, kind::identifier)) return std::nullopt;
   auto name = model.qualifiedName(value);
   if (!name) return std::nullopt;
   for (std::string_view prefix : {"torch.nn.attention.SDPBackend.", "torch.backends.cuda.SDPBackend.",
@@ -43,10 +43,10 @@ std::optional<BackendSet> allowedBackends(const analysis::SemanticModel& model, 
     if (ts_node_is_null(arg)) return std::nullopt;
     TSNode value = analysis::resolveValue(model, arg);
     BackendSet out;
-    if (isKind(value, "list") || isKind(value, "tuple") || isKind(value, "set")) {
+    if (isKind(value, kind::list) || isKind(value, kind::tuple) || isKind(value, kind::set)) {
       bool ok = true;
       analysis::forEachNamedChild(value, [&](TSNode element) {
-        if (isKind(element, "comment")) return;
+        if (isKind(element, kind::comment)) return;
         auto member = backendMember(model, element);
         if (!member) ok = false;
         else out.insert(*member);

@@ -87,15 +87,15 @@ dropout at inference (Monte Carlo dropout) would lose it.
 
 // Kinds that read as one operand before `if` without parentheses.
 bool isAtom(TSNode node) {
-  std::string_view kind = analysis::kindOf(node);
-  return kind == "identifier" || kind == "attribute" || kind == "integer" || kind == "float" || kind == "call" ||
-         kind == "subscript" || kind == "parenthesized_expression";
+  analysis::NodeKind kind = analysis::kindOf(node);
+  return kind == kind::identifier || kind == kind::attribute || kind == kind::integer || kind == kind::float_ || kind == kind::call ||
+         kind == kind::subscript || kind == kind::parenthesized_expression;
 }
 
 class SdpaDropoutInEval final : public Rule {
  public:
   const RuleMeta& meta() const override { return kSdpaDropoutInEval; }
-  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call}; }
   Prefilter prefilter() const override {
     return {.words = {"scaled_dot_product_attention"},
             .whole_words = true,
@@ -106,7 +106,7 @@ class SdpaDropoutInEval final : public Rule {
   void check(TSNode call, Context& ctx) const override {
     const auto& model = ctx.model();
     TSNode callee = fieldOf(call, "function");
-    if (analysis::isKind(callee, "attribute") && ctx.text(fieldOf(callee, "attribute")) != "scaled_dot_product_attention")
+    if (analysis::isKind(callee, kind::attribute) && ctx.text(fieldOf(callee, "attribute")) != "scaled_dot_product_attention")
       return;
     if (!model.refersTo(callee, "torch.nn.functional.scaled_dot_product_attention")) return;
     TSNode value = analysis::argumentFor(call, 4, "dropout_p", ctx.source());

@@ -78,7 +78,7 @@ argument.
 class CheckpointUseReentrant final : public Rule {
  public:
   const RuleMeta& meta() const override { return kCheckpointUseReentrant; }
-  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call}; }
   // Every use names the module `torch.utils.checkpoint` somewhere: in an import or a chain.
   // ... and `checkpoint` is then an identifier in code (not only in a docstring).
   Prefilter prefilter() const override {
@@ -91,7 +91,7 @@ class CheckpointUseReentrant final : public Rule {
   void check(TSNode call, Context& ctx) const override {
     TSNode callee = fieldOf(call, "function");
     if (ctx.text(callee).find("checkpoint") == std::string_view::npos &&
-        !analysis::isKind(callee, "identifier"))
+        !analysis::isKind(callee, kind::identifier))
       return;
     auto q = ctx.model().qualifiedName(callee);
     if (!q) return;

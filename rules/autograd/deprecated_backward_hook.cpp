@@ -65,12 +65,12 @@ is 1.13 or later (the oldest release whose sources were checked for `register_fu
 class DeprecatedBackwardHook final : public Rule {
  public:
   const RuleMeta& meta() const override { return kDeprecatedBackwardHook; }
-  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call}; }
   Prefilter prefilter() const override { return {.words = {"register_backward_hook"}, .whole_words = true}; }
 
   void check(TSNode call, Context& ctx) const override {
     TSNode callee = fieldOf(call, "function");
-    if (!isKind(callee, "attribute")) return;
+    if (!isKind(callee, kind::attribute)) return;
     TSNode name = fieldOf(callee, "attribute");
     if (ctx.text(name) != "register_backward_hook") return;
     Diagnostic& d = ctx.report(call, "`register_backward_hook` is deprecated; use `register_full_backward_hook`");

@@ -92,7 +92,7 @@ bool evaluationName(std::string_view name) {
 class EvalWithGrad final : public Rule {
  public:
   const RuleMeta& meta() const override { return kEvalWithGrad; }
-  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call}; }
   // How other files use its evaluation functions (ProjectFacts::uses).
   Prefilter prefilter() const override {
     return {.words = {"eval"},
@@ -156,10 +156,10 @@ class EvalWithGrad final : public Rule {
     });
     const auto& project = ctx.settings().project;
     const analysis::ExternalUse* external = nullptr;
-    if (project != nullptr && isKind(ts_node_parent(isKind(ts_node_parent(function), "decorated_definition")
+    if (project != nullptr && isKind(ts_node_parent(isKind(ts_node_parent(function), kind::decorated_definition)
                                                        ? ts_node_parent(function)
                                                        : function),
-                                     "module"))
+                                     kind::module))
       external = project->useOf(function_name);
     if (external != nullptr) {
       called = called || external->called;
@@ -186,7 +186,7 @@ class EvalWithGrad final : public Rule {
     bool needs_import = false;
     std::string torch = torchModuleName(model, function, needs_import);
     if (needs_import) return;
-    TSNode anchor = isKind(ts_node_parent(function), "decorated_definition") ? ts_node_parent(function) : function;
+    TSNode anchor = isKind(ts_node_parent(function), kind::decorated_definition) ? ts_node_parent(function) : function;
     uint32_t start = analysis::startOf(anchor);
     uint32_t line_start = start;
     while (line_start > 0 && source[line_start - 1] != '\n') --line_start;

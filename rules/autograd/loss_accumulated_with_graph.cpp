@@ -90,8 +90,8 @@ const BackpropagatedNames& backpropagatedNames(const analysis::SemanticModel& mo
     analysis::forEachWholeWord(source, "backward", [&](size_t at) {
       TSNode node = ts_node_descendant_for_byte_range(root, static_cast<uint32_t>(at), static_cast<uint32_t>(at + 8));
       TSNode call = ts_node_parent(node);
-      if (isKind(call, "attribute")) call = ts_node_parent(call);
-      if (!isKind(call, "call") || methodName(call, source) != "backward") return false;
+      if (isKind(call, kind::attribute)) call = ts_node_parent(call);
+      if (!isKind(call, kind::call) || methodName(call, source) != "backward") return false;
       auto& names = out->by_scope[enclosingFunctionOrModule(call).id];
       TSNode object = fieldOf(fieldOf(call, "function"), "object");
       auto args = positionalArguments(call);
@@ -100,7 +100,7 @@ const BackpropagatedNames& backpropagatedNames(const analysis::SemanticModel& mo
         analysis::walkTree(
             part,
             [&](TSNode n) {
-              if (isKind(n, "identifier") || isKind(n, "attribute")) names.emplace(analysis::textOf(n, source));
+              if (isKind(n, kind::identifier) || isKind(n, kind::attribute)) names.emplace(analysis::textOf(n, source));
               return true;
             },
             [](TSNode) {});
@@ -124,7 +124,7 @@ bool reassignedIn(TSNode loop, TSNode except, std::string_view target, std::stri
       fieldOf(loop, "body"),
       [&](TSNode n) {
         if (found || isCodeBoundary(n)) return false;
-        if (isKind(n, "assignment") && !analysis::sameNode(n, except) &&
+        if (isKind(n, kind::assignment) && !analysis::sameNode(n, except) &&
             analysis::textOf(fieldOf(n, "left"), source) == target)
           found = true;
         return !found;
@@ -175,7 +175,7 @@ bool nextToPlus(std::string_view source, std::string_view name) {
 class LossAccumulatedWithGraph final : public Rule {
  public:
   const RuleMeta& meta() const override { return kLossAccumulatedWithGraph; }
-  std::vector<std::string_view> nodeKinds() const override { return {"augmented_assignment", "assignment"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::augmented_assignment, kind::assignment}; }
   // Every finding adds a name (`+`) in a function that calls `backward` (in code, not a docstring).
   // Before parsing, on the code: some identifier of a `backward` call's line (through its
   // closing parenthesis) stands next to a `+` somewhere.
@@ -188,19 +188,19 @@ class LossAccumulatedWithGraph final : public Rule {
       TSNode root = file.root();
       return analysis::forEachWholeWord(source, "backward", [&](size_t at) {
         TSNode node = ts_node_descendant_for_byte_range(root, static_cast<uint32_t>(at), static_cast<uint32_t>(at + 8));
-        if (!isKind(node, "identifier")) return false;
+        if (!isKind(node, kind::identifier)) return false;
         TSNode callee = node, call = ts_node_parent(node);
-        if (isKind(call, "attribute")) {
+        if (isKind(call, kind::attribute)) {
           callee = call;
           call = ts_node_parent(call);
         }
-        if (!isKind(call, "call") || !analysis::sameNode(fieldOf(call, "function"), callee)) return false;
+        if (!isKind(call, kind::call) || !analysis::sameNode(fieldOf(call, "function"), callee)) return false;
         bool added = false;
         analysis::walkTree(
             call,
             [&](TSNode n) {
               if (added) return false;
-              if (isKind(n, "identifier") && !analysis::sameNode(n, node) &&
+              if (isKind(n, kind::identifier) && !analysis::sameNode(n, node) &&
                   nextToPlus(source, analysis::textOf(n, source)))
                 added = true;
               return !added;
@@ -246,33 +246,33 @@ class LossAccumulatedWithGraph final : public Rule {
   void check(TSNode node, Context& ctx) const override {
     std::string_view source = ctx.source();
     TSNode target = fieldOf(node, "left");
-    if (!isKind(target, "identifier") && !isKind(target, "attribute")) return;
+    if (!isKind(target, kind::identifier) && !isKind(target, kind::attribute)) return;
     std::string_view total = ctx.text(target);
     TSNode added{};
-    if (isKind(node, "augmented_assignment")) {
+    if (isKind(node, kind::augmented_assignment)) {
       if (ctx.text(fieldOf(node, "operator")) != "+=") return;
       added = fieldOf(node, "right");
     } else {
       TSNode sum = analysis::unparenthesize(fieldOf(node, "right"));
-      if (!isKind(sum, "binary_operator") || ctx.text(fieldOf(sum, "operator")) != "+") return;
+      if (!isKind(sum, kind::binary_operator) || ctx.text(fieldOf(sum, "operator")) != "+") return;
       if (ctx.text(fieldOf(sum, "left")) == total) added = fieldOf(sum, "right");
       else if (ctx.text(fieldOf(sum, "right")) == total) added = fieldOf(sum, "left");
       else return;
     }
     added = analysis::unparenthesize(added);
     TSNode loss = added;
-    if (isKind(added, "binary_operator")) {
+    if (isKind(added, kind::binary_operator)) {
       std::string_view op = ctx.text(fieldOf(added, "operator"));
       if (op != "*" && op != "/") return;
       loss = analysis::unparenthesize(fieldOf(added, "left"));
     }
-    if (!isKind(loss, "identifier")) return;
+    if (!isKind(loss, kind::identifier)) return;
     std::string_view name = ctx.text(loss);
     if (name == total) return;
 
     TSNode loop{};
     for (TSNode up = ts_node_parent(node); !ts_node_is_null(up) && !isCodeBoundary(up); up = ts_node_parent(up))
-      if (isKind(up, "for_statement") || isKind(up, "while_statement")) {
+      if (isKind(up, kind::for_statement) || isKind(up, kind::while_statement)) {
         loop = up;
         break;
       }
@@ -290,7 +290,7 @@ class LossAccumulatedWithGraph final : public Rule {
     if (binding->kind == analysis::BindingKind::Assignment && isDetaching(binding->value, source)) return;
     for (TSNode item : enclosingWithItems(node)) {
       TSNode call = analysis::unparenthesize(item);
-      if (!isKind(call, "call")) continue;
+      if (!isKind(call, kind::call)) continue;
       auto callee = model.calleeName(call);
       if (callee && (*callee == "torch.no_grad" || *callee == "torch.autograd.grad_mode.no_grad" ||
                      *callee == "torch.inference_mode" || *callee == "torch.autograd.grad_mode.inference_mode"))

@@ -93,22 +93,22 @@ bool readsRequireGrad(const analysis::ParsedFile& file) {
         analysis::forEachWholeWord(source, kWord, [&](size_t at) {
           TSNode node = ts_node_descendant_for_byte_range(file.root(), static_cast<uint32_t>(at),
                                                           static_cast<uint32_t>(at + kWord.size()));
-          std::string_view kind = analysis::kindOf(node);
-          if (kind == "comment") return false;
-          if (kind == "string_content" || kind == "string") {
+          analysis::NodeKind kind = analysis::kindOf(node);
+          if (kind == kind::comment) return false;
+          if (kind == kind::string_content || kind == kind::string) {
             // Only a literal that is exactly the name names it (`getattr(p, "require_grad")`).
             out->read = analysis::textOf(node, source) == kWord;
             return out->read;
           }
-          if (kind != "identifier") {
+          if (kind != kind::identifier) {
             out->read = true;  // broken code, or a token the grammar did not place: assume a read
             return true;
           }
           TSNode parent = ts_node_parent(node);
-          if (isKind(parent, "keyword_argument") && analysis::sameNode(fieldOf(parent, "name"), node)) return false;
-          if (isKind(parent, "attribute") && analysis::sameNode(fieldOf(parent, "attribute"), node)) {
+          if (isKind(parent, kind::keyword_argument) && analysis::sameNode(fieldOf(parent, "name"), node)) return false;
+          if (isKind(parent, kind::attribute) && analysis::sameNode(fieldOf(parent, "attribute"), node)) {
             TSNode holder = ts_node_parent(parent);
-            if (isKind(holder, "assignment") && analysis::sameNode(fieldOf(holder, "left"), parent)) return false;
+            if (isKind(holder, kind::assignment) && analysis::sameNode(fieldOf(holder, "left"), parent)) return false;
           }
           out->read = true;
           return true;
@@ -121,14 +121,14 @@ bool readsRequireGrad(const analysis::ParsedFile& file) {
 class RequiresGradTypo final : public Rule {
  public:
   const RuleMeta& meta() const override { return kRequiresGradTypo; }
-  std::vector<std::string_view> nodeKinds() const override { return {"assignment", "keyword_argument"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::assignment, kind::keyword_argument}; }
   // Every finding is an attribute or keyword spelled `require_grad`, in code.
   Prefilter prefilter() const override { return {.words = {"require_grad"}, .whole_words = true, .words_in_code = true}; }
 
   void check(TSNode node, Context& ctx) const override {
-    if (isKind(node, "assignment")) {
+    if (isKind(node, kind::assignment)) {
       TSNode left = fieldOf(node, "left");
-      if (!isKind(left, "attribute")) return;
+      if (!isKind(left, kind::attribute)) return;
       TSNode name = fieldOf(left, "attribute");
       if (ctx.text(name) != "require_grad" || readsRequireGrad(ctx.file())) return;
       Diagnostic& d = ctx.report(left, "`" + std::string(ctx.text(left)) +
@@ -140,8 +140,8 @@ class RequiresGradTypo final : public Rule {
     TSNode name = fieldOf(node, "name");
     if (ctx.text(name) != "require_grad") return;
     TSNode args = ts_node_parent(node);
-    TSNode call = isKind(args, "argument_list") ? ts_node_parent(args) : TSNode{};
-    if (!isKind(call, "call")) return;
+    TSNode call = isKind(args, kind::argument_list) ? ts_node_parent(args) : TSNode{};
+    if (!isKind(call, kind::call)) return;
     auto q = ctx.model().calleeName(call);
     if (!q || std::find(kFactories.begin(), kFactories.end(), *q) == kFactories.end()) return;
     if (!ts_node_is_null(keywordArgumentNode(call, "requires_grad", ctx.source()))) return;

@@ -12,7 +12,7 @@ using analysis::fieldOf;
 using analysis::isKind;
 
 bool isCodeBoundary(TSNode node) {
-  return isKind(node, "function_definition") || isKind(node, "lambda") || isKind(node, "class_definition");
+  return isKind(node, kind::function_definition) || isKind(node, kind::lambda) || isKind(node, kind::class_definition);
 }
 
 std::vector<TSNode> enclosingWithItems(TSNode node) {
@@ -20,15 +20,15 @@ std::vector<TSNode> enclosingWithItems(TSNode node) {
   TSNode child = node;
   for (TSNode parent = ts_node_parent(node); !ts_node_is_null(parent); child = parent, parent = ts_node_parent(parent)) {
     if (isCodeBoundary(parent)) break;
-    if (!isKind(parent, "with_statement")) continue;
+    if (!isKind(parent, kind::with_statement)) continue;
     TSNode body = fieldOf(parent, "body");
     if (ts_node_is_null(body) || !analysis::sameNode(body, child)) continue;
     analysis::forEachNamedChild(parent, [&](TSNode clause) {
-      if (!isKind(clause, "with_clause")) return;
+      if (!isKind(clause, kind::with_clause)) return;
       analysis::forEachNamedChild(clause, [&](TSNode item) {
-        if (!isKind(item, "with_item")) return;
+        if (!isKind(item, kind::with_item)) return;
         TSNode value = fieldOf(item, "value");
-        if (isKind(value, "as_pattern")) value = ts_node_named_child(value, 0);
+        if (isKind(value, kind::as_pattern)) value = ts_node_named_child(value, 0);
         if (!ts_node_is_null(value)) out.push_back(analysis::unparenthesize(value));
       });
     });
@@ -40,10 +40,10 @@ bool isUnderCondition(TSNode node) {
   TSNode child = node;
   for (TSNode parent = ts_node_parent(node); !ts_node_is_null(parent); child = parent, parent = ts_node_parent(parent)) {
     if (isCodeBoundary(parent)) return false;
-    std::string_view kind = analysis::kindOf(parent);
-    if (kind == "if_statement" || kind == "elif_clause" || kind == "else_clause" || kind == "except_clause" ||
-        kind == "except_group_clause" || kind == "conditional_expression" || kind == "while_statement" ||
-        kind == "boolean_operator" || kind == "match_statement" || kind == "case_clause")
+    analysis::NodeKind kind = analysis::kindOf(parent);
+    if (kind == kind::if_statement || kind == kind::elif_clause || kind == kind::else_clause || kind == kind::except_clause ||
+        kind == kind::except_group_clause || kind == kind::conditional_expression || kind == kind::while_statement ||
+        kind == kind::boolean_operator || kind == kind::match_statement || kind == kind::case_clause)
       return true;
   }
   (void)child;
@@ -52,20 +52,20 @@ bool isUnderCondition(TSNode node) {
 
 bool isBuiltinCall(const analysis::SemanticModel& model, TSNode call, std::string_view name) {
   TSNode callee = fieldOf(call, "function");
-  if (!isKind(callee, "identifier") || model.text(callee) != name) return false;
+  if (!isKind(callee, kind::identifier) || model.text(callee) != name) return false;
   return model.resolve(name, callee) == nullptr;
 }
 
 std::string_view methodName(TSNode call, std::string_view source) {
   TSNode callee = fieldOf(call, "function");
-  if (!isKind(callee, "attribute")) return {};
+  if (!isKind(callee, kind::attribute)) return {};
   return analysis::textOf(fieldOf(callee, "attribute"), source);
 }
 
 TSNode enclosingFunctionOrModule(TSNode node) {
   TSNode last = node;
   for (TSNode parent = ts_node_parent(node); !ts_node_is_null(parent); parent = ts_node_parent(parent)) {
-    if (isKind(parent, "function_definition")) return parent;
+    if (isKind(parent, kind::function_definition)) return parent;
     last = parent;
   }
   return last;
@@ -74,7 +74,7 @@ TSNode enclosingFunctionOrModule(TSNode node) {
 TSNode enclosingStatement(TSNode node) {
   TSNode child = node;
   for (TSNode parent = ts_node_parent(node); !ts_node_is_null(parent); child = parent, parent = ts_node_parent(parent)) {
-    if (isKind(parent, "block") || isKind(parent, "module")) return child;
+    if (isKind(parent, kind::block) || isKind(parent, kind::module)) return child;
   }
   return child;
 }
@@ -88,9 +88,9 @@ TSNode branchOf(TSNode statement, TSNode node) {
   uint32_t count = ts_node_named_child_count(statement);
   for (uint32_t i = 0; i < count; ++i) {
     TSNode child = ts_node_named_child(statement, i);
-    std::string_view kind = analysis::kindOf(child);
-    bool branch = kind == "block" || kind == "elif_clause" || kind == "else_clause" || kind == "except_clause" ||
-                  kind == "except_group_clause";
+    analysis::NodeKind kind = analysis::kindOf(child);
+    bool branch = kind == kind::block || kind == kind::elif_clause || kind == kind::else_clause || kind == kind::except_clause ||
+                  kind == kind::except_group_clause;
     if (branch && analysis::contains(child, node)) found = child;
   }
   return found;
@@ -101,7 +101,7 @@ TSNode branchOf(TSNode statement, TSNode node) {
 bool inExclusiveBranches(TSNode a, TSNode b) {
   for (TSNode parent = ts_node_parent(a); !ts_node_is_null(parent); parent = ts_node_parent(parent)) {
     if (!analysis::contains(parent, b)) continue;
-    if (!isKind(parent, "if_statement") && !isKind(parent, "try_statement")) continue;
+    if (!isKind(parent, kind::if_statement) && !isKind(parent, kind::try_statement)) continue;
     TSNode branch_a = branchOf(parent, a), branch_b = branchOf(parent, b);
     if (ts_node_is_null(branch_a) || ts_node_is_null(branch_b)) continue;
     if (!analysis::sameNode(branch_a, branch_b)) return true;
@@ -143,7 +143,7 @@ namespace {
 
 std::optional<std::string_view> plainString(const analysis::SemanticModel& model, TSNode expr) {
   TSNode value = analysis::resolveValue(model, expr);
-  if (!analysis::isKind(value, "string")) return std::nullopt;
+  if (!analysis::isKind(value, kind::string)) return std::nullopt;
   std::string_view text = model.text(value);
   if (text.size() < 2) return std::nullopt;
   char quote = text.front();
@@ -215,7 +215,7 @@ bool namesIdentifier(const analysis::ParsedFile& file, std::string_view word) {
   return analysis::forEachWholeWord(source, word, [&](size_t at) {
     auto start = static_cast<uint32_t>(at), end = static_cast<uint32_t>(at + word.size());
     TSNode node = ts_node_descendant_for_byte_range(root, start, end);
-    return analysis::isKind(node, "identifier") && analysis::startOf(node) == start && analysis::endOf(node) == end;
+    return analysis::isKind(node, kind::identifier) && analysis::startOf(node) == start && analysis::endOf(node) == end;
   });
 }
 
@@ -225,16 +225,16 @@ bool callsNamed(const analysis::ParsedFile& file, std::string_view word) {
   return analysis::forEachWholeWord(source, word, [&](size_t at) {
     auto start = static_cast<uint32_t>(at), end = static_cast<uint32_t>(at + word.size());
     TSNode node = ts_node_descendant_for_byte_range(root, start, end);
-    if (!analysis::isKind(node, "identifier") || analysis::startOf(node) != start || analysis::endOf(node) != end)
+    if (!analysis::isKind(node, kind::identifier) || analysis::startOf(node) != start || analysis::endOf(node) != end)
       return false;
     TSNode callee = node;
     TSNode parent = ts_node_parent(node);
-    if (analysis::isKind(parent, "attribute")) {
+    if (analysis::isKind(parent, kind::attribute)) {
       if (!analysis::sameNode(fieldOf(parent, "attribute"), node)) return false;
       callee = parent;
       parent = ts_node_parent(parent);
     }
-    return analysis::isKind(parent, "call") && analysis::sameNode(fieldOf(parent, "function"), callee);
+    return analysis::isKind(parent, kind::call) && analysis::sameNode(fieldOf(parent, "function"), callee);
   });
 }
 

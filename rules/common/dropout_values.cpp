@@ -17,7 +17,7 @@ namespace {
 
 std::optional<double> numberLiteral(TSNode node, std::string_view source) {
   node = analysis::unparenthesize(node);
-  if (!isKind(node, "integer") && !isKind(node, "float")) return std::nullopt;
+  if (!isKind(node, kind::integer) && !isKind(node, kind::float_)) return std::nullopt;
   std::string text(analysis::textOf(node, source));
   std::erase(text, '_');
   char* end = nullptr;
@@ -29,8 +29,8 @@ std::optional<double> numberLiteral(TSNode node, std::string_view source) {
 // The identifier at the root of an attribute chain (`self` in `self.config.p`), or null when the
 // chain passes through a call or a subscript.
 TSNode chainRoot(TSNode node) {
-  while (isKind(node, "attribute")) node = fieldOf(node, "object");
-  return isKind(node, "identifier") ? node : TSNode{};
+  while (isKind(node, kind::attribute)) node = fieldOf(node, "object");
+  return isKind(node, kind::identifier) ? node : TSNode{};
 }
 
 bool modeBlind(const analysis::SemanticModel& model, TSNode value, TSNode cls, std::string_view self, int depth) {
@@ -38,13 +38,13 @@ bool modeBlind(const analysis::SemanticModel& model, TSNode value, TSNode cls, s
   std::string_view source = model.file().text();
   value = analysis::unparenthesize(value);
   if (auto number = numberLiteral(value, source)) return *number != 0.0;
-  if (isKind(value, "attribute")) {
+  if (isKind(value, kind::attribute)) {
     TSNode root = chainRoot(value);
     if (ts_node_is_null(root) || model.text(root) != self) return false;
     // A module's own attribute's binding is a parameter of `self`: the chain's root must be it.
     const analysis::Binding* binding = model.resolve(self, root);
     if (binding == nullptr || binding->kind != analysis::BindingKind::Parameter) return false;
-    if (isKind(fieldOf(value, "object"), "identifier")) {
+    if (isKind(fieldOf(value, "object"), kind::identifier)) {
       // `self.p`: known only when the class binds it once, and not a property computing it.
       std::string_view attr = model.text(fieldOf(value, "attribute"));
       if (classDefinesMethod(cls, attr, source)) return false;
@@ -56,7 +56,7 @@ bool modeBlind(const analysis::SemanticModel& model, TSNode value, TSNode cls, s
     }
     return true;  // `self.config.attn_pdrop`, `self.drop.p`
   }
-  if (isKind(value, "identifier")) {
+  if (isKind(value, kind::identifier)) {
     const analysis::Binding* binding = model.resolve(model.text(value), value);
     if (binding == nullptr || binding->kind != analysis::BindingKind::Assignment) return false;
     TSNode bound = analysis::singleAssignedValue(model, value);

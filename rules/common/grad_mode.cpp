@@ -20,9 +20,9 @@ constexpr std::array<std::string_view, 8> kGradWords{"no_grad",  "inference_mode
 
 bool insideImport(TSNode node) {
   for (TSNode n = ts_node_parent(node); !ts_node_is_null(n); n = ts_node_parent(n)) {
-    if (isKind(n, "import_statement") || isKind(n, "import_from_statement") || isKind(n, "future_import_statement"))
+    if (isKind(n, kind::import_statement) || isKind(n, kind::import_from_statement) || isKind(n, kind::future_import_statement))
       return true;
-    if (isKind(n, "block") || isKind(n, "module")) return false;
+    if (isKind(n, kind::block) || isKind(n, kind::module)) return false;
   }
   return false;
 }
@@ -31,7 +31,7 @@ bool insideImport(TSNode node) {
 
 bool isGradModeCall(const analysis::SemanticModel& model, TSNode expr) {
   expr = analysis::unparenthesize(expr);
-  if (isKind(expr, "call")) expr = fieldOf(expr, "function");
+  if (isKind(expr, kind::call)) expr = fieldOf(expr, "function");
   auto name = model.qualifiedName(expr);
   if (!name) return false;
   return *name == "torch.no_grad" || *name == "torch.inference_mode" || *name == "torch.set_grad_enabled" ||
@@ -47,10 +47,10 @@ bool underGradModeBlock(const analysis::SemanticModel& model, TSNode node) {
 
 bool decoratedWithGradMode(const analysis::SemanticModel& model, TSNode function) {
   TSNode decorated = ts_node_parent(function);
-  if (!isKind(decorated, "decorated_definition")) return false;
+  if (!isKind(decorated, kind::decorated_definition)) return false;
   bool found = false;
   analysis::forEachNamedChild(decorated, [&](TSNode child) {
-    if (isKind(child, "decorator") && ts_node_named_child_count(child) > 0 &&
+    if (isKind(child, kind::decorator) && ts_node_named_child_count(child) > 0 &&
         isGradModeCall(model, ts_node_named_child(child, 0)))
       found = true;
   });
@@ -63,7 +63,7 @@ bool spellsGradWords(TSNode node, std::string_view source) {
       node,
       [&](TSNode n) {
         if (found) return false;
-        if (isKind(n, "identifier")) {
+        if (isKind(n, kind::identifier)) {
           std::string_view text = analysis::textOf(n, source);
           for (std::string_view word : kGradWords) found = found || text == word;
         }
@@ -77,11 +77,11 @@ FunctionUse functionUseAt(const analysis::SemanticModel& model, TSNode name) {
   FunctionUse out;
   TSNode node = name;
   TSNode parent = ts_node_parent(node);
-  if (isKind(parent, "attribute") && analysis::sameNode(fieldOf(parent, "attribute"), node)) {
+  if (isKind(parent, kind::attribute) && analysis::sameNode(fieldOf(parent, "attribute"), node)) {
     node = parent;
     parent = ts_node_parent(node);
   }
-  if (!isKind(parent, "call") || !analysis::sameNode(fieldOf(parent, "function"), node)) {
+  if (!isKind(parent, kind::call) || !analysis::sameNode(fieldOf(parent, "function"), node)) {
     // Passed as a value (a callback, a hook): its caller is unknown.
     out.grad_off_or_unknown = true;
     return out;
@@ -89,7 +89,7 @@ FunctionUse functionUseAt(const analysis::SemanticModel& model, TSNode name) {
   out.called = true;
   if (underGradModeBlock(model, parent)) out.grad_off_or_unknown = true;
   TSNode caller = enclosingFunctionOrModule(parent);
-  if (isKind(caller, "function_definition") &&
+  if (isKind(caller, kind::function_definition) &&
       (decoratedWithGradMode(model, caller) || spellsGradWords(fieldOf(caller, "body"), model.file().text())))
     out.grad_off_or_unknown = true;
   return out;
@@ -98,12 +98,12 @@ FunctionUse functionUseAt(const analysis::SemanticModel& model, TSNode name) {
 TSNode runAfterEvalMode(const analysis::SemanticModel& model, TSNode call) {
   std::string_view source = model.file().text();
   if (methodName(call, source) != "eval" || ts_node_named_child_count(argumentList(call)) != 0) return {};
-  if (!isKind(enclosingStatement(call), "expression_statement")) return {};  // `model.eval()` as a statement
+  if (!isKind(enclosingStatement(call), kind::expression_statement)) return {};  // `model.eval()` as a statement
   TSNode function = enclosingFunctionOrModule(call);
-  if (!isKind(function, "function_definition")) return {};
+  if (!isKind(function, kind::function_definition)) return {};
   if (analysis::textOf(fieldOf(function, "name"), source).starts_with("test")) return {};  // a test's graphs are its own
   TSNode receiver = fieldOf(fieldOf(call, "function"), "object");
-  if (!isKind(receiver, "identifier") && !isKind(receiver, "attribute")) return {};
+  if (!isKind(receiver, kind::identifier) && !isKind(receiver, kind::attribute)) return {};
   std::string_view name = analysis::textOf(receiver, source);
   TSNode body = fieldOf(function, "body");
   if (spellsGradWords(body, source) || decoratedWithGradMode(model, function)) return {};
@@ -112,7 +112,7 @@ TSNode runAfterEvalMode(const analysis::SemanticModel& model, TSNode call) {
       body,
       [&](TSNode n) {
         if (!ts_node_is_null(first) || isCodeBoundary(n)) return false;
-        if (isKind(n, "call") && analysis::startOf(n) > analysis::endOf(call) &&
+        if (isKind(n, kind::call) && analysis::startOf(n) > analysis::endOf(call) &&
             analysis::textOf(fieldOf(n, "function"), source) == name && !underGradModeBlock(model, n) &&
             !insideAssertion(n, source))
           first = n;
@@ -129,14 +129,14 @@ std::vector<std::string> evaluationModeFunctions(const analysis::SemanticModel& 
   analysis::forEachWholeWord(source, "eval", [&](size_t at) {
     TSNode word = ts_node_descendant_for_byte_range(root, static_cast<uint32_t>(at), static_cast<uint32_t>(at + 4));
     TSNode attribute = ts_node_parent(word);
-    if (!isKind(attribute, "attribute") || !analysis::sameNode(fieldOf(attribute, "attribute"), word)) return false;
+    if (!isKind(attribute, kind::attribute) || !analysis::sameNode(fieldOf(attribute, "attribute"), word)) return false;
     TSNode call = ts_node_parent(attribute);
-    if (!isKind(call, "call") || !analysis::sameNode(fieldOf(call, "function"), attribute)) return false;
+    if (!isKind(call, kind::call) || !analysis::sameNode(fieldOf(call, "function"), attribute)) return false;
     if (ts_node_is_null(runAfterEvalMode(model, call))) return false;
     TSNode function = enclosingFunctionOrModule(call);
     TSNode holder = ts_node_parent(function);
-    if (isKind(holder, "decorated_definition")) holder = ts_node_parent(holder);
-    if (!isKind(holder, "module")) return false;  // top-level functions only
+    if (isKind(holder, kind::decorated_definition)) holder = ts_node_parent(holder);
+    if (!isKind(holder, kind::module)) return false;  // top-level functions only
     std::string name(analysis::textOf(fieldOf(function, "name"), source));
     if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(std::move(name));
     return false;
@@ -152,15 +152,15 @@ std::vector<ImportedUse> importedUses(const analysis::SemanticModel& model, cons
     analysis::forEachWholeWord(source, wanted, [&](size_t at) {
       TSNode word = ts_node_descendant_for_byte_range(root, static_cast<uint32_t>(at),
                                                       static_cast<uint32_t>(at + wanted.size()));
-      if (!isKind(word, "identifier") || analysis::startOf(word) != at || insideImport(word)) return false;
+      if (!isKind(word, kind::identifier) || analysis::startOf(word) != at || insideImport(word)) return false;
       TSNode parent = ts_node_parent(word);
       TSNode expr = word;
-      if (isKind(parent, "attribute")) {
+      if (isKind(parent, kind::attribute)) {
         if (!analysis::sameNode(fieldOf(parent, "attribute"), word)) return false;  // `evaluate.x`
         expr = parent;
-      } else if (isKind(parent, "keyword_argument") && analysis::sameNode(fieldOf(parent, "name"), word)) {
+      } else if (isKind(parent, kind::keyword_argument) && analysis::sameNode(fieldOf(parent, "name"), word)) {
         return false;
-      } else if ((isKind(parent, "function_definition") || isKind(parent, "class_definition")) &&
+      } else if ((isKind(parent, kind::function_definition) || isKind(parent, kind::class_definition)) &&
                  analysis::sameNode(fieldOf(parent, "name"), word)) {
         return false;
       }

@@ -14,10 +14,10 @@ namespace {
 
 TSNode classOfDefinition(TSNode def) {
   TSNode up = ts_node_parent(def);
-  if (isKind(up, "decorated_definition")) up = ts_node_parent(up);
-  if (!isKind(up, "block")) return {};
+  if (isKind(up, kind::decorated_definition)) up = ts_node_parent(up);
+  if (!isKind(up, kind::block)) return {};
   up = ts_node_parent(up);
-  return isKind(up, "class_definition") ? up : TSNode{};
+  return isKind(up, kind::class_definition) ? up : TSNode{};
 }
 
 bool derivesFromModule(const analysis::SemanticModel& model, TSNode cls, int depth) {
@@ -26,7 +26,7 @@ bool derivesFromModule(const analysis::SemanticModel& model, TSNode cls, int dep
   if (ts_node_is_null(bases)) return false;
   bool found = false;
   analysis::forEachNamedChild(bases, [&](TSNode base) {
-    if (found || isKind(base, "keyword_argument")) return;
+    if (found || isKind(base, kind::keyword_argument)) return;
     if (auto name = model.qualifiedName(base)) {
       std::string_view q = *name;
       found = q.starts_with("torch.nn.") || q == "pytorch_lightning.LightningModule" ||
@@ -34,7 +34,7 @@ bool derivesFromModule(const analysis::SemanticModel& model, TSNode cls, int dep
               q == "pytorch_lightning.core.LightningModule" || q == "lightning.pytorch.core.LightningModule";
       return;
     }
-    if (!isKind(base, "identifier")) return;
+    if (!isKind(base, kind::identifier)) return;
     const analysis::Binding* binding = model.resolve(model.text(base), base);
     if (binding != nullptr && binding->kind == analysis::BindingKind::Class)
       found = derivesFromModule(model, binding->statement, depth + 1);
@@ -46,8 +46,8 @@ bool derivesFromModule(const analysis::SemanticModel& model, TSNode cls, int dep
 
 TSNode enclosingMethod(TSNode node) {
   for (TSNode up = ts_node_parent(node); !ts_node_is_null(up); up = ts_node_parent(up)) {
-    if (isKind(up, "class_definition")) return {};
-    if (isKind(up, "function_definition") && !ts_node_is_null(classOfDefinition(up))) return up;
+    if (isKind(up, kind::class_definition)) return {};
+    if (isKind(up, kind::function_definition) && !ts_node_is_null(classOfDefinition(up))) return up;
   }
   return {};
 }
@@ -55,7 +55,7 @@ TSNode enclosingMethod(TSNode node) {
 TSNode classOfMethod(TSNode method) { return classOfDefinition(method); }
 
 bool isTorchModuleClass(const analysis::SemanticModel& model, TSNode cls) {
-  if (isKind(cls, "class_definition")) return derivesFromModule(model, cls, 0);
+  if (isKind(cls, kind::class_definition)) return derivesFromModule(model, cls, 0);
   return false;
 }
 
@@ -68,8 +68,8 @@ bool mentionsTraining(TSNode node, std::string_view source) {
       node,
       [&](TSNode n) {
         if (found) return false;
-        if (isKind(n, "identifier") && analysis::textOf(n, source) == "training") found = true;
-        return !found && !isKind(n, "string") && !isKind(n, "comment");
+        if (isKind(n, kind::identifier) && analysis::textOf(n, source) == "training") found = true;
+        return !found && !isKind(n, kind::string) && !isKind(n, kind::comment);
       },
       [](TSNode) {});
   return found;
@@ -79,7 +79,7 @@ bool classDefinesMethod(TSNode cls, std::string_view name, std::string_view sour
   bool found = false;
   analysis::forEachNamedChild(fieldOf(cls, "body"), [&](TSNode statement) {
     TSNode def = definitionOf(statement);
-    if (isKind(def, "function_definition") && analysis::textOf(fieldOf(def, "name"), source) == name) found = true;
+    if (isKind(def, kind::function_definition) && analysis::textOf(fieldOf(def, "name"), source) == name) found = true;
   });
   return found;
 }
@@ -90,7 +90,7 @@ bool modeBlindModuleMethod(const analysis::SemanticModel& model, TSNode call, Mo
   TSNode cls = classOfMethod(method);
   std::string_view source = model.file().text();
   // A static or class method has no instance whose mode could decide.
-  if (TSNode decorated = ts_node_parent(method); isKind(decorated, "decorated_definition")) {
+  if (TSNode decorated = ts_node_parent(method); isKind(decorated, kind::decorated_definition)) {
     std::string_view decorators = analysis::textOf(decorated, source).substr(0, analysis::startOf(method) - analysis::startOf(decorated));
     if (decorators.find("staticmethod") != std::string_view::npos || decorators.find("classmethod") != std::string_view::npos)
       return false;

@@ -16,7 +16,7 @@ using analysis::isKind;
 TSNode enclosingLoop(TSNode node) {
   for (TSNode up = ts_node_parent(node); !ts_node_is_null(up); up = ts_node_parent(up)) {
     if (isCodeBoundary(up)) return {};
-    if ((isKind(up, "for_statement") || isKind(up, "while_statement")) && analysis::contains(fieldOf(up, "body"), node))
+    if ((isKind(up, kind::for_statement) || isKind(up, kind::while_statement)) && analysis::contains(fieldOf(up, "body"), node))
       return up;
   }
   return {};
@@ -29,7 +29,7 @@ bool loopRunsTrainingStep(const analysis::SemanticModel& model, TSNode loop) {
       fieldOf(loop, "body"),
       [&](TSNode n) {
         if (found || isCodeBoundary(n)) return false;
-        if (isKind(n, "call")) {
+        if (isKind(n, kind::call)) {
           std::string_view method = methodName(n, source);
           if (method == "backward" || isBackwardCall(model, n)) found = true;
           else if (method == "step" && ts_node_named_child_count(argumentList(n)) == 0)
@@ -43,13 +43,13 @@ bool loopRunsTrainingStep(const analysis::SemanticModel& model, TSNode loop) {
 
 bool looksLikeOptimizer(const analysis::SemanticModel& model, TSNode receiver) {
   TSNode bound{};
-  if (isKind(receiver, "identifier")) bound = analysis::singleAssignedValue(model, receiver);
-  else if (isKind(receiver, "attribute")) bound = selfAttributeValue(model, receiver);
+  if (isKind(receiver, kind::identifier)) bound = analysis::singleAssignedValue(model, receiver);
+  else if (isKind(receiver, kind::attribute)) bound = selfAttributeValue(model, receiver);
   else return false;
-  if (!ts_node_is_null(bound) && isKind(analysis::unparenthesize(bound), "call")) {
+  if (!ts_node_is_null(bound) && isKind(analysis::unparenthesize(bound), kind::call)) {
     if (auto callee = model.calleeName(analysis::unparenthesize(bound))) return callee->starts_with("torch.optim.");
   }
-  std::string_view text = isKind(receiver, "attribute") ? model.text(fieldOf(receiver, "attribute")) : model.text(receiver);
+  std::string_view text = isKind(receiver, kind::attribute) ? model.text(fieldOf(receiver, "attribute")) : model.text(receiver);
   std::string lower(text);
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (lower.find("sched") != std::string::npos || lower.find("lr") != std::string::npos) return false;
@@ -65,8 +65,8 @@ bool namesInterval(TSNode condition, std::string_view source) {
       condition,
       [&](TSNode n) {
         if (found) return false;
-        if (isKind(n, "binary_operator") && analysis::textOf(fieldOf(n, "operator"), source) == "%") found = true;
-        if (isKind(n, "identifier")) {
+        if (isKind(n, kind::binary_operator) && analysis::textOf(fieldOf(n, "operator"), source) == "%") found = true;
+        if (isKind(n, kind::identifier)) {
           std::string name(analysis::textOf(n, source));
           for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
           for (std::string_view word : {"log", "interval", "every", "freq", "print", "verbose", "debug", "display",
@@ -84,21 +84,21 @@ bool namesInterval(TSNode condition, std::string_view source) {
 bool underIntervalCondition(TSNode node, TSNode loop, std::string_view source) {
   for (TSNode up = ts_node_parent(node); !ts_node_is_null(up) && !analysis::sameNode(up, loop); up = ts_node_parent(up)) {
     TSNode condition{};
-    if (isKind(up, "if_statement") || isKind(up, "elif_clause") || isKind(up, "conditional_expression"))
-      condition = isKind(up, "conditional_expression") ? up : fieldOf(up, "condition");
+    if (isKind(up, kind::if_statement) || isKind(up, kind::elif_clause) || isKind(up, kind::conditional_expression))
+      condition = isKind(up, kind::conditional_expression) ? up : fieldOf(up, "condition");
     if (!ts_node_is_null(condition) && namesInterval(condition, source)) return true;
     // `else` of an interval test is its complement: still interval-driven.
-    if (isKind(up, "else_clause") && namesInterval(fieldOf(ts_node_parent(up), "condition"), source)) return true;
+    if (isKind(up, kind::else_clause) && namesInterval(fieldOf(ts_node_parent(up), "condition"), source)) return true;
   }
   return false;
 }
 
 bool insideAssertion(TSNode node, std::string_view source) {
   for (TSNode up = ts_node_parent(node); !ts_node_is_null(up) && !isCodeBoundary(up); up = ts_node_parent(up)) {
-    if (isKind(up, "assert_statement")) return true;
-    if (isKind(up, "call")) {
+    if (isKind(up, kind::assert_statement)) return true;
+    if (isKind(up, kind::call)) {
       TSNode callee = fieldOf(up, "function");
-      std::string_view name = isKind(callee, "attribute") ? analysis::textOf(fieldOf(callee, "attribute"), source)
+      std::string_view name = isKind(callee, kind::attribute) ? analysis::textOf(fieldOf(callee, "attribute"), source)
                                                            : analysis::textOf(callee, source);
       if (name.starts_with("assert")) return true;
     }
@@ -114,13 +114,13 @@ bool exits(TSNode block, std::string_view source) {
       block,
       [&](TSNode n) {
         if (found || isCodeBoundary(n)) return false;
-        if (isKind(n, "break_statement") || isKind(n, "return_statement") || isKind(n, "raise_statement")) found = true;
-        if (isKind(n, "call")) {
+        if (isKind(n, kind::break_statement) || isKind(n, kind::return_statement) || isKind(n, kind::raise_statement)) found = true;
+        if (isKind(n, kind::call)) {
           // `sys.exit(1)`, `exit()`, `quit()`, `os._exit(1)`
           std::string_view callee = analysis::textOf(fieldOf(n, "function"), source);
           if (callee == "exit" || callee == "quit" || callee.ends_with(".exit") || callee.ends_with("._exit")) found = true;
         }
-        return !found && !isKind(n, "for_statement") && !isKind(n, "while_statement");
+        return !found && !isKind(n, kind::for_statement) && !isKind(n, kind::while_statement);
       },
       [](TSNode) {});
   return found;
@@ -132,7 +132,7 @@ bool readsName(TSNode node, std::string_view name, std::string_view source) {
       node,
       [&](TSNode n) {
         if (found) return false;
-        if (isKind(n, "identifier") && analysis::textOf(n, source) == name) found = true;
+        if (isKind(n, kind::identifier) && analysis::textOf(n, source) == name) found = true;
         return !found;
       },
       [](TSNode) {});
@@ -144,10 +144,10 @@ bool readsName(TSNode node, std::string_view name, std::string_view source) {
 bool decidesLoopExit(TSNode call, TSNode loop, std::string_view source) {
   std::string_view name;
   for (TSNode up = ts_node_parent(call); !ts_node_is_null(up) && !analysis::sameNode(up, loop); up = ts_node_parent(up)) {
-    if (isKind(up, "if_statement") && analysis::contains(fieldOf(up, "condition"), call) &&
+    if (isKind(up, kind::if_statement) && analysis::contains(fieldOf(up, "condition"), call) &&
         exits(fieldOf(up, "consequence"), source))
       return true;
-    if (isKind(up, "assignment") && isKind(fieldOf(up, "left"), "identifier")) {
+    if (isKind(up, kind::assignment) && isKind(fieldOf(up, "left"), kind::identifier)) {
       name = analysis::textOf(fieldOf(up, "left"), source);
       break;
     }
@@ -158,10 +158,10 @@ bool decidesLoopExit(TSNode call, TSNode loop, std::string_view source) {
       fieldOf(loop, "body"),
       [&](TSNode n) {
         if (found || isCodeBoundary(n)) return false;
-        if (isKind(n, "if_statement") && readsName(fieldOf(n, "condition"), name, source) &&
+        if (isKind(n, kind::if_statement) && readsName(fieldOf(n, "condition"), name, source) &&
             exits(fieldOf(n, "consequence"), source))
           found = true;
-        if (isKind(n, "assert_statement") && readsName(n, name, source)) found = true;
+        if (isKind(n, kind::assert_statement) && readsName(n, name, source)) found = true;
         return !found;
       },
       [](TSNode) {});
@@ -170,10 +170,10 @@ bool decidesLoopExit(TSNode call, TSNode loop, std::string_view source) {
 
 bool conditionalWithinLoop(TSNode node, TSNode loop) {
   for (TSNode up = ts_node_parent(node); !ts_node_is_null(up) && !analysis::sameNode(up, loop); up = ts_node_parent(up)) {
-    std::string_view kind = analysis::kindOf(up);
-    if (kind == "if_statement" || kind == "elif_clause" || kind == "else_clause" || kind == "except_clause" ||
-        kind == "conditional_expression" || kind == "boolean_operator" || kind == "while_statement" ||
-        kind == "for_statement" || kind == "case_clause" || kind == "except_group_clause")
+    analysis::NodeKind kind = analysis::kindOf(up);
+    if (kind == kind::if_statement || kind == kind::elif_clause || kind == kind::else_clause || kind == kind::except_clause ||
+        kind == kind::conditional_expression || kind == kind::boolean_operator || kind == kind::while_statement ||
+        kind == kind::for_statement || kind == kind::case_clause || kind == kind::except_group_clause)
       return true;
   }
   return false;

@@ -116,8 +116,8 @@ std::string valueRead(const analysis::SemanticModel& model, TSNode test) {
   analysis::walkTree(
       test,
       [&](TSNode node) {
-        if (!found.empty() || isKind(node, "lambda") || isKind(node, "string")) return false;
-        if (!isKind(node, "call")) return true;
+        if (!found.empty() || isKind(node, kind::lambda) || isKind(node, kind::string)) return false;
+        if (!isKind(node, kind::call)) return true;
         std::string_view method = methodName(node, source);
         if ((method == "item" || method == "any" || method == "all") && analysis::hasNoArguments(node)) {
           found = std::string(analysis::textOf(node, source));
@@ -132,14 +132,14 @@ std::string valueRead(const analysis::SemanticModel& model, TSNode test) {
           auto args = positionalArguments(node);
           // `bool(torch.isnan(x))`, `bool(torch.isnan(x).sum())`: a method chain on a tensor.
           TSNode inner = args.size() == 1 ? analysis::unparenthesize(args[0]) : TSNode{};
-          for (int hops = 0; hops < 8 && isKind(inner, "call"); ++hops) {
+          for (int hops = 0; hops < 8 && isKind(inner, kind::call); ++hops) {
             auto name = model.calleeName(inner);
             if (name && isTensorValuedFunction(*name)) {
               found = std::string(analysis::textOf(node, source));
               return false;
             }
             TSNode callee = fieldOf(inner, "function");
-            if (!isKind(callee, "attribute")) break;
+            if (!isKind(callee, kind::attribute)) break;
             inner = analysis::unparenthesize(fieldOf(callee, "object"));
           }
         }
@@ -182,8 +182,8 @@ bool callsARead(std::string_view text) {
 class DataDependentBranchInCompiledRegion final : public CompiledRegionRule {
  public:
   const RuleMeta& meta() const override { return kDataDependentBranch; }
-  std::vector<std::string_view> nodeKinds() const override {
-    return {"if_statement", "elif_clause", "while_statement", "conditional_expression"};
+  std::vector<analysis::NodeKind> nodeKinds() const override {
+    return {kind::if_statement, kind::elif_clause, kind::while_statement, kind::conditional_expression};
   }
   Prefilter prefilter() const override {
     Prefilter pre = CompiledRegionRule::prefilter();
@@ -192,7 +192,7 @@ class DataDependentBranchInCompiledRegion final : public CompiledRegionRule {
   }
 
   void check(TSNode node, Context& ctx) const override {
-    TSNode test = isKind(node, "conditional_expression") ? ts_node_named_child(node, 1) : fieldOf(node, "condition");
+    TSNode test = isKind(node, kind::conditional_expression) ? ts_node_named_child(node, 1) : fieldOf(node, "condition");
     if (ts_node_is_null(test)) return;
     const auto& model = ctx.model();
     std::string read = valueRead(model, test);
@@ -200,9 +200,9 @@ class DataDependentBranchInCompiledRegion final : public CompiledRegionRule {
     const auto* fn = compiledFunctionAt(node, model, ctx.settings());
     if (fn == nullptr) return;
 
-    std::string_view construct = isKind(node, "if_statement")     ? "`if`"
-                                 : isKind(node, "elif_clause")    ? "`elif`"
-                                 : isKind(node, "while_statement") ? "`while`"
+    std::string_view construct = isKind(node, kind::if_statement)     ? "`if`"
+                                 : isKind(node, kind::elif_clause)    ? "`elif`"
+                                 : isKind(node, kind::while_statement) ? "`while`"
                                                                    : "conditional expression";
     std::string where = compiledFunctionPhrase(*fn);
     Diagnostic& d = ctx.report(

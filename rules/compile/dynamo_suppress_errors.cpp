@@ -66,14 +66,14 @@ There is no fix: removing the setting makes failing compilations raise.
 class DynamoSuppressErrors final : public Rule {
  public:
   const RuleMeta& meta() const override { return kDynamoSuppressErrors; }
-  std::vector<std::string_view> nodeKinds() const override { return {"assignment"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::assignment}; }
   Prefilter prefilter() const override {
     return {.words = {"suppress_errors"}, .whole_words = true, .words_in_code = true, .tree_names = {{"suppress_errors"}}};
   }
 
   void check(TSNode assignment, Context& ctx) const override {
     TSNode left = fieldOf(assignment, "left");
-    if (!isKind(left, "attribute") || ctx.text(fieldOf(left, "attribute")) != "suppress_errors") return;
+    if (!isKind(left, kind::attribute) || ctx.text(fieldOf(left, "attribute")) != "suppress_errors") return;
     if (!ctx.model().refersTo(left, "torch._dynamo.config.suppress_errors")) return;
     if (boolValue(ctx.model(), fieldOf(assignment, "right")) != true) return;
     Diagnostic& d = ctx.report(assignment, "`suppress_errors = True` hides compile failures; remove it");

@@ -136,7 +136,7 @@ constexpr std::array<std::string_view, 7> kCalls{"print", "breakpoint", "set_tra
 class GraphBreakCallInCompiledRegion final : public CompiledRegionRule {
  public:
   const RuleMeta& meta() const override { return kGraphBreakCall; }
-  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call}; }
   Prefilter prefilter() const override {
     Prefilter pre = CompiledRegionRule::prefilter();
     pre.words = {"compile"};
@@ -145,7 +145,7 @@ class GraphBreakCallInCompiledRegion final : public CompiledRegionRule {
 
   void check(TSNode call, Context& ctx) const override {
     TSNode callee = analysis::fieldOf(call, "function");
-    std::string_view last = analysis::isKind(callee, "attribute")
+    std::string_view last = analysis::isKind(callee, kind::attribute)
                                 ? ctx.text(analysis::fieldOf(callee, "attribute"))
                                 : ctx.text(callee);
     if (last != "print" && last != "breakpoint" && last != "input" && last != "set_trace" && last != "backward" &&

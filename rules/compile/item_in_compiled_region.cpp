@@ -170,7 +170,7 @@ regions exist from 2.0.
 // `x.item()` / `x.tolist()` with no arguments: the method name, else empty.
 std::string_view scalarReadMethod(TSNode call, std::string_view source) {
   TSNode callee = analysis::fieldOf(call, "function");
-  if (!analysis::isKind(callee, "attribute")) return {};
+  if (!analysis::isKind(callee, kind::attribute)) return {};
   std::string_view method = analysis::textOf(analysis::fieldOf(callee, "attribute"), source);
   if (method != "item" && method != "tolist") return {};
   return analysis::hasNoArguments(call) ? method : std::string_view{};  // `x.item(y for y in z)` is not one
@@ -180,14 +180,14 @@ std::string_view scalarReadMethod(TSNode call, std::string_view source) {
 // them); the builtin's name, else empty.
 std::string_view scalarConversion(const analysis::SemanticModel& model, TSNode call) {
   TSNode function = analysis::fieldOf(call, "function");
-  if (!analysis::isKind(function, "identifier")) return {};
+  if (!analysis::isKind(function, kind::identifier)) return {};
   std::string_view name = model.text(function);
   if (name != "int" && name != "float" && name != "bool") return {};
   if (model.resolve(name, function) != nullptr) return {};  // a shadowing definition
   TSNode args = analysis::fieldOf(call, "arguments");
-  if (!analysis::isKind(args, "argument_list") || ts_node_named_child_count(args) != 1) return {};
+  if (!analysis::isKind(args, kind::argument_list) || ts_node_named_child_count(args) != 1) return {};
   TSNode arg = ts_node_named_child(args, 0);
-  if (analysis::isKind(arg, "keyword_argument") || !analysis::isProvablyTensor(model, arg)) return {};
+  if (analysis::isKind(arg, kind::keyword_argument) || !analysis::isProvablyTensor(model, arg)) return {};
   return name;
 }
 
@@ -203,7 +203,7 @@ constexpr std::array<std::string_view, 5> kScalarReads{"item", "tolist", "int", 
 class ItemInCompiledRegion final : public CompiledRegionRule {
  public:
   const RuleMeta& meta() const override { return kItemInCompiledRegion; }
-  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call}; }
 
   void check(TSNode call, Context& ctx) const override {
     std::string_view method = scalarReadMethod(call, ctx.source());

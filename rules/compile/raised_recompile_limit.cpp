@@ -69,7 +69,7 @@ bool isLimitName(std::string_view name) { return name == "recompile_limit" || na
 class RaisedRecompileLimit final : public Rule {
  public:
   const RuleMeta& meta() const override { return kRaisedRecompileLimit; }
-  std::vector<std::string_view> nodeKinds() const override { return {"assignment", "call"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::assignment, kind::call}; }
   // The same names in the code without strings and comments, then in the tree:
   // `config.patch("cache_size_limit", 64)` names it in a string only.
   Prefilter prefilter() const override {
@@ -82,9 +82,9 @@ class RaisedRecompileLimit final : public Rule {
   void check(TSNode node, Context& ctx) const override {
     const auto& model = ctx.model();
     std::string_view source = ctx.source();
-    if (isKind(node, "assignment")) {
+    if (isKind(node, kind::assignment)) {
       TSNode left = fieldOf(node, "left");
-      if (!isKind(left, "attribute")) return;
+      if (!isKind(left, kind::attribute)) return;
       std::string_view name = ctx.text(fieldOf(left, "attribute"));
       if (!isLimitName(name)) return;
       if (!model.refersTo(left, fmt::format("torch._dynamo.config.{}", name))) return;
@@ -98,7 +98,7 @@ class RaisedRecompileLimit final : public Rule {
       if (!ts_node_is_null(value)) report(ctx, node, name, value);
     }
     auto positional = positionalArguments(node);
-    if (positional.size() == 2 && isKind(positional[0], "string")) {
+    if (positional.size() == 2 && isKind(positional[0], kind::string)) {
       std::string_view text = ctx.text(positional[0]);
       for (std::string_view name : {"recompile_limit", "cache_size_limit"})
         if (text == fmt::format("\"{}\"", name) || text == fmt::format("'{}'", name)) report(ctx, node, name, positional[1]);

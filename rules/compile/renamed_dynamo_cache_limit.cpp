@@ -82,7 +82,7 @@ std::string_view newName(std::string_view old) {
 
 // A string literal's content, or empty for anything else (f-strings, concatenations).
 std::string_view stringContent(TSNode node, std::string_view source) {
-  if (!isKind(node, "string")) return {};
+  if (!isKind(node, kind::string)) return {};
   std::string_view text = analysis::textOf(node, source);
   if (text.size() < 2 || (text[0] != '"' && text[0] != '\'') || text.front() != text.back()) return {};
   return text.substr(1, text.size() - 2);
@@ -91,7 +91,7 @@ std::string_view stringContent(TSNode node, std::string_view source) {
 class RenamedDynamoCacheLimit final : public Rule {
  public:
   const RuleMeta& meta() const override { return kRenamedDynamoCacheLimit; }
-  std::vector<std::string_view> nodeKinds() const override { return {"attribute", "call"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::attribute, kind::call}; }
   Prefilter prefilter() const override {
     return {.words = {"cache_size_limit"}, .floor_at_least = TorchVersion{2, 7}};
   }
@@ -99,7 +99,7 @@ class RenamedDynamoCacheLimit final : public Rule {
   void check(TSNode node, Context& ctx) const override {
     if (!ctx.torchAtLeast(2, 7)) return;
     std::string_view source = ctx.source();
-    if (isKind(node, "attribute")) {
+    if (isKind(node, kind::attribute)) {
       TSNode name = fieldOf(node, "attribute");
       std::string_view replacement = newName(ctx.text(name));
       if (replacement.empty() || !ctx.model().refersTo(fieldOf(node, "object"), "torch._dynamo.config")) return;
@@ -107,20 +107,20 @@ class RenamedDynamoCacheLimit final : public Rule {
       return;
     }
     TSNode callee = fieldOf(node, "function");
-    if (!isKind(callee, "attribute") || ctx.text(fieldOf(callee, "attribute")) != "patch") return;
+    if (!isKind(callee, kind::attribute) || ctx.text(fieldOf(callee, "attribute")) != "patch") return;
     if (!ctx.model().refersTo(fieldOf(callee, "object"), "torch._dynamo.config")) return;
     TSNode args = argumentList(node);
     if (ts_node_is_null(args)) return;
     analysis::forEachNamedChild(args, [&](TSNode arg) {
-      if (isKind(arg, "keyword_argument")) {
+      if (isKind(arg, kind::keyword_argument)) {
         TSNode name = fieldOf(arg, "name");
         std::string_view replacement = newName(ctx.text(name));
         if (!replacement.empty()) report(name, arg, ctx.text(name), replacement, ctx);
-      } else if (isKind(arg, "string")) {
+      } else if (isKind(arg, kind::string)) {
         reportString(arg, source, ctx);  // patch("cache_size_limit", 16)
-      } else if (isKind(arg, "dictionary")) {
+      } else if (isKind(arg, kind::dictionary)) {
         analysis::forEachNamedChild(arg, [&](TSNode pair) {
-          if (isKind(pair, "pair")) reportString(fieldOf(pair, "key"), source, ctx);
+          if (isKind(pair, kind::pair)) reportString(fieldOf(pair, "key"), source, ctx);
         });
       }
     });

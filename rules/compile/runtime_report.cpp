@@ -27,8 +27,8 @@ std::optional<std::pair<uint32_t, uint32_t>> defNameOn(const analysis::ParsedFil
         TSPoint start = ts_node_start_point(node), end = ts_node_end_point(node);
         if (start.row > row || end.row < row) return false;
         TSNode def = node;
-        if (analysis::isKind(node, "decorated_definition")) def = analysis::fieldOf(node, "definition");
-        if (start.row == row && analysis::isKind(def, "function_definition")) {
+        if (analysis::isKind(node, kind::decorated_definition)) def = analysis::fieldOf(node, "definition");
+        if (start.row == row && analysis::isKind(def, kind::function_definition)) {
           TSNode name = analysis::fieldOf(def, "name");
           if (!ts_node_is_null(name)) found.emplace(ts_node_start_byte(name), ts_node_end_byte(name));
           return false;

@@ -25,7 +25,7 @@ class RuntimeFindingsRule final : public Rule {
  public:
   RuntimeFindingsRule(const RuleMeta& meta, RuntimeFinding::Kind kind) : meta_(meta), kind_(kind) {}
   const RuleMeta& meta() const override { return meta_; }
-  std::vector<std::string_view> nodeKinds() const override { return {"module"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::module}; }
   // Only on a file the compile log has findings for.
   bool mayReport(const PrefilterInput&, const Settings& settings) const override {
     return settings.runtime != nullptr && !settings.runtime->findings.empty();

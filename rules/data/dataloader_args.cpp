@@ -53,7 +53,7 @@ namespace {
 
 TSNode dataLoaderOfIterableAt(const analysis::SemanticModel& model, TSNode iterable, int depth) {
   TSNode expr = analysis::resolveValue(model, iterable);
-  for (; depth < 4 && isKind(expr, "call"); ++depth) {
+  for (; depth < 4 && isKind(expr, kind::call); ++depth) {
     if (isDataLoaderCall(model, expr)) return expr;
     auto callee = model.calleeName(expr);
     bool wrapper = isBuiltinCall(model, expr, "enumerate") || isBuiltinCall(model, expr, "zip") ||
@@ -84,7 +84,7 @@ bool isIterableWrapper(const analysis::SemanticModel& model, TSNode call) {
 void collectDataLoaders(const analysis::SemanticModel& model, TSNode iterable, int depth, std::vector<TSNode>& out) {
   if (depth > 4 || out.size() >= 16) return;
   for (const auto& value : analysis::valuesOf(model, iterable).values) {
-    if (value.kind != analysis::FlowValue::Kind::Expression || !isKind(value.node, "call")) continue;
+    if (value.kind != analysis::FlowValue::Kind::Expression || !isKind(value.node, kind::call)) continue;
     if (isDataLoaderCall(model, value.node)) {
       bool seen = false;
       for (TSNode have : out) seen = seen || analysis::sameNode(have, value.node);

@@ -194,17 +194,17 @@ std::optional<Creation> generatorCreation(const analysis::SemanticModel& model, 
   for (int budget = 16; !work.empty() && budget > 0; --budget) {
     TSNode node = analysis::resolveValue(model, work.back());
     work.pop_back();
-    std::string_view kind = kindOf(node);
-    if (kind == "call") {
+    analysis::NodeKind kind = kindOf(node);
+    if (kind == kind::call) {
       if (auto callee = model.calleeName(node))
         if (auto generator = generatorConstructor(*callee)) return Creation{*generator, node};
       TSNode function = fieldOf(node, "function");
-      if (isKind(function, "attribute") && model.text(fieldOf(function, "attribute")) == "manual_seed")
+      if (isKind(function, kind::attribute) && model.text(fieldOf(function, "attribute")) == "manual_seed")
         work.push_back(fieldOf(function, "object"));
-    } else if (kind == "conditional_expression" && ts_node_named_child_count(node) == 3) {
+    } else if (kind == kind::conditional_expression && ts_node_named_child_count(node) == 3) {
       work.push_back(ts_node_named_child(node, 2));
       work.push_back(ts_node_named_child(node, 0));
-    } else if (kind == "boolean_operator") {
+    } else if (kind == kind::boolean_operator) {
       work.push_back(fieldOf(node, "right"));
       work.push_back(fieldOf(node, "left"));
     }
@@ -238,12 +238,12 @@ bool isNumpyRandomConstructor(std::string_view member) {
 // The file's class a name denotes: a class bound once in its scope.
 TSNode classNamed(const analysis::SemanticModel& model, TSNode name) {
   name = analysis::unparenthesize(name);
-  if (!isKind(name, "identifier")) return {};
+  if (!isKind(name, kind::identifier)) return {};
   const analysis::Binding* binding = model.resolve(model.text(name), name);
   if (binding == nullptr || binding->kind != analysis::BindingKind::Class) return {};
   const auto* all = model.bindingsOf(*binding->scope, binding->name);
   if (all == nullptr || all->size() != 1) return {};
-  return isKind(binding->statement, "class_definition") ? binding->statement : TSNode{};
+  return isKind(binding->statement, kind::class_definition) ? binding->statement : TSNode{};
 }
 
 
@@ -255,12 +255,12 @@ TSNode datasetClass(const analysis::SemanticModel& model, TSNode call, std::stri
   TSNode argument = analysis::argumentFor(call, 0, "dataset", source);
   if (ts_node_is_null(argument)) return {};
   TSNode value = analysis::resolveValue(model, argument);
-  if (isKind(value, "attribute")) {
+  if (isKind(value, kind::attribute)) {
     value = selfAttributeValue(model, value);
     if (ts_node_is_null(value)) return {};
     value = analysis::resolveValue(model, value);
   }
-  if (!isKind(value, "call")) return {};
+  if (!isKind(value, kind::call)) return {};
   return classNamed(model, fieldOf(value, "function"));
 }
 
@@ -283,7 +283,7 @@ DatasetFacts analyseDataset(const analysis::SemanticModel& model, TSNode cls) {
     bodies.push_back(class_body);
     analysis::forEachNamedChild(class_body, [&](TSNode statement) {
       TSNode def = definitionOf(statement);
-      if (!isKind(def, "function_definition")) return;
+      if (!isKind(def, kind::function_definition)) return;
       std::string name(model.text(fieldOf(def, "name")));
       if (name == "__init__") inits.push_back(def);  // each runs when it calls `super().__init__()`
       methods.emplace(std::move(name), def);
@@ -297,7 +297,7 @@ DatasetFacts analyseDataset(const analysis::SemanticModel& model, TSNode cls) {
   }
   auto inClassBody = [&](TSNode function) {
     TSNode parent = ts_node_parent(function);
-    if (isKind(parent, "decorated_definition")) parent = ts_node_parent(parent);
+    if (isKind(parent, kind::decorated_definition)) parent = ts_node_parent(parent);
     return std::any_of(bodies.begin(), bodies.end(), [&](TSNode b) { return analysis::sameNode(b, parent); });
   };
 
@@ -309,9 +309,9 @@ DatasetFacts analyseDataset(const analysis::SemanticModel& model, TSNode cls) {
     analysis::walkTree(
         fieldOf(init, "body"),
         [&](TSNode node) {
-          std::string_view kind = kindOf(node);
-          if (kind == "function_definition" || kind == "class_definition" || kind == "lambda") return false;
-          if (kind != "assignment") return true;
+          analysis::NodeKind kind = kindOf(node);
+          if (kind == kind::function_definition || kind == kind::class_definition || kind == kind::lambda) return false;
+          if (kind != kind::assignment) return true;
           std::string_view attr = selfAttribute(model, fieldOf(node, "left"), self);
           TSNode right = fieldOf(node, "right");
           if (attr.empty() || ts_node_is_null(right)) return true;
@@ -351,14 +351,14 @@ DatasetFacts analyseDataset(const analysis::SemanticModel& model, TSNode cls) {
     analysis::walkTree(
         fieldOf(function, "body"),
         [&](TSNode node) {
-          std::string_view kind = kindOf(node);
-          if (kind == "string" || kind == "comment") return false;
-          if (kind == "call") {
+          analysis::NodeKind kind = kindOf(node);
+          if (kind == kind::string || kind == kind::comment) return false;
+          if (kind == kind::call) {
             TSNode callee = fieldOf(node, "function");
             if (std::string_view method = selfAttribute(model, callee, self); !method.empty()) {
               if (auto it = methods.find(method); it != methods.end() && seen.insert(it->second.id).second)
                 work.push_back(it->second);
-            } else if (isKind(callee, "identifier")) {
+            } else if (isKind(callee, kind::identifier)) {
               const analysis::Binding* b = model.resolve(model.text(callee), callee);
               if (b != nullptr && b->kind == analysis::BindingKind::Function && b->scope == &model.moduleScope() &&
                   seen.insert(b->statement.id).second)
@@ -375,30 +375,30 @@ DatasetFacts analyseDataset(const analysis::SemanticModel& model, TSNode cls) {
           }
           // A use of a candidate: `self.rng` / `RNG`.
           std::optional<size_t> index;
-          if (kind == "attribute") {
+          if (kind == kind::attribute) {
             std::string_view attr = selfAttribute(model, node, self);
             for (size_t i = 0; i < candidates.size() && !attr.empty(); ++i)
               if (candidates[i].on_self && candidates[i].name == attr) index = i;
-          } else if (kind == "identifier") {
+          } else if (kind == kind::identifier) {
             TSNode up = ts_node_parent(node);
-            if ((isKind(up, "attribute") && analysis::sameNode(fieldOf(up, "attribute"), node)) ||
-                (isKind(up, "keyword_argument") && analysis::sameNode(fieldOf(up, "name"), node)))
+            if ((isKind(up, kind::attribute) && analysis::sameNode(fieldOf(up, "attribute"), node)) ||
+                (isKind(up, kind::keyword_argument) && analysis::sameNode(fieldOf(up, "name"), node)))
               return true;
             const analysis::Binding* b = model.resolve(model.text(node), node);
             if (auto it = module_generators.find(b); b != nullptr && it != module_generators.end()) index = it->second;
           }
           if (!index) return true;
           TSNode parent = ts_node_parent(node);
-          if (isKind(parent, "assignment") && analysis::sameNode(fieldOf(parent, "left"), node)) {
+          if (isKind(parent, kind::assignment) && analysis::sameNode(fieldOf(parent, "left"), node)) {
             reseeded[*index] = true;  // re-created in the worker: `self.rng = default_rng(...)`
-          } else if (isKind(parent, "attribute") && analysis::sameNode(fieldOf(parent, "object"), node) &&
+          } else if (isKind(parent, kind::attribute) && analysis::sameNode(fieldOf(parent, "object"), node) &&
                      isReseedMethod(model.text(fieldOf(parent, "attribute"))) &&
-                     isKind(ts_node_parent(parent), "call")) {
+                     isKind(ts_node_parent(parent), kind::call)) {
             reseeded[*index] = true;  // `self.rng.seed(index)`
           } else if (ts_node_is_null(candidates[*index].draw)) {
             candidates[*index].draw = node;
           }
-          return kind != "attribute";
+          return kind != kind::attribute;
         },
         [](TSNode) {});
   }
@@ -408,8 +408,8 @@ DatasetFacts analyseDataset(const analysis::SemanticModel& model, TSNode cls) {
     analysis::walkTree(
         class_body,
         [&](TSNode node) {
-          if (worker_info || isKind(node, "string") || isKind(node, "comment")) return false;
-          if (isKind(node, "call")) {
+          if (worker_info || isKind(node, kind::string) || isKind(node, kind::comment)) return false;
+          if (isKind(node, kind::call)) {
             auto q = model.calleeName(node);
             if (q && (*q == "torch.utils.data.get_worker_info" || *q == "torch.utils.data._utils.worker.get_worker_info"))
               worker_info = true;
@@ -428,7 +428,7 @@ DatasetFacts analyseDataset(const analysis::SemanticModel& model, TSNode cls) {
 class DataLoaderWorkerInitFn final : public Rule {
  public:
   const RuleMeta& meta() const override { return kDataLoaderWorkerInitFn; }
-  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call}; }
   // Every call the rule reports resolves to DataLoader through an import or an attribute, which
   // spell it as code: a file that names it only in docstrings and comments is not parsed for it.
   Prefilter prefilter() const override { return {.words = {"DataLoader"}, .words_in_code = true}; }
@@ -444,7 +444,7 @@ class DataLoaderWorkerInitFn final : public Rule {
     TSNode init_fn = keywordArgument(call, "worker_init_fn", ctx.source());
     if (ts_node_is_null(init_fn) && positional.size() > kWorkerInitFnSlot) init_fn = positional[kWorkerInitFnSlot];
     bool init_argument = !ts_node_is_null(init_fn);
-    if (init_argument && isKind(analysis::resolveValue(model, init_fn), "none")) init_fn = TSNode{};
+    if (init_argument && isKind(analysis::resolveValue(model, init_fn), kind::none)) init_fn = TSNode{};
 
     TSNode num_workers = keywordArgument(call, "num_workers", ctx.source());
     if (ts_node_is_null(num_workers) && positional.size() > kNumWorkersSlot) num_workers = positional[kNumWorkersSlot];

@@ -65,7 +65,7 @@ holds 1.13–2.14.
 - [`torch/utils/data/dataloader.py`: `DataLoader.__iter__`](https://github.com/pytorch/pytorch/blob/v2.6.0/torch/utils/data/dataloader.py)
 )md"};
 
-bool isLoop(TSNode node) { return isKind(node, "for_statement") || isKind(node, "while_statement"); }
+bool isLoop(TSNode node) { return isKind(node, kind::for_statement) || isKind(node, kind::while_statement); }
 
 // True when `node` lies in the body of a loop within `scope` (not counting `node` itself).
 bool insideLoop(TSNode node, TSNode scope) {
@@ -80,7 +80,7 @@ bool insideLoop(TSNode node, TSNode scope) {
 class DataLoaderPersistentWorkers final : public Rule {
  public:
   const RuleMeta& meta() const override { return kDataLoaderPersistentWorkers; }
-  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call}; }
   Prefilter prefilter() const override { return {.words = {"DataLoader"}}; }
 
   void check(TSNode call, Context& ctx) const override {
@@ -93,7 +93,7 @@ class DataLoaderPersistentWorkers final : public Rule {
     if (!ts_node_is_null(persistent)) return;
     // Bound to a name, iterated in a loop nested in another loop of the same scope.
     TSNode assignment = ts_node_parent(call);
-    if (!isKind(assignment, "assignment") || !isKind(fieldOf(assignment, "left"), "identifier")) return;
+    if (!isKind(assignment, kind::assignment) || !isKind(fieldOf(assignment, "left"), kind::identifier)) return;
     TSNode scope = enclosingFunctionOrModule(call);
     TSNode epoch_loop{};
     analysis::walkTree(
@@ -101,7 +101,7 @@ class DataLoaderPersistentWorkers final : public Rule {
         [&](TSNode node) {
           if (!ts_node_is_null(epoch_loop)) return false;
           if (!analysis::sameNode(node, scope) && isCodeBoundary(node)) return false;
-          if (isKind(node, "for_statement") && insideLoop(node, scope) &&
+          if (isKind(node, kind::for_statement) && insideLoop(node, scope) &&
               analysis::sameNode(data::dataLoaderOfIterable(model, fieldOf(node, "right")), call))
             epoch_loop = node;
           return true;

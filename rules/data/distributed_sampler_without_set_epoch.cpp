@@ -99,10 +99,10 @@ bool givenToLoader(const analysis::SemanticModel& model, TSNode root, std::strin
   analysis::forEachWholeWord(source, "sampler", [&](size_t at) {
     TSNode node = ts_node_descendant_for_byte_range(root, static_cast<uint32_t>(at), static_cast<uint32_t>(at + 7));
     TSNode argument = ts_node_parent(node);
-    if (!isKind(argument, "keyword_argument") || !analysis::sameNode(fieldOf(argument, "name"), node)) return false;
+    if (!isKind(argument, kind::keyword_argument) || !analysis::sameNode(fieldOf(argument, "name"), node)) return false;
     if (analysis::textOf(fieldOf(argument, "value"), source) != name) return false;
     TSNode call = ts_node_parent(ts_node_parent(argument));
-    found = isKind(call, "call") && isDataLoaderCall(model, call);
+    found = isKind(call, kind::call) && isDataLoaderCall(model, call);
     return found;
   });
   return found;
@@ -113,7 +113,7 @@ bool hasEpochLoop(TSNode root, std::string_view source) {
   analysis::forEachWholeWord(source, "for", [&](size_t at) {
     TSNode node = ts_node_descendant_for_byte_range(root, static_cast<uint32_t>(at), static_cast<uint32_t>(at + 3));
     TSNode loop = ts_node_parent(node);
-    if (!isKind(loop, "for_statement")) return false;
+    if (!isKind(loop, kind::for_statement)) return false;
     found = lowered(analysis::textOf(fieldOf(loop, "left"), source)).find("epoch") != std::string::npos ||
             lowered(analysis::textOf(fieldOf(loop, "right"), source)).find("epoch") != std::string::npos;
     return found;
@@ -124,7 +124,7 @@ bool hasEpochLoop(TSNode root, std::string_view source) {
 class DistributedSamplerWithoutSetEpoch final : public Rule {
  public:
   const RuleMeta& meta() const override { return kDistributedSamplerWithoutSetEpoch; }
-  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call}; }
   // Whether another file calls `set_epoch`, imports a trainer or loops over epochs.
   Prefilter prefilter() const override {
     return {.words = {"DistributedSampler"},
@@ -172,14 +172,14 @@ class DistributedSamplerWithoutSetEpoch final : public Rule {
     // Handed to a DataLoader: directly, or through the name it is bound to.
     TSNode parent = ts_node_parent(call);
     bool given = false;
-    if (isKind(parent, "keyword_argument") && ctx.text(fieldOf(parent, "name")) == "sampler") {
+    if (isKind(parent, kind::keyword_argument) && ctx.text(fieldOf(parent, "name")) == "sampler") {
       TSNode loader = ts_node_parent(ts_node_parent(parent));
-      given = isKind(loader, "call") && isDataLoaderCall(model, loader);
+      given = isKind(loader, kind::call) && isDataLoaderCall(model, loader);
       TSNode bound = ts_node_parent(loader);
-      if (isKind(bound, "assignment") && namesHeldOut(ctx.text(fieldOf(bound, "left")))) return;
-    } else if (isKind(parent, "assignment") && analysis::sameNode(fieldOf(parent, "right"), call)) {
+      if (isKind(bound, kind::assignment) && namesHeldOut(ctx.text(fieldOf(bound, "left")))) return;
+    } else if (isKind(parent, kind::assignment) && analysis::sameNode(fieldOf(parent, "right"), call)) {
       TSNode target = fieldOf(parent, "left");
-      if (!isKind(target, "identifier") && !isKind(target, "attribute")) return;
+      if (!isKind(target, kind::identifier) && !isKind(target, kind::attribute)) return;
       if (namesHeldOut(ctx.text(target))) return;
       given = givenToLoader(model, ctx.file().root(), ctx.text(target));
     }

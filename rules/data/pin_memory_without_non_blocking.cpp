@@ -94,13 +94,13 @@ holds 1.13–2.14.
 TSNode rootName(TSNode expr, bool through_methods = false) {
   expr = analysis::unparenthesize(expr);
   for (int hops = 0; hops < 16; ++hops) {
-    if (isKind(expr, "attribute")) expr = analysis::unparenthesize(fieldOf(expr, "object"));
-    else if (isKind(expr, "subscript")) expr = analysis::unparenthesize(fieldOf(expr, "value"));
-    else if (through_methods && isKind(expr, "call") && isKind(fieldOf(expr, "function"), "attribute"))
+    if (isKind(expr, kind::attribute)) expr = analysis::unparenthesize(fieldOf(expr, "object"));
+    else if (isKind(expr, kind::subscript)) expr = analysis::unparenthesize(fieldOf(expr, "value"));
+    else if (through_methods && isKind(expr, kind::call) && isKind(fieldOf(expr, "function"), kind::attribute))
       expr = analysis::unparenthesize(fieldOf(fieldOf(expr, "function"), "object"));
     else break;
   }
-  return isKind(expr, "identifier") ? expr : TSNode{};
+  return isKind(expr, kind::identifier) ? expr : TSNode{};
 }
 
 // Adds the names bound by `pattern` (an identifier, a tuple or list of them) to `names`.
@@ -108,8 +108,8 @@ void addBoundNames(TSNode pattern, std::string_view source, std::set<std::string
   analysis::walkTree(
       pattern,
       [&](TSNode node) {
-        if (isKind(node, "identifier")) names.insert(analysis::textOf(node, source));
-        return !isKind(node, "attribute") && !isKind(node, "subscript");
+        if (isKind(node, kind::identifier)) names.insert(analysis::textOf(node, source));
+        return !isKind(node, kind::attribute) && !isKind(node, kind::subscript);
       },
       [](TSNode) {});
 }
@@ -118,7 +118,7 @@ void addBoundNames(TSNode pattern, std::string_view source, std::set<std::string
 // `batch.items()`, `(batch[0], batch[1])`.
 bool fromBatch(TSNode value, std::string_view source, const std::set<std::string_view>& names) {
   value = analysis::unparenthesize(value);
-  if (isKind(value, "tuple") || isKind(value, "expression_list") || isKind(value, "list")) {
+  if (isKind(value, kind::tuple) || isKind(value, kind::expression_list) || isKind(value, kind::list)) {
     bool all = ts_node_named_child_count(value) > 0;
     analysis::forEachNamedChild(value, [&](TSNode element) { all = all && fromBatch(element, source, names); });
     return all;
@@ -126,7 +126,7 @@ bool fromBatch(TSNode value, std::string_view source, const std::set<std::string
   TSNode root = rootName(value, true);
   if (ts_node_is_null(root) || !names.count(analysis::textOf(root, source))) return false;
   // `batch.to(device)` is a copy already, not a part of the pinned batch.
-  for (TSNode node = value; isKind(node, "call");) {
+  for (TSNode node = value; isKind(node, kind::call);) {
     std::string_view method = analysis::textOf(fieldOf(fieldOf(node, "function"), "attribute"), source);
     if (method != "items" && method != "values" && method != "get") return false;
     node = analysis::unparenthesize(fieldOf(fieldOf(node, "function"), "object"));
@@ -142,7 +142,7 @@ Target classifyTarget(const analysis::SemanticModel& model, const analysis::Flow
   TSNode node = value.node;
   std::string_view source = model.file().text();
   if (amp::resolveDtype(model, node) != amp::DtypeKind::Unknown) return Target::Dtype;  // `torch.float16`, ...
-  if (isKind(node, "string")) {
+  if (isKind(node, kind::string)) {
     // "cpu" and "meta" are no host-to-device copy; an f-string is judged by its leading text.
     std::string_view text = analysis::textOf(node, source);
     size_t quote = text.find_first_of("\"'");
@@ -150,9 +150,9 @@ Target classifyTarget(const analysis::SemanticModel& model, const analysis::Flow
     while (!body.empty() && (body.front() == '"' || body.front() == '\'')) body.remove_prefix(1);
     return body.starts_with("cpu") || body.starts_with("meta") ? Target::Host : Target::Device;
   }
-  if (isKind(node, "integer")) return Target::Device;
-  if (isKind(node, "identifier") || isKind(node, "attribute")) return Target::Device;
-  if (isKind(node, "call")) {
+  if (isKind(node, kind::integer)) return Target::Device;
+  if (isKind(node, kind::identifier) || isKind(node, kind::attribute)) return Target::Device;
+  if (isKind(node, kind::call)) {
     auto callee = model.calleeName(node);
     if (!callee || *callee != "torch.device") return Target::Opaque;
     TSNode type = analysis::argumentFor(node, 0, "type", source);
@@ -190,7 +190,7 @@ bool movesToDevice(const analysis::SemanticModel& model, TSNode call, std::strin
   // Nothing decided: a name the flow does not follow (a parameter) is taken for a device.
   TSNode first = analysis::resolveValue(model, target);
   if (amp::resolveDtype(model, first) != amp::DtypeKind::Unknown) return false;
-  return isKind(first, "identifier") || isKind(first, "attribute") || isKind(first, "integer");
+  return isKind(first, kind::identifier) || isKind(first, kind::attribute) || isKind(first, kind::integer);
 }
 
 // A batch name that already holds a device copy where the call reads it (`x = x.cuda(...)` before
@@ -199,13 +199,13 @@ bool movesToDevice(const analysis::SemanticModel& model, TSNode call, std::strin
 bool isCopy(const analysis::SemanticModel& model, TSNode expr) {
   std::string_view source = model.file().text();
   expr = analysis::unparenthesize(expr);
-  if (isKind(expr, "dictionary_comprehension")) {
+  if (isKind(expr, kind::dictionary_comprehension)) {
     TSNode body = fieldOf(expr, "body");
-    return isKind(body, "pair") && isCopy(model, fieldOf(body, "value"));
+    return isKind(body, kind::pair) && isCopy(model, fieldOf(body, "value"));
   }
-  if (isKind(expr, "list_comprehension") || isKind(expr, "generator_expression"))
+  if (isKind(expr, kind::list_comprehension) || isKind(expr, kind::generator_expression))
     return isCopy(model, fieldOf(expr, "body"));
-  if (!isKind(expr, "call")) return false;
+  if (!isKind(expr, kind::call)) return false;
   std::string_view method = methodName(expr, source);
   return method == "to" || method == "cuda";
 }
@@ -220,7 +220,7 @@ bool alreadyMoved(const analysis::SemanticModel& model, TSNode name) {
 class PinMemoryWithoutNonBlocking final : public Rule {
  public:
   const RuleMeta& meta() const override { return kPinMemoryWithoutNonBlocking; }
-  std::vector<std::string_view> nodeKinds() const override { return {"for_statement"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::for_statement}; }
   // Every call the rule reports resolves to DataLoader through an import or an attribute, which
   // spell it as code: a file that names it only in docstrings and comments is not parsed for it.
   // `pin_memory=True` (or a name bound to `True`), and a `.to(` or `.cuda(` call.
@@ -258,22 +258,22 @@ class PinMemoryWithoutNonBlocking final : public Rule {
     analysis::walkTree(
         body,
         [&](TSNode node) {
-          if (isCodeBoundary(node) || isKind(node, "string") || isKind(node, "comment")) return false;
+          if (isCodeBoundary(node) || isKind(node, kind::string) || isKind(node, kind::comment)) return false;
           // Names that take parts of the batch: `x, y = batch`, `for k, v in batch.items()`,
           // `{k: v.to(device) for k, v in batch.items()}`.
-          if (isKind(node, "assignment") && fromBatch(fieldOf(node, "right"), source, targets))
+          if (isKind(node, kind::assignment) && fromBatch(fieldOf(node, "right"), source, targets))
             addBoundNames(fieldOf(node, "left"), source, targets);
-          if (isKind(node, "for_statement") && fromBatch(fieldOf(node, "right"), source, targets))
+          if (isKind(node, kind::for_statement) && fromBatch(fieldOf(node, "right"), source, targets))
             addBoundNames(fieldOf(node, "left"), source, targets);
           // A comprehension's `for` clauses come after its body in the tree: bind them first.
-          if (isKind(node, "list_comprehension") || isKind(node, "dictionary_comprehension") ||
-              isKind(node, "set_comprehension") || isKind(node, "generator_expression")) {
+          if (isKind(node, kind::list_comprehension) || isKind(node, kind::dictionary_comprehension) ||
+              isKind(node, kind::set_comprehension) || isKind(node, kind::generator_expression)) {
             analysis::forEachNamedChild(node, [&](TSNode clause) {
-              if (isKind(clause, "for_in_clause") && fromBatch(fieldOf(clause, "right"), source, targets))
+              if (isKind(clause, kind::for_in_clause) && fromBatch(fieldOf(clause, "right"), source, targets))
                 addBoundNames(fieldOf(clause, "left"), source, targets);
             });
           }
-          if (isKind(node, "call")) checkCopy(ctx, node, loader, targets);
+          if (isKind(node, kind::call)) checkCopy(ctx, node, loader, targets);
           return true;
         },
         [](TSNode) {});

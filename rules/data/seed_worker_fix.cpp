@@ -45,8 +45,8 @@ static const SeedWorkerPlacement& placementFor(const analysis::SemanticModel& mo
       analysis::walkTree(
           statement,
           [&](TSNode node) {
-            if (out->found || isKind(node, "string") || isKind(node, "comment")) return false;
-            if (isKind(node, "call") && data::isDataLoaderCall(model, node)) {
+            if (out->found || isKind(node, kind::string) || isKind(node, kind::comment)) return false;
+            if (isKind(node, kind::call) && data::isDataLoaderCall(model, node)) {
               out->found = true;
               out->statement = statement;
               return false;
@@ -100,7 +100,7 @@ static std::string nameForModule(const analysis::SemanticModel& model, std::stri
 static uint32_t definitionInsertionPoint(const analysis::ParsedFile& file, TSNode statement) {
   const auto& lines = file.lines();
   uint32_t row = lines.lineOf(analysis::startOf(statement));
-  for (TSNode prev = ts_node_prev_named_sibling(statement); isKind(prev, "comment");
+  for (TSNode prev = ts_node_prev_named_sibling(statement); isKind(prev, kind::comment);
        prev = ts_node_prev_named_sibling(prev)) {
     uint32_t prev_row = lines.lineOf(analysis::startOf(prev));
     if (prev_row + 1 != row || lines.lineStart(prev_row) != analysis::startOf(prev)) break;
@@ -245,7 +245,7 @@ std::optional<quickfix::Fix> seedWorkerFix(TSNode call, const DatasetFacts& fact
     for (uint32_t i = 0, n = ts_node_named_child_count(root); i < n; ++i) {
       TSNode child = ts_node_named_child(root, i);
       if (endOf(child) > def_at) break;
-      if (!isKind(child, "import_statement") && !isKind(child, "import_from_statement")) continue;
+      if (!isKind(child, kind::import_statement) && !isKind(child, kind::import_from_statement)) continue;
       uint32_t row = file.lines().lineOf(endOf(child));
       if (row + 1 < file.lines().lineCount()) edit = {file.lines().lineStart(row + 1), 0, ""};
     }

@@ -65,7 +65,7 @@ picklable to be used by workers.
 bool isInMemoryTensorDataset(const analysis::SemanticModel& model, TSNode dataset) {
   if (ts_node_is_null(dataset)) return false;
   TSNode value = analysis::resolveValue(model, dataset);
-  if (!analysis::isKind(value, "call")) return false;
+  if (!analysis::isKind(value, kind::call)) return false;
   auto q = model.qualifiedName(analysis::fieldOf(value, "function"));
   if (!q) return false;
   std::string name = analysis::canonicalQualifiedName(*q);
@@ -81,7 +81,7 @@ bool isInMemoryTensorDataset(const analysis::SemanticModel& model, TSNode datase
 class SynchronousDataLoader final : public Rule {
  public:
   const RuleMeta& meta() const override { return kSynchronousDataLoader; }
-  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call}; }
   Prefilter prefilter() const override { return {.words = {"DataLoader"}}; }
 
   void check(TSNode call, Context& ctx) const override {

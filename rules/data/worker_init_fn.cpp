@@ -32,12 +32,12 @@ class Reader {
   bool value(TSNode fn, int depth = 0) {
     if (depth > 8) return false;
     fn = analysis::resolveValue(model_, fn);
-    std::string_view kind = kindOf(fn);
-    if (kind == "none") return true;  // a branch that passes no function
-    if (kind == "lambda") return body(fieldOf(fn, "body"));
-    if (kind == "conditional_expression" && ts_node_named_child_count(fn) == 3)
+    analysis::NodeKind kind = kindOf(fn);
+    if (kind == kind::none) return true;  // a branch that passes no function
+    if (kind == kind::lambda) return body(fieldOf(fn, "body"));
+    if (kind == kind::conditional_expression && ts_node_named_child_count(fn) == 3)
       return value(ts_node_named_child(fn, 0), depth + 1) && value(ts_node_named_child(fn, 2), depth + 1);
-    if (kind == "call") {
+    if (kind == kind::call) {
       // `functools.partial(worker_init_fn, rank=rank, seed=seed)`
       auto q = model_.calleeName(fn);
       if (!q || *q != "functools.partial") return false;
@@ -45,7 +45,7 @@ class Reader {
       if (args.empty() || !boundArguments(fieldOf(fn, "arguments"))) return false;
       return value(args[0], depth + 1);
     }
-    if (kind == "identifier") return function(fn);
+    if (kind == kind::identifier) return function(fn);
     return false;
   }
 
@@ -55,7 +55,7 @@ class Reader {
     const analysis::Binding* b = model_.resolve(model_.text(name), name);
     if (b == nullptr || b->kind != BindingKind::Function) return false;
     const auto* all = model_.bindingsOf(*b->scope, b->name);
-    if (all == nullptr || all->size() != 1 || !isKind(b->statement, "function_definition")) return false;
+    if (all == nullptr || all->size() != 1 || !isKind(b->statement, kind::function_definition)) return false;
     if (!seen_.insert(b->statement.id).second) return true;  // read already (or being read)
     if (seen_.size() > 32) return false;
     return body(fieldOf(b->statement, "body"));
@@ -69,11 +69,11 @@ class Reader {
     analysis::walkTree(
         arguments,
         [&](TSNode node) {
-          if (!ok || isKind(node, "string") || isKind(node, "comment")) return false;
-          if (!isKind(node, "identifier")) return true;
+          if (!ok || isKind(node, kind::string) || isKind(node, kind::comment)) return false;
+          if (!isKind(node, kind::identifier)) return true;
           TSNode parent = ts_node_parent(node);
-          if ((isKind(parent, "keyword_argument") && analysis::sameNode(fieldOf(parent, "name"), node)) ||
-              (isKind(parent, "attribute") && analysis::sameNode(fieldOf(parent, "attribute"), node)))
+          if ((isKind(parent, kind::keyword_argument) && analysis::sameNode(fieldOf(parent, "name"), node)) ||
+              (isKind(parent, kind::attribute) && analysis::sameNode(fieldOf(parent, "attribute"), node)))
             return false;
           const analysis::Binding* b = model_.resolve(model_.text(node), node);
           if (b != nullptr && b->scope == &model_.moduleScope() && b->kind != BindingKind::Import &&
@@ -93,14 +93,14 @@ class Reader {
         root,
         [&](TSNode node) {
           if (!ok) return false;
-          std::string_view kind = kindOf(node);
-          if (kind == "comment" || kind == "string") return false;
-          if (kind == "identifier") {
+          analysis::NodeKind kind = kindOf(node);
+          if (kind == kind::comment || kind == kind::string) return false;
+          if (kind == kind::identifier) {
             std::string_view text = model_.text(node);
             if (text == "dataset" || std::find(names_.begin(), names_.end(), text) != names_.end()) ok = false;
-          } else if (kind == "global_statement" || kind == "nonlocal_statement") {
+          } else if (kind == kind::global_statement || kind == kind::nonlocal_statement) {
             ok = false;  // rebinds what the function does not own
-          } else if (kind == "call") {
+          } else if (kind == kind::call) {
             ok = call(node);
           }
           return ok;
@@ -113,11 +113,11 @@ class Reader {
     TSNode callee = analysis::unparenthesize(fieldOf(call, "function"));
     if (auto q = model_.qualifiedName(callee)) return isKnownLibrary(*q);
     TSNode root = callee;
-    while (isKind(root, "attribute") || isKind(root, "call") || isKind(root, "subscript"))
-      root = analysis::unparenthesize(isKind(root, "attribute") ? fieldOf(root, "object")
-                                      : isKind(root, "call")    ? fieldOf(root, "function")
+    while (isKind(root, kind::attribute) || isKind(root, kind::call) || isKind(root, kind::subscript))
+      root = analysis::unparenthesize(isKind(root, kind::attribute) ? fieldOf(root, "object")
+                                      : isKind(root, kind::call)    ? fieldOf(root, "function")
                                                                 : fieldOf(root, "value"));
-    if (!isKind(root, "identifier")) return false;
+    if (!isKind(root, kind::identifier)) return false;
     const analysis::Binding* b = model_.resolve(model_.text(root), root);
     if (b == nullptr) return true;  // a builtin: `int(...)`, `hash(...)`, `print(...)`
     if (b->kind == BindingKind::Function && analysis::sameNode(root, callee)) return function(root);

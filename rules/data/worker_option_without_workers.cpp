@@ -80,7 +80,7 @@ the range).
 class WorkerOptionWithoutWorkers final : public Rule {
  public:
   const RuleMeta& meta() const override { return kWorkerOptionWithoutWorkers; }
-  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call}; }
   // Every call the rule reports resolves to DataLoader through an import or an attribute, which
   // spell it as code: a file that names it only in docstrings and comments is not parsed for it.
   Prefilter prefilter() const override {
@@ -106,7 +106,7 @@ class WorkerOptionWithoutWorkers final : public Rule {
       TSNode value = analysis::resolveValue(model, fieldOf(prefetch, "value"));
       bool report = false;
       if (ctx.torchAtLeast(2, 0)) {
-        report = isKind(value, "integer") || isKind(value, "float");
+        report = isKind(value, kind::integer) || isKind(value, kind::float_);
       } else {
         auto n = integerLiteral(value, source);
         report = n && *n != 2;

@@ -13,14 +13,14 @@ using analysis::kindOf;
 using quickfix::Edit;
 
 TSNode baseOf(TSNode ref) {
-  while (isKind(ref, "attribute")) ref = analysis::unparenthesize(fieldOf(ref, "object"));
+  while (isKind(ref, kind::attribute)) ref = analysis::unparenthesize(fieldOf(ref, "object"));
   return ref;
 }
 
 std::string torchPrefix(TSNode ref, const analysis::SemanticModel& model, bool& needs_import) {
   needs_import = false;
   TSNode base = baseOf(ref);
-  if (isKind(base, "identifier") && !analysis::sameNode(base, ref)) {
+  if (isKind(base, kind::identifier) && !analysis::sameNode(base, ref)) {
     const analysis::Binding* b = model.resolve(model.text(base), base);
     if (b != nullptr && b->kind == analysis::BindingKind::Import && b->qualified_name == "torch")
       return std::string(model.text(base));
@@ -36,13 +36,13 @@ TSNode CallArgs::keywordValue(std::string_view name) const {
 
 std::optional<CallArgs> plainArguments(TSNode call, std::string_view source) {
   TSNode args = argumentList(call);
-  if (ts_node_is_null(args) || !isKind(args, "argument_list")) return std::nullopt;
+  if (ts_node_is_null(args) || !isKind(args, kind::argument_list)) return std::nullopt;
   CallArgs out;
   bool ok = true;
   analysis::forEachNamedChild(args, [&](TSNode arg) {
-    std::string_view kind = kindOf(arg);
-    if (kind == "comment" || kind == "list_splat" || kind == "dictionary_splat") ok = false;
-    else if (kind == "keyword_argument") out.keywords.emplace_back(analysis::textOf(fieldOf(arg, "name"), source), arg);
+    analysis::NodeKind kind = kindOf(arg);
+    if (kind == kind::comment || kind == kind::list_splat || kind == kind::dictionary_splat) ok = false;
+    else if (kind == kind::keyword_argument) out.keywords.emplace_back(analysis::textOf(fieldOf(arg, "name"), source), arg);
     else out.positional.push_back(arg);
   });
   if (!ok) return std::nullopt;
@@ -51,9 +51,9 @@ std::optional<CallArgs> plainArguments(TSNode call, std::string_view source) {
 
 std::string asOperand(TSNode node, std::string_view source) {
   std::string text(analysis::textOf(node, source));
-  std::string_view kind = kindOf(node);
-  if (kind == "identifier" || kind == "integer" || kind == "float" || kind == "attribute" || kind == "call" ||
-      kind == "subscript" || kind == "parenthesized_expression")
+  analysis::NodeKind kind = kindOf(node);
+  if (kind == kind::identifier || kind == kind::integer || kind == kind::float_ || kind == kind::attribute || kind == kind::call ||
+      kind == kind::subscript || kind == kind::parenthesized_expression)
     return text;
   return "(" + text + ")";
 }

@@ -142,7 +142,7 @@ bool isLoss(std::string_view q) {
 std::optional<bool> legacyValue(TSNode value, std::string_view source) {
   if (isTrueLiteral(value)) return true;
   if (isFalseLiteral(value)) return false;
-  if (isKind(analysis::unparenthesize(value), "none")) return true;
+  if (isKind(analysis::unparenthesize(value), kind::none)) return true;
   (void)source;
   return std::nullopt;
 }
@@ -214,7 +214,7 @@ std::optional<std::string> withoutStrings(std::string_view code, const std::vect
 class DeprecatedArgument final : public Rule {
  public:
   const RuleMeta& meta() const override { return kDeprecatedArgument; }
-  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call}; }
   // Every finding needs one of these shapes in code: a keyword `size_average=`, `reduce=` or
   // `use_cuda=` (`functools.reduce` and `x.softmax(-1)` are everywhere in PyTorch's own code, the
   // keywords are not), or a call of a name spelled `meshgrid` or a softmax (`F.softmax(` with
@@ -305,8 +305,8 @@ class DeprecatedArgument final : public Rule {
 
   void check(TSNode call, Context& ctx) const override {
     TSNode callee = fieldOf(call, "function");
-    bool attribute = isKind(callee, "attribute");
-    if (!attribute && !isKind(callee, "identifier")) return;
+    bool attribute = isKind(callee, kind::attribute);
+    if (!attribute && !isKind(callee, kind::identifier)) return;
     TSNode args = argumentList(call);
     if (ts_node_is_null(args)) return;
     // Cheap tests before resolving the callee: a chain must end in a name this rule knows, and a

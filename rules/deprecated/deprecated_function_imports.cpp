@@ -36,9 +36,9 @@ struct ImportedName {
 
 static bool inExceptHandler(TSNode node) {
   for (TSNode n = ts_node_parent(node); !ts_node_is_null(n); n = ts_node_parent(n)) {
-    std::string_view kind = kindOf(n);
-    if (kind == "except_clause") return true;
-    if (kind == "function_definition" || kind == "class_definition" || kind == "module") return false;
+    analysis::NodeKind kind = kindOf(n);
+    if (kind == kind::except_clause) return true;
+    if (kind == kind::function_definition || kind == kind::class_definition || kind == kind::module) return false;
   }
   return false;
 }
@@ -55,14 +55,14 @@ static std::vector<uint32_t> bareOccurrences(std::string_view source, std::strin
 }
 
 static bool isReferenceIn(TSNode identifier, TSNode parent) {
-  std::string_view kind = kindOf(parent);
-  if (kind == "attribute") return !sameNode(fieldOf(parent, "attribute"), identifier);
-  if (kind == "keyword_argument") return !sameNode(fieldOf(parent, "name"), identifier);
-  if (kind == "function_definition" || kind == "class_definition") return !sameNode(fieldOf(parent, "name"), identifier);
-  if (kind == "assignment" || kind == "augmented_assignment") return !sameNode(fieldOf(parent, "left"), identifier);
-  return kind != "global_statement" && kind != "nonlocal_statement" && kind != "parameters" &&
-         kind != "default_parameter" && kind != "typed_parameter" && kind != "typed_default_parameter" &&
-         kind != "lambda_parameters" && kind != "dotted_name" && kind != "aliased_import";
+  analysis::NodeKind kind = kindOf(parent);
+  if (kind == kind::attribute) return !sameNode(fieldOf(parent, "attribute"), identifier);
+  if (kind == kind::keyword_argument) return !sameNode(fieldOf(parent, "name"), identifier);
+  if (kind == kind::function_definition || kind == kind::class_definition) return !sameNode(fieldOf(parent, "name"), identifier);
+  if (kind == kind::assignment || kind == kind::augmented_assignment) return !sameNode(fieldOf(parent, "left"), identifier);
+  return kind != kind::global_statement && kind != kind::nonlocal_statement && kind != kind::parameters &&
+         kind != kind::default_parameter && kind != kind::typed_parameter && kind != kind::typed_default_parameter &&
+         kind != kind::lambda_parameters && kind != kind::dotted_name && kind != kind::aliased_import;
 }
 
 namespace {
@@ -89,7 +89,7 @@ struct ImportGroup {
 static std::optional<Edit> importRemoval(TSNode statement, const std::vector<ImportedName>& all,
                                          const std::unordered_set<std::string_view>& dropped, std::string_view source) {
   bool has_comment = false;
-  analysis::forEachNamedChild(statement, [&](TSNode c) { has_comment = has_comment || isKind(c, "comment"); });
+  analysis::forEachNamedChild(statement, [&](TSNode c) { has_comment = has_comment || isKind(c, kind::comment); });
   if (has_comment) return std::nullopt;
   std::vector<std::string> kept;
   for (const ImportedName& n : all)
@@ -102,13 +102,13 @@ static std::optional<Edit> importRemoval(TSNode statement, const std::vector<Imp
   }
   TSNode parent = ts_node_parent(statement);
   uint32_t statements = 0;
-  analysis::forEachNamedChild(parent, [&](TSNode c) { statements += isKind(c, "comment") ? 0 : 1; });
+  analysis::forEachNamedChild(parent, [&](TSNode c) { statements += isKind(c, kind::comment) ? 0 : 1; });
   uint32_t line_start = startOf(statement);
   while (line_start > 0 && (source[line_start - 1] == ' ' || source[line_start - 1] == '\t')) --line_start;
   uint32_t rest = endOf(statement);
   while (rest < source.size() && (source[rest] == ' ' || source[rest] == '\t')) ++rest;
   bool own_line = line_start == 0 || source[line_start - 1] == '\n';
-  if (isKind(parent, "block") && statements == 1) {
+  if (isKind(parent, kind::block) && statements == 1) {
     edit.content = "pass";  // the block would be empty
   } else if (!own_line) {
     return std::nullopt;  // `x = 1; from torch import qr`
@@ -131,7 +131,7 @@ static std::optional<Edit> importRemoval(TSNode statement, const std::vector<Imp
 static std::optional<Fix> functorchSplit(TSNode statement, const std::vector<ImportedName>& all, const Context& ctx) {
   std::string_view source = ctx.source();
   bool has_comment = false;
-  analysis::forEachNamedChild(statement, [&](TSNode c) { has_comment = has_comment || isKind(c, "comment"); });
+  analysis::forEachNamedChild(statement, [&](TSNode c) { has_comment = has_comment || isKind(c, kind::comment); });
   if (has_comment) return std::nullopt;
   uint32_t line_start = startOf(statement);
   while (line_start > 0 && (source[line_start - 1] == ' ' || source[line_start - 1] == '\t')) --line_start;
@@ -161,7 +161,7 @@ void checkImports(TSNode root, Context& ctx) {
   for (const Binding* binding : model.imports()) {
     const Symbol* s = deprecated::findSymbol(analysis::canonicalQualifiedName(binding->qualified_name));
     if (s == nullptr || !atLeast(ctx, s->deprecated)) continue;
-    if (!isKind(binding->statement, "import_from_statement")) continue;
+    if (!isKind(binding->statement, kind::import_from_statement)) continue;
     // `try: from torch.func import vmap / except ImportError: from functorch import vmap`, and the
     // same choice made by a version test (`if TORCH_2: ... else: from functorch import vmap`).
     if (binding->is_fallback || inExceptHandler(binding->statement) ||
@@ -184,16 +184,16 @@ void checkImports(TSNode root, Context& ctx) {
         [&](TSNode node) {
           path.push_back(node);
           if (!words.anyWithin(startOf(node), endOf(node))) return false;
-          std::string_view kind = kindOf(node);
-          if (kind == "import_statement" || kind == "import_from_statement") return false;
-          if (kind != "identifier") return true;
+          analysis::NodeKind kind = kindOf(node);
+          if (kind == kind::import_statement || kind == kind::import_from_statement) return false;
+          if (kind != kind::identifier) return true;
           std::string_view text = model.text(node);
           if (!names.contains(text) || path.size() < 2 || !isReferenceIn(node, path[path.size() - 2])) return true;
           const Binding* binding = model.resolve(text, node);
           auto it = bound.find(binding);
           if (it == bound.end()) return true;
           TSNode parent = path[path.size() - 2];
-          TSNode call = isKind(parent, "call") && sameNode(fieldOf(parent, "function"), node) ? parent : TSNode{};
+          TSNode call = isKind(parent, kind::call) && sameNode(fieldOf(parent, "function"), node) ? parent : TSNode{};
           uses.push_back({{node, call}, it->second, binding, std::nullopt});
           return true;
         },
@@ -209,12 +209,12 @@ void checkImports(TSNode root, Context& ctx) {
   for (auto& [id, group] : groups) {
     TSNode statement = group.statement;
     TSNode module_node = fieldOf(statement, "module_name");
-    if (!isKind(module_node, "dotted_name")) continue;
+    if (!isKind(module_node, kind::dotted_name)) continue;
     std::string module = analysis::dottedNameText(module_node, source);
     std::vector<ImportedName> all;
     std::vector<const ImportedName*> deprecated_names;
     analysis::forEachFieldChild(statement, "name", [&](TSNode name) {
-      bool aliased = isKind(name, "aliased_import");
+      bool aliased = isKind(name, kind::aliased_import);
       TSNode dotted = aliased ? fieldOf(name, "name") : name;
       TSNode bound_node = aliased ? fieldOf(name, "alias") : name;
       const Symbol* s = deprecated::findSymbol(analysis::canonicalQualifiedName(module + "." + analysis::dottedNameText(dotted, source)));

@@ -66,7 +66,7 @@ std::string deprecatedHelp(const Symbol& s) { return "Deprecated " + sinceText(s
 static std::optional<std::string> calleeText(const Symbol& s, TSNode ref, const SemanticModel& model,
                                              std::vector<std::string_view>& imports) {
   // Same module: only the member changes (`nn.UpsamplingNearest2d` -> `nn.Upsample`).
-  if (isKind(ref, "attribute")) {
+  if (isKind(ref, kind::attribute)) {
     TSNode object = fieldOf(ref, "object");
     auto q = model.qualifiedName(object);
     if (q && *q == parentOf(s.replacement))
@@ -159,7 +159,7 @@ static std::optional<std::string> rewrittenCall(const Symbol& s, const std::stri
       // `range` makes the default floating dtype whatever its bounds are; `arange` infers it from
       // them (int64 for integers). Floating-point bounds give the default dtype either way.
       bool floating = false;
-      for (TSNode n : p) floating = floating || isKind(analysis::unparenthesize(n), "float");
+      for (TSNode n : p) floating = floating || isKind(analysis::unparenthesize(n), kind::float_);
       if (!args->hasKeyword("dtype") && !args->hasKeyword("out") && !floating)
         out.push_back("dtype=" + callee.substr(0, callee.rfind('.')) + ".get_default_dtype()");
       return callee + "(" + joinArgs(out) + ")";
@@ -209,7 +209,7 @@ bool movesWithImport(const Symbol& s);
 
 bool isAssignedValue(TSNode node) {
   TSNode parent = ts_node_parent(node);
-  return isKind(parent, "assignment") && sameNode(fieldOf(parent, "right"), node);
+  return isKind(parent, kind::assignment) && sameNode(fieldOf(parent, "right"), node);
 }
 
 std::optional<Fix> useFix(const Symbol& s, const Use& use, const Context& ctx) {
@@ -253,17 +253,17 @@ static bool mentionsReplacement(TSNode root, TSNode skip, const Symbol& s, const
       root,
       [&](TSNode node) {
         if (found || (!ts_node_is_null(skip) && sameNode(node, skip))) return false;
-        std::string_view kind = kindOf(node);
-        if (kind == "import_from_statement") {
+        analysis::NodeKind kind = kindOf(node);
+        if (kind == kind::import_from_statement) {
           std::string_view from = model.text(fieldOf(node, "module_name"));
           found = !from.empty() && replacement.starts_with(from) &&
                   (replacement.size() == from.size() || replacement[from.size()] == '.');
           return false;
         }
-        if (kind == "attribute" || kind == "identifier") {
+        if (kind == kind::attribute || kind == kind::identifier) {
           auto q = model.qualifiedName(node);
           if (q && *q == replacement) found = true;
-          return !found && kind == "attribute" && !q;
+          return !found && kind == kind::attribute && !q;
         }
         return true;
       },
@@ -290,7 +290,7 @@ static bool chainTestsFeature(TSNode if_statement, std::string_view source) {
   if (isFeatureTest(fieldOf(if_statement, "condition"), source)) return true;
   bool found = false;
   analysis::forEachNamedChild(if_statement, [&](TSNode clause) {
-    if (!found && isKind(clause, "elif_clause")) found = isFeatureTest(fieldOf(clause, "condition"), source);
+    if (!found && isKind(clause, kind::elif_clause)) found = isFeatureTest(fieldOf(clause, "condition"), source);
   });
   return found;
 }
@@ -300,13 +300,13 @@ bool inCompatibilityFallback(TSNode node, const Symbol& s, const Context& ctx) {
   TSNode child = node;
   for (TSNode parent = ts_node_parent(node); !ts_node_is_null(parent);
        child = parent, parent = ts_node_parent(parent)) {
-    std::string_view kind = kindOf(parent);
-    if (kind == "function_definition" || kind == "class_definition" || kind == "module") return false;
-    if (kind == "try_statement" && isKind(child, "except_clause")) {
+    analysis::NodeKind kind = kindOf(parent);
+    if (kind == kind::function_definition || kind == kind::class_definition || kind == kind::module) return false;
+    if (kind == kind::try_statement && isKind(child, kind::except_clause)) {
       if (mentionsReplacement(fieldOf(parent, "body"), {}, s, model)) return true;
-    } else if (kind == "if_statement" || kind == "conditional_expression") {
-      TSNode condition = kind == "if_statement" ? fieldOf(parent, "condition") : ts_node_named_child(parent, 1);
-      bool feature = kind == "if_statement" ? chainTestsFeature(parent, ctx.source())
+    } else if (kind == kind::if_statement || kind == kind::conditional_expression) {
+      TSNode condition = kind == kind::if_statement ? fieldOf(parent, "condition") : ts_node_named_child(parent, 1);
+      bool feature = kind == kind::if_statement ? chainTestsFeature(parent, ctx.source())
                                             : isFeatureTest(condition, ctx.source());
       if (!sameNode(condition, child) && feature && mentionsReplacement(parent, child, s, model))
         return true;
@@ -326,7 +326,7 @@ void reportUse(const Symbol& s, const Use& use, Context& ctx) {
 
 TSNode callOf(TSNode ref) {
   TSNode parent = ts_node_parent(ref);
-  if (isKind(parent, "call") && sameNode(fieldOf(parent, "function"), ref)) return parent;
+  if (isKind(parent, kind::call) && sameNode(fieldOf(parent, "function"), ref)) return parent;
   return {};
 }
 

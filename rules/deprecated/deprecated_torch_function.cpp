@@ -186,7 +186,7 @@ deprecates, the help says "1.13 or earlier".
 class DeprecatedTorchFunction final : public Rule {
  public:
   const RuleMeta& meta() const override { return kDeprecatedTorchFunction; }
-  std::vector<std::string_view> nodeKinds() const override { return {"module", "attribute"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::module, kind::attribute}; }
   // Not the bare last segments: an everyday one (`range`, `norm`) only counts after `.` or in a
   // `from torch` import, which these words say (see mayUseSymbols).
   // Also on the text without its strings and comments (docstrings name `torch.svd` freely),
@@ -229,8 +229,8 @@ class DeprecatedTorchFunction final : public Rule {
   }
 
   void check(TSNode node, Context& ctx) const override {
-    std::string_view kind = kindOf(node);
-    if (kind == "module") return checkImports(node, ctx);
+    analysis::NodeKind kind = kindOf(node);
+    if (kind == kind::module) return checkImports(node, ctx);
     // An attribute chain: one set lookup on its last name, one table lookup on what it resolves to.
     if (!deprecated::isSymbolMember(ctx.text(fieldOf(node, "attribute")))) return;
     auto q = ctx.model().qualifiedName(node);

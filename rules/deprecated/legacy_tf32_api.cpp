@@ -94,7 +94,7 @@ range has it.
 enum class Legacy { None, Matmul, Cudnn };
 
 Legacy legacyAttribute(const Context& ctx, TSNode attribute) {
-  if (!isKind(attribute, "attribute") || ctx.text(fieldOf(attribute, "attribute")) != "allow_tf32") return Legacy::None;
+  if (!isKind(attribute, kind::attribute) || ctx.text(fieldOf(attribute, "attribute")) != "allow_tf32") return Legacy::None;
   auto q = ctx.model().qualifiedName(attribute);
   if (!q) return Legacy::None;
   if (*q == "torch.backends.cuda.matmul.allow_tf32") return Legacy::Matmul;
@@ -118,7 +118,7 @@ bool setsFp32Precision(const Context& ctx) {
 class LegacyTf32Api final : public Rule {
  public:
   const RuleMeta& meta() const override { return kLegacyTf32Api; }
-  std::vector<std::string_view> nodeKinds() const override { return {"attribute", "call"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::attribute, kind::call}; }
   // Before parsing, so that a range the rule is silent for parses nothing: a finding is an
   // attribute `.allow_tf32` or a call of a name spelled `set_float32_matmul_precision` (in code;
   // `allow_tf32` alone is a parameter of many of PyTorch's own functions).
@@ -148,7 +148,7 @@ class LegacyTf32Api final : public Rule {
 
   void check(TSNode node, Context& ctx) const override {
     if (!versions::floorAtLeast(ctx.settings(), versions::addedIn(versions::kFp32Precision))) return;
-    if (isKind(node, "attribute")) return checkAttribute(node, ctx);
+    if (isKind(node, kind::attribute)) return checkAttribute(node, ctx);
     checkCall(node, ctx);
   }
 
@@ -167,11 +167,11 @@ class LegacyTf32Api final : public Rule {
     std::string instead = kind == Legacy::Matmul ? "`torch.backends.cuda.matmul.fp32_precision`"
                                                  : "`cudnn.conv.fp32_precision` / `cudnn.rnn.fp32_precision`";
     TSNode assignment = ts_node_parent(attribute);
-    bool assigned = isKind(assignment, "assignment") && analysis::sameNode(fieldOf(assignment, "left"), attribute);
+    bool assigned = isKind(assignment, kind::assignment) && analysis::sameNode(fieldOf(assignment, "left"), attribute);
     TSNode range = assigned ? assignment : attribute;
     Diagnostic& d = ctx.report(range, "`" + name + "` is the legacy TF32 switch; use " + instead + suffix(ctx));
     markMixed(d, ctx);
-    if (!assigned || !isKind(ts_node_parent(assignment), "expression_statement")) return;
+    if (!assigned || !isKind(ts_node_parent(assignment), kind::expression_statement)) return;
     TSNode value = fieldOf(assignment, "right");
     bool on = isTrueLiteral(value);
     if (!on && !isFalseLiteral(value)) return;
@@ -190,14 +190,14 @@ class LegacyTf32Api final : public Rule {
 
   void checkCall(TSNode call, Context& ctx) const {
     TSNode callee = fieldOf(call, "function");
-    std::string_view last = isKind(callee, "attribute") ? ctx.text(fieldOf(callee, "attribute")) : ctx.text(callee);
+    std::string_view last = isKind(callee, kind::attribute) ? ctx.text(fieldOf(callee, "attribute")) : ctx.text(callee);
     if (last != "set_float32_matmul_precision") return;
     auto q = ctx.model().qualifiedName(callee);
     if (!q || *q != "torch.set_float32_matmul_precision") return;
     Diagnostic& d = ctx.report(call, "`torch.set_float32_matmul_precision` is the legacy TF32 switch; use "
                                          "`torch.backends.cuda.matmul.fp32_precision`" + suffix(ctx));
     markMixed(d, ctx);
-    if (!isKind(ts_node_parent(call), "expression_statement") || hasStarArguments(call) || hasDoubleStarArguments(call))
+    if (!isKind(ts_node_parent(call), kind::expression_statement) || hasStarArguments(call) || hasDoubleStarArguments(call))
       return;
     auto args = positionalArguments(call);
     if (args.size() != 1) return;

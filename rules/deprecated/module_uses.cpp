@@ -14,22 +14,22 @@ using analysis::isKind;
 void checkNode(TSNode node, Context& ctx, Matcher matches,
                const std::function<std::string(const std::string& name)>& describe) {
   std::string_view source = ctx.source();
-  if (isKind(node, "call")) {
+  if (isKind(node, kind::call)) {
     auto q = ctx.model().calleeName(node);
     if (q && matches(*q)) ctx.report(node, describe(*q));
     return;
   }
   std::string prefix;
-  if (isKind(node, "import_from_statement")) {
+  if (isKind(node, kind::import_from_statement)) {
     TSNode module = fieldOf(node, "module_name");
-    if (!isKind(module, "dotted_name")) return;  // relative: the package's own code
+    if (!isKind(module, kind::dotted_name)) return;  // relative: the package's own code
     prefix = dottedNameText(module, source) + ".";
-  } else if (!isKind(node, "import_statement")) {
+  } else if (!isKind(node, kind::import_statement)) {
     return;
   }
   std::string first;
   analysis::forEachFieldChild(node, "name", [&](TSNode name) {
-    TSNode target = isKind(name, "aliased_import") ? fieldOf(name, "name") : name;
+    TSNode target = isKind(name, kind::aliased_import) ? fieldOf(name, "name") : name;
     std::string q = prefix + dottedNameText(target, source);
     if (first.empty() && matches(q)) first = q;
   });

@@ -87,9 +87,9 @@ the premise holds 1.13–2.14.
 )md"};
 
 bool isVersionRef(const analysis::SemanticModel& model, TSNode node) {
-  if (!isKind(node, "attribute") && !isKind(node, "identifier")) return false;
+  if (!isKind(node, kind::attribute) && !isKind(node, kind::identifier)) return false;
   std::string_view text = model.text(node);
-  if (!text.ends_with("__version__") && isKind(node, "attribute")) return false;
+  if (!text.ends_with("__version__") && isKind(node, kind::attribute)) return false;
   auto q = model.qualifiedName(node);
   return q && (*q == "torch.__version__" || *q == "torch.version.__version__");
 }
@@ -98,7 +98,7 @@ bool isVersionRef(const analysis::SemanticModel& model, TSNode node) {
 TSNode misreadIndex(TSNode subscript, std::string_view source) {
   TSNode index = fieldOf(subscript, "subscript");
   if (ts_node_is_null(index) || ts_node_named_child_count(subscript) != 2) return {};
-  if (isKind(index, "slice")) return index;
+  if (isKind(index, kind::slice)) return index;
   if (auto value = integerLiteral(index, source); value && *value != 0) return index;
   return {};
 }
@@ -121,7 +121,7 @@ bool isMajorMinor(std::string_view s) {
 class TorchVersionAsNumber final : public Rule {
  public:
   const RuleMeta& meta() const override { return kTorchVersionAsNumber; }
-  std::vector<std::string_view> nodeKinds() const override { return {"subscript", "call", "comparison_operator"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::subscript, kind::call, kind::comparison_operator}; }
   // Before parsing, on the code: some `__version__` that can be torch's (read from `torch`,
   // `version`, a longer chain, or a name that may be rebound; bare only where the file binds or
   // imports it) in a shape a finding has: indexed or sliced, `.startswith`, inside `float(` or
@@ -209,8 +209,8 @@ class TorchVersionAsNumber final : public Rule {
   }
 
   void check(TSNode node, Context& ctx) const override {
-    if (isKind(node, "subscript")) return checkSubscript(node, ctx);
-    if (isKind(node, "comparison_operator")) return checkPlainComparison(node, ctx);
+    if (isKind(node, kind::subscript)) return checkSubscript(node, ctx);
+    if (isKind(node, kind::comparison_operator)) return checkPlainComparison(node, ctx);
     checkCall(node, ctx);
   }
 
@@ -228,7 +228,7 @@ class TorchVersionAsNumber final : public Rule {
     TSNode left = ts_node_named_child(comparison, 0), right = ts_node_named_child(comparison, 1);
     TSNode version = isVersionRef(ctx.model(), left) ? left : right;
     TSNode other = analysis::sameNode(version, left) ? right : left;
-    if (!isVersionRef(ctx.model(), version) || !isPlainString(ctx, version) || !isKind(other, "string")) return;
+    if (!isVersionRef(ctx.model(), version) || !isPlainString(ctx, version) || !isKind(other, kind::string)) return;
     Diagnostic& d = ctx.report(comparison, "`torch.version.__version__` compares as text; compare `torch.__version__`");
     d.help = "It is a plain string (`\"2.10\" < \"2.9\"`); `torch.__version__` compares as a version.";
   }
@@ -240,7 +240,7 @@ class TorchVersionAsNumber final : public Rule {
     if (ts_node_is_null(index)) return;
     // Inside float(...): the call is the finding.
     TSNode parent = ts_node_parent(subscript);
-    if (isKind(parent, "argument_list") && isFloatCall(ts_node_parent(parent), ctx)) return;
+    if (isKind(parent, kind::argument_list) && isFloatCall(ts_node_parent(parent), ctx)) return;
     std::string text(ctx.text(subscript));
     Diagnostic& d = ctx.report(subscript, "`" + text + "` cuts the version by characters; compare `torch.__version__` itself");
     d.help = "From PyTorch 2.10 the minor version has two digits: `\"2.10.0\"[:3]` is `\"2.1\"`.";
@@ -248,7 +248,7 @@ class TorchVersionAsNumber final : public Rule {
   }
 
   bool isFloatCall(TSNode call, const Context& ctx) const {
-    return isKind(call, "call") && ctx.text(fieldOf(call, "function")) == "float" &&
+    return isKind(call, kind::call) && ctx.text(fieldOf(call, "function")) == "float" &&
            isBuiltinCall(ctx.model(), call, "float");
   }
 
@@ -263,7 +263,7 @@ class TorchVersionAsNumber final : public Rule {
             found = true;
             return false;
           }
-          return !isKind(n, "attribute") || !ts_node_is_null(fieldOf(n, "object"));
+          return !isKind(n, kind::attribute) || !ts_node_is_null(fieldOf(n, "object"));
         },
         [](TSNode) {});
     return found;
@@ -279,11 +279,11 @@ class TorchVersionAsNumber final : public Rule {
       Diagnostic& d = ctx.report(call, "`" + std::string(ctx.text(call).size() <= 40 ? ctx.text(call) : "float(...)") +
                                            "` reads 2.10 as 2.1; compare `torch.__version__` itself");
       d.help = "`torch.__version__` compares as a version: `torch.__version__ >= \"2.1\"`.";
-      if (isKind(arg, "subscript") && isVersionRef(ctx.model(), fieldOf(arg, "value")))
+      if (isKind(arg, kind::subscript) && isVersionRef(ctx.model(), fieldOf(arg, "value")))
         offerFix(d, call, fieldOf(arg, "value"), /*numeric=*/true, ctx);
       return;
     }
-    if (isKind(callee, "attribute") && ctx.text(fieldOf(callee, "attribute")) == "startswith" &&
+    if (isKind(callee, kind::attribute) && ctx.text(fieldOf(callee, "attribute")) == "startswith" &&
         isVersionRef(ctx.model(), fieldOf(callee, "object"))) {
       if (ts_node_named_child_count(args) != 1) return;
       auto prefix = stringLiteral(ts_node_named_child(args, 0), ctx.source());
@@ -293,14 +293,14 @@ class TorchVersionAsNumber final : public Rule {
       d.help = "From PyTorch 2.10 the minor version has two digits; `torch.__version__` compares as a version.";
       return;
     }
-    if (isKind(callee, "identifier") && ctx.text(callee) == "str" && isBuiltinCall(ctx.model(), call, "str") &&
+    if (isKind(callee, kind::identifier) && ctx.text(callee) == "str" && isBuiltinCall(ctx.model(), call, "str") &&
         ts_node_named_child_count(args) == 1 && isVersionRef(ctx.model(), ts_node_named_child(args, 0))) {
       TSNode comparison = ts_node_parent(call);
-      if (!isKind(comparison, "comparison_operator")) return;
+      if (!isKind(comparison, kind::comparison_operator)) return;
       std::string_view op = trimmed(operatorOf(comparison, ctx.source()));
       if (op != "<" && op != "<=" && op != ">" && op != ">=") return;
       TSNode other = otherSide(comparison, call);
-      if (ts_node_is_null(other) || !isKind(other, "string")) return;
+      if (ts_node_is_null(other) || !isKind(other, kind::string)) return;
       Diagnostic& d = ctx.report(comparison, "`str(torch.__version__)` compares as text; compare `torch.__version__` itself");
       d.help = "As text, `\"2.10\" < \"2.9\"`; `torch.__version__` compares as a version.";
     }
@@ -323,7 +323,7 @@ class TorchVersionAsNumber final : public Rule {
   void offerFix(Diagnostic& d, TSNode expr, TSNode version, bool numeric, const Context& ctx) const {
     if (isPlainString(ctx, version)) return;  // its comparisons are textual: no rewrite keeps it
     TSNode comparison = ts_node_parent(expr);
-    if (!isKind(comparison, "comparison_operator") || ts_node_named_child_count(comparison) != 2 ||
+    if (!isKind(comparison, kind::comparison_operator) || ts_node_named_child_count(comparison) != 2 ||
         !analysis::sameNode(ts_node_named_child(comparison, 0), expr))
       return;
     std::string_view op = trimmed(operatorOf(comparison, ctx.source()));
@@ -332,7 +332,7 @@ class TorchVersionAsNumber final : public Rule {
     std::string literal;
     if (numeric) {
       // `1.10` is the number 1.1: only one digit after the point reads as the version it spells.
-      if (!isKind(other, "float")) return;
+      if (!isKind(other, kind::float_)) return;
       literal = std::string(ctx.text(other));
       if (literal.find('.') + 2 != literal.size()) return;
     } else {
@@ -344,7 +344,7 @@ class TorchVersionAsNumber final : public Rule {
     // A slice that keeps more than "X.Y" (`[:4]` of "2.10") compares differently: only `[:3]`.
     TSNode subscript = numeric ? ts_node_named_child(argumentList(expr), 0) : expr;
     TSNode index = fieldOf(subscript, "subscript");
-    if (!isKind(index, "slice") || trimmed(ctx.text(index)) != ":3") return;
+    if (!isKind(index, kind::slice) || trimmed(ctx.text(index)) != ":3") return;
     std::string replacement = std::string(ctx.text(version)) + " " + std::string(op) + " \"" + literal + "\"";
     d.fix = quickfix::Fix{quickfix::Applicability::Unsafe, "Replace with `" + replacement + "`",
                           {{startOf(comparison), endOf(comparison), replacement}}};

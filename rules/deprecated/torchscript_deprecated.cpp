@@ -115,7 +115,7 @@ std::string_view lastOf(std::string_view qualified) { return qualified.substr(qu
 class TorchscriptDeprecated final : public Rule {
  public:
   const RuleMeta& meta() const override { return kTorchscriptDeprecated; }
-  std::vector<std::string_view> nodeKinds() const override { return {"call", "decorator"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call, kind::decorator}; }
   // A use names `jit` (in the chain or the import) and the entry point itself, in code.
   // Finer, as PyTorch's own code names `torch.jit.is_scripting` and the like everywhere: a `jit`
   // that is only ever followed by `.` and a name other than an entry point (or `_script`/`_trace`,
@@ -190,17 +190,17 @@ class TorchscriptDeprecated final : public Rule {
   void check(TSNode node, Context& ctx) const override {
     if (!versions::rangeIncludesFrom(ctx.settings(), versions::deprecatedIn(versions::kTorchscript))) return;
     TSNode target{};
-    if (isKind(node, "decorator")) {
+    if (isKind(node, kind::decorator)) {
       // `@torch.jit.script` (bare); `@torch.jit.script(...)` is the call, seen as such.
       TSNode expr = ts_node_named_child(node, 0);
-      if (ts_node_is_null(expr) || isKind(expr, "call")) return;
+      if (ts_node_is_null(expr) || isKind(expr, kind::call)) return;
       target = expr;
     } else {
       target = fieldOf(node, "function");
     }
-    if (!isKind(target, "attribute") && !isKind(target, "identifier")) return;
+    if (!isKind(target, kind::attribute) && !isKind(target, kind::identifier)) return;
     // A chain ends in the function's own name; a bare name may be an alias (`trace as jit_trace`).
-    if (isKind(target, "attribute") && !isMember(ctx.text(fieldOf(target, "attribute")))) return;
+    if (isKind(target, kind::attribute) && !isMember(ctx.text(fieldOf(target, "attribute")))) return;
     auto q = ctx.model().qualifiedName(target);
     if (!q) return;
     const Entry* e = findEntry(*q);

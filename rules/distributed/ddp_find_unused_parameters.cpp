@@ -177,7 +177,7 @@ std::optional<std::string> unusedStrategy(const analysis::SemanticModel& model, 
   for (int budget = 8; !work.empty() && budget > 0; --budget) {
     TSNode node = analysis::resolveValue(model, work.back());
     work.pop_back();
-    if (isKind(node, "conditional_expression") && ts_node_named_child_count(node) == 3) {
+    if (isKind(node, kind::conditional_expression) && ts_node_named_child_count(node) == 3) {
       work.push_back(ts_node_named_child(node, 2));
       work.push_back(ts_node_named_child(node, 0));
       continue;
@@ -202,12 +202,12 @@ std::string_view staticGraphRefusal(const analysis::SemanticModel& model) {
       file.root(),
       [&](TSNode node) {
         if (changes) return false;
-        if (!isKind(node, "attribute")) return true;
+        if (!isKind(node, kind::attribute)) return true;
         std::string_view name = model.text(fieldOf(node, "attribute"));
         if (name != "requires_grad_" && name != "requires_grad") return true;
         TSNode parent = ts_node_parent(node);
-        if (name == "requires_grad_" && isKind(parent, "call")) changes = true;
-        if (name == "requires_grad" && (isKind(parent, "assignment") || isKind(parent, "augmented_assignment")) &&
+        if (name == "requires_grad_" && isKind(parent, kind::call)) changes = true;
+        if (name == "requires_grad" && (isKind(parent, kind::assignment) || isKind(parent, kind::augmented_assignment)) &&
             analysis::sameNode(fieldOf(parent, "left"), node))
           changes = true;
         return !changes;
@@ -220,7 +220,7 @@ std::string_view staticGraphRefusal(const analysis::SemanticModel& model) {
 class DdpFindUnusedParameters final : public Rule {
  public:
   const RuleMeta& meta() const override { return kDdpFindUnusedParameters; }
-  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call}; }
   Prefilter prefilter() const override { return {.words = {"find_unused_parameters"}}; }
 
   void check(TSNode call, Context& ctx) const override {

@@ -74,7 +74,7 @@ bool isFairscaleSharding(std::string_view q) {
 class FairscaleSharding final : public Rule {
  public:
   const RuleMeta& meta() const override { return kFairscaleSharding; }
-  std::vector<std::string_view> nodeKinds() const override { return {"import_statement", "import_from_statement", "call"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::import_statement, kind::import_from_statement, kind::call}; }
   // Every finding resolves a name through an import of `fairscale`, in code (not a docstring).
   Prefilter prefilter() const override { return {.words = {"fairscale"}, .whole_words = true, .words_in_code = true}; }
 

@@ -60,7 +60,7 @@ in 1.13: reported where the range starts at 2.6 or later.
 class Fsdp1InNewCode final : public Rule {
  public:
   const RuleMeta& meta() const override { return kFsdp1InNewCode; }
-  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call}; }
   Prefilter prefilter() const override { return {.words = {"FullyShardedDataParallel"}}; }
 
   void check(TSNode call, Context& ctx) const override {

@@ -81,7 +81,7 @@ bool stringArgument(TSNode arg, std::string_view source, std::string& content) {
 class LocalRankArgument final : public Rule {
  public:
   const RuleMeta& meta() const override { return kLocalRankArgument; }
-  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call}; }
   Prefilter prefilter() const override {
     return {.words = {"--local_rank"},
             .also = {{"add_argument"}},
@@ -90,7 +90,7 @@ class LocalRankArgument final : public Rule {
 
   void check(TSNode call, Context& ctx) const override {
     TSNode callee = fieldOf(call, "function");
-    if (!isKind(callee, "attribute") || ctx.text(fieldOf(callee, "attribute")) != "add_argument") return;
+    if (!isKind(callee, kind::attribute) || ctx.text(fieldOf(callee, "attribute")) != "add_argument") return;
     if (!versions::rangeIncludesFrom(ctx.settings(), versions::addedIn(versions::kLaunchDashedLocalRank))) return;
     TSNode underscored{};
     bool dashed = false;

@@ -106,7 +106,7 @@ std::string_view lowPrecisionName(const analysis::SemanticModel& model, TSNode d
 class LowPrecisionGradientReduce final : public Rule {
  public:
   const RuleMeta& meta() const override { return kLowPrecisionGradientReduce; }
-  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call}; }
   Prefilter prefilter() const override {
     return {.words = {"MixedPrecision"}, .tree_names = {{"MixedPrecision", "MixedPrecisionPolicy"}}};
   }
@@ -120,7 +120,7 @@ class LowPrecisionGradientReduce final : public Rule {
     if (ts_node_is_null(value) && positional.size() >= 2 && !hasStarArguments(call)) value = positional[1];
     // No `reduce_dtype` (or `None`): gradients are reduced in `param_dtype`.
     TSNode param{};
-    if (ts_node_is_null(value) || analysis::isKind(analysis::resolveValue(model, value), "none")) {
+    if (ts_node_is_null(value) || analysis::isKind(analysis::resolveValue(model, value), kind::none)) {
       if (hasStarArguments(call) || hasDoubleStarArguments(call)) return;
       param = keywordArgument(call, "param_dtype", ctx.source());
       if (ts_node_is_null(param) && !positional.empty()) param = positional[0];

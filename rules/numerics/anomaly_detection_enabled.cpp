@@ -68,7 +68,7 @@ the premise holds 1.13–2.14.
 class AnomalyDetectionEnabled final : public Rule {
  public:
   const RuleMeta& meta() const override { return kAnomalyDetectionEnabled; }
-  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call}; }
   // `set_detect_anomaly` contains it: one search for both.
   // The same before parsing, on the code without strings and comments.
   Prefilter prefilter() const override {

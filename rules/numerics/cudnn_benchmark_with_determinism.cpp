@@ -82,14 +82,14 @@ TSNode determinismRequest(const analysis::SemanticModel& model, TSNode scope, TS
       [&](TSNode node) {
         if (!ts_node_is_null(found)) return false;
         if (!analysis::sameNode(node, scope) && isCodeBoundary(node)) return false;
-        if (isKind(node, "string") || isKind(node, "comment")) return false;
-        if (isKind(node, "assignment")) {
+        if (isKind(node, kind::string) || isKind(node, kind::comment)) return false;
+        if (isKind(node, kind::assignment)) {
           if (model.refersTo(fieldOf(node, "left"), "torch.backends.cudnn.deterministic") &&
               boolValue(model, fieldOf(node, "right")) == true && !inExclusiveBranches(node, setting))
             found = node;
           return true;
         }
-        if (isKind(node, "call")) {
+        if (isKind(node, kind::call)) {
           auto callee = model.calleeName(node);
           if (callee && *callee == "torch.use_deterministic_algorithms") {
             TSNode mode = analysis::argumentFor(node, 0, "mode", source);
@@ -105,7 +105,7 @@ TSNode determinismRequest(const analysis::SemanticModel& model, TSNode scope, TS
 class CudnnBenchmarkWithDeterminism final : public Rule {
  public:
   const RuleMeta& meta() const override { return kCudnnBenchmarkWithDeterminism; }
-  std::vector<std::string_view> nodeKinds() const override { return {"assignment"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::assignment}; }
   // Before parsing, on the code without strings and comments: the same names, and `cudnn`, which
   // every chain or import reaching `torch.backends.cudnn.benchmark` spells (parameters named
   // `benchmark` and `deterministic` do not make a finding).
@@ -121,7 +121,7 @@ class CudnnBenchmarkWithDeterminism final : public Rule {
   void check(TSNode assignment, Context& ctx) const override {
     const auto& model = ctx.model();
     TSNode left = fieldOf(assignment, "left");
-    if (!isKind(left, "attribute") || ctx.text(fieldOf(left, "attribute")) != "benchmark") return;
+    if (!isKind(left, kind::attribute) || ctx.text(fieldOf(left, "attribute")) != "benchmark") return;
     if (!model.refersTo(left, "torch.backends.cudnn.benchmark")) return;
     TSNode right = fieldOf(assignment, "right");
     if (boolValue(model, right) != true) return;
@@ -131,7 +131,7 @@ class CudnnBenchmarkWithDeterminism final : public Rule {
     Diagnostic& d = ctx.report(assignment,
                                "`cudnn.benchmark = True` defeats the determinism requested here; set it to `False`");
     d.related.push_back({analysis::startOf(request), analysis::endOf(request), "determinism is requested here"});
-    if (!isKind(analysis::unparenthesize(right), "true")) return;
+    if (!isKind(analysis::unparenthesize(right), kind::true_)) return;
     TSNode literal = analysis::unparenthesize(right);
     quickfix::Fix fix;
     fix.applicability = quickfix::Applicability::Unsafe;

@@ -101,7 +101,7 @@ int cudaTest(const analysis::SemanticModel& model, TSNode test, std::string_view
   if (depth > 8 || ts_node_is_null(test)) return 0;
   auto deviceOf = [&](TSNode literal) {
     literal = analysis::unparenthesize(literal);
-    if (!isKind(literal, "string")) return 0;
+    if (!isKind(literal, kind::string)) return 0;
     std::string_view text = analysis::textOf(literal, source);
     if (text.size() < 3 || (text.front() != '"' && text.front() != '\'')) return 0;
     std::string_view device = text.substr(1, text.size() - 2);
@@ -111,16 +111,16 @@ int cudaTest(const analysis::SemanticModel& model, TSNode test, std::string_view
         return -1;
     return 0;
   };
-  std::string_view kind = analysis::kindOf(test);
-  if (kind == "not_operator") return -cudaTest(model, fieldOf(test, "argument"), source, depth + 1);
-  if (kind == "boolean_operator") {
+  analysis::NodeKind kind = analysis::kindOf(test);
+  if (kind == kind::not_operator) return -cudaTest(model, fieldOf(test, "argument"), source, depth + 1);
+  if (kind == kind::boolean_operator) {
     int left = cudaTest(model, fieldOf(test, "left"), source, depth + 1);
     int right = cudaTest(model, fieldOf(test, "right"), source, depth + 1);
     bool both = analysis::textOf(fieldOf(test, "operator"), source) == "and";
     if (both) return left < 0 || right < 0 ? -1 : (left > 0 || right > 0 ? 1 : 0);
     return left == right ? left : 0;
   }
-  if (kind == "comparison_operator" && ts_node_named_child_count(test) == 2) {
+  if (kind == kind::comparison_operator && ts_node_named_child_count(test) == 2) {
     std::string op;
     for (uint32_t i = 0; i < ts_node_child_count(test); ++i) {
       TSNode child = ts_node_child(test, i);
@@ -133,7 +133,7 @@ int cudaTest(const analysis::SemanticModel& model, TSNode test, std::string_view
     }
     if (op == "in" || op == "not in") {
       TSNode options = analysis::unparenthesize(b);
-      if (!isKind(options, "tuple") && !isKind(options, "list") && !isKind(options, "set")) return 0;
+      if (!isKind(options, kind::tuple) && !isKind(options, kind::list) && !isKind(options, kind::set)) return 0;
       int all = 0;
       bool first = true;
       analysis::forEachNamedChild(options, [&](TSNode option) {
@@ -145,12 +145,12 @@ int cudaTest(const analysis::SemanticModel& model, TSNode test, std::string_view
     }
     return 0;
   }
-  if (kind == "call") {
+  if (kind == kind::call) {
     auto q = model.calleeName(test);
     if (!q) {
       // `device.startswith("xpu")`, `str(device).startswith("cuda")`
       TSNode callee = fieldOf(test, "function");
-      if (isKind(callee, "attribute") && analysis::textOf(fieldOf(callee, "attribute"), source) == "startswith") {
+      if (isKind(callee, kind::attribute) && analysis::textOf(fieldOf(callee, "attribute"), source) == "startswith") {
         auto args = positionalArguments(test);
         return args.size() == 1 ? deviceOf(args[0]) : 0;
       }
@@ -169,15 +169,15 @@ int cudaTest(const analysis::SemanticModel& model, TSNode test, std::string_view
 bool onlyWithoutCuda(const analysis::SemanticModel& model, TSNode call, std::string_view source) {
   TSNode child = call;
   for (TSNode cur = ts_node_parent(call); !ts_node_is_null(cur); child = cur, cur = ts_node_parent(cur)) {
-    std::string_view kind = analysis::kindOf(cur);
-    if (kind == "function_definition" || kind == "class_definition" || kind == "lambda") return false;
-    if (kind != "if_statement") continue;
+    analysis::NodeKind kind = analysis::kindOf(cur);
+    if (kind == kind::function_definition || kind == kind::class_definition || kind == kind::lambda) return false;
+    if (kind != kind::if_statement) continue;
     if (analysis::sameNode(child, fieldOf(cur, "condition"))) continue;
     // The branch holding the call, and the tests of the branches before it (all false there).
     std::vector<std::pair<TSNode, TSNode>> branches{{fieldOf(cur, "condition"), fieldOf(cur, "consequence")}};
     analysis::forEachNamedChild(cur, [&](TSNode clause) {
-      if (isKind(clause, "elif_clause")) branches.emplace_back(fieldOf(clause, "condition"), clause);
-      else if (isKind(clause, "else_clause")) branches.emplace_back(TSNode{}, clause);
+      if (isKind(clause, kind::elif_clause)) branches.emplace_back(fieldOf(clause, "condition"), clause);
+      else if (isKind(clause, kind::else_clause)) branches.emplace_back(TSNode{}, clause);
     });
     for (const auto& [test, body] : branches) {
       bool here = analysis::sameNode(body, child) || analysis::contains(body, call);
@@ -186,7 +186,7 @@ bool onlyWithoutCuda(const analysis::SemanticModel& model, TSNode call, std::str
         break;
       }
       // An earlier branch taken whenever the device is CUDA: this one runs without it.
-      if (!ts_node_is_null(test) && cudaTest(model, test, source) > 0 && !isKind(analysis::unparenthesize(test), "boolean_operator"))
+      if (!ts_node_is_null(test) && cudaTest(model, test, source) > 0 && !isKind(analysis::unparenthesize(test), kind::boolean_operator))
         return true;
     }
   }
@@ -196,7 +196,7 @@ bool onlyWithoutCuda(const analysis::SemanticModel& model, TSNode call, std::str
 class DeterministicWithoutCublasConfig final : public Rule {
  public:
   const RuleMeta& meta() const override { return kDeterministicWithoutCublasConfig; }
-  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call}; }
   // The same identifier before parsing, on the code without strings and comments.
   Prefilter prefilter() const override {
     return {.words = {"use_deterministic_algorithms"},
@@ -244,7 +244,7 @@ class DeterministicWithoutCublasConfig final : public Rule {
     std::string os_name;
     const uint32_t insert_at = quickfix::moduleInsertionPoint(ctx.file());
     for (const analysis::Binding* b : model.imports())
-      if (b->qualified_name == "os" && b->scope == &model.moduleScope() && isKind(ts_node_parent(b->statement), "module") &&
+      if (b->qualified_name == "os" && b->scope == &model.moduleScope() && isKind(ts_node_parent(b->statement), kind::module) &&
           analysis::startOf(b->statement) < insert_at) {
         const auto* same = model.bindingsOf(model.moduleScope(), b->name);
         if (same != nullptr && same->size() == 1) os_name = b->name;

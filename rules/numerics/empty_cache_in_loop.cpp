@@ -62,7 +62,7 @@ There is no fix.
 )md"};
 
 bool iteratesLoader(TSNode loop, std::string_view source) {
-  if (!isKind(loop, "for_statement")) return false;
+  if (!isKind(loop, kind::for_statement)) return false;
   std::string text(analysis::textOf(fieldOf(loop, "right"), source));
   for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return text.find("loader") != std::string::npos;
@@ -71,7 +71,7 @@ bool iteratesLoader(TSNode loop, std::string_view source) {
 class EmptyCacheInLoop final : public Rule {
  public:
   const RuleMeta& meta() const override { return kEmptyCacheInLoop; }
-  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call}; }
   Prefilter prefilter() const override { return {.words = {"empty_cache"}, .whole_words = true}; }
   bool checksWithinRanges() const override { return true; }
   std::vector<std::pair<uint32_t, uint32_t>> checkRanges(const analysis::SemanticModel& model,
@@ -81,7 +81,7 @@ class EmptyCacheInLoop final : public Rule {
 
   void check(TSNode call, Context& ctx) const override {
     TSNode callee = fieldOf(call, "function");
-    if (!isKind(callee, "attribute") || ctx.text(fieldOf(callee, "attribute")) != "empty_cache") return;
+    if (!isKind(callee, kind::attribute) || ctx.text(fieldOf(callee, "attribute")) != "empty_cache") return;
     if (!ctx.model().refersTo(callee, "torch.cuda.empty_cache")) return;
     TSNode loop = enclosingLoop(call);
     if (ts_node_is_null(loop) || conditionalWithinLoop(call, loop)) return;

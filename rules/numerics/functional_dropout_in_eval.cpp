@@ -86,7 +86,7 @@ constexpr std::array<std::string_view, 4> kDropouts{"dropout", "dropout1d", "dro
 class FunctionalDropoutInEval final : public Rule {
  public:
   const RuleMeta& meta() const override { return kFunctionalDropoutInEval; }
-  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call}; }
   // Before parsing, on the code: a class, and a call of one of the names whose arguments do not
   // spell `training` (keyword or third positional, as far as the commas show).
   // Some call of one of the names that passes no `training` (a keyword, a third positional).
@@ -102,13 +102,13 @@ class FunctionalDropoutInEval final : public Rule {
         bool found = analysis::forEachWholeWord(source, name, [&](size_t at) {
           TSNode node = ts_node_descendant_for_byte_range(root, static_cast<uint32_t>(at),
                                                           static_cast<uint32_t>(at + name.size()));
-          if (!analysis::isKind(node, "identifier")) return false;
+          if (!analysis::isKind(node, kind::identifier)) return false;
           TSNode callee = node, parent = ts_node_parent(node);
-          if (analysis::isKind(parent, "attribute")) {
+          if (analysis::isKind(parent, kind::attribute)) {
             callee = parent;
             parent = ts_node_parent(parent);
           }
-          if (!analysis::isKind(parent, "call") || !analysis::sameNode(fieldOf(parent, "function"), callee)) return false;
+          if (!analysis::isKind(parent, kind::call) || !analysis::sameNode(fieldOf(parent, "function"), callee)) return false;
           return ts_node_is_null(keywordArgumentNode(parent, "training", source)) &&
                  positionalArguments(parent).size() < 3;
         });
@@ -143,10 +143,10 @@ class FunctionalDropoutInEval final : public Rule {
   void check(TSNode call, Context& ctx) const override {
     const auto& model = ctx.model();
     TSNode function_node = fieldOf(call, "function");
-    if (analysis::isKind(function_node, "attribute")) {
+    if (analysis::isKind(function_node, kind::attribute)) {
       std::string_view attribute = ctx.text(fieldOf(function_node, "attribute"));
       if (std::find(kDropouts.begin(), kDropouts.end(), attribute) == kDropouts.end()) return;
-    } else if (!analysis::isKind(function_node, "identifier")) {
+    } else if (!analysis::isKind(function_node, kind::identifier)) {
       return;
     }
     auto callee = model.calleeName(call);

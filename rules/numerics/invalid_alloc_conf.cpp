@@ -146,16 +146,16 @@ std::optional<ReleaseVerdict> firstRejection(std::string_view text, const TorchR
 class InvalidAllocConf final : public Rule {
  public:
   const RuleMeta& meta() const override { return kInvalidAllocConf; }
-  std::vector<std::string_view> nodeKinds() const override { return {"assignment", "call"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::assignment, kind::call}; }
   Prefilter prefilter() const override { return {.words = {kCudaVariable, kVariable}, .whole_words = true}; }
 
   void check(TSNode node, Context& ctx) const override {
     const auto& model = ctx.model();
     TSNode value{};
     std::optional<std::string> name;
-    if (isKind(node, "assignment")) {
+    if (isKind(node, kind::assignment)) {
       TSNode left = fieldOf(node, "left");
-      if (!isKind(left, "subscript")) return;
+      if (!isKind(left, kind::subscript)) return;
       if (!model.refersTo(fieldOf(left, "value"), "os.environ")) return;
       name = stringValue(model, fieldOf(left, "subscript"));
       value = fieldOf(node, "right");

@@ -76,15 +76,15 @@ premise holds 1.13–2.14.
 // model: a module moved to the host, not a tensor read.
 bool movesModule(TSNode call, std::string_view source) {
   TSNode parent = ts_node_parent(call);
-  if (isKind(parent, "attribute")) {
+  if (isKind(parent, kind::attribute)) {
     std::string_view next = analysis::textOf(fieldOf(parent, "attribute"), source);
     for (std::string_view method : {"parameters", "named_parameters", "state_dict", "buffers", "named_buffers",
                                     "modules", "named_modules", "children", "eval", "train"})
       if (next == method) return true;
   }
   TSNode receiver = fieldOf(fieldOf(call, "function"), "object");
-  if (!isKind(receiver, "identifier") && !isKind(receiver, "attribute")) return false;
-  std::string name(isKind(receiver, "attribute") ? analysis::textOf(fieldOf(receiver, "attribute"), source)
+  if (!isKind(receiver, kind::identifier) && !isKind(receiver, kind::attribute)) return false;
+  std::string name(isKind(receiver, kind::attribute) ? analysis::textOf(fieldOf(receiver, "attribute"), source)
                                                  : analysis::textOf(receiver, source));
   for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   for (std::string_view word : {"model", "net", "module", "encoder", "decoder", "layer"})
@@ -95,7 +95,7 @@ bool movesModule(TSNode call, std::string_view source) {
 class PerStepHostSync final : public Rule {
  public:
   const RuleMeta& meta() const override { return kPerStepHostSync; }
-  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call}; }
   Prefilter prefilter() const override {
     return {.words = {"item", "tolist", "cpu"}, .whole_words = true, .also = {{"backward"}}};
   }

@@ -100,8 +100,8 @@ fixes hold 1.13–2.14.
 
 bool isOne(TSNode node, std::string_view source) {
   node = unparenthesize(node);
-  std::string_view kind = kindOf(node);
-  if (kind != "integer" && kind != "float") return false;
+  analysis::NodeKind kind = kindOf(node);
+  if (kind != kind::integer && kind != kind::float_) return false;
   std::string_view text = analysis::textOf(node, source);
   return text == "1" || text == "1.0" || text == "1.";
 }
@@ -113,7 +113,7 @@ std::string_view op(TSNode binary, std::string_view source) {
 // `1 + x` / `x + 1`: the `x`, else null.
 TSNode onePlus(TSNode node, std::string_view source) {
   node = unparenthesize(node);
-  if (!isKind(node, "binary_operator") || op(node, source) != "+") return {};
+  if (!isKind(node, kind::binary_operator) || op(node, source) != "+") return {};
   TSNode left = fieldOf(node, "left"), right = fieldOf(node, "right");
   if (isOne(left, source)) return right;
   if (isOne(right, source)) return left;
@@ -122,7 +122,7 @@ TSNode onePlus(TSNode node, std::string_view source) {
 
 // A call of a torch function named `qualified` with arguments we can move, or null.
 bool callsTorch(TSNode call, std::string_view qualified, const Context& ctx) {
-  if (!isKind(call, "call")) return false;
+  if (!isKind(call, kind::call)) return false;
   TSNode callee = fieldOf(call, "function");
   std::string_view last = qualified.substr(qualified.rfind('.') + 1);
   std::string_view text = ctx.text(callee);
@@ -135,11 +135,11 @@ bool callsTorch(TSNode call, std::string_view qualified, const Context& ctx) {
 // those (`d = Decimal(x)`). `Decimal.exp()` has no `expm1`, `log1p`, ... method.
 bool mayBeTensor(TSNode node, const Context& ctx) {
   node = analysis::resolveValue(ctx.model(), node);
-  std::string_view kind = kindOf(node);
-  if (kind == "integer" || kind == "float" || kind == "string" || kind == "true" || kind == "false" ||
-      kind == "none" || kind == "list" || kind == "tuple" || kind == "dictionary" || kind == "set")
+  analysis::NodeKind kind = kindOf(node);
+  if (kind == kind::integer || kind == kind::float_ || kind == kind::string || kind == kind::true_ || kind == kind::false_ ||
+      kind == kind::none || kind == kind::list || kind == kind::tuple || kind == kind::dictionary || kind == kind::set)
     return false;
-  if (kind != "call") return true;
+  if (kind != kind::call) return true;
   auto q = ctx.model().qualifiedName(fieldOf(node, "function"));
   if (!q) return true;
   static constexpr std::array<std::string_view, 9> kOtherNumbers{"decimal.", "fractions.", "sympy.", "mpmath.",
@@ -153,9 +153,9 @@ bool mayBeTensor(TSNode node, const Context& ctx) {
 // (`torch.exp`, `np.exp`) are function calls, not methods; a receiver that cannot be a tensor
 // (`Decimal(x).exp()`) is some other library's method.
 TSNode methodReceiver(TSNode call, std::string_view name, const Context& ctx) {
-  if (!isKind(call, "call")) return {};
+  if (!isKind(call, kind::call)) return {};
   TSNode callee = fieldOf(call, "function");
-  if (!isKind(callee, "attribute") || ctx.text(fieldOf(callee, "attribute")) != name) return {};
+  if (!isKind(callee, kind::attribute) || ctx.text(fieldOf(callee, "attribute")) != name) return {};
   TSNode object = fieldOf(callee, "object");
   if (ctx.model().qualifiedName(object)) return {};  // `torch.exp`, `math.exp`, `np.exp`
   if (!mayBeTensor(object, ctx)) return {};
@@ -187,8 +187,8 @@ std::string text(TSNode node, const Context& ctx) { return std::string(ctx.text(
 // `x` as the receiver of a method call: parenthesised unless primary.
 std::string receiverText(TSNode node, const Context& ctx) {
   node = unparenthesize(node);
-  std::string_view kind = kindOf(node);
-  if (kind == "identifier" || kind == "attribute" || kind == "call" || kind == "subscript")
+  analysis::NodeKind kind = kindOf(node);
+  if (kind == kind::identifier || kind == kind::attribute || kind == kind::call || kind == kind::subscript)
     return text(node, ctx);
   return "(" + text(node, ctx) + ")";
 }
@@ -203,7 +203,7 @@ std::string joined(const std::vector<std::string>& parts) {
 // module object (`T.log` -> `T.log1p`), else a visible `torch`.
 std::optional<std::string> torchFunction(TSNode callee, std::string_view name, const Context& ctx, bool& needs_import) {
   needs_import = false;
-  if (isKind(callee, "attribute") && ctx.model().refersTo(fieldOf(callee, "object"), "torch"))
+  if (isKind(callee, kind::attribute) && ctx.model().refersTo(fieldOf(callee, "object"), "torch"))
     return text(fieldOf(callee, "object"), ctx) + "." + std::string(name);
   std::string prefix = rewrite::torchPrefix(callee, ctx.model(), needs_import);
   if (prefix.empty()) return std::nullopt;
@@ -239,7 +239,7 @@ struct SumOfExp {
 
 // `sum(..., dim=None)` reduces every dimension; `torch.logsumexp` rejects `dim=None` (it raises
 // "Please look up dimensions by name, got: name = None"; github.com/pytorch/pytorch/issues/121725).
-bool isNone(TSNode node) { return analysis::isKind(unparenthesize(node), "none"); }
+bool isNone(TSNode node) { return analysis::isKind(unparenthesize(node), kind::none); }
 
 std::optional<SumOfExp> sumOfExp(TSNode node, const Context& ctx) {
   node = unparenthesize(node);
@@ -293,7 +293,7 @@ std::optional<std::string> logSoftmaxText(const Softmax& s, const Context& ctx, 
   TSNode callee = fieldOf(s.call, "function");
   std::string list(ctx.text(argumentList(s.call)));
   if (!s.function) return receiverText(s.receiver, ctx) + ".log_softmax" + list;
-  if (isKind(callee, "attribute")) return text(fieldOf(callee, "object"), ctx) + ".log_softmax" + list;
+  if (isKind(callee, kind::attribute)) return text(fieldOf(callee, "object"), ctx) + ".log_softmax" + list;
   auto q = ctx.model().qualifiedName(callee);  // `from torch.nn.functional import softmax`
   std::string prefix = rewrite::torchPrefix(callee, ctx.model(), needs_import);
   if (!q || prefix.empty()) return std::nullopt;
@@ -496,7 +496,7 @@ using sites::someSiteMayMatch;
 class UnstableNumerics final : public Rule {
  public:
   const RuleMeta& meta() const override { return kUnstableNumerics; }
-  std::vector<std::string_view> nodeKinds() const override { return {"call", "binary_operator"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call, kind::binary_operator}; }
   // `log(1 + x)` / `(x + 1).log()` hold `(1 +` or `+ 1)`; `exp(x) - 1` holds `) - 1`; the
   // others a `softmax`, or `exp` and `sum`, beside a `log`.
   // The same test on the text without its strings and comments (a docstring's `log(1 + x)`),
@@ -568,7 +568,7 @@ class UnstableNumerics final : public Rule {
   // decomposition) of the stable function itself, which cannot call itself instead.
   static bool insideDefinitionOf(TSNode node, std::string_view name, const Context& ctx) {
     for (TSNode n = ts_node_parent(node); !ts_node_is_null(n); n = ts_node_parent(n)) {
-      if (!isKind(n, "function_definition")) continue;
+      if (!isKind(n, kind::function_definition)) continue;
       std::string_view def = ctx.text(fieldOf(n, "name"));
       return def == name || (def.size() > name.size() && def.ends_with(name) && def[def.size() - name.size() - 1] == '_');
     }
@@ -577,14 +577,14 @@ class UnstableNumerics final : public Rule {
 
   void check(TSNode node, Context& ctx) const override {
     std::optional<Finding> f;
-    if (isKind(node, "binary_operator")) {
+    if (isKind(node, kind::binary_operator)) {
       // exp(x) - 1
       if (op(node, ctx.source()) != "-" || !isOne(fieldOf(node, "right"), ctx.source())) return;
       TSNode left = unparenthesize(fieldOf(node, "left"));
       TSNode x = expOperand(left, ctx);
       if (ts_node_is_null(x)) return;
       f = Finding{"`exp(x) - 1` cancels catastrophically for small `x`; use `expm1(x)`", std::nullopt, false, "expm1"};
-      if (isKind(left, "call") && ts_node_is_null(methodReceiver(left, "exp", ctx))) {
+      if (isKind(left, kind::call) && ts_node_is_null(methodReceiver(left, "exp", ctx))) {
         if (auto fn = torchFunction(fieldOf(left, "function"), "expm1", ctx, f->needs_import))
           f->replacement = *fn + "(" + text(x, ctx) + ")";
       } else {
@@ -592,8 +592,8 @@ class UnstableNumerics final : public Rule {
       }
     } else {
       TSNode callee = fieldOf(node, "function");
-      if (!isKind(callee, "attribute") && !isKind(callee, "identifier")) return;
-      std::string_view last = isKind(callee, "attribute") ? ctx.text(fieldOf(callee, "attribute")) : ctx.text(callee);
+      if (!isKind(callee, kind::attribute) && !isKind(callee, kind::identifier)) return;
+      std::string_view last = isKind(callee, kind::attribute) ? ctx.text(fieldOf(callee, "attribute")) : ctx.text(callee);
       if (last != "log") return;
       auto a = args(node, ctx);
       if (callsTorch(node, "torch.log", ctx)) {
@@ -613,7 +613,7 @@ class UnstableNumerics final : public Rule {
     // (`(torch.exp(x) - 1) * c`) go with it.
     TSNode replaced = node;
     TSNode parent = ts_node_parent(node);
-    if (isKind(parent, "parenthesized_expression") && ts_node_named_child_count(parent) == 1) replaced = parent;
+    if (isKind(parent, kind::parenthesized_expression) && ts_node_named_child_count(parent) == 1) replaced = parent;
     std::vector<quickfix::Edit> edits{{startOf(replaced), endOf(replaced), *f->replacement}};
     if (f->needs_import) {
       auto edit = quickfix::addImport(ctx.model(), "import torch");

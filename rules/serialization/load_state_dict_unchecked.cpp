@@ -61,7 +61,7 @@ There is no fix: what to do with the keys is the author's decision.
 class LoadStateDictUnchecked final : public Rule {
  public:
   const RuleMeta& meta() const override { return kLoadStateDictUnchecked; }
-  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call}; }
   Prefilter prefilter() const override {
     return {.words = {"load_state_dict"}, .whole_words = true, .also = {{"strict"}}};
   }
@@ -75,7 +75,7 @@ class LoadStateDictUnchecked final : public Rule {
     std::string_view source = ctx.source();
     if (methodName(call, source) != "load_state_dict") return;
     TSNode parent = ts_node_parent(call);
-    if (!isKind(parent, "expression_statement") || ts_node_named_child_count(parent) != 1) return;
+    if (!isKind(parent, kind::expression_statement) || ts_node_named_child_count(parent) != 1) return;
     if (hasDoubleStarArguments(call) || hasStarArguments(call)) return;
     TSNode strict = analysis::argumentFor(call, 1, "strict", source);
     if (ts_node_is_null(strict) || boolValue(ctx.model(), strict) != false) return;

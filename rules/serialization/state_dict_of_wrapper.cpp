@@ -74,7 +74,7 @@ into a wrapped model, or strips the prefix itself, expects the old ones.
 // ".module" or "._orig_mod" for a wrapping call, else empty.
 std::string_view wrapperAttribute(const analysis::SemanticModel& model, TSNode value) {
   value = analysis::unparenthesize(value);
-  if (!isKind(value, "call")) return {};
+  if (!isKind(value, kind::call)) return {};
   auto callee = model.calleeName(value);
   if (!callee) return {};
   if (*callee == "torch.nn.parallel.DistributedDataParallel" || *callee == "torch.nn.DataParallel" ||
@@ -85,20 +85,20 @@ std::string_view wrapperAttribute(const analysis::SemanticModel& model, TSNode v
 }
 
 bool isConditionalBlock(TSNode block) {
-  std::string_view kind = analysis::kindOf(ts_node_parent(block));
-  return kind == "if_statement" || kind == "elif_clause" || kind == "else_clause" || kind == "except_clause" ||
-         kind == "except_group_clause" || kind == "while_statement" || kind == "case_clause" ||
-         kind == "for_statement" || kind == "with_statement" || kind == "try_statement" || kind == "finally_clause";
+  analysis::NodeKind kind = analysis::kindOf(ts_node_parent(block));
+  return kind == kind::if_statement || kind == kind::elif_clause || kind == kind::else_clause || kind == kind::except_clause ||
+         kind == kind::except_group_clause || kind == kind::while_statement || kind == kind::case_clause ||
+         kind == kind::for_statement || kind == kind::with_statement || kind == kind::try_statement || kind == kind::finally_clause;
 }
 
 // True when every conditional block around `binding` (inside its function) also holds `use`.
 bool holdsWheneverBound(TSNode binding, TSNode use) {
   for (TSNode up = ts_node_parent(binding); !ts_node_is_null(up); up = ts_node_parent(up)) {
     if (isCodeBoundary(up)) break;
-    if (isKind(up, "block") && isConditionalBlock(up) && !analysis::contains(up, use)) {
-      std::string_view kind = analysis::kindOf(ts_node_parent(up));
+    if (isKind(up, kind::block) && isConditionalBlock(up) && !analysis::contains(up, use)) {
+      analysis::NodeKind kind = analysis::kindOf(ts_node_parent(up));
       // A `for`/`with`/`try` body runs when reached; only branches decide.
-      if (kind != "for_statement" && kind != "with_statement" && kind != "try_statement" && kind != "finally_clause")
+      if (kind != kind::for_statement && kind != kind::with_statement && kind != kind::try_statement && kind != kind::finally_clause)
         return false;
     }
   }
@@ -107,7 +107,7 @@ bool holdsWheneverBound(TSNode binding, TSNode use) {
 
 // The attribute that reaches the wrapped model from `receiver`, or empty.
 std::string_view wrappedBy(const analysis::SemanticModel& model, TSNode receiver) {
-  if (isKind(receiver, "identifier")) {
+  if (isKind(receiver, kind::identifier)) {
     const analysis::Binding* binding = model.resolve(model.text(receiver), receiver);
     if (binding == nullptr || binding->kind != analysis::BindingKind::Assignment) return {};
     if (enclosingFunctionOrModule(binding->statement).id != enclosingFunctionOrModule(receiver).id) return {};
@@ -115,7 +115,7 @@ std::string_view wrappedBy(const analysis::SemanticModel& model, TSNode receiver
     if (!holdsWheneverBound(binding->statement, receiver)) return {};
     return wrapperAttribute(model, binding->value);
   }
-  if (isKind(receiver, "attribute") && isKind(fieldOf(receiver, "object"), "identifier")) {
+  if (isKind(receiver, kind::attribute) && isKind(fieldOf(receiver, "object"), kind::identifier)) {
     TSNode bound = selfAttributeValue(model, receiver);
     return ts_node_is_null(bound) ? std::string_view{} : wrapperAttribute(model, bound);
   }
@@ -126,22 +126,22 @@ std::string_view wrappedBy(const analysis::SemanticModel& model, TSNode receiver
 void collectStateDictCalls(TSNode node, std::string_view source, std::vector<TSNode>& out, int depth) {
   node = analysis::unparenthesize(node);
   if (depth > 4 || ts_node_is_null(node)) return;
-  if (isKind(node, "call")) {
+  if (isKind(node, kind::call)) {
     TSNode callee = fieldOf(node, "function");
-    if (isKind(callee, "attribute") && analysis::textOf(fieldOf(callee, "attribute"), source) == "state_dict") {
+    if (isKind(callee, kind::attribute) && analysis::textOf(fieldOf(callee, "attribute"), source) == "state_dict") {
       if (ts_node_named_child_count(argumentList(node)) == 0) out.push_back(node);
       return;
     }
-    if (isKind(callee, "identifier") && analysis::textOf(callee, source) == "dict") {
+    if (isKind(callee, kind::identifier) && analysis::textOf(callee, source) == "dict") {
       analysis::forEachNamedChild(argumentList(node), [&](TSNode argument) {
-        if (isKind(argument, "keyword_argument")) collectStateDictCalls(fieldOf(argument, "value"), source, out, depth + 1);
+        if (isKind(argument, kind::keyword_argument)) collectStateDictCalls(fieldOf(argument, "value"), source, out, depth + 1);
       });
     }
     return;
   }
-  if (isKind(node, "dictionary")) {
+  if (isKind(node, kind::dictionary)) {
     analysis::forEachNamedChild(node, [&](TSNode pair) {
-      if (isKind(pair, "pair")) collectStateDictCalls(fieldOf(pair, "value"), source, out, depth + 1);
+      if (isKind(pair, kind::pair)) collectStateDictCalls(fieldOf(pair, "value"), source, out, depth + 1);
     });
   }
 }
@@ -149,7 +149,7 @@ void collectStateDictCalls(TSNode node, std::string_view source, std::vector<TSN
 class StateDictOfWrapper final : public Rule {
  public:
   const RuleMeta& meta() const override { return kStateDictOfWrapper; }
-  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call}; }
   Prefilter prefilter() const override {
     return {.words = {"state_dict"},
             .whole_words = true,
@@ -163,7 +163,7 @@ class StateDictOfWrapper final : public Rule {
   void check(TSNode call, Context& ctx) const override {
     std::string_view source = ctx.source();
     TSNode callee = fieldOf(call, "function");
-    std::string_view last = isKind(callee, "attribute") ? ctx.text(fieldOf(callee, "attribute")) : ctx.text(callee);
+    std::string_view last = isKind(callee, kind::attribute) ? ctx.text(fieldOf(callee, "attribute")) : ctx.text(callee);
     if (last != "save") return;
     const auto& model = ctx.model();
     if (!model.refersTo(callee, "torch.save")) return;

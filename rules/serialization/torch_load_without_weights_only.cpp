@@ -89,24 +89,24 @@ bool splatsKnownWithout(TSNode call, std::string_view key, const Context& ctx) {
   std::string_view source = ctx.source();
   bool ok = true, any = false;
   analysis::forEachNamedChild(argumentList(call), [&](TSNode arg) {
-    if (!ok || !isKind(arg, "dictionary_splat")) return;
+    if (!ok || !isKind(arg, kind::dictionary_splat)) return;
     any = true;
     TSNode value = ts_node_named_child(arg, 0);
-    if (!isKind(value, "identifier")) {
+    if (!isKind(value, kind::identifier)) {
       ok = false;
       return;
     }
     std::string_view name = ctx.text(value);
     const analysis::Binding* b = ctx.model().resolve(name, call);
     if (b == nullptr || b->kind != analysis::BindingKind::Assignment || b->scope == nullptr ||
-        !isKind(b->value, "dictionary")) {
+        !isKind(b->value, kind::dictionary)) {
       ok = false;
       return;
     }
     analysis::forEachNamedChild(b->value, [&](TSNode pair) {
-      if (isKind(pair, "comment")) return;
+      if (isKind(pair, kind::comment)) return;
       TSNode k = fieldOf(pair, "key");
-      if (!isKind(pair, "pair") || !isKind(k, "string") || ctx.text(k).find(key) != std::string_view::npos) ok = false;
+      if (!isKind(pair, kind::pair) || !isKind(k, kind::string) || ctx.text(k).find(key) != std::string_view::npos) ok = false;
     });
     TSNode scope = b->scope->node;
     std::string_view text = source.substr(startOf(scope), endOf(scope) - startOf(scope));
@@ -120,7 +120,7 @@ bool splatsKnownWithout(TSNode call, std::string_view key, const Context& ctx) {
 class TorchLoadWithoutWeightsOnly final : public Rule {
  public:
   const RuleMeta& meta() const override { return kTorchLoadWithoutWeightsOnly; }
-  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call}; }
   // From 2.6 on only `weights_only=False` is reported, so the file must spell `weights_only`.
   // Every finding is a call that names `load` (or, from 2.6, a `weights_only=` keyword) in code.
   Prefilter prefilter() const override {
@@ -135,7 +135,7 @@ class TorchLoadWithoutWeightsOnly final : public Rule {
     TSNode callee = fieldOf(call, "function");
     // An attribute ends with `load` (`torch.load`, `serialization.load`); a bare name may be an
     // alias of any spelling (`from torch import load as L`, `L = torch.load`): resolved, not read.
-    if (!isKind(callee, "identifier") && !ctx.text(callee).ends_with("load")) return;
+    if (!isKind(callee, kind::identifier) && !ctx.text(callee).ends_with("load")) return;
     auto q = ctx.model().qualifiedName(callee);
     if (!q || (*q != "torch.load" && *q != "torch.serialization.load")) return;
     TSNode keyword = keywordArgumentNode(call, "weights_only", ctx.source());

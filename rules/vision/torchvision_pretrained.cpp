@@ -105,7 +105,7 @@ EnumValue split(std::string_view q) {
 class TorchvisionPretrained final : public Rule {
  public:
   const RuleMeta& meta() const override { return kTorchvisionPretrained; }
-  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call}; }
   // Every finding is a keyword argument `pretrained=` / `pretrained_backbone=` in code, or a
   // builder of torchvision's given `True` or `False` as its first argument (`resnet50(True)`).
   Prefilter prefilter() const override {
@@ -166,8 +166,8 @@ class TorchvisionPretrained final : public Rule {
     if (binding == nullptr) return false;
     if (startOf(binding->statement) < startOf(at)) return true;
     for (TSNode n = ts_node_parent(at); !ts_node_is_null(n); n = ts_node_parent(n)) {
-      std::string_view kind = analysis::kindOf(n);
-      if (kind == "function_definition" || kind == "lambda") return true;
+      analysis::NodeKind kind = analysis::kindOf(n);
+      if (kind == kind::function_definition || kind == kind::lambda) return true;
     }
     return false;
   }

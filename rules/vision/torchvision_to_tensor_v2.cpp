@@ -79,7 +79,7 @@ with 2.1+): reported from 2.0, fixed from 2.1.
 class TorchvisionToTensorV2 final : public Rule {
  public:
   const RuleMeta& meta() const override { return kTorchvisionToTensorV2; }
-  std::vector<std::string_view> nodeKinds() const override { return {"call", "attribute", "import_from_statement"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call, kind::attribute, kind::import_from_statement}; }
   Prefilter prefilter() const override { return {.words = {"ToTensor"}, .whole_words = true}; }
 
   static bool isV2ToTensor(std::string_view q) {
@@ -88,14 +88,14 @@ class TorchvisionToTensorV2 final : public Rule {
 
   void check(TSNode node, Context& ctx) const override {
     if (!ctx.torchAtLeast(2, 0)) return;
-    if (isKind(node, "call")) return checkCall(node, ctx);
-    if (isKind(node, "attribute")) {
+    if (isKind(node, kind::call)) return checkCall(node, ctx);
+    if (isKind(node, kind::attribute)) {
       // `transforms = v2.ToTensor` or `isinstance(t, v2.ToTensor)`: a reference that is not
       // called (the calls are reported with their arguments).
       if (ctx.text(fieldOf(node, "attribute")) != "ToTensor") return;
       TSNode parent = ts_node_parent(node);
-      if (isKind(parent, "call") && analysis::sameNode(fieldOf(parent, "function"), node)) return;
-      if (isKind(parent, "attribute") || isKind(parent, "dotted_name")) return;
+      if (isKind(parent, kind::call) && analysis::sameNode(fieldOf(parent, "function"), node)) return;
+      if (isKind(parent, kind::attribute) || isKind(parent, kind::dotted_name)) return;
       auto q = ctx.model().qualifiedName(node);
       if (q && isV2ToTensor(*q))
         ctx.report(node, "`v2.ToTensor` is deprecated; use `v2.ToImage()` then `v2.ToDtype(..., scale=True)`" +
@@ -105,11 +105,11 @@ class TorchvisionToTensorV2 final : public Rule {
     // `from torchvision.transforms.v2 import ToTensor`: the import itself, as PTL106 reports
     // imports of deprecated functions (its calls are reported too).
     TSNode module = fieldOf(node, "module_name");
-    if (!isKind(module, "dotted_name")) return;
+    if (!isKind(module, kind::dotted_name)) return;
     std::string module_name = analysis::dottedNameText(module, ctx.source());
     bool found = false;
     analysis::forEachFieldChild(node, "name", [&](TSNode name) {
-      TSNode dotted = isKind(name, "aliased_import") ? fieldOf(name, "name") : name;
+      TSNode dotted = isKind(name, kind::aliased_import) ? fieldOf(name, "name") : name;
       found = found || isV2ToTensor(module_name + "." + std::string(ctx.text(dotted)));
     });
     if (found)
@@ -129,7 +129,7 @@ class TorchvisionToTensorV2 final : public Rule {
     const auto& model = ctx.model();
     std::vector<quickfix::Edit> edits;
     std::string v2;
-    if (isKind(callee, "attribute") && model.refersTo(fieldOf(callee, "object"), "torchvision.transforms.v2")) {
+    if (isKind(callee, kind::attribute) && model.refersTo(fieldOf(callee, "object"), "torchvision.transforms.v2")) {
       v2 = std::string(ctx.text(fieldOf(callee, "object")));
     } else if (auto visible = model.visibleNameFor("torchvision.transforms.v2", call)) {
       v2 = *visible;

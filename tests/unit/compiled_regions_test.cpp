@@ -64,8 +64,8 @@ def plain(x): return x
   for (const auto& fn : a.regions->functions()) {
     EXPECT_EQ(fn->caller, nullptr);
     EXPECT_EQ(fn->root, fn.get());
-    EXPECT_TRUE(isKind(fn->site, "attribute") || isKind(fn->site, "call") || isKind(fn->site, "identifier"))
-        << kindOf(fn->site);
+    EXPECT_TRUE(isKind(fn->site, ptlint::kind::attribute) || isKind(fn->site, ptlint::kind::call) || isKind(fn->site, ptlint::kind::identifier))
+        << kindName(fn->site);
   }
 }
 
@@ -139,7 +139,7 @@ net = torch.compile(Net())
   ASSERT_NE(leaf->caller, nullptr);
   EXPECT_EQ(leaf->caller->name, "middle");
   EXPECT_EQ(leaf->root->name, "forward");
-  EXPECT_TRUE(isKind(leaf->site, "call"));  // the call in `middle` that reaches `leaf`
+  EXPECT_TRUE(isKind(leaf->site, ptlint::kind::call));  // the call in `middle` that reaches `leaf`
   std::vector<std::string_view> path;
   for (const auto* f = leaf; f != nullptr; f = f->caller) path.push_back(f->name);
   EXPECT_EQ(path, (std::vector<std::string_view>{"leaf", "middle", "helper", "forward", "forward"}));

@@ -25,7 +25,7 @@ class SeesEveryCall final : public rules::Rule {
     static const rules::RuleMeta meta{.code = "TEST01", .name = "sees-every-call", .summary = "test"};
     return meta;
   }
-  std::vector<std::string_view> nodeKinds() const override { return {"call"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call}; }
   void check(TSNode, rules::Context&) const override { ++calls; }
   mutable int calls = 0;
 };
@@ -38,7 +38,7 @@ class LooksInRanges final : public rules::Rule {
     static const rules::RuleMeta meta{.code = "TEST02", .name = "looks-in-ranges", .summary = "test"};
     return meta;
   }
-  std::vector<std::string_view> nodeKinds() const override { return {"call", "module"}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call, kind::module}; }
   bool checksWithinRanges() const override { return true; }
   std::vector<std::pair<uint32_t, uint32_t>> checkRanges(const analysis::SemanticModel&,
                                                          const rules::Settings&) const override {

@@ -34,7 +34,7 @@ std::vector<TSNode> identifiers(const analysis::ParsedFile& file) {
   analysis::walkTree(
       file.root(),
       [&](TSNode node) {
-        if (analysis::isKind(node, "identifier")) out.push_back(node);
+        if (analysis::isKind(node, kind::identifier)) out.push_back(node);
         return true;
       },
       [](TSNode) {});

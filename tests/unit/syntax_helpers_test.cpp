@@ -27,7 +27,7 @@ class Source {
                                                    static_cast<uint32_t>(pos + needle.size()));
   }
   // The first node of `kind` at or above the smallest one spanning `needle`.
-  TSNode enclosing(std::string_view needle, std::string_view kind) const {
+  TSNode enclosing(std::string_view needle, NodeKind kind) const {
     TSNode n = node(needle);
     while (!ts_node_is_null(n) && !isKind(n, kind)) n = ts_node_parent(n);
     return n;
@@ -41,17 +41,17 @@ class Source {
 
 TEST(SyntaxHelpers, DottedNameTextJoinsTheIdentifiersOfAnImport) {
   Source s("import torch . cuda . amp as A\nfrom torch.nn import functional\n");
-  EXPECT_EQ(dottedNameText(s.enclosing("torch . cuda", "dotted_name"), s.source()), "torch.cuda.amp");
-  EXPECT_EQ(dottedNameText(s.enclosing("torch.nn", "dotted_name"), s.source()), "torch.nn");
+  EXPECT_EQ(dottedNameText(s.enclosing("torch . cuda", ptlint::kind::dotted_name), s.source()), "torch.cuda.amp");
+  EXPECT_EQ(dottedNameText(s.enclosing("torch.nn", ptlint::kind::dotted_name), s.source()), "torch.nn");
   // Any other node: its text as written.
   EXPECT_EQ(dottedNameText(s.node("A"), s.source()), "A");
 }
 
 TEST(SyntaxHelpers, AttributeChainTextNeedsANameAtItsRoot) {
   Source s("x = (torch.compiler).disable\ny = f().disable\n");
-  EXPECT_EQ(attributeChainText(s.enclosing("(torch.compiler).disable", "attribute"), s.source()),
+  EXPECT_EQ(attributeChainText(s.enclosing("(torch.compiler).disable", ptlint::kind::attribute), s.source()),
             "torch.compiler.disable");
-  EXPECT_EQ(attributeChainText(s.enclosing("f().disable", "attribute"), s.source()), "");
+  EXPECT_EQ(attributeChainText(s.enclosing("f().disable", ptlint::kind::attribute), s.source()), "");
 }
 
 TEST(SyntaxHelpers, ArgumentForTakesTheKeywordThenThePosition) {
@@ -60,28 +60,28 @@ TEST(SyntaxHelpers, ArgumentForTakesTheKeywordThenThePosition) {
       "sdpa(q, k, v, dropout_p=0.2)\n"
       "sdpa(q, k, v, *rest)\n"
       "sdpa(x for x in y)\n");
-  TSNode positional = s.enclosing("sdpa(q, k, v, m", "call");
+  TSNode positional = s.enclosing("sdpa(q, k, v, m", ptlint::kind::call);
   EXPECT_EQ(s.text(argumentFor(positional, 4, "dropout_p", s.source())), "0.1");
   EXPECT_EQ(s.text(argumentFor(positional, 3, "attn_mask", s.source())), "m");
-  TSNode keyword = s.enclosing("sdpa(q, k, v, dropout_p", "call");
+  TSNode keyword = s.enclosing("sdpa(q, k, v, dropout_p", ptlint::kind::call);
   EXPECT_EQ(s.text(argumentFor(keyword, 4, "dropout_p", s.source())), "0.2");
   EXPECT_EQ(s.text(keywordArgumentNode(keyword, "dropout_p", s.source())), "dropout_p=0.2");
   // A `*args` is no positional argument: what it holds is unknown.
-  TSNode splat = s.enclosing("sdpa(q, k, v, *rest", "call");
+  TSNode splat = s.enclosing("sdpa(q, k, v, *rest", ptlint::kind::call);
   EXPECT_TRUE(ts_node_is_null(argumentFor(splat, 3, "attn_mask", s.source())));
   EXPECT_EQ(positionalArguments(splat).size(), 3u);
   // A generator argument is no argument list.
-  TSNode generator = s.enclosing("sdpa(x for", "call");
+  TSNode generator = s.enclosing("sdpa(x for", ptlint::kind::call);
   EXPECT_TRUE(ts_node_is_null(argumentList(generator)));
   EXPECT_TRUE(ts_node_is_null(argumentFor(generator, 0, "q", s.source())));
 }
 
 TEST(SyntaxHelpers, HasNoArgumentsCountsCommentsAsNothing) {
   Source s("a.item()\nb.item(  # why\n)\nc.item(1)\nd.item(x for x in y)\n");
-  EXPECT_TRUE(hasNoArguments(s.enclosing("a.item", "call")));
-  EXPECT_TRUE(hasNoArguments(s.enclosing("b.item", "call")));
-  EXPECT_FALSE(hasNoArguments(s.enclosing("c.item", "call")));
-  EXPECT_FALSE(hasNoArguments(s.enclosing("d.item", "call")));
+  EXPECT_TRUE(hasNoArguments(s.enclosing("a.item", ptlint::kind::call)));
+  EXPECT_TRUE(hasNoArguments(s.enclosing("b.item", ptlint::kind::call)));
+  EXPECT_FALSE(hasNoArguments(s.enclosing("c.item", ptlint::kind::call)));
+  EXPECT_FALSE(hasNoArguments(s.enclosing("d.item", ptlint::kind::call)));
 }
 
 }  // namespace
