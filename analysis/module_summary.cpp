@@ -68,8 +68,8 @@ const ExternalUse* ProjectFacts::useOf(std::string_view function) const {
 }
 
 const CrossFileNote* ProjectFacts::scalarCaptureSetter() const {
+  if (!capture_setter.path.empty()) return &capture_setter;
   if (project == nullptr) return nullptr;
-  if (!project->captures_scalars.path.empty()) return &project->captures_scalars;
   if (in_tests && !project->captures_scalars_in_tests.path.empty()) return &project->captures_scalars_in_tests;
   return nullptr;
 }

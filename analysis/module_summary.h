@@ -194,12 +194,11 @@ struct ProjectWideFacts {
   std::vector<std::pair<std::string, CrossFileNote>> environment;
   // The first file (in path order) that may turn `torch._dynamo.config.capture_scalar_outputs`
   // on for its process (analysis/dynamo_config.h); empty path when none. The setting is
-  // process-wide and the project's files may run in that process: Dynamo may capture `.item()`
-  // in any compiled code of the project.
+  // process-wide: it holds in that file and in the files that import it (their process runs it);
+  // see ProjectFacts::capture_setter.
   CrossFileNote captures_scalars;
-  // The same set by a test file (`test_*.py`, `*_test.py`, `conftest.py`, or one under a `test`
-  // or `tests` folder): that process is the test runner's, which runs the project's test files
-  // only, so it counts for them and not for the training code.
+  // The same set by a test file (`test_*.py`, `*_test.py`, `conftest.py`): that process is the
+  // test runner's, which runs the project's test files, so it counts for them.
   CrossFileNote captures_scalars_in_tests;
   const CrossFileNote* setsEnvironment(std::string_view variable) const;
   // For PTL406, the first file (in path order) that spells `set_epoch`, that imports a trainer
@@ -224,6 +223,9 @@ struct ProjectFacts {
   const ExternalUse* useOf(std::string_view function) const;
   // The file is one of the project's tests (see ProjectWideFacts::captures_scalars_in_tests).
   bool in_tests = false;
+  // A project module this file imports that may turn Dynamo's scalar capture on: the file's
+  // process runs that module. Empty path when none.
+  CrossFileNote capture_setter;
   // The file that may turn Dynamo's scalar capture on in a process this file may run in; null
   // when none does.
   const CrossFileNote* scalarCaptureSetter() const;

@@ -51,15 +51,21 @@ std::shared_ptr<const ProjectFacts> ProjectIndex::Project::factsFor(const fs::pa
   return isTestFile(file) && base_test_facts_ ? base_test_facts_ : base_facts_;
 }
 
+const CrossFileNote* ProjectIndex::Project::captureSetterFor(const fs::path& file) {
+  if (auto own = capture_setters_.find(file.string()); own != capture_setters_.end()) return &own->second;
+  auto it = modules_.find(file.string());
+  if (it == modules_.end() || it->second == nullptr) return nullptr;
+  for (const auto& [bound, qualified] : it->second->imports)
+    if (auto imported = importedFile(file, qualified))
+      if (auto setter = capture_setters_.find(imported->string()); setter != capture_setters_.end()) return &setter->second;
+  return nullptr;
+}
+
 bool ProjectIndex::Project::isTestFile(const fs::path& file) const {
   std::string name = file.filename().string();
   if (name == "conftest.py" || name.rfind("test_", 0) == 0 ||
       (name.size() > 8 && name.compare(name.size() - 8, 8, "_test.py") == 0))
     return true;
-  fs::path relative = file.lexically_relative(root_);
-  if (relative.empty() || *relative.begin() == "..") return false;
-  for (const auto& part : relative.parent_path())
-    if (part == "test" || part == "tests") return true;
   return false;
 }
 
@@ -105,7 +111,7 @@ void ProjectIndex::Project::compileThroughHelper(const Symbol& helper, const std
   for (const fs::path& file : *users) {
     const ModuleSummary* user = load(file);
     if (user == nullptr) continue;
-    captured_ = site_captured || user->captures_scalars;  // the calling script's setting
+    captured_ = site_captured || user->captures_scalars || captureSetterFor(file) != nullptr;  // the caller's process
     for (const auto& c : user->constructions) {
       if (!isHelper(file, c.callee)) continue;
       for (const auto& a : c.arguments) {
@@ -242,6 +248,7 @@ void ProjectIndex::Project::link() {
   });
   std::string raw;
   const auto& wide = wide_;
+  std::vector<fs::path> compiling;  // summarised files holding the word `compile`
   for (const std::string& name : files_) {
     const fs::path file(name);
     // A raw look first: most files hold no site and are never decoded or parsed.
@@ -269,14 +276,20 @@ void ProjectIndex::Project::link() {
         if (variable == wanted && wide->setsEnvironment(wanted) == nullptr)
           wide->environment.push_back({variable, {file.string(), {}, fmt::format("`{}` is set here", variable)}});
     if (summary->sets_capture) {
+      CrossFileNote note{file.string(), summary->sets_capture_at, "`capture_scalar_outputs` may be turned on here"};
       auto& setter = isTestFile(file) ? wide->captures_scalars_in_tests : wide->captures_scalars;
-      if (setter.path.empty()) setter = {file.string(), summary->sets_capture_at, "`capture_scalar_outputs` may be turned on here"};
+      if (setter.path.empty()) setter = note;
+      capture_setters_.emplace(file.string(), std::move(note));
     }
-    if (!verdict.may_compile) continue;
+    if (verdict.may_compile) compiling.push_back(file);
+  }
+  // Sites are followed once every file that may turn the capture on is known.
+  for (const fs::path& file : compiling) {
+    auto summary = modules_[file.string()];
     if (!summary->unknown_compile_sites.empty()) wide->compiles_unknown = true;
-    // `capture_scalar_outputs = True` set for the whole run of this file: what its sites
-    // compile captures `.item()` (unless some other compile reaches it too).
-    captured_ = summary->captures_scalars;
+    // Scalar capture possibly on in this file's process (it or a module it imports turns it on):
+    // what its sites compile captures `.item()` (unless some other compile reaches it too).
+    captured_ = summary->captures_scalars || captureSetterFor(file) != nullptr;
     for (const auto& site : summary->compile_sites) {
       bool on_self = site.kind == analysis::CompileSite::Kind::SelfAttr || site.kind == analysis::CompileSite::Kind::Parameter;
       std::string target = on_self ? site.owner + "." + site.attr : site.target.name;
@@ -439,12 +452,18 @@ void ProjectIndex::Project::link() {
   std::set<std::string> with_facts;
   for (const auto& [path, roots] : roots_) with_facts.insert(path);
   for (const auto& [path, uses] : uses_) with_facts.insert(path);
+  for (const auto& [path, summary] : modules_)
+    if (captureSetterFor(path) != nullptr) with_facts.insert(path);
   for (const std::string& path : with_facts) {
     auto facts = std::make_shared<ProjectFacts>();
     facts->project = wide;
     facts->digest = wide_digest;
     facts->in_tests = isTestFile(path);
     if (facts->in_tests) facts->digest += "tests;";
+    if (const CrossFileNote* setter = captureSetterFor(path)) {
+      facts->capture_setter = *setter;
+      facts->digest += fmt::format("capture-setter={};", setter->path);
+    }
     if (auto it = roots_.find(path); it != roots_.end()) facts->compiled = std::move(it->second);
     for (auto& root : facts->compiled) {
       root.captures_scalars = compiled_[path + "\n" + root.function];

@@ -57,8 +57,8 @@ class ProjectIndex::Project {
   // The files whose facts differ between this link and `other` (both finished).
   std::vector<fs::path> changedFacts(const Project& other) const;
   const fs::path& root() const { return root_; }
-  // A test file of the project: `test_*.py`, `*_test.py`, `conftest.py`, or under a `test` or
-  // `tests` folder below the root (pytest's default names).
+  // A test file of the project by pytest's default names: `test_*.py`, `*_test.py`,
+  // `conftest.py` (a folder named `tests` also holds fixtures, data and helpers).
   bool isTestFile(const fs::path& file) const;
   bool recursive() const { return recursive_; }
   const std::vector<fs::path>& beside() const { return beside_; }
@@ -78,6 +78,12 @@ class ProjectIndex::Project {
   // ---- Files and summaries (only the linking thread touches these maps). ----
   const ModuleSummary* load(const fs::path& path);
   std::optional<fs::path> moduleFile(const fs::path& base, const std::vector<std::string>& parts, size_t count);
+  // The project file an import of `qualified` from `from` loads (a module, not a name in it).
+  std::optional<fs::path> importedFile(const fs::path& from, std::string_view qualified);
+  // Where `file`'s process may turn Dynamo's scalar capture on: the file itself, or a project
+  // module it imports (one level: what a script imports to configure itself); null when nowhere.
+  const CrossFileNote* captureSetterFor(const fs::path& file);
+  std::unordered_map<std::string, CrossFileNote> capture_setters_;  // files that may turn it on
 
   // ---- Resolution ----
   std::optional<Symbol> resolve(const fs::path& from, const NameRef& ref, int depth = 0);

@@ -105,6 +105,29 @@ auto ProjectIndex::Project::resolveQualified(const fs::path& from, std::string_v
   return std::nullopt;
 }
 
+std::optional<fs::path> ProjectIndex::Project::importedFile(const fs::path& from, std::string_view qualified) {
+  if (qualified.empty()) return std::nullopt;
+  std::vector<fs::path> bases;
+  std::string_view rest = qualified;
+  if (qualified.front() == '.') {
+    size_t dots = qualified.find_first_not_of('.');
+    if (dots == std::string_view::npos) return std::nullopt;
+    fs::path dir = from.parent_path();
+    for (size_t i = 1; i < dots; ++i) dir = dir.parent_path();
+    bases.push_back(dir);
+    rest = qualified.substr(dots);
+  } else {
+    bases.push_back(localRoot(from));
+    for (const fs::path& root : import_roots_)
+      if (root != bases.front()) bases.push_back(root);
+  }
+  std::vector<std::string> parts = split(rest);
+  for (const fs::path& base : bases)
+    for (size_t n = parts.size(); n >= 1; --n)  // `from settings import configure`: settings.py
+      if (auto file = moduleFile(base, parts, n)) return file;
+  return std::nullopt;
+}
+
 const fs::path& ProjectIndex::Project::localRoot(const fs::path& file) {
   std::string key = file.parent_path().string();
   if (auto it = local_roots_.find(key); it != local_roots_.end()) return it->second;

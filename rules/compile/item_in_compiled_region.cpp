@@ -109,17 +109,18 @@ not reads, and a parameter without annotation is not known to be a tensor.
 When `torch._dynamo.config.capture_scalar_outputs` is on, Dynamo captures `.item()`, `int(t)`
 and `float(t)` as symbolic scalars instead of breaking (`torch._dynamo.explain` counts no break
 on PyTorch 2.6 and 2.14), and the rule stays silent on them; `bool(t)` still breaks (it guards
-on the value). The setting is process-wide and any compiled code of the project may run in the
-process that sets it, so it counts wherever some file of the project may turn it on:
+on the value). The setting is process-wide: it counts for the compiled code that a file which
+may turn it on compiles or runs, and for that of a file importing a project module which may
+turn it on (a script that calls `configure()` from its `settings.py`). A file may turn it on with
 `torch._dynamo.config.capture_scalar_outputs = True` at module level, in a function or under a
 condition (`if args.capture:`; a value the code computes, `= args.capture`, may be true),
 `setattr(...)`, or the environment variable `TORCHDYNAMO_CAPTURE_SCALAR_OUTPUTS` set in code
 (`os.environ[...] = "1"`, `os.environ.setdefault(...)`), which `torch/_dynamo/config.py` reads
 when Dynamo is first imported (`os.environ.get(...) == "1"`; `import torch` alone does not import
 it, so a setting after `import torch` and before the first compile holds). A test file
-(`test_*.py`, `*_test.py`, `conftest.py`, or one under a `test` or `tests` folder) that turns
-it on does so in the test runner's process, which runs the project's tests, not its training
-code: it counts for the test files only.
+(`test_*.py`, `*_test.py`, `conftest.py`, pytest's names) that turns
+it on does so in the test runner's process, which runs every test file: it counts for the
+project's test files.
 `torch._dynamo.config.patch(capture_scalar_outputs=True)`, as a context manager or a decorator,
 only holds for what it wraps: it keeps the rule silent in its own file alone.
 
@@ -191,8 +192,8 @@ std::string_view scalarConversion(const analysis::SemanticModel& model, TSNode c
   return name;
 }
 
-// Some file of the project may turn `capture_scalar_outputs` on for its process, which every
-// compiled function of the project may run in.
+// A module this file imports (or, for a test file, the test run) may turn
+// `capture_scalar_outputs` on for the process this file's code runs in.
 bool capturedInProject(const Settings& settings) {
   return settings.project != nullptr && settings.project->scalarCaptureSetter() != nullptr;
 }

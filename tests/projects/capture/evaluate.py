@@ -2,5 +2,6 @@ import torch
 
 from model import Head
 
-# No capture here, but train.py turns it on for its process, and Head may run there.
+# No capture in this script's process (nothing it imports turns it on): Head's `.item()` breaks
+# the graph when this script runs, although train.py's compile of Head captures it.
 head = torch.compile(Head())

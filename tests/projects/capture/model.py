@@ -11,7 +11,7 @@ class Net(nn.Module):
 
 class Head(nn.Module):
     def forward(self, x):
-        return x.sum().item()  # captured where train.py runs: the setting is process-wide
+        return x.sum().item()  # expect: PTL501
 
 
 class Tail(nn.Module):
