@@ -127,12 +127,12 @@ bool mayBindCompile(std::string_view code) {
 
 }  // namespace
 
-bool mayHoldCompileSite(std::string_view text) {
+bool mayHoldCompileSite(std::string_view text, bool code_view) {
   // Every site is a call of something spelled `compile` (`torch.compile(m)`, `m.compile()`,
   // `tc = compile` aside) or a decorator `@torch.compile`. Regular expressions (`re.compile(`)
   // and definitions (`def compile(`) are not sites.
   if (!holdsCompileSite(text, true)) return false;
-  if (prefiltersDisabled()) return true;  // the oracle's reference: the raw test alone
+  if (prefiltersDisabled() || !code_view) return true;  // the oracle's reference: the raw test alone
   // Then in the code alone (a docstring's `@torch.compile` is no site), where a bare
   // `compile(src, name, "exec")` is Python's builtin unless the file binds the name.
   auto code = blankStringsAndComments(text);

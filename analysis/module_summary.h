@@ -238,7 +238,9 @@ struct ProjectFacts {
 
 // Does the text hold a compile site another file's definitions could be compiled from (the whole
 // word `compile` somewhere)? The byte-level filter that keeps most files unparsed.
-bool mayHoldCompileSite(std::string_view text);
+// `code_view`: also test the text with strings and comments blanked (false for a notebook's
+// JSON, whose code is all in strings).
+bool mayHoldCompileSite(std::string_view text, bool code_view = true);
 
 // The environment variables the project index looks for in every file (a raw byte scan first,
 // then the summary of the files holding one): `CUBLAS_WORKSPACE_CONFIG`.

@@ -78,7 +78,8 @@ bool ProjectIndex::Project::contains(const fs::path& file) const {
 
 bool ProjectIndex::Project::mayDependOn(const fs::path& file, std::optional<std::string_view> text) const {
   if (!done_.load(std::memory_order_acquire) || !text) return true;
-  if (analysis::mayHoldCompileSite(*text) || analysis::mayHoldCaptureSetting(*text)) return true;
+  if (analysis::mayHoldCompileSite(*text, file.extension() != ".ipynb") || analysis::mayHoldCaptureSetting(*text))
+    return true;
   // A training word that comes or goes (a `for epoch` line typed in a script that had one is
   // no news).
   auto bits = training_bits_.find(file.string());

@@ -59,11 +59,13 @@ bool ProjectIndex::racy(const ScanEntry& entry) const {
 }
 
 ProjectIndex::ScanVerdict ProjectIndex::scanFile(const fs::path& file, std::string& raw) {
-  auto verdictOf = [](std::string_view text) {
+  // A notebook on disk is JSON, its code inside strings: only the raw tests apply.
+  bool code_view = file.extension() != ".ipynb";
+  auto verdictOf = [code_view](std::string_view text) {
     ScanVerdict verdict;
-    verdict.may_compile = analysis::mayHoldCompileSite(text);
+    verdict.may_compile = analysis::mayHoldCompileSite(text, code_view);
     for (std::string_view variable : analysis::indexedEnvironmentVariables())
-      verdict.may_set_environment = verdict.may_set_environment || mayWriteVariable(text, variable);
+      verdict.may_set_environment = verdict.may_set_environment || mayWriteVariable(text, variable, code_view);
     // Dynamo's process-wide capture setting is read from the same summaries.
     verdict.may_set_environment = verdict.may_set_environment || analysis::mayHoldCaptureSetting(text);
     verdict.training = trainingWordsOf(text);

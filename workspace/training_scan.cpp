@@ -203,8 +203,8 @@ uint8_t trainingWordsOf(std::string_view text) {
   return bits;
 }
 
-bool mayWriteVariable(std::string_view text, std::string_view variable) {
-  if (analysis::prefiltersDisabled()) return analysis::findBytes(text, variable) != std::string_view::npos;
+bool mayWriteVariable(std::string_view text, std::string_view variable, bool code_view) {
+  if (analysis::prefiltersDisabled() || !code_view) return analysis::findBytes(text, variable) != std::string_view::npos;
   bool any = false, decided_in_tree = false;
   analysis::forEachWholeWord(text, variable, [&](size_t at) {
     any = true;

@@ -18,7 +18,8 @@ enum TrainingWords : uint8_t {
 uint8_t trainingWordsOf(std::string_view text);
 
 // May `text` set the environment variable `variable` as environment_writes.h tells it (false
-// when every mention of it is plain text of a comment or docstring)?
-bool mayWriteVariable(std::string_view text, std::string_view variable);
+// when every mention of it is plain text of a comment or docstring)? `code_view` false: a
+// notebook's JSON, where every mention is inside a string, so any mention may set it.
+bool mayWriteVariable(std::string_view text, std::string_view variable, bool code_view = true);
 
 }  // namespace ptlint::workspace
