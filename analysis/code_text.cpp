@@ -29,7 +29,8 @@ Prefix prefixBefore(std::string_view text, size_t quote, size_t& prefix_start) {
 
 }  // namespace
 
-std::optional<std::string> blankStringsAndComments(std::string_view text) {
+std::optional<std::string> blankStringsAndComments(std::string_view text,
+                                                   std::vector<std::pair<size_t, size_t>>* formatted) {
   std::string out(text);
   const size_t n = text.size();
   size_t i = 0;
@@ -77,6 +78,7 @@ std::optional<std::string> blankStringsAndComments(std::string_view text) {
       ++j;
     }
     if (!closed) return std::nullopt;
+    if (prefix == Prefix::Formatted && formatted != nullptr) formatted->emplace_back(prefix_start, j + quote_len);
     if (prefix == Prefix::Plain)
       for (size_t k = i + quote_len; k < j; ++k)
         if (text[k] != '\n' && text[k] != '\r') out[k] = ' ';

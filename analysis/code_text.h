@@ -8,6 +8,8 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "analysis/text_search.h"
 
@@ -19,8 +21,10 @@ class ParsedFile;
 // (or t-string) replaced by spaces; line breaks and all other bytes are kept, so offsets match.
 // f-strings are kept whole: their `{...}` parts are code. std::nullopt when the lexing is not
 // certain (an unterminated string, an unknown prefix, a quote inside an f-string's `{...}`), so
-// that a caller falls back to the whole text.
-std::optional<std::string> blankStringsAndComments(std::string_view text);
+// that a caller falls back to the whole text. `formatted`, when given, receives the byte ranges
+// [prefix, closing quote] of the f-strings and t-strings kept whole.
+std::optional<std::string> blankStringsAndComments(std::string_view text,
+                                                   std::vector<std::pair<size_t, size_t>>* formatted = nullptr);
 
 // blankStringsAndComments of a parsed file's text, made once and kept with the file (the
 // prefilters, then the rules that look for words only where code can hold them, share it).

@@ -17,6 +17,7 @@
 #include "analysis/semantic_model.h"
 #include "analysis/text_search.h"
 #include "rules/common/grad_mode.h"
+#include "workspace/notebook.h"
 #include "workspace/project_link.h"
 #include "workspace/training_scan.h"
 
@@ -78,7 +79,7 @@ bool ProjectIndex::Project::contains(const fs::path& file) const {
 
 bool ProjectIndex::Project::mayDependOn(const fs::path& file, std::optional<std::string_view> text) const {
   if (!done_.load(std::memory_order_acquire) || !text) return true;
-  if (analysis::mayHoldCompileSite(*text, file.extension() != ".ipynb") || analysis::mayHoldCaptureSetting(*text))
+  if (analysis::mayHoldCompileSite(*text, !isNotebookPath(file.string())) || analysis::mayHoldCaptureSetting(*text))
     return true;
   // A training word that comes or goes (a `for epoch` line typed in a script that had one is
   // no news).

@@ -78,6 +78,9 @@ class ProjectIndex::Project {
   // ---- Files and summaries (only the linking thread touches these maps). ----
   const ModuleSummary* load(const fs::path& path);
   std::optional<fs::path> moduleFile(const fs::path& base, const std::vector<std::string>& parts, size_t count);
+  // The folders an import of `qualified` (non-empty) from `from` is looked up in, in order, and
+  // in `rest` the dotted name below them (a relative import's dots taken off).
+  std::vector<fs::path> importBases(const fs::path& from, std::string_view qualified, std::string_view& rest);
   // The project file an import of `qualified` from `from` loads (a module, not a name in it).
   std::optional<fs::path> importedFile(const fs::path& from, std::string_view qualified);
   // Where `file`'s process may turn Dynamo's scalar capture on: the file itself, or a project

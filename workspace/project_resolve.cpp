@@ -71,25 +71,30 @@ auto ProjectIndex::Project::resolveDefinition(const fs::path& from, const NameRe
   return out;
 }
 
+std::vector<fs::path> ProjectIndex::Project::importBases(const fs::path& from, std::string_view qualified,
+                                                        std::string_view& rest) {
+  rest = qualified;
+  if (qualified.front() == '.') {
+    size_t dots = qualified.find_first_not_of('.');
+    if (dots == std::string_view::npos) return {};
+    fs::path dir = from.parent_path();
+    for (size_t i = 1; i < dots; ++i) dir = dir.parent_path();
+    rest = qualified.substr(dots);
+    return {dir};
+  }
+  // As `python train.py` sees it: the script's own folder first (`sys.path[0]`), or for a
+  // module of a package the folder holding the outermost package; then the project's roots.
+  std::vector<fs::path> bases{localRoot(from)};
+  for (const fs::path& root : import_roots_)
+    if (root != bases.front()) bases.push_back(root);
+  return bases;
+}
+
 auto ProjectIndex::Project::resolveQualified(const fs::path& from, std::string_view qualified,
                                              int depth) -> std::optional<Symbol> {
   if (depth > kMaxDepth || qualified.empty()) return std::nullopt;
-  std::vector<fs::path> bases;
-  std::string_view rest = qualified;
-  if (qualified.front() == '.') {
-    size_t dots = qualified.find_first_not_of('.');
-    if (dots == std::string_view::npos) return std::nullopt;
-    fs::path dir = from.parent_path();
-    for (size_t i = 1; i < dots; ++i) dir = dir.parent_path();
-    bases.push_back(dir);
-    rest = qualified.substr(dots);
-  } else {
-    // As `python train.py` sees it: the script's own folder first (`sys.path[0]`), or for a
-    // module of a package the folder holding the outermost package; then the project's roots.
-    bases.push_back(localRoot(from));
-    for (const fs::path& root : import_roots_)
-      if (root != bases.front()) bases.push_back(root);
-  }
+  std::string_view rest;
+  std::vector<fs::path> bases = importBases(from, qualified, rest);
   std::vector<std::string> parts = split(rest);
   bool relative = qualified.front() == '.';
   for (const fs::path& base : bases) {
@@ -107,20 +112,8 @@ auto ProjectIndex::Project::resolveQualified(const fs::path& from, std::string_v
 
 std::optional<fs::path> ProjectIndex::Project::importedFile(const fs::path& from, std::string_view qualified) {
   if (qualified.empty()) return std::nullopt;
-  std::vector<fs::path> bases;
-  std::string_view rest = qualified;
-  if (qualified.front() == '.') {
-    size_t dots = qualified.find_first_not_of('.');
-    if (dots == std::string_view::npos) return std::nullopt;
-    fs::path dir = from.parent_path();
-    for (size_t i = 1; i < dots; ++i) dir = dir.parent_path();
-    bases.push_back(dir);
-    rest = qualified.substr(dots);
-  } else {
-    bases.push_back(localRoot(from));
-    for (const fs::path& root : import_roots_)
-      if (root != bases.front()) bases.push_back(root);
-  }
+  std::string_view rest;
+  std::vector<fs::path> bases = importBases(from, qualified, rest);
   std::vector<std::string> parts = split(rest);
   for (const fs::path& base : bases)
     for (size_t n = parts.size(); n >= 1; --n)  // `from settings import configure`: settings.py

@@ -20,6 +20,7 @@
 #include "analysis/text_search.h"
 #include "workspace/cache.h"
 #include "workspace/json_sections.h"
+#include "workspace/notebook.h"
 #include "workspace/project_link.h"
 #include "workspace/training_scan.h"
 
@@ -60,7 +61,7 @@ bool ProjectIndex::racy(const ScanEntry& entry) const {
 
 ProjectIndex::ScanVerdict ProjectIndex::scanFile(const fs::path& file, std::string& raw) {
   // A notebook on disk is JSON, its code inside strings: only the raw tests apply.
-  bool code_view = file.extension() != ".ipynb";
+  bool code_view = !isNotebookPath(file.string());
   auto verdictOf = [code_view](std::string_view text) {
     ScanVerdict verdict;
     verdict.may_compile = analysis::mayHoldCompileSite(text, code_view);

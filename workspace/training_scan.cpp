@@ -60,70 +60,6 @@ bool loopsOverEpochs(std::string_view line) {
   return false;
 }
 
-// The byte ranges [begin, end) of the f-strings and t-strings of `text`, which
-// blankStringsAndComments keeps whole: a line that starts inside one is no statement. The same
-// lexing as blankStringsAndComments; nullopt where that is unclear.
-std::optional<std::vector<std::pair<size_t, size_t>>> formattedStrings(std::string_view text) {
-  std::vector<std::pair<size_t, size_t>> out;
-  const size_t n = text.size();
-  size_t i = 0;
-  while (i < n) {
-    char c = text[i];
-    if (c == '#') {
-      while (i < n && text[i] != '\n' && text[i] != '\r') ++i;
-      continue;
-    }
-    if (c != '"' && c != '\'') {
-      ++i;
-      continue;
-    }
-    size_t begin = i;
-    while (begin > 0 && analysis::isIdentifierByte(text[begin - 1])) --begin;
-    std::string_view prefix = text.substr(begin, i - begin);
-    if (prefix.size() > 2) return std::nullopt;
-    bool formatted = false;
-    for (char p : prefix) {
-      char lower = static_cast<char>(p | 0x20);
-      if (lower == 'f' || lower == 't') formatted = true;
-      else if (lower != 'r' && lower != 'b' && lower != 'u') return std::nullopt;
-    }
-    bool triple = i + 2 < n && text[i + 1] == c && text[i + 2] == c;
-    size_t quote_len = triple ? 3 : 1;
-    size_t j = i + quote_len;
-    int depth = 0;
-    bool closed = false;
-    while (j < n) {
-      char d = text[j];
-      if (d == '\\') {
-        j += 2;
-        continue;
-      }
-      if (!triple && (d == '\n' || d == '\r')) return std::nullopt;
-      if (d == c && (!triple || (j + 2 < n && text[j + 1] == c && text[j + 2] == c))) {
-        if (depth > 0) return std::nullopt;
-        closed = true;
-        break;
-      }
-      if (formatted) {
-        if (d == '{') {
-          if (depth == 0 && j + 1 < n && text[j + 1] == '{') {
-            j += 2;
-            continue;
-          }
-          ++depth;
-        } else if (d == '}' && depth > 0) {
-          --depth;
-        }
-      }
-      ++j;
-    }
-    if (!closed) return std::nullopt;
-    if (formatted) out.emplace_back(begin, j + quote_len);
-    i = j + quote_len;
-  }
-  return out;
-}
-
 // Is the `.eval(` at `at` in the body of a top-level class, where no top-level function (the
 // only kind PTL707's cross-file facts name) can hold it? So when the nearest line at or above it
 // that starts at column 0 opens a class. `code`: the text with comments and plain strings
@@ -149,7 +85,7 @@ bool inClassBody(std::string_view code, size_t at, const std::vector<std::pair<s
 // such a file can hold a function PTL707 reports.
 bool setsEvalModeThenRuns(std::string_view text) {
   std::optional<std::string> code;
-  std::optional<std::vector<std::pair<size_t, size_t>>> formatted;
+  std::vector<std::pair<size_t, size_t>> formatted;  // f-strings, which the code view keeps whole
   bool lexed = false;
   for (size_t at = analysis::findBytes(text, ".eval("); at != std::string_view::npos;
        at = analysis::findBytes(text, ".eval(", at + 1)) {
@@ -172,10 +108,9 @@ bool setsEvalModeThenRuns(std::string_view text) {
     if (analysis::prefiltersDisabled()) return true;  // the oracle's reference: the raw test alone
     if (!lexed) {
       lexed = true;
-      code = analysis::blankStringsAndComments(text);
-      if (code) formatted = formattedStrings(text);
+      code = analysis::blankStringsAndComments(text, &formatted);
     }
-    if (!code || !formatted || !inClassBody(*code, at, *formatted)) return true;
+    if (!code || !inClassBody(*code, at, formatted)) return true;
   }
   return false;
 }
