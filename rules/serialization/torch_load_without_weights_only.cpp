@@ -1,4 +1,5 @@
 // PTL801 torch-load-without-weights-only: `torch.load` that may unpickle arbitrary objects.
+#include "analysis/name_shapes.h"
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
 #include "rules/register.h"
@@ -121,14 +122,70 @@ class TorchLoadWithoutWeightsOnly final : public Rule {
  public:
   const RuleMeta& meta() const override { return kTorchLoadWithoutWeightsOnly; }
   std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call}; }
-  // From 2.6 on only `weights_only=False` is reported, so the file must spell `weights_only`.
-  // Every finding is a call that names `load` (or, from 2.6, a `weights_only=` keyword) in code.
+  // Every finding is a call that names `load` in code, or binds it to another name. From 2.6 on
+  // only `weights_only=False` and a pickle module are reported: mayReport then asks for
+  // `weights_only` or `pickle_module` in code, or a `load(` given three arguments (the module
+  // passed by position), or a `load` not called where it stands (an import, an alias).
   Prefilter prefilter() const override {
     return {.words = {"load"},
             .whole_words = true,
             .words_since = TorchVersion{2, 6},
-            .words_since_words = {"weights_only", "pickle_module"},
+            .words_since_words = {"weights_only", "pickle_module", "load"},
             .words_in_code = true};
+  }
+  bool mayReport(const PrefilterInput& input, const Settings& settings) const override {
+    if (input.parsed != nullptr || !settings.torch_version.atLeast(2, 6)) return true;
+    const analysis::PrefilterText& source = input.source;
+    if (source.codeNamesAny({"weights_only", "pickle_module"})) return true;
+    const std::string* code = source.code();
+    if (code == nullptr) return true;
+    std::string_view text = *code;
+    return analysis::forEachWholeWord(text, "load", [&](size_t at) {
+      size_t before = analysis::skipSpaceBack(text, at);
+      size_t word = before;
+      while (word > 0 && analysis::isIdentifierByte(text[word - 1])) --word;
+      std::string_view previous = text.substr(word, before - word);
+      if (previous == "def") return false;  // a function of the file's own
+      size_t i = analysis::skipSpaceForward(text, at + 4);
+      if (i >= text.size() || text[i] != '(') {
+        // Not called here: an import of it or an alias (`L = torch.load`) names it, whose calls
+        // are not spelled `load(`.
+        char c = before > 0 ? text[before - 1] : '\0';
+        return c == '.' || c == '=' || c == ',' || c == '(' || previous == "import";
+      }
+      // Three positional arguments: segments at the call's own depth before the first keyword
+      // (`name=`; a segment holding `lambda` counts as positional). A prefixed string passes (an
+      // f-string keeps its text in the code view, brackets included); other strings are blanks
+      // between quotes.
+      int depth = 0, positional = 0;
+      bool keyword = false, lambda = false, empty = true;
+      auto endSegment = [&] {
+        if (!empty && (!keyword || lambda)) ++positional;
+        bool stop = keyword && !lambda;
+        keyword = lambda = false;
+        empty = true;
+        return stop;
+      };
+      for (++i; i < text.size(); ++i) {
+        char c = text[i];
+        if ((c == '"' || c == '\'') && analysis::isIdentifierByte(text[i - 1])) return true;
+        if (c == '(' || c == '[' || c == '{') ++depth;
+        else if (c == ')' || c == ']' || c == '}') {
+          if (depth-- == 0) break;
+        } else if (depth == 0 && c == ',') {
+          if (endSegment() || positional >= 3) return positional >= 3;
+          continue;
+        } else if (depth == 0 && c == '=' && (i + 1 == text.size() || text[i + 1] != '=') &&
+                   std::string_view("=<>!:").find(text[i - 1]) == std::string_view::npos) {
+          keyword = true;
+        } else if (c == 'l' && text.substr(i).starts_with("lambda")) {
+          lambda = true;
+        }
+        if (std::string_view(" \t\n\r\f\\").find(c) == std::string_view::npos) empty = false;
+      }
+      endSegment();
+      return positional >= 3;
+    });
   }
 
   void check(TSNode call, Context& ctx) const override {
