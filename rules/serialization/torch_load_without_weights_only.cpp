@@ -153,38 +153,34 @@ class TorchLoadWithoutWeightsOnly final : public Rule {
         char c = before > 0 ? text[before - 1] : '\0';
         return c == '.' || c == '=' || c == ',' || c == '(' || previous == "import";
       }
-      // Three positional arguments: segments at the call's own depth before the first keyword
-      // (`name=`; a segment holding `lambda` counts as positional). A prefixed string passes (an
-      // f-string keeps its text in the code view, brackets included); other strings are blanks
-      // between quotes.
+      // Three positional arguments: segments at the call's own depth other than keywords
+      // (`name=`; `*args` may follow them). Unclosed, it passes. A prefixed string passes (an f-string keeps its text in the code view,
+      // brackets included; other strings are blanks between quotes), and so does a `lambda` at
+      // the call's depth (its parameters' commas and defaults).
       int depth = 0, positional = 0;
-      bool keyword = false, lambda = false, empty = true;
-      auto endSegment = [&] {
-        if (!empty && (!keyword || lambda)) ++positional;
-        bool stop = keyword && !lambda;
-        keyword = lambda = false;
-        empty = true;
-        return stop;
-      };
+      bool keyword = false, empty = true;
       for (++i; i < text.size(); ++i) {
         char c = text[i];
         if ((c == '"' || c == '\'') && analysis::isIdentifierByte(text[i - 1])) return true;
-        if (c == '(' || c == '[' || c == '{') ++depth;
-        else if (c == ')' || c == ']' || c == '}') {
-          if (depth-- == 0) break;
+        if (c == '(' || c == '[' || c == '{') {
+          ++depth;
+        } else if (c == ')' || c == ']' || c == '}') {
+          if (depth-- == 0) return !keyword && !empty && positional + 1 >= 3;
         } else if (depth == 0 && c == ',') {
-          if (endSegment() || positional >= 3) return positional >= 3;
+          if (!keyword && !empty && ++positional >= 3) return true;
+          empty = true;
+          keyword = false;
           continue;
         } else if (depth == 0 && c == '=' && (i + 1 == text.size() || text[i + 1] != '=') &&
                    std::string_view("=<>!:").find(text[i - 1]) == std::string_view::npos) {
           keyword = true;
-        } else if (c == 'l' && text.substr(i).starts_with("lambda")) {
-          lambda = true;
+        } else if (depth == 0 && c == 'l' && text.substr(i).starts_with("lambda") &&
+                   !analysis::isIdentifierByte(text[i - 1])) {
+          return true;
         }
         if (std::string_view(" \t\n\r\f\\").find(c) == std::string_view::npos) empty = false;
       }
-      endSegment();
-      return positional >= 3;
+      return true;
     });
   }
 
