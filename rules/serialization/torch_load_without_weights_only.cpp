@@ -138,50 +138,7 @@ class TorchLoadWithoutWeightsOnly final : public Rule {
     const analysis::PrefilterText& source = input.source;
     if (source.codeNamesAny({"weights_only", "pickle_module"})) return true;
     const std::string* code = source.code();
-    if (code == nullptr) return true;
-    std::string_view text = *code;
-    return analysis::forEachWholeWord(text, "load", [&](size_t at) {
-      size_t before = analysis::skipSpaceBack(text, at);
-      size_t word = before;
-      while (word > 0 && analysis::isIdentifierByte(text[word - 1])) --word;
-      std::string_view previous = text.substr(word, before - word);
-      if (previous == "def") return false;  // a function of the file's own
-      size_t i = analysis::skipSpaceForward(text, at + 4);
-      if (i >= text.size() || text[i] != '(') {
-        // Not called here: an import of it or an alias (`L = torch.load`) names it, whose calls
-        // are not spelled `load(`.
-        char c = before > 0 ? text[before - 1] : '\0';
-        return c == '.' || c == '=' || c == ',' || c == '(' || previous == "import";
-      }
-      // Three positional arguments: segments at the call's own depth other than keywords
-      // (`name=`; `*args` may follow them). Unclosed, it passes. A prefixed string passes (an f-string keeps its text in the code view,
-      // brackets included; other strings are blanks between quotes), and so does a `lambda` at
-      // the call's depth (its parameters' commas and defaults).
-      int depth = 0, positional = 0;
-      bool keyword = false, empty = true;
-      for (++i; i < text.size(); ++i) {
-        char c = text[i];
-        if ((c == '"' || c == '\'') && analysis::isIdentifierByte(text[i - 1])) return true;
-        if (c == '(' || c == '[' || c == '{') {
-          ++depth;
-        } else if (c == ')' || c == ']' || c == '}') {
-          if (depth-- == 0) return !keyword && !empty && positional + 1 >= 3;
-        } else if (depth == 0 && c == ',') {
-          if (!keyword && !empty && ++positional >= 3) return true;
-          empty = true;
-          keyword = false;
-          continue;
-        } else if (depth == 0 && c == '=' && (i + 1 == text.size() || text[i + 1] != '=') &&
-                   std::string_view("=<>!:").find(text[i - 1]) == std::string_view::npos) {
-          keyword = true;
-        } else if (depth == 0 && c == 'l' && text.substr(i).starts_with("lambda") &&
-                   !analysis::isIdentifierByte(text[i - 1])) {
-          return true;
-        }
-        if (std::string_view(" \t\n\r\f\\").find(c) == std::string_view::npos) empty = false;
-      }
-      return true;
-    });
+    return code == nullptr || analysis::mayCallWithPositional(*code, "load", 3);
   }
 
   void check(TSNode call, Context& ctx) const override {
