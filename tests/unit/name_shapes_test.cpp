@@ -88,9 +88,10 @@ TEST(NameShapes, CompileWordsThatCanNameTorchs) {
 }  // namespace
 
 TEST(NameShapes, MayCallWithPositional) {
-  using analysis::mayCallWithPositional;
+  using ptlint::analysis::mayCallWithPositional;
   EXPECT_TRUE(mayCallWithPositional("torch.load(f, None, pickle)", "load", 3));
-  EXPECT_FALSE(mayCallWithPositional("torch.load(f, map_location='cpu', mmap=True)", "load", 3));
+  // The code view: a plain string's contents are blanks.
+  EXPECT_FALSE(mayCallWithPositional("torch.load(f, map_location='   ', mmap=True)", "load", 3));
   EXPECT_FALSE(mayCallWithPositional("tl.load(p + o, mask=m, other=0.0)", "load", 3));
   EXPECT_FALSE(mayCallWithPositional("json.load(f)\ndef load(a, b, c):\n    pass\n", "load", 3));
   EXPECT_TRUE(mayCallWithPositional("torch.load(\n    f,\n    None,\n    pickle,\n)", "load", 3));
