@@ -139,6 +139,8 @@ class CompiledRegions::Builder {
   // The same-file class of which `expr` is an instance, or null: `Model(...)`, `Model().cuda()`,
   // a name bound to one, `self` in a method, `self.block` assigned one in the class.
   TSNode instanceClass(TSNode expr, int depth = 0) const;
+  // The class an `if isinstance(ident, C):` around `ident` narrows it to, else null.
+  TSNode isinstanceClass(TSNode ident, const Binding* binding) const;
 
   // The same-file class a parameter is annotated with (`def generate(model: GPT)`), or null.
   TSNode annotatedClass(const Binding* param) const;

@@ -103,7 +103,8 @@ INSTANTIATE_TEST_SUITE_P(Projects, ProjectFixture,
                                          "flexunknown", "determinism_unset", "gptlike", "timmlike", "containers", "diffuserslike",
                                          "trainerlike", "graphbreaks", "compilereach", "scriptfolder", "evalgrad",
                                          "samplerepoch", "helpers", "nested", "gptfast", "capture", "capture_setup",
-                                         "capture_env", "capture_scoped", "capture_tests", "methodhelper"));
+                                         "capture_env", "capture_scoped", "capture_tests", "methodhelper",
+                                         "isinstancecompile"));
 
 // Projects whose look-alikes another file makes right: no finding at all.
 TEST(ProjectIndex, QuietProjectsHaveNoFindings) {
