@@ -59,4 +59,13 @@ AutocastDtype autocastCallDtype(const analysis::SemanticModel& model, TSNode cal
 // returns one (`with get_autocast():`). Empty when none.
 std::vector<TSNode> autocastCallsOf(const analysis::SemanticModel& model, TSNode expr);
 
+// As autocastCallsOf, with the autocasts a helper of another file of the project returns (`with
+// amp_context():`), each with the model of its file (null: `model`'s).
+struct ModelNode {
+  const analysis::SemanticModel* model = nullptr;
+  TSNode node{};
+  const analysis::SemanticModel& in(const analysis::SemanticModel& asking) const { return model ? *model : asking; }
+};
+std::vector<ModelNode> autocastValuesOf(const analysis::SemanticModel& model, TSNode expr);
+
 }  // namespace ptlint::rules::amp

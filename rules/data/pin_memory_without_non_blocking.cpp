@@ -137,8 +137,9 @@ bool fromBatch(TSNode value, std::string_view source, const std::set<std::string
 // What a `.to()` target may be, value by value.
 enum class Target { Device, Host, Dtype, Opaque };
 
-Target classifyTarget(const analysis::SemanticModel& model, const analysis::FlowValue& value, int depth = 0) {
+Target classifyTarget(const analysis::SemanticModel& asking, const analysis::FlowValue& value, int depth = 0) {
   if (value.kind != analysis::FlowValue::Kind::Expression) return Target::Device;  // `for dev in devices`
+  const analysis::SemanticModel& model = value.in(asking);  // a helper's return: its own file
   TSNode node = value.node;
   std::string_view source = model.file().text();
   if (amp::resolveDtype(model, node) != amp::DtypeKind::Unknown) return Target::Dtype;  // `torch.float16`, ...
@@ -213,7 +214,7 @@ bool isCopy(const analysis::SemanticModel& model, TSNode expr) {
 bool alreadyMoved(const analysis::SemanticModel& model, TSNode name) {
   auto values = analysis::valuesOf(model, name);
   return values.all([&](const analysis::FlowValue& v) {
-    return v.kind == analysis::FlowValue::Kind::Expression && isCopy(model, v.node);
+    return v.kind == analysis::FlowValue::Kind::Expression && isCopy(v.in(model), v.node);
   });
 }
 
