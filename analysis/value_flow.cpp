@@ -519,25 +519,12 @@ ValueSet Flow::callValues(TSNode call, int depth) {
 
 std::optional<ValueSet> Flow::projectCallValues(TSNode function) {
   if (cache_.project == nullptr) return std::nullopt;
-  // `get_device()` for an imported name, `utils.get_device()` for an imported module.
-  TSNode head = function;
-  while (isKind(head, kind::attribute)) head = unparenthesize(fieldOf(head, "object"));
-  if (!isKind(head, kind::identifier)) return std::nullopt;
-  const Binding* b = model_.resolve(model_.text(head), head);
-  if (b == nullptr || b->kind != BindingKind::Import || b->qualified_name.empty()) return std::nullopt;
-  const auto* all = model_.bindingsOf(*b->scope, b->name);
-  if (all == nullptr || all->size() != 1) return std::nullopt;  // rebound: which one is called is unknown
-  std::string qualified = b->qualified_name;
-  if (!sameNode(head, function)) {
-    std::string_view full = model_.text(function), bound = model_.text(head);
-    for (char c : full)
-      if (c == ' ' || c == '\t' || c == '\n' || c == '\\' || c == '(' || c == '#') return std::nullopt;
-    qualified += full.substr(bound.size());
-  }
-  auto found = cache_.project->function(qualified);
-  if (!found || found->model == nullptr || !isKind(found->definition, kind::function_definition)) return std::nullopt;
+  auto qualified = importedName(model_, function);
+  if (!qualified) return std::nullopt;
+  auto found = cache_.project->definition(*qualified);
+  if (!found || found->model == nullptr || !isKind(found->node, kind::function_definition)) return std::nullopt;
   // The helper's own file answers (its imports, constants and branches); one file away only.
-  ValueSet there = returnValues(*found->model, found->definition);
+  ValueSet there = returnValues(*found->model, found->node);
   for (FlowValue& v : there.values)
     if (v.model == nullptr) v.model = found->model;
   return there;
@@ -608,6 +595,26 @@ const flow_detail::FlowCache& cacheOf(const SemanticModel& model) {
 }
 
 }  // namespace
+
+std::optional<std::string> importedName(const SemanticModel& model, TSNode expr) {
+  // `get_device` for an imported name, `utils.get_device` for an imported module.
+  expr = unparenthesize(expr);
+  TSNode head = expr;
+  while (isKind(head, kind::attribute)) head = unparenthesize(fieldOf(head, "object"));
+  if (!isKind(head, kind::identifier)) return std::nullopt;
+  const Binding* b = model.resolve(model.text(head), head);
+  if (b == nullptr || b->kind != BindingKind::Import || b->qualified_name.empty()) return std::nullopt;
+  const auto* all = model.bindingsOf(*b->scope, b->name);
+  if (all == nullptr || all->size() != 1) return std::nullopt;  // rebound: which one is meant is unknown
+  std::string qualified = b->qualified_name;
+  if (!sameNode(head, expr)) {
+    std::string_view full = model.text(expr), bound = model.text(head);
+    for (char c : full)
+      if (c == ' ' || c == '\t' || c == '\n' || c == '\\' || c == '(' || c == '#') return std::nullopt;
+    qualified += full.substr(bound.size());
+  }
+  return qualified;
+}
 
 void useProjectFunctions(const SemanticModel& model, std::shared_ptr<const ProjectFunctions> functions) {
   model.perFileAnalysis<flow_detail::FlowCache>(&cacheTag(), [&] {

@@ -71,21 +71,27 @@ struct ValueSet {
   }
 };
 
-// The functions the other files of a project define, as one file imports them (the project
+// The definitions the other files of a project hold, as one file imports them (the project
 // index answers in workspace/).
 class ProjectFunctions {
  public:
   virtual ~ProjectFunctions() = default;
-  struct Function {
+  struct Definition {
     const SemanticModel* model = nullptr;  // the defining file, alive as long as this object
-    TSNode definition{};                   // a top-level `function_definition` there
+    TSNode node{};                         // a top-level `function_definition` or `class_definition` there
+    std::string path;                      // that file (absolute)
   };
-  // The top-level function `qualified` names (as the asking file's imports spell it:
-  // `utils.get_device`, `.utils.get_device`), in a file of the project; nullopt when none.
-  virtual std::optional<Function> function(std::string_view qualified) const = 0;
+  // The top-level def or class `qualified` names (as the asking file's imports spell it:
+  // `utils.get_device`, `.utils.get_device`), bound once in a file of the project; nullopt when none.
+  virtual std::optional<Definition> definition(std::string_view qualified) const = 0;
   // The files the answers so far came from (a result that used them depends on them).
   virtual std::vector<std::string> filesRead() const = 0;
 };
+
+// What an import-bound name or an attribute of one refers to, as the file's imports spell it
+// (`get_device` from `from .utils import get_device`: `.utils.get_device`); nullopt for anything
+// else, or a name bound more than once.
+std::optional<std::string> importedName(const SemanticModel& model, TSNode expr);
 
 // Lets `valuesOf` on `model` follow calls into the project's other files. Call before the first
 // question on `model`; without it calls of imported functions stay leaves.

@@ -1,5 +1,5 @@
-// Value flow across files (analysis/value_flow.h `ProjectFunctions`): the top-level function an
-// import names in a file of the project, parsed on demand once per project and kept with it.
+// Value flow across files (analysis/value_flow.h `ProjectFunctions`): the top-level def or class
+// an import names in a file of the project, parsed on demand once per project and kept with it.
 #include <algorithm>
 #include <mutex>
 #include <string>
@@ -27,7 +27,7 @@ auto ProjectIndex::Project::parsedFile(const fs::path& path) -> std::shared_ptr<
   return out;
 }
 
-std::optional<analysis::ProjectFunctions::Function> ProjectIndex::Project::projectFunction(
+std::optional<analysis::ProjectFunctions::Definition> ProjectIndex::Project::projectDefinition(
     const fs::path& from, std::string_view qualified, std::vector<fs::path>& consulted) {
   ensureLinked();
   std::lock_guard lock(functions_mutex_);
@@ -59,8 +59,9 @@ std::optional<analysis::ProjectFunctions::Function> ProjectIndex::Project::proje
     const auto* bindings = model.bindingsOf(model.moduleScope(), name);
     if (bindings == nullptr || bindings->size() != 1) return std::nullopt;  // none, or rebound
     const analysis::Binding& b = *bindings->front();
-    if (b.kind == analysis::BindingKind::Function && analysis::isKind(b.statement, kind::function_definition))
-      return analysis::ProjectFunctions::Function{&model, b.statement};
+    if ((b.kind == analysis::BindingKind::Function && analysis::isKind(b.statement, kind::function_definition)) ||
+        (b.kind == analysis::BindingKind::Class && analysis::isKind(b.statement, kind::class_definition)))
+      return analysis::ProjectFunctions::Definition{&model, b.statement, module->string()};
     if (b.kind != analysis::BindingKind::Import || b.qualified_name.empty()) return std::nullopt;
     file = *module;
     name_in = b.qualified_name;
@@ -75,9 +76,9 @@ class FileFunctions final : public analysis::ProjectFunctions {
  public:
   FileFunctions(std::shared_ptr<ProjectIndex::Project> project, fs::path file)
       : project_(std::move(project)), file_(std::move(file)) {}
-  std::optional<Function> function(std::string_view qualified) const override {
+  std::optional<Definition> definition(std::string_view qualified) const override {
     std::vector<fs::path> read;
-    auto out = project_->projectFunction(file_, qualified, read);
+    auto out = project_->projectDefinition(file_, qualified, read);
     std::lock_guard lock(mutex_);
     for (const fs::path& p : read)
       if (std::find(read_.begin(), read_.end(), p.string()) == read_.end()) read_.push_back(p.string());

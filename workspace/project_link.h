@@ -58,9 +58,9 @@ class ProjectIndex::Project {
   // The files whose facts differ between this link and `other` (both finished).
   std::vector<fs::path> changedFacts(const Project& other) const;
   const fs::path& root() const { return root_; }
-  // After linking, for value flow across files (project_functions.cpp): the top-level function
-  // `qualified` names as `from` imports it, parsed; `consulted` gets the file read. Thread-safe.
-  std::optional<analysis::ProjectFunctions::Function> projectFunction(const fs::path& from, std::string_view qualified,
+  // After linking, for value flow across files (project_functions.cpp): the top-level def or
+  // class `qualified` names as `from` imports it, parsed; `consulted` gets the file read. Thread-safe.
+  std::optional<analysis::ProjectFunctions::Definition> projectDefinition(const fs::path& from, std::string_view qualified,
                                                                      std::vector<fs::path>& consulted);
   // A test file of the project by pytest's default names: `test_*.py`, `*_test.py`,
   // `conftest.py` (a folder named `tests` also holds fixtures, data and helpers).

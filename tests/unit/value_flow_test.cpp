@@ -365,13 +365,13 @@ TEST(ValueFlow, ThousandsOfRebindingsAndDeepExpressionsStayBounded) {
 class HelperFile final : public ProjectFunctions {
  public:
   explicit HelperFile(std::string source) : file_(ParsedFile::parse(std::move(source))), model_(file_) {}
-  std::optional<Function> function(std::string_view qualified) const override {
+  std::optional<Definition> definition(std::string_view qualified) const override {
     size_t dot = qualified.rfind('.');
     if (dot == std::string_view::npos || qualified.substr(0, dot).find("utils") == std::string_view::npos) return std::nullopt;
     std::string_view name = qualified.substr(dot + 1);
     const auto* bindings = model_.bindingsOf(model_.moduleScope(), name);
     if (bindings == nullptr || bindings->size() != 1 || bindings->front()->kind != BindingKind::Function) return std::nullopt;
-    return Function{&model_, bindings->front()->statement};
+    return Definition{&model_, bindings->front()->statement, "/project/utils.py"};
   }
   std::vector<std::string> filesRead() const override { return {}; }
 
