@@ -258,22 +258,6 @@ AutocastDtype autocastCallDtype(const analysis::SemanticModel& model, TSNode cal
   return out;
 }
 
-std::vector<TSNode> autocastCallsOf(const analysis::SemanticModel& model, TSNode expr) {
-  std::vector<TSNode> out;
-  expr = analysis::unparenthesize(expr);
-  if (isKind(expr, kind::call) && isAutocastCall(model, expr)) {
-    out.push_back(expr);
-    return out;
-  }
-  for (const auto& value : analysis::valuesOf(model, expr).values) {
-    // A helper's autocast in another file is not this file's node to report or read.
-    if (value.kind == analysis::FlowValue::Kind::Expression && value.model == nullptr && isKind(value.node, kind::call) &&
-        isAutocastCall(model, value.node))
-      out.push_back(value.node);
-  }
-  return out;
-}
-
 std::vector<ModelNode> autocastValuesOf(const analysis::SemanticModel& model, TSNode expr) {
   std::vector<ModelNode> out;
   expr = analysis::unparenthesize(expr);

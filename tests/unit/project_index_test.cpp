@@ -129,7 +129,7 @@ TEST(ProjectIndex, HelperReturnsAcrossFiles) {
     for (auto& [row, codes] : expected) expected_total += codes.size();
     EXPECT_EQ(actual, expected);
   }
-  EXPECT_EQ(expected_total, 15u);
+  EXPECT_EQ(expected_total, 16u);
 }
 
 // Projects whose look-alikes another file makes right: no finding at all.

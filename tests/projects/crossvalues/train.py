@@ -5,12 +5,14 @@ from torch.utils.data import DataLoader
 
 from pkg import accelerator_device
 from utils import (
+    amp_context,
     cpu_device,
     default_device,
     device_object,
     full_dtype,
     get_device,
     given_device,
+    half_context,
     half_dtype,
     host_device,
     low_dtype,
@@ -65,6 +67,26 @@ def bf16_with_scaler(model, optimizer):
     scaler = torch.amp.GradScaler("cuda")  # expect: PTL201
     for x in loader:
         with torch.autocast("cuda", dtype=low_dtype()):
+            loss = model(x)
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)
+        scaler.update()
+
+
+def bf16_helper_context_with_scaler(model, optimizer):
+    scaler = torch.amp.GradScaler("cuda")  # expect: PTL201
+    for x in loader:
+        with amp_context():
+            loss = model(x)
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)
+        scaler.update()
+
+
+def fp16_helper_context_with_scaler(model, optimizer):
+    scaler = torch.amp.GradScaler("cuda")
+    for x in loader:
+        with half_context():
             loss = model(x)
         scaler.scale(loss).backward()
         scaler.step(optimizer)

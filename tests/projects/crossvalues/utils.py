@@ -65,3 +65,7 @@ def off_context():
 
 def plain_context():
     return contextlib.nullcontext()
+
+
+def half_context():
+    return torch.autocast("cuda", dtype=torch.float16)
