@@ -360,8 +360,13 @@ std::vector<size_t> Flow::reachingSites(const std::vector<Site>& sites, TSNode u
 ValueSet Flow::parameterValues(const Binding& b, int depth) {
   ValueSet out = unknown();
   TSNode def = b.statement;
-  if (!isKind(def, kind::function_definition) || !harmlessDecorators(def) || !ts_node_is_null(classOfMethod(def)))
-    return out;
+  if (!isKind(def, kind::function_definition) || !harmlessDecorators(def)) return out;
+  // A method's parameter is followed only for `__init__`, to the calls of its class
+  // (`Trainer(model, loader)`), whose arguments skip `self`.
+  TSNode owner_class = classOfMethod(def);
+  if (!ts_node_is_null(owner_class) && model_.text(fieldOf(def, "name")) != "__init__") return out;
+  TSNode called = ts_node_is_null(owner_class) ? def : owner_class;
+  size_t skipped = ts_node_is_null(owner_class) ? 0 : 1;
   // The parameter's position among the plain ones, and its default.
   size_t slot = 0, position = SIZE_MAX;
   TSNode default_value{};
@@ -383,14 +388,15 @@ ValueSet Flow::parameterValues(const Binding& b, int depth) {
     }
     ++slot;
   });
-  if (position == SIZE_MAX) return out;
+  if (position == SIZE_MAX || (skipped > 0 && position == 0)) return out;
+  if (position != SIZE_MAX - 1) position -= skipped;
   const FileIndex& idx = index();
-  auto it = idx.calls.find(std::string(model_.text(fieldOf(def, "name"))));
+  auto it = idx.calls.find(std::string(model_.text(fieldOf(called, "name"))));
   if (it == idx.calls.end()) return out;
   for (TSNode call : it->second) {
     TSNode function = fieldOf(call, "function");
     const Binding* callee = model_.resolve(model_.text(function), function);
-    if (callee == nullptr || !sameNode(callee->statement, def)) continue;
+    if (callee == nullptr || !sameNode(callee->statement, called)) continue;
     TSNode arg = keyword(call, b.name, source_);
     if (ts_node_is_null(arg)) {
       if (hasSplat(call)) continue;  // `*args` / `**kwargs`: already unknown

@@ -101,10 +101,12 @@ graph breaks (PyTorch 2.8 documentation). `torch.compile` exists since PyTorch 2
 `int(t)`, `float(t)` and `bool(t)` of a value known to be a tensor read it the same way (Dynamo
 turns `int(t)` into `t.item()`: "Unsupported: Tensor.item" on PyTorch 2.6 and 2.14). A value
 is known to be a tensor when it comes from a tensor-returning `torch` call (`torch.sum(x)`,
-`torch.zeros(...)`), a tensor method on such a value (`t.sum()`, `(t > 0).float()`), arithmetic
-or a comparison with one, or a parameter annotated `torch.Tensor`, every rebinding included;
+`torch.zeros(...)`, `F.mse_loss(...)`), a reduction method of any value (`x.sum()`, `x.mean()`,
+`x.max()` without a dimension: Python numbers and lists have no such method, and a NumPy array
+is traced as a tensor), a tensor method on a tensor (`(t > 0).float()`), arithmetic or a
+comparison with one, or a parameter annotated `torch.Tensor`, every rebinding included;
 `int(n)` of a Python number, `int(x.shape[0])`, `int(len(x))` and `float(x.numel())` are sizes,
-not reads, and a parameter without annotation is not known to be a tensor.
+not reads, and a bare parameter without annotation (`int(items)`) is not known to be a tensor.
 
 When `torch._dynamo.config.capture_scalar_outputs` is on, Dynamo captures `.item()`, `int(t)`
 and `float(t)` as symbolic scalars instead of breaking (`torch._dynamo.explain` counts no break

@@ -44,8 +44,11 @@ function of the file (`device = infer_device()`), `self.device` assigned in anot
 `torch.device("cpu")`) is no host-to-device copy and is not reported, nor is a dtype
 (`.to(torch.float16)`), nor a batch name that already holds a `.to()` / `.cuda()` copy where it
 is read (`x = x.cuda(non_blocking=True)` then `x.to(device)`), nor a loader whose `pin_memory`
-the analysis cannot resolve, nor a loader held in an attribute (`self.loader`). The DataLoader
-is given as related information.
+the analysis cannot resolve. The loader may be reached by value flow: a function of the file that
+returns it, a parameter the file's calls pass it to, an attribute (`self.loader`) set in any
+method of the class, also from a parameter of `__init__` that the file's `Trainer(model, loader)`
+calls pass. Loaders consumed with `iter()` and `next()` are not followed. The DataLoader is given
+as related information.
 
 ## Why is this bad?
 `pin_memory=True` makes the loader put each batch in page-locked host memory, and the only
