@@ -27,7 +27,8 @@ autocast: `torch.autocast(...)`, `torch.amp.autocast(...)`, `torch.cuda.amp.auto
 `torch.cpu.amp.autocast(...)` through any import or alias, a `functools.partial` of one, or an
 expression that may hold such a call where the `with` stands — `ctx = torch.autocast("cuda");
 with ctx:`, `ctx = nullcontext()` then `if amp: ctx = torch.autocast(...)`, `self.ctx` set in
-another method, a function of the file that returns one (`with get_autocast():`) — or inside a
+another method, a function of the file or of another file of the project that returns one
+(`with get_autocast():`) — or inside a
 function decorated with `@torch.autocast(...)`. An autocast with literal `enabled=False` is not
 an autocast; a backward in a function defined inside the block is not reported (it does not run
 there).

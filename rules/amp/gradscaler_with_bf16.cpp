@@ -52,7 +52,8 @@ dtype=torch.bfloat16)`), the values a dtype name may hold when they all agree (b
 branches, a dataclass field's default, a dict literal indexed by an argparse option whose
 `choices` fix it), and autocast objects made elsewhere and
 entered later (`ctx = torch.autocast(...)`, `with ctx:`; `ctx = nullcontext()` then `if amp:
-ctx = torch.autocast(...)`; `self.ctx`; a function of the file that returns one). The scaler may
+ctx = torch.autocast(...)`; `self.ctx`; a function of the file, or of another file of the
+project, that returns one). The scaler may
 be spelled `torch.GradScaler` (2.3+). The bf16 autocast is shown as related information.
 
 A scaler whose `enabled=` (or an enclosing `if`) tests the precision is reported only when the

@@ -39,7 +39,8 @@ an attribute or item of one, or a name the loop body unpacks from it: `x.to(devi
 `batch["image"].cuda()`, `inputs, labels = data`, `{k: v.to(device) for k, v in batch.items()}`)
 that do not pass `non_blocking=`. The target is judged on every value it may hold where the
 call stands: `device = "cuda" if torch.cuda.is_available() else "cpu"`, a device returned by a
-function of the file (`device = infer_device()`), `self.device` assigned in another method,
+function of the file (`device = infer_device()`) or of another file of the project
+(`from utils import get_device`, read in its own file), `self.device` assigned in another method,
 `accelerator.device` are devices; a target that is only ever `"cpu"` (or `"meta"`,
 `torch.device("cpu")`) is no host-to-device copy and is not reported, nor is a dtype
 (`.to(torch.float16)`), nor a batch name that already holds a `.to()` / `.cuda()` copy where it
