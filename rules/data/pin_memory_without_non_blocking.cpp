@@ -280,7 +280,9 @@ class PinMemoryWithoutNonBlocking final : public Rule {
       return;
     TSNode loader{};
     for (const auto& value : analysis::valuesOf(model, args[0]).values) {
-      if (value.kind != analysis::FlowValue::Kind::Expression || !isKind(value.node, kind::call)) continue;
+      // An iterator a helper of another file makes is not followed (its loader is not this file's).
+      if (value.kind != analysis::FlowValue::Kind::Expression || value.model != nullptr || !isKind(value.node, kind::call))
+        continue;
       TSNode iter = fieldOf(value.node, "function");
       if (!isKind(iter, kind::identifier) || model.text(iter) != "iter" || model.resolve("iter", iter) != nullptr) continue;
       auto iter_args = positionalArguments(value.node);
