@@ -84,6 +84,10 @@ class CompiledRegions::Builder {
 
   // `<...>.capture_scalar_outputs = v` (torch's dynamo config) for a `v` that may be true.
   void noteCaptureAssignment(TSNode assignment);
+  // `capture_scalar_outputs=` given to `torch._dynamo.config.patch(...)` as a `with` item or a
+  // decorator whose code calls only torch's functions and builtins: it runs no compiled code
+  // of the file, so the setting it scopes reaches none.
+  bool patchRunsNoCompiledCode(TSNode keyword_argument) const;
 
   // `compiler = functools.partial(torch.compile, ...)`: the name's calls compile (found again by
   // `addPartialCalls`, as the calls of it hold none of the anchor words).

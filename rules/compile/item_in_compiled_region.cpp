@@ -125,7 +125,8 @@ it, so a setting after `import torch` and before the first compile holds). A tes
 it on does so in the test runner's process, which runs every test file: it counts for the
 project's test files.
 `torch._dynamo.config.patch(capture_scalar_outputs=True)`, as a context manager or a decorator,
-only holds for what it wraps: it keeps the rule silent in its own file alone.
+only holds for what it wraps: it keeps the rule silent in its own file alone, and not even there
+when what it wraps calls only torch's functions and builtins (it runs no compiled code).
 
 ## Example
 ```python
