@@ -64,7 +64,8 @@ another file: `model = torch.compile(GPT(config))` or `model.compile()` in `trai
 `ModuleDict` element, or through `for block in self.<attr>` / `enumerate(...)` / `.values()` /
 `.items()`; containers filled by `append` / `extend` in `__init__`; `A(...) if c else B(...)`;
 each element compiled in a loop, `for block in model.blocks: block.compile()` or over
-`self.blocks` in a method), a
+`self.blocks` in a method; the classes a loop over `model.modules()` picks with `isinstance`,
+`if isinstance(m, Block): m.compile()`, also `or`-ed and imported), a
 method or submodule of a submodule (`self.encoder.encode(x)`), and the functions imported from
 other modules that compiled code calls. A helper or a partial defined in another module
 compiles what the project's calls pass it (`from utils import maybe_compile`;
@@ -124,7 +125,8 @@ it, so a setting after `import torch` and before the first compile holds). A tes
 it on does so in the test runner's process, which runs every test file: it counts for the
 project's test files.
 `torch._dynamo.config.patch(capture_scalar_outputs=True)`, as a context manager or a decorator,
-only holds for what it wraps: it keeps the rule silent in its own file alone.
+only holds for what it wraps: it keeps the rule silent in its own file alone, and not even there
+when what it wraps calls only torch's functions and builtins (it runs no compiled code).
 
 ## Example
 ```python

@@ -39,7 +39,8 @@ an attribute or item of one, or a name the loop body unpacks from it: `x.to(devi
 `batch["image"].cuda()`, `inputs, labels = data`, `{k: v.to(device) for k, v in batch.items()}`)
 that do not pass `non_blocking=`. The target is judged on every value it may hold where the
 call stands: `device = "cuda" if torch.cuda.is_available() else "cpu"`, a device returned by a
-function of the file (`device = infer_device()`), `self.device` assigned in another method,
+function of the file (`device = infer_device()`) or of another file of the project
+(`from utils import get_device`, read in its own file), `self.device` assigned in another method,
 `accelerator.device` are devices; a target that is only ever `"cpu"` (or `"meta"`,
 `torch.device("cpu")`) is no host-to-device copy and is not reported, nor is a dtype
 (`.to(torch.float16)`), nor a batch name that already holds a `.to()` / `.cuda()` copy where it
@@ -140,8 +141,9 @@ bool fromBatch(TSNode value, std::string_view source, const std::set<std::string
 // What a `.to()` target may be, value by value.
 enum class Target { Device, Host, Dtype, Opaque };
 
-Target classifyTarget(const analysis::SemanticModel& model, const analysis::FlowValue& value, int depth = 0) {
+Target classifyTarget(const analysis::SemanticModel& asking, const analysis::FlowValue& value, int depth = 0) {
   if (value.kind != analysis::FlowValue::Kind::Expression) return Target::Device;  // `for dev in devices`
+  const analysis::SemanticModel& model = value.in(asking);  // a helper's return: its own file
   TSNode node = value.node;
   std::string_view source = model.file().text();
   if (amp::resolveDtype(model, node) != amp::DtypeKind::Unknown) return Target::Dtype;  // `torch.float16`, ...
@@ -216,7 +218,7 @@ bool isCopy(const analysis::SemanticModel& model, TSNode expr) {
 bool alreadyMoved(const analysis::SemanticModel& model, TSNode name) {
   auto values = analysis::valuesOf(model, name);
   return values.all([&](const analysis::FlowValue& v) {
-    return v.kind == analysis::FlowValue::Kind::Expression && isCopy(model, v.node);
+    return v.kind == analysis::FlowValue::Kind::Expression && isCopy(v.in(model), v.node);
   });
 }
 
@@ -278,7 +280,9 @@ class PinMemoryWithoutNonBlocking final : public Rule {
       return;
     TSNode loader{};
     for (const auto& value : analysis::valuesOf(model, args[0]).values) {
-      if (value.kind != analysis::FlowValue::Kind::Expression || !isKind(value.node, kind::call)) continue;
+      // An iterator a helper of another file makes is not followed (its loader is not this file's).
+      if (value.kind != analysis::FlowValue::Kind::Expression || value.model != nullptr || !isKind(value.node, kind::call))
+        continue;
       TSNode iter = fieldOf(value.node, "function");
       if (!isKind(iter, kind::identifier) || model.text(iter) != "iter" || model.resolve("iter", iter) != nullptr) continue;
       auto iter_args = positionalArguments(value.node);

@@ -98,7 +98,7 @@ std::string_view lowPrecisionName(const analysis::SemanticModel& model, TSNode d
   auto values = analysis::valuesOf(model, dtype);
   bool low = values.all([&](const analysis::FlowValue& v) {
     if (v.kind != analysis::FlowValue::Kind::Expression) return false;
-    amp::DtypeKind one = amp::resolveDtype(model, v.node);
+    amp::DtypeKind one = amp::resolveDtype(v.in(model), v.node);
     return one == amp::DtypeKind::BFloat16 || one == amp::DtypeKind::Float16;
   });
   return low ? "bfloat16 or float16" : "";
