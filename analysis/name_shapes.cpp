@@ -206,4 +206,49 @@ CallArguments callArguments(std::string_view code, size_t open, std::string_view
   return {};
 }
 
+bool mayCallWithPositional(std::string_view code, std::string_view word, size_t count) {
+  return forEachWholeWord(code, word, [&](size_t at) {
+    size_t before = skipSpaceBack(code, at);
+    size_t start = before;
+    while (start > 0 && isIdentifierByte(code[start - 1])) --start;
+    std::string_view previous = code.substr(start, before - start);
+    if (previous == "def") return false;  // a function of the file's own
+    size_t i = skipSpaceForward(code, at + word.size());
+    if (i >= code.size() || code[i] != '(') {
+      // Not called here: an import or an alias (`L = torch.load`) binds it to a name whose
+      // calls do not spell it.
+      char c = before > 0 ? code[before - 1] : '\0';
+      return c == '.' || c == '=' || c == ',' || c == '(' || previous == "import";
+    }
+    // Segments at the call's own depth other than keywords (`name=`; `*args` may follow them).
+    // A prefixed string passes (an f-string keeps its text in the code view, brackets included;
+    // other strings are blanks between quotes), and so does a `lambda` at the call's depth (its
+    // parameters' commas and defaults) and a call left open.
+    size_t positional = 0;
+    int depth = 0;
+    bool keyword = false, empty = true;
+    for (++i; i < code.size(); ++i) {
+      char c = code[i];
+      if ((c == '"' || c == '\'') && isIdentifierByte(code[i - 1])) return true;
+      if (c == '(' || c == '[' || c == '{') {
+        ++depth;
+      } else if (c == ')' || c == ']' || c == '}') {
+        if (depth-- == 0) return !keyword && !empty && positional + 1 >= count;
+      } else if (depth == 0 && c == ',') {
+        if (!keyword && !empty && ++positional >= count) return true;
+        empty = true;
+        keyword = false;
+        continue;
+      } else if (depth == 0 && c == '=' && (i + 1 == code.size() || code[i + 1] != '=') &&
+                 std::string_view("=<>!:").find(code[i - 1]) == std::string_view::npos) {
+        keyword = true;
+      } else if (depth == 0 && c == 'l' && code.substr(i).starts_with("lambda") && !isIdentifierByte(code[i - 1])) {
+        return true;
+      }
+      if (!isSpaceByte(c)) empty = false;
+    }
+    return true;
+  });
+}
+
 }  // namespace ptlint::analysis

@@ -40,4 +40,10 @@ struct CallArguments {
 };
 CallArguments callArguments(std::string_view code, size_t open, std::string_view keyword);
 
+// Can a whole-word `word` of `code` be called with at least `count` positional arguments: some
+// `word(` given that many (keywords do not count; a `lambda` or a prefixed string at the call's
+// depth, or a call left open, may), or `word` where it is not called but may be bound to
+// another name (after `.`, `=`, `,`, `(` or `import`)? `def word(` does not count.
+bool mayCallWithPositional(std::string_view code, std::string_view word, size_t count);
+
 }  // namespace ptlint::analysis

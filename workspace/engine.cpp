@@ -70,6 +70,7 @@ Engine::Engine(EngineOptions options)
       resolver_(options_.overrides, options_.explicit_config),
       project_(std::make_unique<ProjectIndex>(readForIndex, kMaxFileBytes)) {
   if (options_.overlay) project_->setOverlay(options_.overlay);
+  project_->keepParsedFiles();  // the files it summarises are linted here: parsed once
   if (options_.cache_folder && !options_.fix) {
     fs::path dir = options_.cache_dir ? *options_.cache_dir : *options_.cache_folder / ".ptlint_cache";
     cache_ = std::make_unique<ResultsCache>(ResultsCache::Dir{dir});
@@ -132,6 +133,8 @@ FileResult Engine::check(const FileInput& input, const CancellationToken& cancel
     settings.project = project_->factsFor(path);
     result.dependencies = dependenciesOf(settings.project.get(), path);
   }
+  // The project index's parse of this text, if it summarised the file (freed here when unused).
+  std::shared_ptr<const analysis::ParsedFile> parsed_before = project_->takeParsed(source->text);
   // Buffers are not what the cache describes (it is keyed by path): only files on disk use it.
   bool use_cache = cache_ && !input.content;
   std::string key;
@@ -147,6 +150,7 @@ FileResult Engine::check(const FileInput& input, const CancellationToken& cancel
   }
   if (options_.fix) result.original = source->text;
   LintRequest request{settings, fixSelectionOf(*result.config), options_.fix, nullptr, false, {}};
+  request.parsed_before = std::move(parsed_before);
   LintOutcome outcome = lintSource(std::move(source->text), request, result.form.endings, result.form.notebook.get());
   result.status = FileStatus::Checked;
   result.diagnostics = std::move(outcome.diagnostics);

@@ -137,7 +137,10 @@ LintOutcome lintSource(std::string text, const LintRequest& request, LoneCr endi
   // The byte-level tests already ran on this text unless fixes changed it (then their code view
   // goes with the parsed file too).
   std::optional<std::optional<std::string>> code = outcome.changed ? std::nullopt : screened.takeCode();
-  auto parsed = analysis::ParsedFile::parse(text);
+  std::optional<analysis::ParsedFile> own;
+  const analysis::ParsedFile* file = request.parsed_before.get();
+  if (file == nullptr || outcome.changed || file->text() != text) file = &own.emplace(analysis::ParsedFile::parse(text));
+  const analysis::ParsedFile& parsed = *file;
   if (code) analysis::adoptCode(parsed, std::move(*code));
   rules::LintResult result = outcome.changed ? rules::lintFile(parsed, settings)
                                              : rules::lintFile(parsed, settings, std::move(candidates));

@@ -61,6 +61,9 @@ struct LintRequest {
   bool concurrent = false;  // one file someone waits on: the final lint on two threads
   // Asked before each lint pass of the fix loop; may throw to abandon the request.
   std::function<void()> check_cancelled;
+  // A parse of the text made earlier (the project index's), used in place of parsing it again
+  // after the byte-level tests when no fix changed the text; ignored unless its text is the text.
+  std::shared_ptr<const analysis::ParsedFile> parsed_before;
 };
 
 struct LintOutcome {

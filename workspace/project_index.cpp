@@ -214,15 +214,38 @@ std::shared_ptr<const ModuleSummary> ProjectIndex::summaryOf(const std::string& 
       return summaries_.emplace(hash, it->second).first->second;
   }
   uint64_t start = analysis::timings::enabled() ? analysis::timings::nowNs() : 0;
-  auto parsed = analysis::ParsedFile::parse(text);
-  analysis::SemanticModel model(parsed);
-  auto summary = std::make_shared<const ModuleSummary>(analysis::summarizeModule(model));
+  auto parsed = std::make_shared<analysis::ParsedFile>(analysis::ParsedFile::parse(text));
+  std::shared_ptr<const ModuleSummary> summary;
+  {
+    analysis::SemanticModel model(*parsed);
+    summary = std::make_shared<const ModuleSummary>(analysis::summarizeModule(model));
+  }
   if (analysis::timings::enabled())
     analysis::timings::add("project summary (with parse)", text.size(), analysis::timings::nowNs() - start);
   std::lock_guard lock(mutex_);
   ++built_;
   scan_cache_dirty_ = true;
+  if (keep_parsed_ && kept_bytes_ + text.size() <= kMaxKeptBytes && !asked_.count(hash) &&
+      kept_.try_emplace(hash, std::move(parsed)).second)
+    kept_bytes_ += text.size();
   return summaries_.try_emplace(hash, summary).first->second;
+}
+
+std::shared_ptr<analysis::ParsedFile> ProjectIndex::takeParsed(const std::string& text) {
+  if (!keep_parsed_) return nullptr;
+  uint64_t hash = XXH3_64bits(text.data(), text.size());
+  std::shared_ptr<analysis::ParsedFile> parsed;
+  {
+    std::lock_guard lock(mutex_);
+    asked_.insert(hash);
+    auto it = kept_.find(hash);
+    if (it == kept_.end()) return nullptr;
+    parsed = std::move(it->second);
+    kept_.erase(it);
+    kept_bytes_ -= parsed->text().size();
+  }
+  if (parsed->text() != text) return nullptr;  // another text with the same hash
+  return parsed;
 }
 
 void ProjectIndex::problem(Problem problem) {

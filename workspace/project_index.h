@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "analysis/module_summary.h"
+#include "analysis/parse.h"
 
 namespace ptlint::workspace {
 
@@ -103,6 +104,14 @@ class ProjectIndex {
   // The summary of `text` (cached by content hash); `path` only names the file in errors.
   std::shared_ptr<const analysis::ModuleSummary> summaryOf(const std::string& text);
 
+  // For a run that lints the files it summarises (the engine): each summarised file's parse is
+  // kept until `takeParsed` asks for its text, so that the file is parsed once. A text asked for
+  // before it was summarised is not kept afterwards; at most kMaxKeptBytes of text are kept.
+  void keepParsedFiles() { keep_parsed_ = true; }
+  // The kept parse of exactly `text`, handed over (null when none); it is forgotten either way.
+  std::shared_ptr<analysis::ParsedFile> takeParsed(const std::string& text);
+  static constexpr size_t kMaxKeptBytes = 16u << 20;
+
  private:
   Reader reader_;
   Reader overlay_;
@@ -115,6 +124,11 @@ class ProjectIndex {
   std::unordered_map<std::string, std::shared_ptr<Project>> projects_;
   std::unordered_map<uint64_t, std::shared_ptr<const analysis::ModuleSummary>> summaries_;
   size_t built_ = 0;
+  bool keep_parsed_ = false;
+  // Kept parses by content hash, their texts' bytes, and the hashes already asked for (guarded by mutex_).
+  std::unordered_map<uint64_t, std::shared_ptr<analysis::ParsedFile>> kept_;
+  size_t kept_bytes_ = 0;
+  std::unordered_set<uint64_t> asked_;
   struct ScanEntry {
     uint64_t size = 0, inode = 0;
     int64_t mtime_ns = 0;

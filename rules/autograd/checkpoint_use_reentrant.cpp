@@ -79,13 +79,55 @@ class CheckpointUseReentrant final : public Rule {
  public:
   const RuleMeta& meta() const override { return kCheckpointUseReentrant; }
   std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call}; }
-  // Every use names the module `torch.utils.checkpoint` somewhere: in an import or a chain.
-  // ... and `checkpoint` is then an identifier in code (not only in a docstring).
+  // Every use names `checkpoint` and torch's `utils` module in code (mayReport: how).
   Prefilter prefilter() const override {
-    return {.words = {"checkpoint"},
-            .whole_words = true,
-            .also = {{"utils.checkpoint", "import checkpoint", ", checkpoint", "(checkpoint"}},
-            .words_in_code = true};
+    return {.words = {"checkpoint"}, .whole_words = true, .also = {{"utils"}}, .words_in_code = true};
+  }
+
+  // A qualified name `torch.utils.checkpoint.*` is spelled segment by segment, so some `utils` in
+  // code is followed by `.checkpoint`, or ends a dotted name, or is imported by name (`from torch
+  // import utils as u`). ML code's many `utils.data`, `from .utils import` are neither.
+  bool mayReport(const PrefilterInput& input, const Settings&) const override {
+    const std::string* code = input.source.code();
+    return code == nullptr || namesTorchUtils(*code);
+  }
+
+  static bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\\'; }
+
+  static bool namesTorchUtils(std::string_view code) {
+    constexpr std::string_view kUtils = "utils";
+    auto wordBefore = [&](size_t end) {  // the identifier ending at `end`
+      size_t start = end;
+      while (start > 0 && analysis::isIdentifierByte(code[start - 1])) --start;
+      return code.substr(start, end - start);
+    };
+    for (size_t at = code.find(kUtils); at != std::string_view::npos; at = code.find(kUtils, at + 1)) {
+      size_t end = at + kUtils.size();
+      if ((at > 0 && analysis::isIdentifierByte(code[at - 1])) || (end < code.size() && analysis::isIdentifierByte(code[end])))
+        continue;
+      size_t next = end;
+      while (next < code.size() && isSpace(code[next])) ++next;
+      if (next < code.size() && code[next] == '.') {
+        ++next;
+        while (next < code.size() && isSpace(code[next])) ++next;
+        if (code.substr(next).starts_with("checkpoint")) return true;
+        continue;  // `utils.data`
+      }
+      size_t word_end = next;
+      while (word_end < code.size() && analysis::isIdentifierByte(code[word_end])) ++word_end;
+      std::string_view next_word = code.substr(next, word_end - next);
+      size_t before = at;
+      while (before > 0 && isSpace(code[before - 1])) --before;
+      if (before == 0) continue;
+      char c = code[before - 1];
+      if (c == ',' || c == '(' || wordBefore(before) == "import") return true;  // imported by name
+      if (c != '.') continue;
+      --before;
+      while (before > 0 && isSpace(code[before - 1])) --before;
+      // `from torch.utils import checkpoint`; `import torch.utils as tu`, `tu = t.utils`.
+      if (next_word != "import" || wordBefore(before) == "torch") return true;
+    }
+    return false;
   }
 
   void check(TSNode call, Context& ctx) const override {

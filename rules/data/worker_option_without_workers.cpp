@@ -83,11 +83,12 @@ class WorkerOptionWithoutWorkers final : public Rule {
   std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call}; }
   // Every call the rule reports resolves to DataLoader through an import or an attribute, which
   // spell it as code: a file that names it only in docstrings and comments is not parsed for it.
+  // The option is a keyword argument's name, so an identifier of the code too.
   Prefilter prefilter() const override {
     return {.words = {"DataLoader"},
             .whole_words = true,
             .words_in_code = true,
-            .tree_names = {{"prefetch_factor", "persistent_workers"}}};
+            .code_names = {{"prefetch_factor", "persistent_workers"}}};
   }
 
   void check(TSNode call, Context& ctx) const override {

@@ -1,4 +1,5 @@
 // PTL801 torch-load-without-weights-only: `torch.load` that may unpickle arbitrary objects.
+#include "analysis/name_shapes.h"
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
 #include "rules/register.h"
@@ -121,14 +122,23 @@ class TorchLoadWithoutWeightsOnly final : public Rule {
  public:
   const RuleMeta& meta() const override { return kTorchLoadWithoutWeightsOnly; }
   std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call}; }
-  // From 2.6 on only `weights_only=False` is reported, so the file must spell `weights_only`.
-  // Every finding is a call that names `load` (or, from 2.6, a `weights_only=` keyword) in code.
+  // Every finding is a call that names `load` in code, or binds it to another name. From 2.6 on
+  // only `weights_only=False` and a pickle module are reported: mayReport then asks for
+  // `weights_only` or `pickle_module` in code, or a `load(` given three arguments (the module
+  // passed by position), or a `load` not called where it stands (an import, an alias).
   Prefilter prefilter() const override {
     return {.words = {"load"},
             .whole_words = true,
             .words_since = TorchVersion{2, 6},
-            .words_since_words = {"weights_only", "pickle_module"},
+            .words_since_words = {"weights_only", "pickle_module", "load"},
             .words_in_code = true};
+  }
+  bool mayReport(const PrefilterInput& input, const Settings& settings) const override {
+    if (input.parsed != nullptr || !settings.torch_version.atLeast(2, 6)) return true;
+    const analysis::PrefilterText& source = input.source;
+    if (source.codeNamesAny({"weights_only", "pickle_module"})) return true;
+    const std::string* code = source.code();
+    return code == nullptr || analysis::mayCallWithPositional(*code, "load", 3);
   }
 
   void check(TSNode call, Context& ctx) const override {

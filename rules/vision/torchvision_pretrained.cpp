@@ -106,16 +106,17 @@ class TorchvisionPretrained final : public Rule {
  public:
   const RuleMeta& meta() const override { return kTorchvisionPretrained; }
   std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::call}; }
-  // Every finding is a keyword argument `pretrained=` / `pretrained_backbone=` in code, or a
-  // builder of torchvision's given `True` or `False` as its first argument (`resnet50(True)`).
+  // Every finding calls a builder whose qualified name starts with `torchvision`, which only an
+  // import spelling it binds (relative imports do not), so the word is in code. And the call has
+  // a keyword argument `pretrained=` / `pretrained_backbone=` in code, or `True` or `False` as its
+  // first argument (`resnet50(True)`).
   Prefilter prefilter() const override {
-    return {.words = {"pretrained", "pretrained_backbone", "torchvision"}, .whole_words = true};
+    return {.words = {"torchvision"}, .whole_words = true, .words_in_code = true};
   }
   bool mayReport(const PrefilterInput& input, const Settings&) const override {
     if (input.parsed != nullptr) return true;
     const analysis::PrefilterText& source = input.source;
     if (source.codeNamesAny({"pretrained", "pretrained_backbone"})) return true;
-    if (!source.codeNamesAny({"torchvision"})) return false;
     const std::string* code = source.code();
     if (code == nullptr) return true;
     for (std::string_view word : {"True", "False"})

@@ -86,3 +86,28 @@ TEST(NameShapes, CompileWordsThatCanNameTorchs) {
 }
 
 }  // namespace
+
+TEST(NameShapes, MayCallWithPositional) {
+  using ptlint::analysis::mayCallWithPositional;
+  EXPECT_TRUE(mayCallWithPositional("torch.load(f, None, pickle)", "load", 3));
+  // The code view: a plain string's contents are blanks.
+  EXPECT_FALSE(mayCallWithPositional("torch.load(f, map_location='   ', mmap=True)", "load", 3));
+  EXPECT_FALSE(mayCallWithPositional("tl.load(p + o, mask=m, other=0.0)", "load", 3));
+  EXPECT_FALSE(mayCallWithPositional("json.load(f)\ndef load(a, b, c):\n    pass\n", "load", 3));
+  EXPECT_TRUE(mayCallWithPositional("torch.load(\n    f,\n    None,\n    pickle,\n)", "load", 3));
+  // Brackets and keywords inside an argument are its own.
+  EXPECT_FALSE(mayCallWithPositional("torch.load(g(a, b, c=1), x[1, 2])", "load", 3));
+  // Positional arguments unpacked after a keyword count.
+  EXPECT_TRUE(mayCallWithPositional("torch.load(f, None, map_location=m, *rest)", "load", 3));
+  // A lambda's commas and defaults, a prefixed string, a call left open: not counted, let through.
+  EXPECT_TRUE(mayCallWithPositional("torch.load(f, lambda s, loc=None: s)", "load", 3));
+  EXPECT_TRUE(mayCallWithPositional("torch.load(f'{a}(')", "load", 3));
+  EXPECT_TRUE(mayCallWithPositional("torch.load(f, a", "load", 3));
+  // Bound to another name: an import, an alias.
+  EXPECT_TRUE(mayCallWithPositional("from torch import load as L\n", "load", 3));
+  EXPECT_TRUE(mayCallWithPositional("from torch import nn, load\n", "load", 3));
+  EXPECT_TRUE(mayCallWithPositional("L = torch.load\n", "load", 3));
+  EXPECT_FALSE(mayCallWithPositional("x.loader(a, b, c)\n", "load", 3));
+  EXPECT_TRUE(mayCallWithPositional("F.scaled_dot_product_attention(q, k, v, None, 0.1)", "scaled_dot_product_attention", 5));
+  EXPECT_FALSE(mayCallWithPositional("F.scaled_dot_product_attention(q, k, v, is_causal=True)", "scaled_dot_product_attention", 5));
+}

@@ -95,3 +95,32 @@ TEST(ProjectScan, FilesTheRawTestsHoldBackAreNotSummarised) {
   EXPECT_EQ(index.summariesBuilt(), 2u);  // train.py and model.py
   fs::remove_all(dir);
 }
+
+TEST(ProjectScan, ASummarisedFileIsParsedOnceForItsLint) {
+  fs::path dir = fs::temp_directory_path() / ("ptlint-kept-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "setup.cfg") << "";
+  const std::string model = "import torch.nn as nn\n\nclass M(nn.Module):\n    def forward(self, x):\n"
+                            "        return x.item()\n";
+  const std::string train = "import torch\nfrom model import M\n\nm = torch.compile(M())\n";
+  std::ofstream(dir / "model.py") << model;
+  std::ofstream(dir / "train.py") << train;
+  workspace::ProjectIndex index(readText);
+  index.keepParsedFiles();
+  // Asked before the link: not kept when summarised afterwards.
+  EXPECT_EQ(index.takeParsed(train), nullptr);
+  ASSERT_EQ(index.factsFor(dir / "model.py")->compiled.size(), 1u);
+  EXPECT_EQ(index.summariesBuilt(), 2u);
+  auto parsed = index.takeParsed(model);
+  ASSERT_NE(parsed, nullptr);
+  EXPECT_EQ(parsed->text(), model);
+  EXPECT_FALSE(parsed->hasSyntaxErrors());
+  EXPECT_EQ(index.takeParsed(model), nullptr);  // handed over once
+  EXPECT_EQ(index.takeParsed(train), nullptr);
+  // Without keepParsedFiles nothing is kept.
+  workspace::ProjectIndex plain(readText);
+  plain.factsFor(dir / "model.py");
+  EXPECT_EQ(plain.takeParsed(model), nullptr);
+  fs::remove_all(dir);
+}
