@@ -59,6 +59,22 @@ __attribute__((target("avx2"))) size_t firstOccurrenceAvx2(const char* text, siz
   return scalarFrom(text, size, word, word_size, at);
 }
 
+// offsetsOfBytes, 32 bytes at a time.
+__attribute__((target("avx2"))) size_t offsetsOfBytesAvx2(std::string_view text, std::string_view bytes,
+                                                          std::vector<uint32_t>& out) {
+  __m256i wanted[8];
+  for (size_t k = 0; k < bytes.size(); ++k) wanted[k] = _mm256_set1_epi8(bytes[k]);
+  size_t at = 0;
+  for (; at + 32 <= text.size(); at += 32) {
+    __m256i block = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(text.data() + at));
+    __m256i any = _mm256_cmpeq_epi8(block, wanted[0]);
+    for (size_t k = 1; k < bytes.size(); ++k) any = _mm256_or_si256(any, _mm256_cmpeq_epi8(block, wanted[k]));
+    for (auto mask = static_cast<uint32_t>(_mm256_movemask_epi8(any)); mask != 0; mask &= mask - 1)
+      out.push_back(static_cast<uint32_t>(at + static_cast<size_t>(__builtin_ctz(mask))));
+  }
+  return at;
+}
+
 const bool kHasAvx2 = [] {
   __builtin_cpu_init();  // may run before libgcc's own initialisation
   return __builtin_cpu_supports("avx2") != 0;
@@ -79,6 +95,16 @@ size_t firstOccurrence(const char* text, size_t size, const char* word, size_t w
   const void* hit = memmem(text, size, word, word_size);
   return hit == nullptr ? size : static_cast<size_t>(static_cast<const char*>(hit) - text);
 #endif
+}
+
+void offsetsOfBytes(std::string_view text, std::string_view bytes, std::vector<uint32_t>& out) {
+  if (bytes.empty()) return;
+  size_t at = 0;
+#ifdef PTLINT_FIND_X86
+  if (kHasAvx2 && bytes.size() <= 8) at = offsetsOfBytesAvx2(text, bytes, out);
+#endif
+  for (; at < text.size(); ++at)
+    if (bytes.find(text[at]) != std::string_view::npos) out.push_back(static_cast<uint32_t>(at));
 }
 
 size_t firstOccurrenceNarrow(const char* text, size_t size, const char* word, size_t word_size) {

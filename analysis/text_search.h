@@ -62,20 +62,26 @@ bool forEachWholeWord(std::string_view text, std::string_view word, Visit&& visi
   return false;
 }
 
+// Appends to `out` the offsets of the bytes of `text` that are one of `bytes` (at most 8), in
+// ascending order (text_search.cpp: 32 bytes of the text at a time).
+void offsetsOfBytes(std::string_view text, std::string_view bytes, std::vector<uint32_t>& out);
+
 // The unclosed brackets before each of `positions` (ascending offsets) in `code`, a text whose
 // strings and comments are blanked: `visit(index, open)` with the offsets of the unclosed `(`,
 // `[` and `{` before positions[index], outermost first. False (after any visits) when the
 // brackets of the whole text do not balance: what was visited then tells nothing.
 template <typename Visit>
 bool withEnclosingBrackets(std::string_view code, const std::vector<size_t>& positions, Visit&& visit) {
+  std::vector<uint32_t> brackets;
+  offsetsOfBytes(code, "()[]{}", brackets);
   std::vector<size_t> open;
   size_t next = 0;
-  for (size_t i = 0; i < code.size(); ++i) {
+  for (uint32_t i : brackets) {
     while (next < positions.size() && positions[next] <= i) visit(next++, static_cast<const std::vector<size_t>&>(open));
     char c = code[i];
     if (c == '(' || c == '[' || c == '{') {
       open.push_back(i);
-    } else if (c == ')' || c == ']' || c == '}') {
+    } else {
       if (open.empty()) return false;
       char o = code[open.back()];
       if ((c == ')') != (o == '(') || (c == ']') != (o == '[')) return false;

@@ -8,7 +8,6 @@
 #include <optional>
 #include <string>
 #include <system_error>
-#include <thread>
 #include <unordered_map>
 
 #include "analysis/instrumentation.h"
@@ -272,7 +271,8 @@ class SharedCodeTests {
     (void)source.code();
     open_.store(true, std::memory_order_release);
     help();
-    while (finished_.load(std::memory_order_acquire) < tests_.size()) std::this_thread::yield();
+    for (size_t done; (done = finished_.load(std::memory_order_acquire)) < tests_.size();)
+      finished_.wait(done, std::memory_order_acquire);
     return std::move(passed_);
   }
   // The other thread's part: the tests nobody has taken yet, if they are open.
@@ -281,6 +281,7 @@ class SharedCodeTests {
     for (size_t i; (i = next_.fetch_add(1)) < tests_.size();) {
       passed_[i] = codeMayMatch(*tests_[i], *source_, *settings_) ? 1 : 0;
       finished_.fetch_add(1, std::memory_order_acq_rel);
+      finished_.notify_one();
     }
   }
 

@@ -154,6 +154,22 @@ TEST(TextSearch, FindBytesFindsWhatFindFinds) {
   EXPECT_EQ(ptlint::analysis::findBytes("abc", "c", 4), std::string_view::npos);
 }
 
+// offsetsOfBytes against a byte loop, across the blocks it takes at once and the bytes after them.
+TEST(TextSearch, OffsetsOfBytesFindsEveryByte) {
+  std::mt19937 random(11);
+  for (int round = 0; round < 300; ++round) {
+    std::string text(random() % 200, 'a');
+    for (char& c : text) c = "ab([{}])\"'"[random() % 10];
+    for (std::string_view bytes : {std::string_view("()[]{}"), std::string_view("\"'"), std::string_view("a")}) {
+      std::vector<uint32_t> expected, seen;
+      for (size_t i = 0; i < text.size(); ++i)
+        if (bytes.find(text[i]) != std::string_view::npos) expected.push_back(static_cast<uint32_t>(i));
+      ptlint::analysis::offsetsOfBytes(text, bytes, seen);
+      ASSERT_EQ(seen, expected) << text << " / " << bytes;
+    }
+  }
+}
+
 TEST(TextSearch, WordSetFindsWhatMemmemFinds) {
   std::vector<std::string_view> words{"log", "exp", "logsumexp", "amp", "am", "(1 +", "", "p"};
   ptlint::analysis::WordSet set(words);
