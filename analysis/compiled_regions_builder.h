@@ -84,6 +84,10 @@ class CompiledRegions::Builder {
 
   // `<...>.capture_scalar_outputs = v` (torch's dynamo config) for a `v` that may be true.
   void noteCaptureAssignment(TSNode assignment);
+  // `capture_scalar_outputs=` given to `torch._dynamo.config.patch(...)` as a `with` item or a
+  // decorator whose code calls only torch's functions and builtins: it runs no compiled code
+  // of the file, so the setting it scopes reaches none.
+  bool patchRunsNoCompiledCode(TSNode keyword_argument) const;
 
   // `compiler = functools.partial(torch.compile, ...)`: the name's calls compile (found again by
   // `addPartialCalls`, as the calls of it hold none of the anchor words).
@@ -139,6 +143,8 @@ class CompiledRegions::Builder {
   // The same-file class of which `expr` is an instance, or null: `Model(...)`, `Model().cuda()`,
   // a name bound to one, `self` in a method, `self.block` assigned one in the class.
   TSNode instanceClass(TSNode expr, int depth = 0) const;
+  // The class an `if isinstance(ident, C):` around `ident` narrows it to, else null.
+  TSNode isinstanceClass(TSNode ident, const Binding* binding) const;
 
   // The same-file class a parameter is annotated with (`def generate(model: GPT)`), or null.
   TSNode annotatedClass(const Binding* param) const;

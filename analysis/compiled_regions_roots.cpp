@@ -70,7 +70,7 @@ void CompiledRegions::Builder::collect() {
           notePartialOfCompile(node);
         } else if (kind == kind::keyword_argument) {
           if (textOf(fieldOf(node, "name"), source_) == "capture_scalar_outputs" &&
-              mayTurnCaptureOn(fieldOf(node, "value"), source_))
+              mayTurnCaptureOn(fieldOf(node, "value"), source_) && !patchRunsNoCompiledCode(node))
             out_.captures_scalars_ = true;
         }
         return true;
@@ -106,6 +106,48 @@ std::vector<uint32_t> CompiledRegions::Builder::anchorOffsets() const {
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+bool CompiledRegions::Builder::patchRunsNoCompiledCode(TSNode keyword_argument) const {
+  TSNode call = ts_node_parent(ts_node_parent(keyword_argument));
+  if (!isKind(call, kind::call)) return false;
+  auto callee = model_.qualifiedName(fieldOf(call, "function"));
+  if (!callee || *callee != "torch._dynamo.config.patch") return false;
+  // What the patch wraps: the `with` body, or the decorated function's.
+  TSNode up = ts_node_parent(call), region{};
+  if (isKind(up, kind::with_item)) {
+    TSNode statement = ts_node_parent(ts_node_parent(up));
+    if (isKind(statement, kind::with_statement)) region = fieldOf(statement, "body");
+  } else if (isKind(up, kind::decorator)) {
+    TSNode def = fieldOf(ts_node_parent(up), "definition");
+    if (isKind(def, kind::function_definition)) region = fieldOf(def, "body");
+  }
+  if (ts_node_is_null(region)) return false;
+  bool library_only = true;
+  walkTree(
+      region,
+      [&](TSNode node) {
+        if (!library_only) return false;
+        if (!isKind(node, kind::call)) return true;
+        TSNode function = unparenthesize(fieldOf(node, "function"));
+        if (isKind(function, kind::identifier)) {
+          // A builtin the file does not rebind (`print`); any other name may be compiled code.
+          static constexpr std::string_view kBuiltins[] = {"print", "len",   "range", "str",  "repr",   "int",
+                                                           "float", "bool",  "list",  "dict", "tuple",  "set",
+                                                           "isinstance", "getattr", "hasattr", "type", "format", "sorted"};
+          std::string_view name = model_.text(function);
+          library_only = std::find(std::begin(kBuiltins), std::end(kBuiltins), name) != std::end(kBuiltins) &&
+                         model_.resolve(name, function) == nullptr;
+        } else {
+          auto q = isKind(function, kind::attribute) ? model_.qualifiedName(function) : std::nullopt;
+          library_only = q && q->starts_with("torch.") && q->find("compile") == std::string::npos &&
+                         q->find("_dynamo") == std::string::npos && q->find("export") == std::string::npos &&
+                         q->find("jit") == std::string::npos;
+        }
+        return library_only;
+      },
+      [](TSNode) {});
+  return library_only;
 }
 
 void CompiledRegions::Builder::noteCaptureAssignment(TSNode assignment) {

@@ -4,6 +4,7 @@
 // on it runs.
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -235,6 +236,39 @@ int CompiledRegions::Builder::methodOf(TSNode cls, std::string_view name, bool s
   return found;
 }
 
+TSNode CompiledRegions::Builder::isinstanceClass(TSNode ident, const Binding* binding) const {
+  // The test of an `if` whose body holds `ident`: `isinstance(ident, C)`, alone or in an `and`.
+  std::function<TSNode(TSNode)> classTested = [&](TSNode test) -> TSNode {
+    test = unparenthesize(test);
+    if (isKind(test, kind::boolean_operator) && textOf(fieldOf(test, "operator"), source_) == "and") {
+      TSNode left = classTested(fieldOf(test, "left"));
+      return ts_node_is_null(left) ? classTested(fieldOf(test, "right")) : left;
+    }
+    if (!isKind(test, kind::call)) return {};
+    TSNode callee = fieldOf(test, "function");
+    if (!isKind(callee, kind::identifier) || textOf(callee, source_) != "isinstance" ||
+        model_.resolve("isinstance", callee) != nullptr)
+      return {};
+    TSNode args = fieldOf(test, "arguments");
+    if (ts_node_named_child_count(args) != 2) return {};
+    TSNode subject = ts_node_named_child(args, 0), cls = ts_node_named_child(args, 1);
+    if (!isKind(subject, kind::identifier) || textOf(subject, source_) != textOf(ident, source_) ||
+        bindingFor(subject) != binding || !isKind(cls, kind::identifier))
+      return {};
+    return classNamed(cls);
+  };
+  TSNode child = ident;
+  for (TSNode up = ts_node_parent(ident); !ts_node_is_null(up); child = up, up = ts_node_parent(up)) {
+    analysis::NodeKind kind = kindOf(up);
+    if (kind == kind::function_definition || kind == kind::class_definition || kind == kind::lambda) break;
+    if (kind == kind::if_statement && sameNode(fieldOf(up, "consequence"), child)) {
+      TSNode cls = classTested(fieldOf(up, "condition"));
+      if (!ts_node_is_null(cls)) return cls;
+    }
+  }
+  return {};
+}
+
 TSNode CompiledRegions::Builder::instanceClass(TSNode expr, int depth) const {
   expr = unparenthesize(expr);
   if (depth > kMaxDepth) return {};
@@ -248,6 +282,8 @@ TSNode CompiledRegions::Builder::instanceClass(TSNode expr, int depth) const {
   if (isKind(expr, kind::identifier)) {
     const Binding* b = bindingFor(expr);
     if (b == nullptr) return {};
+    // `for m in model.modules(): if isinstance(m, Block): m.compile()`: the test names the class.
+    if (TSNode narrowed = isinstanceClass(expr, b); !ts_node_is_null(narrowed)) return narrowed;
     if (b->kind == BindingKind::Parameter) {
       TSNode cls = selfClass(b);
       return ts_node_is_null(cls) ? annotatedClass(b) : cls;

@@ -6,6 +6,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "analysis/alloc_conf.h"
 
 namespace ptlint::env_check {
 namespace {
@@ -28,10 +31,6 @@ std::vector<std::string> lexAllocConf(std::string_view text) {
   return tokens;
 }
 
-bool isPunct(const std::string& token) {
-  return token == "," || token == ":" || token == "[" || token == "]";
-}
-
 std::optional<unsigned long long> parseUnsigned(std::string_view text) {
   unsigned long long value = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -39,180 +38,46 @@ std::optional<unsigned long long> parseUnsigned(std::string_view text) {
   return value;
 }
 
-std::optional<double> parseDouble(std::string_view text) {
-  double value = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(value)) {
-    return std::nullopt;
-  }
-  return value;
-}
-
-bool isPowerOfTwo(unsigned long long v) { return v != 0 && (v & (v - 1)) == 0; }
-
-struct AllocConfParser {
-  const std::vector<std::string>& tokens;
-  EnvVarReport& report;
+// The options as written, for the report and its warnings: `key:value` between top-level commas,
+// a bracketed list kept whole. Whether PyTorch accepts them is alloc_conf::check's to say.
+std::vector<AllocConfEntry> readEntries(std::string_view text) {
+  std::vector<AllocConfEntry> entries;
+  auto tokens = lexAllocConf(text);
   size_t i = 0;
-
-  void error(const std::string& key, std::string message) {
-    report.findings.push_back({Level::Error, key, std::move(message)});
-  }
-  void warning(const std::string& key, std::string message) {
-    report.findings.push_back({Level::Warning, key, std::move(message)});
-  }
-
-  // Skips to the `,` that ends the current option (outside brackets), after an error.
-  void skipOption() {
+  while (i < tokens.size()) {
+    if (tokens[i] == "," || tokens[i] == ":" || tokens[i] == "[" || tokens[i] == "]") {
+      ++i;
+      continue;
+    }
+    AllocConfEntry entry{tokens[i++], ""};
+    if (i < tokens.size() && tokens[i] == ":") ++i;
     int depth = 0;
-    while (i < tokens.size()) {
+    while (i < tokens.size() && (depth > 0 || tokens[i] != ",")) {
       if (tokens[i] == "[") ++depth;
       if (tokens[i] == "]" && depth > 0) --depth;
-      if (tokens[i] == "," && depth == 0) return;
-      ++i;
+      entry.value += tokens[i++];
     }
+    entries.push_back(std::move(entry));
   }
+  return entries;
+}
 
-  void checkBool(const std::string& key, const std::string& value) {
-    if (value != "True" && value != "False") {
-      error(key, fmt::format("`{}` must be `True` or `False` (capitalised), not `{}`", key, value));
-    }
+// The releases whose parser judges the value: the user's own when ptlint models it, else all.
+std::vector<alloc_conf::Parser> parsersFor(std::string_view torch_version, std::string_view variable) {
+  using alloc_conf::Parser;
+  std::vector<Parser> all{Parser::Torch1_13, Parser::Torch2_6, Parser::Torch2_14};
+  if (variable == "PYTORCH_ALLOC_CONF") all = {Parser::Torch2_14};
+  auto dot = torch_version.find('.');
+  if (dot == std::string_view::npos) return all;
+  auto major = parseUnsigned(torch_version.substr(0, dot));
+  auto rest = torch_version.substr(dot + 1);
+  auto minor = parseUnsigned(rest.substr(0, rest.find_first_not_of("0123456789")));
+  if (!major || !minor) return all;
+  for (auto parser : all) {
+    if (alloc_conf::releaseOf(parser) == fmt::format("{}.{}", *major, *minor)) return {parser};
   }
-
-  // roundup_power2_divisions:[256:1,512:2,>:4] — sizes in MB, powers of two; divisions a power
-  // of two, or 0 to disable rounding for that interval.
-  std::string parseDivisionList(const std::string& key) {
-    std::string written = "[";
-    ++i;  // past `[`
-    bool closed = false;
-    while (i < tokens.size()) {
-      if (tokens[i] == "]") {
-        closed = true;
-        written += "]";
-        ++i;
-        break;
-      }
-      const std::string& size = tokens[i];
-      if (i + 2 >= tokens.size() || tokens[i + 1] != ":" || isPunct(tokens[i + 2])) {
-        error(key, fmt::format("`{}` list entries are `size:divisions` (e.g. `[256:1,>:4]`)", key));
-        skipOption();
-        return written;
-      }
-      const std::string& divisions = tokens[i + 2];
-      written += size + ":" + divisions;
-      if (size != ">") {
-        auto mb = parseUnsigned(size);
-        if (!mb || !isPowerOfTwo(*mb)) {
-          error(key, fmt::format("`{}` interval `{}` must be a power of two (in MB) or `>`", key, size));
-        }
-      }
-      auto div = parseUnsigned(divisions);
-      if (!div || !(*div == 0 || isPowerOfTwo(*div))) {
-        error(key, fmt::format("`{}` divisions `{}` must be a power of two, or 0", key, divisions));
-      }
-      i += 3;
-      if (i < tokens.size() && tokens[i] == ",") {
-        written += ",";
-        ++i;
-      }
-    }
-    if (!closed) error(key, fmt::format("`{}` list is missing its closing `]`", key));
-    return written;
-  }
-
-  void parseOption() {
-    const std::string& key = tokens[i];
-    if (isPunct(key)) {
-      error("", fmt::format("expected an option name, found `{}`", key));
-      ++i;
-      skipOption();
-      return;
-    }
-    ++i;
-    if (i >= tokens.size() || tokens[i] != ":") {
-      error(key, fmt::format("option `{}` has no value: write `{}:<value>`", key, key));
-      skipOption();
-      return;
-    }
-    ++i;
-    if (i >= tokens.size() || (isPunct(tokens[i]) && tokens[i] != "[")) {
-      error(key, fmt::format("option `{}` has an empty value", key));
-      skipOption();
-      return;
-    }
-    for (const auto& entry : report.entries) {
-      if (entry.key == key) warning(key, fmt::format("`{}` is given more than once; the last one wins", key));
-    }
-
-    std::string value;
-    if (tokens[i] == "[") {
-      if (key != "roundup_power2_divisions") {
-        error(key, fmt::format("`{}` does not take a list", key));
-        skipOption();
-        report.entries.push_back({key, "[...]"});
-        return;
-      }
-      value = parseDivisionList(key);
-      report.entries.push_back({key, value});
-    } else {
-      value = tokens[i++];
-      report.entries.push_back({key, value});
-      checkScalar(key, value);
-    }
-    if (i < tokens.size() && tokens[i] != ",") {
-      error(key, fmt::format("unexpected `{}` after the value of `{}` (options are separated by `,`)", tokens[i], key));
-      skipOption();
-    }
-  }
-
-  void checkScalar(const std::string& key, const std::string& value) {
-    if (key == "expandable_segments" || key == "pinned_use_cuda_host_register" || key == "release_lock_on_cudamalloc") {
-      checkBool(key, value);
-    } else if (key == "max_split_size_mb") {
-      auto mb = parseUnsigned(value);
-      if (!mb) {
-        error(key, fmt::format("`max_split_size_mb` must be a whole number of MB, not `{}`", value));
-      } else if (*mb <= 20) {
-        error(key, fmt::format("`max_split_size_mb` must be > 20 (blocks up to 20 MB are never split), not {}", *mb));
-      }
-    } else if (key == "garbage_collection_threshold") {
-      auto threshold = parseDouble(value);
-      if (!threshold || !(*threshold > 0.0 && *threshold < 1.0)) {
-        error(key, fmt::format("`garbage_collection_threshold` must be a fraction strictly between 0 and 1, not `{}`", value));
-      }
-    } else if (key == "roundup_power2_divisions") {
-      auto div = parseUnsigned(value);
-      if (!div || !isPowerOfTwo(*div)) {
-        error(key, fmt::format("`roundup_power2_divisions` must be a power of two (or a `[size:div,...]` list), not `{}`", value));
-      }
-    } else if (key == "backend") {
-      if (value != "native" && value != "cudaMallocAsync") {
-        error(key, fmt::format("`backend` must be `native` or `cudaMallocAsync`, not `{}`", value));
-      }
-    } else if (key == "pinned_num_register_threads") {
-      auto n = parseUnsigned(value);
-      if (!n || !isPowerOfTwo(*n) || *n > 128) {
-        error(key, fmt::format("`pinned_num_register_threads` must be a power of two up to 128, not `{}`", value));
-      }
-    } else {
-      error(key, fmt::format("unknown option `{}`: PyTorch stops with \"Unrecognized CachingAllocator option\" at "
-                             "the first CUDA allocation (known: expandable_segments, max_split_size_mb, "
-                             "garbage_collection_threshold, roundup_power2_divisions, backend)",
-                             key));
-    }
-  }
-
-  void run() {
-    while (i < tokens.size()) {
-      if (tokens[i] == ",") {  // an empty option between commas, or a trailing comma: harmless
-        ++i;
-        continue;
-      }
-      parseOption();
-      if (i < tokens.size() && tokens[i] == ",") ++i;
-    }
-  }
-};
+  return all;
+}
 
 }  // namespace
 
@@ -229,15 +94,43 @@ bool EnvVarReport::valid() const {
   return std::none_of(findings.begin(), findings.end(), [](const EnvFinding& f) { return f.level == Level::Error; });
 }
 
-EnvVarReport checkAllocConf(std::optional<std::string_view> value) {
+EnvVarReport checkAllocConf(std::optional<std::string_view> value, std::string_view torch_version,
+                            std::string_view variable) {
   EnvVarReport report;
-  report.name = "PYTORCH_CUDA_ALLOC_CONF";
+  report.name = std::string(variable);
   if (!value) return report;
   report.value = std::string(*value);
-  auto tokens = lexAllocConf(*value);
-  AllocConfParser parser{tokens, report};
-  parser.run();
+  report.entries = readEntries(*value);
 
+  // PyTorch stops at the first error; each release's parser is modelled apart.
+  auto parsers = parsersFor(torch_version, variable);
+  std::vector<std::string> accepting;
+  std::vector<std::pair<alloc_conf::Parser, alloc_conf::Rejection>> rejections;
+  for (auto parser : parsers) {
+    if (auto rejection = alloc_conf::check(*value, parser)) {
+      rejections.emplace_back(parser, std::move(*rejection));
+    } else {
+      accepting.emplace_back(alloc_conf::releaseOf(parser));
+    }
+  }
+  // Judged at the user's release, or rejected by every release: the allocator raises. Rejected by
+  // some releases only (the user's is unknown): a warning naming them.
+  Level level = accepting.empty() ? Level::Error : Level::Warning;
+  for (const auto& [parser, rejection] : rejections) {
+    std::string message = fmt::format("torch {} rejects it: {}", alloc_conf::releaseOf(parser), rejection.message);
+    if (!accepting.empty()) message += fmt::format(" ({} accepts it)", fmt::join(accepting, ", "));
+    report.findings.push_back({level, rejection.key, std::move(message)});
+  }
+
+  for (size_t i = 0; i < report.entries.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (report.entries[j].key == report.entries[i].key) {
+        report.findings.push_back({Level::Warning, report.entries[i].key,
+                                   fmt::format("`{}` is given more than once; keep one", report.entries[i].key)});
+        break;
+      }
+    }
+  }
   auto has = [&](std::string_view key, std::string_view v) {
     return std::any_of(report.entries.begin(), report.entries.end(),
                        [&](const AllocConfEntry& e) { return e.key == key && e.value == v; });

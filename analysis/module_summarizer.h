@@ -123,6 +123,8 @@ class ModuleSummarizer {
   // What a `for` target walks over: `self.h` for `block` in `for block in self.h`,
   // `enumerate(self.h)`, `self.heads.values()` / `.items()`; null when `ident` is no such target.
   TSNode loopIterable(TSNode ident) const;
+  // The classes an `if isinstance(ident, C):` (or `(C, D)`) around `ident` names; false when none.
+  bool isinstanceClasses(TSNode ident, std::vector<NameRef>& out) const;
   void noteCall(TSNode call, const Def* d);
 
   // `fn(x)` where `fn` is a parameter, a loop variable or a local bound to a value: unknown code

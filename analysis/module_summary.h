@@ -19,6 +19,8 @@
 
 namespace ptlint::analysis {
 
+class ProjectFunctions;  // analysis/value_flow.h
+
 // A name as the module refers to it.
 struct NameRef {
   enum class Kind : uint8_t { Local, Imported };
@@ -231,6 +233,9 @@ struct ProjectFacts {
   const CrossFileNote* scalarCaptureSetter() const;
   // Never null when the facts come from the project index.
   std::shared_ptr<const ProjectWideFacts> project;
+  // The functions the project's other files define, for value flow across files; null when
+  // the facts do not come from the project index.
+  std::shared_ptr<const ProjectFunctions> functions;
   // Identifies the facts (for result caches): equal digests mean equal facts.
   std::string digest;
   bool empty() const { return compiled.empty() && uses.empty(); }

@@ -117,6 +117,15 @@ void ModuleSummarizer::noteCompileSite(TSNode call, TSNode callee, const Def* d)
         out_.compile_sites.push_back(site);
       }
       return;
+    } else if (std::vector<NameRef> narrowed; isinstanceClasses(object, narrowed)) {
+      // `for m in model.modules(): if isinstance(m, Block): m.compile()`: the classes tested.
+      classes_of_owner_.clear();
+      site.kind = CompileSite::Kind::Instance;
+      for (auto& cls : narrowed) {
+        site.target = std::move(cls);
+        out_.compile_sites.push_back(site);
+      }
+      return;
     } else {
       classes_of_owner_.clear();
       out_.unknown_compile_sites.push_back(site.at);
@@ -126,6 +135,59 @@ void ModuleSummarizer::noteCompileSite(TSNode call, TSNode callee, const Def* d)
     return;
   }
   out_.compile_sites.push_back(std::move(site));
+}
+
+bool ModuleSummarizer::isinstanceClasses(TSNode object, std::vector<NameRef>& out) const {
+  if (!isKind(object, kind::identifier)) return false;
+  std::string_view name = textOf(object, source_);
+  const Binding* binding = model_.resolve(name, object);
+  // The test of an `if` whose body holds the call: `isinstance(m, C)` or `isinstance(m, (C, D))`,
+  // alone, in an `and`, or `or`-ed with another such test.
+  auto tested = [&](TSNode test, auto& self) -> bool {
+    test = unparenthesize(test);
+    if (isKind(test, kind::boolean_operator)) {
+      // `isinstance(m, A) and m.training`: A. `isinstance(m, A) or isinstance(m, B)`: both.
+      bool both = textOf(fieldOf(test, "operator"), source_) == "or";
+      size_t before = out.size();
+      bool left = self(fieldOf(test, "left"), self);
+      if (!both && left) return true;
+      bool right = self(fieldOf(test, "right"), self);
+      if (both && !(left && right)) out.resize(before);
+      return both ? left && right : right;
+    }
+    if (!isKind(test, kind::call)) return false;
+    TSNode callee = fieldOf(test, "function");
+    if (!isKind(callee, kind::identifier) || textOf(callee, source_) != "isinstance" ||
+        model_.resolve("isinstance", callee) != nullptr)
+      return false;
+    TSNode args = fieldOf(test, "arguments");
+    if (ts_node_named_child_count(args) != 2) return false;
+    TSNode subject = ts_node_named_child(args, 0), classes = unparenthesize(ts_node_named_child(args, 1));
+    if (!isKind(subject, kind::identifier) || textOf(subject, source_) != name ||
+        model_.resolve(name, subject) != binding)
+      return false;
+    std::vector<NameRef> found;
+    bool all = true;
+    auto add = [&](TSNode cls) {
+      auto ref = isKind(cls, kind::identifier) || isKind(cls, kind::attribute) ? nameRef(cls) : std::nullopt;
+      if (ref) found.push_back(std::move(*ref));
+      else all = false;
+    };
+    if (isKind(classes, kind::tuple)) forEachNamedChild(classes, add);
+    else add(classes);
+    if (!all || found.empty()) return false;
+    for (auto& ref : found) out.push_back(std::move(ref));
+    return true;
+  };
+  TSNode child = object;
+  for (TSNode up = ts_node_parent(object); !ts_node_is_null(up); child = up, up = ts_node_parent(up)) {
+    analysis::NodeKind kind = kindOf(up);
+    if (kind == kind::function_definition || kind == kind::class_definition || kind == kind::lambda) break;
+    if (kind == kind::if_statement && sameNode(fieldOf(up, "consequence"), child) &&
+        tested(fieldOf(up, "condition"), tested))
+      return true;
+  }
+  return false;
 }
 
 std::optional<NameRef> ModuleSummarizer::compiledInPlace(TSNode target) const {

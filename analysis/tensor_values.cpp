@@ -13,23 +13,44 @@ namespace {
 
 template <size_t N>
 bool oneOf(std::string_view name, const std::array<std::string_view, N>& names) {
+  // Linear: asked only for branch tests and conversions inside compiled code.
   for (auto n : names)
     if (n == name) return true;
   return false;
 }
 
 // `torch` functions whose result is a tensor (never a tuple, a number or a bool).
-constexpr std::array<std::string_view, 56> kTensorFunctions{
-    "torch.tensor", "torch.as_tensor", "torch.zeros", "torch.ones", "torch.empty", "torch.full",
-    "torch.rand", "torch.randn", "torch.randint", "torch.arange", "torch.linspace", "torch.zeros_like",
-    "torch.ones_like", "torch.empty_like", "torch.full_like", "torch.rand_like", "torch.randn_like",
-    "torch.sum", "torch.mean", "torch.prod", "torch.amax", "torch.amin", "torch.norm", "torch.std",
-    "torch.var", "torch.abs", "torch.isnan", "torch.isinf", "torch.isfinite", "torch.isclose",
-    "torch.eq", "torch.ne", "torch.gt", "torch.lt", "torch.ge", "torch.le", "torch.logical_and",
-    "torch.logical_or", "torch.logical_not", "torch.count_nonzero", "torch.any", "torch.all",
-    "torch.where", "torch.cat", "torch.stack", "torch.matmul", "torch.exp", "torch.log", "torch.sqrt",
-    "torch.clamp", "torch.argmax", "torch.argmin", "torch.logsumexp", "torch.dist", "torch.linalg.norm",
-    "torch.linalg.vector_norm"};
+constexpr auto kTensorFunctions = std::to_array<std::string_view>({
+    "torch.tensor", "torch.as_tensor", "torch.from_numpy", "torch.zeros", "torch.ones", "torch.empty",
+    "torch.full", "torch.rand", "torch.randn", "torch.randint", "torch.randperm", "torch.arange",
+    "torch.linspace", "torch.zeros_like", "torch.ones_like", "torch.empty_like", "torch.full_like",
+    "torch.rand_like", "torch.randn_like", "torch.sum", "torch.mean", "torch.prod", "torch.amax", "torch.amin",
+    "torch.norm", "torch.std", "torch.var", "torch.abs", "torch.isnan", "torch.isinf", "torch.isfinite",
+    "torch.isclose", "torch.eq", "torch.ne", "torch.gt", "torch.lt", "torch.ge", "torch.le",
+    "torch.logical_and", "torch.logical_or", "torch.logical_not", "torch.count_nonzero", "torch.any",
+    "torch.all", "torch.where", "torch.cat", "torch.stack", "torch.matmul", "torch.mm", "torch.bmm",
+    "torch.einsum", "torch.exp", "torch.log", "torch.sqrt", "torch.rsqrt", "torch.pow", "torch.square",
+    "torch.sign", "torch.clamp", "torch.clip", "torch.round", "torch.floor", "torch.ceil", "torch.add",
+    "torch.sub", "torch.mul", "torch.div", "torch.maximum", "torch.minimum", "torch.relu", "torch.sigmoid",
+    "torch.tanh", "torch.softmax", "torch.log_softmax", "torch.cumsum", "torch.cumprod", "torch.diff",
+    "torch.argmax", "torch.argmin", "torch.logsumexp", "torch.dist", "torch.cdist", "torch.outer",
+    "torch.gather", "torch.masked_select", "torch.flatten", "torch.reshape", "torch.linalg.norm",
+    "torch.linalg.vector_norm", "torch.nn.functional.relu", "torch.nn.functional.gelu",
+    "torch.nn.functional.silu", "torch.nn.functional.sigmoid", "torch.nn.functional.softmax",
+    "torch.nn.functional.log_softmax", "torch.nn.functional.linear", "torch.nn.functional.normalize",
+    "torch.nn.functional.cross_entropy", "torch.nn.functional.nll_loss", "torch.nn.functional.mse_loss",
+    "torch.nn.functional.l1_loss", "torch.nn.functional.smooth_l1_loss",
+    "torch.nn.functional.binary_cross_entropy", "torch.nn.functional.binary_cross_entropy_with_logits",
+    "torch.nn.functional.kl_div", "torch.nn.functional.cosine_similarity", "torch.nn.functional.one_hot",
+    "torch.nn.functional.pad", "torch.nn.functional.interpolate", "torch.nn.functional.dropout",
+    "torch.nn.functional.layer_norm", "torch.nn.functional.embedding",
+    "torch.nn.functional.scaled_dot_product_attention"});
+
+// Reductions whose receiver needs no proof: only tensors (and NumPy arrays, which Dynamo traces
+// as tensors) have these methods, so `x.sum() > 0` of an unannotated parameter `x` is a read of
+// a tensor's value all the same. Python numbers, lists and dicts have none of them.
+constexpr auto kReductionMethods = std::to_array<std::string_view>(
+    {"sum", "mean", "prod", "amax", "amin", "norm", "std", "var", "any", "all", "count_nonzero", "logsumexp"});
 
 // `torch` functions that return a tensor when given no `dim` (`torch.max(x)`; with a dimension they
 // return a (values, indices) pair).
@@ -113,8 +134,9 @@ bool isTensor(const SemanticModel& model, TSNode expr, int depth) {
     TSNode function = fieldOf(expr, "function");
     if (!isKind(function, kind::attribute)) return false;
     std::string_view method = textOf(fieldOf(function, "attribute"), source);
-    bool tensor_method = oneOf(method, kTensorMethods) || (oneOf(method, kWholeMethods) && hasNoArguments(expr));
-    return tensor_method && isTensor(model, fieldOf(function, "object"), depth + 1);
+    bool whole = oneOf(method, kWholeMethods) && hasNoArguments(expr);
+    if (oneOf(method, kReductionMethods) || whole) return true;
+    return oneOf(method, kTensorMethods) && isTensor(model, fieldOf(function, "object"), depth + 1);
   }
   if (isKind(expr, kind::comparison_operator)) {
     if (!comparesValues(expr, source)) return false;

@@ -1,7 +1,8 @@
-// Expressions whose value is provably a `torch.Tensor`: a tensor-returning `torch` call, a
-// tensor method on such a value, arithmetic and comparisons with one, a parameter annotated
-// `torch.Tensor`, or a name bound once to one of these. Anything else is not known to be a
-// tensor: a bare unannotated parameter may be a number, a NumPy array or any object.
+// Expressions whose value is provably a `torch.Tensor` (or a NumPy array, which Dynamo traces as
+// one): a tensor-returning `torch` call, a reduction method of any value (`x.sum()`, `x.max()`:
+// numbers, lists and dicts have none), a tensor method on a tensor, arithmetic and comparisons
+// with one, a parameter annotated `torch.Tensor`, or a name bound once to one of these. Anything
+// else is not known to be a tensor: a bare unannotated parameter may be a number or any object.
 #pragma once
 
 #include <tree_sitter/api.h>

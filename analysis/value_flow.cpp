@@ -203,7 +203,7 @@ void Flow::add(ValueSet& out, const ValueSet& in) {
 
 void Flow::addValue(ValueSet& out, FlowValue v) {
   for (const FlowValue& have : out.values)
-    if (have.kind == v.kind && sameNode(have.node, v.node)) return;
+    if (have.kind == v.kind && have.model == v.model && sameNode(have.node, v.node)) return;
   if (out.values.size() >= 64) {
     out.unknown = true;
     return;
@@ -360,8 +360,13 @@ std::vector<size_t> Flow::reachingSites(const std::vector<Site>& sites, TSNode u
 ValueSet Flow::parameterValues(const Binding& b, int depth) {
   ValueSet out = unknown();
   TSNode def = b.statement;
-  if (!isKind(def, kind::function_definition) || !harmlessDecorators(def) || !ts_node_is_null(classOfMethod(def)))
-    return out;
+  if (!isKind(def, kind::function_definition) || !harmlessDecorators(def)) return out;
+  // A method's parameter is followed only for `__init__`, to the calls of its class
+  // (`Trainer(model, loader)`), whose arguments skip `self`.
+  TSNode owner_class = classOfMethod(def);
+  if (!ts_node_is_null(owner_class) && model_.text(fieldOf(def, "name")) != "__init__") return out;
+  TSNode called = ts_node_is_null(owner_class) ? def : owner_class;
+  size_t skipped = ts_node_is_null(owner_class) ? 0 : 1;
   // The parameter's position among the plain ones, and its default.
   size_t slot = 0, position = SIZE_MAX;
   TSNode default_value{};
@@ -383,14 +388,15 @@ ValueSet Flow::parameterValues(const Binding& b, int depth) {
     }
     ++slot;
   });
-  if (position == SIZE_MAX) return out;
+  if (position == SIZE_MAX || (skipped > 0 && position == 0)) return out;
+  if (position != SIZE_MAX - 1) position -= skipped;
   const FileIndex& idx = index();
-  auto it = idx.calls.find(std::string(model_.text(fieldOf(def, "name"))));
+  auto it = idx.calls.find(std::string(model_.text(fieldOf(called, "name"))));
   if (it == idx.calls.end()) return out;
   for (TSNode call : it->second) {
     TSNode function = fieldOf(call, "function");
     const Binding* callee = model_.resolve(model_.text(function), function);
-    if (callee == nullptr || !sameNode(callee->statement, def)) continue;
+    if (callee == nullptr || !sameNode(callee->statement, called)) continue;
     TSNode arg = keyword(call, b.name, source_);
     if (ts_node_is_null(arg)) {
       if (hasSplat(call)) continue;  // `*args` / `**kwargs`: already unknown
@@ -510,8 +516,24 @@ ValueSet Flow::callValues(TSNode call, int depth) {
       }
     }
   }
-  if (ts_node_is_null(def) || !isKind(def, kind::function_definition)) return leaf(call);
+  if (ts_node_is_null(def) || !isKind(def, kind::function_definition)) {
+    if (auto across = projectCallValues(function)) return *across;
+    return leaf(call);
+  }
   return returns(def, depth + 1);
+}
+
+std::optional<ValueSet> Flow::projectCallValues(TSNode function) {
+  if (cache_.project == nullptr) return std::nullopt;
+  auto qualified = importedName(model_, function);
+  if (!qualified) return std::nullopt;
+  auto found = cache_.project->definition(*qualified);
+  if (!found || found->model == nullptr || !isKind(found->node, kind::function_definition)) return std::nullopt;
+  // The helper's own file answers (its imports, constants and branches); one file away only.
+  ValueSet there = returnValues(*found->model, found->node);
+  for (FlowValue& v : there.values)
+    if (v.model == nullptr) v.model = found->model;
+  return there;
 }
 
 bool Flow::harmlessDecorators(TSNode def) {
@@ -569,12 +591,44 @@ ValueSet Flow::computeReturns(TSNode def, int depth) {
 
 namespace {
 
-const flow_detail::FlowCache& cacheOf(const SemanticModel& model) {
+const int& cacheTag() {
   static const int kTag = 0;
-  return model.perFileAnalysis<flow_detail::FlowCache>(&kTag, [] { return std::make_shared<const flow_detail::FlowCache>(); });
+  return kTag;
+}
+
+const flow_detail::FlowCache& cacheOf(const SemanticModel& model) {
+  return model.perFileAnalysis<flow_detail::FlowCache>(&cacheTag(), [] { return std::make_shared<const flow_detail::FlowCache>(); });
 }
 
 }  // namespace
+
+std::optional<std::string> importedName(const SemanticModel& model, TSNode expr) {
+  // `get_device` for an imported name, `utils.get_device` for an imported module.
+  expr = unparenthesize(expr);
+  TSNode head = expr;
+  while (isKind(head, kind::attribute)) head = unparenthesize(fieldOf(head, "object"));
+  if (!isKind(head, kind::identifier)) return std::nullopt;
+  const Binding* b = model.resolve(model.text(head), head);
+  if (b == nullptr || b->kind != BindingKind::Import || b->qualified_name.empty()) return std::nullopt;
+  const auto* all = model.bindingsOf(*b->scope, b->name);
+  if (all == nullptr || all->size() != 1) return std::nullopt;  // rebound: which one is meant is unknown
+  std::string qualified = b->qualified_name;
+  if (!sameNode(head, expr)) {
+    std::string_view full = model.text(expr), bound = model.text(head);
+    for (char c : full)
+      if (c == ' ' || c == '\t' || c == '\n' || c == '\\' || c == '(' || c == '#') return std::nullopt;
+    qualified += full.substr(bound.size());
+  }
+  return qualified;
+}
+
+void useProjectFunctions(const SemanticModel& model, std::shared_ptr<const ProjectFunctions> functions) {
+  model.perFileAnalysis<flow_detail::FlowCache>(&cacheTag(), [&] {
+    auto cache = std::make_shared<flow_detail::FlowCache>();
+    cache->project = std::move(functions);
+    return std::shared_ptr<const flow_detail::FlowCache>(std::move(cache));
+  });
+}
 
 ValueSet valuesOf(const SemanticModel& model, TSNode expr) {
   flow_detail::Flow flow(model, cacheOf(model));

@@ -14,6 +14,10 @@
 // the set is also unknown). Anything else is a leaf: the expression itself (a call, a literal,
 // an attribute, a name of an import, def, class or builtin).
 //
+// Across files: a call of a function another file of the project defines (`from utils import
+// get_device`, `utils.get_device()`, a relative import), once the linter hands the model the
+// project's functions (`useProjectFunctions`): its returns, as nodes of that file (`FlowValue::model`).
+//
 // Demand-driven: nothing is computed until a rule asks, and answers are kept per file with the
 // semantic model. A parameter, an augmented assignment, a value the layer cannot follow is
 // `unknown`: rules never report on unknown alone.
@@ -21,6 +25,10 @@
 
 #include <tree_sitter/api.h>
 
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/semantic_model.h"
@@ -36,6 +44,10 @@ struct FlowValue {
   };
   Kind kind = Kind::Expression;
   TSNode node{};
+  // The model of the file `node` is in when it is another file of the project (what a helper
+  // defined there returns); null for the file asked about.
+  const SemanticModel* model = nullptr;
+  const SemanticModel& in(const SemanticModel& asking) const { return model != nullptr ? *model : asking; }
 };
 
 struct ValueSet {
@@ -58,6 +70,32 @@ struct ValueSet {
     return false;
   }
 };
+
+// The definitions the other files of a project hold, as one file imports them (the project
+// index answers in workspace/).
+class ProjectFunctions {
+ public:
+  virtual ~ProjectFunctions() = default;
+  struct Definition {
+    const SemanticModel* model = nullptr;  // the defining file, alive as long as this object
+    TSNode node{};                         // a top-level `function_definition` or `class_definition` there
+    std::string path;                      // that file (absolute)
+  };
+  // The top-level def or class `qualified` names (as the asking file's imports spell it:
+  // `utils.get_device`, `.utils.get_device`), bound once in a file of the project; nullopt when none.
+  virtual std::optional<Definition> definition(std::string_view qualified) const = 0;
+  // The files the answers so far came from (a result that used them depends on them).
+  virtual std::vector<std::string> filesRead() const = 0;
+};
+
+// What an import-bound name or an attribute of one refers to, as the file's imports spell it
+// (`get_device` from `from .utils import get_device`: `.utils.get_device`); nullopt for anything
+// else, or a name bound more than once.
+std::optional<std::string> importedName(const SemanticModel& model, TSNode expr);
+
+// Lets `valuesOf` on `model` follow calls into the project's other files. Call before the first
+// question on `model`; without it calls of imported functions stay leaves.
+void useProjectFunctions(const SemanticModel& model, std::shared_ptr<const ProjectFunctions> functions);
 
 // The values `expr` may hold where it stands. Never throws; bounded in depth.
 ValueSet valuesOf(const SemanticModel& model, TSNode expr);

@@ -60,6 +60,7 @@ struct FlowCache {
   mutable std::unordered_map<NodeKey, ValueSet, NodeKeyHash> values;
   mutable std::unordered_map<NodeKey, ValueSet, NodeKeyHash> returns;
   mutable std::unique_ptr<FileIndex> index;
+  std::shared_ptr<const ProjectFunctions> project;  // set before the first question, or null
 };
 
 bool isStatementContainer(TSNode node);
@@ -151,6 +152,8 @@ class Flow {
   ValueSet selfAttributeValues(TSNode cls, std::string_view name, TSNode use, TSNode use_method, int depth);
   ValueSet subscriptValues(TSNode subscript, int depth);
   ValueSet callValues(TSNode call, int depth);
+  // A call of a function another file of the project defines: its returns there.
+  std::optional<ValueSet> projectCallValues(TSNode function);
   bool harmlessDecorators(TSNode def);
   ValueSet computeReturns(TSNode def, int depth);
 

@@ -107,7 +107,7 @@ json envJson(const EnvVarReport& report) {
          {"value", report.value ? json(*report.value) : json(nullptr)},
          {"valid", report.valid()},
          {"findings", findingsJson(report)}};
-  if (report.name == "PYTORCH_CUDA_ALLOC_CONF") {
+  if (report.name != "CUBLAS_WORKSPACE_CONFIG") {
     json entries = json::object();
     for (const auto& e : report.entries) entries[e.key] = e.value;
     j["options"] = entries;
@@ -193,6 +193,9 @@ void printHuman(const json& report, std::ostream& out) {
   }
   out << "\nEnvironment:\n";
   printEnv(report["env"]["PYTORCH_CUDA_ALLOC_CONF"], "PYTORCH_CUDA_ALLOC_CONF", out);
+  if (report["env"]["PYTORCH_ALLOC_CONF"].value("set", false)) {
+    printEnv(report["env"]["PYTORCH_ALLOC_CONF"], "PYTORCH_ALLOC_CONF", out);
+  }
   printEnv(report["env"]["CUBLAS_WORKSPACE_CONFIG"], "CUBLAS_WORKSPACE_CONFIG", out);
 }
 
@@ -268,9 +271,22 @@ json doctorReport(std::chrono::milliseconds timeout) {
     report["notes"] = json::array();
   }
   // The torch the user's code imports, from its files (no Python run, nothing imported).
-  report["python"] = toJson(findPythonTorch(PythonSearchInputs::fromProcess()));
+  auto python = findPythonTorch(PythonSearchInputs::fromProcess());
+  report["python"] = toJson(python);
+  // The allocator settings are judged by the parser of the torch that will read them: the user's
+  // environment's, else the worker's libtorch, else every release ptlint models.
+  std::string torch_version = python.torch ? python.torch->version : "";
+  if (torch_version.empty() && report["torch"].is_object()) torch_version = report["torch"].value("version", "");
+  auto cuda_conf = readEnv("PYTORCH_CUDA_ALLOC_CONF");
+  auto alloc_conf = readEnv("PYTORCH_ALLOC_CONF");
+  auto alloc_report = checkAllocConf(alloc_conf, torch_version, "PYTORCH_ALLOC_CONF");
+  if (cuda_conf && alloc_conf) {
+    alloc_report.findings.push_back({Level::Info, "",
+                                     "ignored by the CUDA allocator: it reads PYTORCH_CUDA_ALLOC_CONF first"});
+  }
   report["env"] = {
-      {"PYTORCH_CUDA_ALLOC_CONF", envJson(checkAllocConf(readEnv("PYTORCH_CUDA_ALLOC_CONF")))},
+      {"PYTORCH_CUDA_ALLOC_CONF", envJson(checkAllocConf(cuda_conf, torch_version))},
+      {"PYTORCH_ALLOC_CONF", envJson(alloc_report)},
       {"CUBLAS_WORKSPACE_CONFIG", envJson(checkCublasWorkspaceConfig(readEnv("CUBLAS_WORKSPACE_CONFIG")))},
   };
   return report;

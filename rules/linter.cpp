@@ -15,6 +15,7 @@
 #include "analysis/noqa.h"
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
+#include "analysis/value_flow.h"
 #include "rules/common/blocks.h"
 #include "rules/compile/runtime_report.h"
 #include "rules/noqa/unused_noqa.h"
@@ -136,6 +137,9 @@ std::shared_ptr<const Plan> buildPlan(const std::vector<const Declared*>& rules,
   std::vector<std::string_view> project_words;
   for (const Declared* d : rules)
     for (std::string_view word : d->pre.project_words) project_words.push_back(word);
+  // Value flow follows a call of an imported function into the project's other files
+  // (analysis/value_flow.h): any rule asking it about a file that imports needs the project.
+  if (!rules.empty()) project_words.push_back("import");
   if (!project_words.empty()) plan->project_words = std::make_unique<analysis::WordSet>(project_words);
   return plan;
 }
@@ -544,6 +548,9 @@ LintResult lint(const analysis::ParsedFile& file, const Settings& settings,
           for (const Rule* rule : by_symbol[symbol]) wanted.emplace_back(node, rule);
       });
     }
+    // Value flow follows calls into the project's other files (before any rule asks).
+    if (settings.project != nullptr && settings.project->functions != nullptr)
+      analysis::useProjectFunctions(*model, settings.project->functions);
     if (only_module) {
       for (const Rule* rule : by_symbol[module_symbol]) wanted.emplace_back(file.root(), rule);
     } else if (ranged) {

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "analysis/module_summary.h"
+#include "analysis/value_flow.h"
 #include "rules/linter.h"
 #include "workspace/cache.h"
 #include "workspace/pipeline.h"
@@ -154,6 +155,15 @@ FileResult Engine::check(const FileInput& input, const CancellationToken& cancel
   result.history = std::move(outcome.history);
   result.findings_fixed = outcome.findings_fixed;
   result.notice = std::move(outcome.notice);
+  // A result that used what another file's function returns is not cached (the key does not
+  // describe that file); the files it read count as dependencies.
+  if (settings.project != nullptr && settings.project->functions != nullptr) {
+    auto read = settings.project->functions->filesRead();
+    if (!read.empty()) use_cache = false;
+    for (const std::string& p : read)
+      if (std::find(result.dependencies.begin(), result.dependencies.end(), fs::path(p)) == result.dependencies.end())
+        result.dependencies.emplace_back(p);
+  }
   if (use_cache) cache_->store(path, key, result.diagnostics, result.dependencies);
   return result;
 }

@@ -150,7 +150,8 @@ std::shared_ptr<const ProjectFacts> ProjectIndex::factsFor(const fs::path& file)
     if (!slot) slot = std::make_shared<Project>(*this, root, scan, recursive, place.beside);
     project = slot;
   }
-  return project->factsFor(absolute);
+  auto facts = project->factsFor(absolute);
+  return withProjectFunctions(std::move(facts), std::move(project), absolute);
 }
 
 bool ProjectIndex::hasMarkerCached(const fs::path& dir) {

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "analysis/module_summary.h"
+#include "analysis/value_flow.h"
 #include "workspace/project_index.h"
 
 namespace ptlint::workspace {
@@ -57,6 +58,10 @@ class ProjectIndex::Project {
   // The files whose facts differ between this link and `other` (both finished).
   std::vector<fs::path> changedFacts(const Project& other) const;
   const fs::path& root() const { return root_; }
+  // After linking, for value flow across files (project_functions.cpp): the top-level def or
+  // class `qualified` names as `from` imports it, parsed; `consulted` gets the file read. Thread-safe.
+  std::optional<analysis::ProjectFunctions::Definition> projectDefinition(const fs::path& from, std::string_view qualified,
+                                                                     std::vector<fs::path>& consulted);
   // A test file of the project by pytest's default names: `test_*.py`, `*_test.py`,
   // `conftest.py` (a folder named `tests` also holds fixtures, data and helpers).
   bool isTestFile(const fs::path& file) const;
@@ -228,6 +233,13 @@ class ProjectIndex::Project {
   // mode unknown.
   void linkEvaluationUses();
 
+  // Files parsed for projectFunction, by path (null: unreadable); guarded by functions_mutex_,
+  // which also guards the resolution memos (module_files_, local_roots_) once linked.
+  struct Parsed;
+  std::mutex functions_mutex_;
+  std::unordered_map<std::string, std::shared_ptr<const Parsed>> parsed_;
+  std::shared_ptr<const Parsed> parsedFile(const fs::path& path);
+
   ProjectIndex& index_;
   fs::path root_, scan_;
   bool recursive_;
@@ -277,5 +289,9 @@ class ProjectIndex::Project {
     return facts;
   }();
 };
+
+// `facts` with the project's functions (analysis::ProjectFunctions) as `file` imports them.
+std::shared_ptr<const ProjectFacts> withProjectFunctions(std::shared_ptr<const ProjectFacts> facts,
+                                                         std::shared_ptr<ProjectIndex::Project> project, const fs::path& file);
 
 }  // namespace ptlint::workspace

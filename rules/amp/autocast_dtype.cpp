@@ -67,7 +67,7 @@ DtypeKind resolveDtype(const analysis::SemanticModel& model, TSNode expr) {
   DtypeKind common = DtypeKind::Unknown;
   for (const auto& value : values.values) {
     if (value.kind != analysis::FlowValue::Kind::Expression) return DtypeKind::Unknown;
-    DtypeKind one = resolveDtypeOnce(model, value.node);
+    DtypeKind one = resolveDtypeOnce(value.in(model), value.node);
     if (one == DtypeKind::Unknown || (common != DtypeKind::Unknown && one != common)) return DtypeKind::Unknown;
     common = one;
   }
@@ -163,7 +163,7 @@ std::optional<IndirectAutocast> indirectAutocast(const analysis::SemanticModel& 
   if (!mayCallIndirectly(model)) return std::nullopt;
   std::optional<IndirectAutocast> found;
   for (const auto& value : analysis::valuesOf(model, function).values) {
-    if (value.kind != analysis::FlowValue::Kind::Expression) continue;
+    if (value.kind != analysis::FlowValue::Kind::Expression || value.model != nullptr) continue;
     IndirectAutocast one;
     if (isKind(value.node, kind::call)) {
       auto callee = model.calleeName(value.node);
@@ -258,18 +258,14 @@ AutocastDtype autocastCallDtype(const analysis::SemanticModel& model, TSNode cal
   return out;
 }
 
-std::vector<TSNode> autocastCallsOf(const analysis::SemanticModel& model, TSNode expr) {
-  std::vector<TSNode> out;
+std::vector<ModelNode> autocastValuesOf(const analysis::SemanticModel& model, TSNode expr) {
+  std::vector<ModelNode> out;
   expr = analysis::unparenthesize(expr);
-  if (isKind(expr, kind::call) && isAutocastCall(model, expr)) {
-    out.push_back(expr);
-    return out;
-  }
-  for (const auto& value : analysis::valuesOf(model, expr).values) {
+  if (isKind(expr, kind::call) && isAutocastCall(model, expr)) return {{nullptr, expr}};
+  for (const auto& value : analysis::valuesOf(model, expr).values)
     if (value.kind == analysis::FlowValue::Kind::Expression && isKind(value.node, kind::call) &&
-        isAutocastCall(model, value.node))
-      out.push_back(value.node);
-  }
+        isAutocastCall(value.in(model), value.node))
+      out.push_back({value.model, value.node});
   return out;
 }
 

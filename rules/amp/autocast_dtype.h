@@ -56,7 +56,13 @@ AutocastDtype autocastCallDtype(const analysis::SemanticModel& model, TSNode cal
 
 // The autocasts an expression may denote where it stands, by value flow: `ctx = nullcontext();
 // if amp: ctx = torch.autocast(...)`, `self.ctx` set in `__init__`, a function of the file that
-// returns one (`with get_autocast():`). Empty when none.
-std::vector<TSNode> autocastCallsOf(const analysis::SemanticModel& model, TSNode expr);
+// returns one (`with get_autocast():`), or one of another file of the project (then with the
+// model of its file; null: `model`'s). Empty when none.
+struct ModelNode {
+  const analysis::SemanticModel* model = nullptr;
+  TSNode node{};
+  const analysis::SemanticModel& in(const analysis::SemanticModel& asking) const { return model ? *model : asking; }
+};
+std::vector<ModelNode> autocastValuesOf(const analysis::SemanticModel& model, TSNode expr);
 
 }  // namespace ptlint::rules::amp

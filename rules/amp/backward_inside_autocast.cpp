@@ -27,7 +27,8 @@ autocast: `torch.autocast(...)`, `torch.amp.autocast(...)`, `torch.cuda.amp.auto
 `torch.cpu.amp.autocast(...)` through any import or alias, a `functools.partial` of one, or an
 expression that may hold such a call where the `with` stands — `ctx = torch.autocast("cuda");
 with ctx:`, `ctx = nullcontext()` then `if amp: ctx = torch.autocast(...)`, `self.ctx` set in
-another method, a function of the file that returns one (`with get_autocast():`) — or inside a
+another method, a function of the file or of another file of the project that returns one
+(`with get_autocast():`) — or inside a
 function decorated with `@torch.autocast(...)`. An autocast with literal `enabled=False` is not
 an autocast; a backward in a function defined inside the block is not reported (it does not run
 there).
@@ -86,14 +87,16 @@ class BackwardInsideAutocast final : public Rule {
     const auto& model = ctx.model();
     if (!isBackwardCall(model, call)) return;
     for (TSNode item : enclosingWithItems(call)) {
-      std::vector<TSNode> autocasts = amp::autocastCallsOf(model, item);
+      std::vector<amp::ModelNode> autocasts = amp::autocastValuesOf(model, item);
       if (autocasts.empty()) continue;
       // The innermost autocast decides: `with autocast(enabled=False):` turns it off. Of the
       // values a context may hold (`ctx = nullcontext()`, then `ctx = torch.autocast(...)` when
-      // AMP is on), one that enables autocast is enough.
+      // AMP is on, a helper's return in another file), one that enables autocast is enough.
       bool enabled = false;
-      for (TSNode autocast : autocasts)
-        enabled = enabled || boolValue(model, amp::autocastArgument(model, autocast, "enabled", amp::kKeywordOnly)) != false;
+      for (const amp::ModelNode& autocast : autocasts) {
+        const analysis::SemanticModel& where = autocast.in(model);
+        enabled = enabled || boolValue(where, amp::autocastArgument(where, autocast.node, "enabled", amp::kKeywordOnly)) != false;
+      }
       if (!enabled) return;
       report(ctx, call, item, "the autocast region is entered here", "call it after the `with` block");
       return;

@@ -27,7 +27,7 @@ or a name bound once to it), or a CUDA autocast without a `dtype` (`torch.autoca
 `torch.amp.autocast(device_type="cuda")`, `torch.cuda.amp.autocast()`, a `functools.partial`
 of one), whose default is
 float16 — in a function (or module-level code) that also calls `.backward()` on a loss — the function
-decorated with `@torch.autocast(...)`, or, for an autocast a function returns
+decorated with `@torch.autocast(...)` or the code of the file that calls it, or, for an autocast a function returns
 (`def get_ctx(): return torch.autocast("cuda")`), the code that calls that function — when
 the file has no `GradScaler` (any namespace, FSDP's `ShardedGradScaler` included) and the
 backward is not `scaler.scale(loss).backward()`. A device type or dtype the analysis cannot
@@ -98,45 +98,53 @@ bool isFloat16Autocast(const analysis::SemanticModel& model, TSNode call) {
   return value && *value == "cuda";
 }
 
+// The code around each call of `function` in the file (`get_ctx()`, `self.get_ctx()` in the
+// methods of the class that defines it), at most 32.
+void addCallers(const analysis::SemanticModel& model, TSNode function, std::vector<TSNode>& out) {
+  std::string_view name = model.text(fieldOf(function, "name"));
+  analysis::walkTree(
+      model.file().root(),
+      [&](TSNode node) {
+        if (out.size() >= 32 || isKind(node, kind::string) || isKind(node, kind::comment)) return false;
+        if (!isKind(node, kind::call)) return true;
+        TSNode callee = analysis::unparenthesize(fieldOf(node, "function"));
+        bool calls = false;
+        if (isKind(callee, kind::identifier) && model.text(callee) == name) {
+          const analysis::Binding* b = model.resolve(name, callee);
+          calls = b != nullptr && analysis::sameNode(b->statement, function);
+        } else if (isKind(callee, kind::attribute) && model.text(fieldOf(callee, "attribute")) == name) {
+          TSNode up = ts_node_parent(function);
+          if (isKind(up, kind::decorated_definition)) up = ts_node_parent(up);
+          TSNode cls = ts_node_parent(up);  // block -> class
+          calls = model.text(fieldOf(callee, "object")) == "self" && isKind(cls, kind::class_definition) &&
+                  analysis::contains(cls, node);
+        }
+        if (calls) out.push_back(enclosingFunctionOrModule(node));
+        return true;
+      },
+      [](TSNode) {});
+}
+
 // The function (or module) whose code runs under the autocast: the decorated function for
-// `@torch.autocast(...)`, else the code around the call; and when a function returns the autocast
+// `@torch.autocast(...)` and the code that calls it (the loss is often computed from its result
+// there); else the code around the call; and when a function returns the autocast
 // (`def get_ctx(): return torch.autocast("cuda")`), the code around each call of that function.
 std::vector<TSNode> regionsOf(const analysis::SemanticModel& model, TSNode call) {
   std::vector<TSNode> out;
   for (TSNode up = ts_node_parent(call); !ts_node_is_null(up); up = ts_node_parent(up)) {
     if (isKind(up, kind::decorator)) {
       TSNode definition = fieldOf(ts_node_parent(up), "definition");
-      if (isKind(definition, kind::function_definition)) return {definition};
-      return {};
+      if (!isKind(definition, kind::function_definition)) return {};
+      out.push_back(definition);
+      addCallers(model, definition, out);
+      return out;
     }
     if (isKind(up, kind::parenthesized_expression) || isKind(up, kind::conditional_expression)) continue;
     if (!isKind(up, kind::return_statement)) break;
     // `return torch.autocast(...)`: the callers of the enclosing function.
     TSNode function = enclosingFunctionOrModule(up);
     if (!isKind(function, kind::function_definition)) break;
-    std::string_view name = model.text(fieldOf(function, "name"));
-    analysis::walkTree(
-        model.file().root(),
-        [&](TSNode node) {
-          if (out.size() >= 32 || isKind(node, kind::string) || isKind(node, kind::comment)) return false;
-          if (!isKind(node, kind::call)) return true;
-          TSNode callee = analysis::unparenthesize(fieldOf(node, "function"));
-          bool calls = false;
-          if (isKind(callee, kind::identifier) && model.text(callee) == name) {
-            const analysis::Binding* b = model.resolve(name, callee);
-            calls = b != nullptr && analysis::sameNode(b->statement, function);
-          } else if (isKind(callee, kind::attribute) && model.text(fieldOf(callee, "attribute")) == name) {
-            // `self.get_ctx()` in the methods of the class that defines it.
-            TSNode up = ts_node_parent(function);
-            if (isKind(up, kind::decorated_definition)) up = ts_node_parent(up);
-            TSNode cls = ts_node_parent(up);  // block -> class
-            calls = model.text(fieldOf(callee, "object")) == "self" && isKind(cls, kind::class_definition) &&
-                    analysis::contains(cls, node);
-          }
-          if (calls) out.push_back(enclosingFunctionOrModule(node));
-          return true;
-        },
-        [](TSNode) {});
+    addCallers(model, function, out);
     break;
   }
   out.insert(out.begin(), enclosingFunctionOrModule(call));

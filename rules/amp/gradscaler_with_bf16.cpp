@@ -52,7 +52,8 @@ dtype=torch.bfloat16)`), the values a dtype name may hold when they all agree (b
 branches, a dataclass field's default, a dict literal indexed by an argparse option whose
 `choices` fix it), and autocast objects made elsewhere and
 entered later (`ctx = torch.autocast(...)`, `with ctx:`; `ctx = nullcontext()` then `if amp:
-ctx = torch.autocast(...)`; `self.ctx`; a function of the file that returns one). The scaler may
+ctx = torch.autocast(...)`; `self.ctx`; a function of the file, or of another file of the
+project, that returns one). The scaler may
 be spelled `torch.GradScaler` (2.3+). The bf16 autocast is shown as related information.
 
 A scaler whose `enabled=` (or an enclosing `if`) tests the precision is reported only when the
@@ -434,14 +435,23 @@ bool mutuallyExclusive(const std::vector<TSNode>& a, const std::vector<TSNode>& 
 }
 
 // The autocasts under `roots` (calls, and `with ctx:` items whose `ctx` was bound to one), in
-// source order, outside nested scopes, strings and comments: (the node met, the autocast call).
-// Cached per owner: a module with n scalers would otherwise be walked n times.
-struct AutocastCandidates {
-  mutable std::mutex mutex;
-  mutable std::map<const void*, std::vector<std::pair<TSNode, TSNode>>> by_owner;
+// source order, outside nested scopes, strings and comments. Cached per owner: a module with n
+// scalers would otherwise be walked n times.
+struct Candidate {
+  TSNode node;      // the node met
+  TSNode autocast;  // the autocast call
+  // The file of `autocast` when a helper of another file returns it (`with amp_context():`),
+  // and `shown` the expression of this file that calls the helper; null / the call otherwise.
+  const analysis::SemanticModel* where = nullptr;
+  TSNode shown;
 };
 
-const std::vector<std::pair<TSNode, TSNode>>& autocastCandidates(const analysis::SemanticModel& model, TSNode owner,
+struct AutocastCandidates {
+  mutable std::mutex mutex;
+  mutable std::map<const void*, std::vector<Candidate>> by_owner;
+};
+
+const std::vector<Candidate>& autocastCandidates(const analysis::SemanticModel& model, TSNode owner,
                                                                   const std::vector<TSNode>& roots) {
   static const int kTag = 0;
   const auto& cache = model.perFileAnalysis<AutocastCandidates>(&kTag, [] { return std::make_shared<const AutocastCandidates>(); });
@@ -449,7 +459,7 @@ const std::vector<std::pair<TSNode, TSNode>>& autocastCandidates(const analysis:
     std::lock_guard lock(cache.mutex);
     if (auto it = cache.by_owner.find(owner.id); it != cache.by_owner.end()) return it->second;
   }
-  std::vector<std::pair<TSNode, TSNode>> found;
+  std::vector<Candidate> found;
   for (TSNode root : roots) {
     analysis::walkTree(
         root,
@@ -458,7 +468,7 @@ const std::vector<std::pair<TSNode, TSNode>>& autocastCandidates(const analysis:
           if (kind == kind::function_definition || kind == kind::class_definition || kind == kind::string || kind == kind::comment)
             return false;
           if (kind == kind::call && amp::isAutocastCall(model, node)) {
-            found.emplace_back(node, node);
+            found.push_back({node, node, nullptr, node});
           } else if (kind == kind::with_item) {
             // `with ctx:` where `ctx` may hold an autocast made elsewhere (`ctx = nullcontext()`
             // then `ctx = torch.autocast(...)`, `self.ctx`, `with get_ctx():`): every one it may be.
@@ -466,7 +476,8 @@ const std::vector<std::pair<TSNode, TSNode>>& autocastCandidates(const analysis:
             if (isKind(value, kind::as_pattern)) value = analysis::unparenthesize(ts_node_named_child(value, 0));
             bool direct = isKind(value, kind::call) && amp::isAutocastCall(model, value);
             if (!direct && (isKind(value, kind::identifier) || isKind(value, kind::attribute) || isKind(value, kind::call)))
-              for (TSNode autocast : amp::autocastCallsOf(model, value)) found.emplace_back(node, autocast);
+              for (const amp::ModelNode& autocast : amp::autocastValuesOf(model, value))
+                found.push_back({node, autocast.node, autocast.model, autocast.model ? value : autocast.node});
           }
           return true;
         },
@@ -497,11 +508,11 @@ TSNode findBf16Autocast(const analysis::SemanticModel& model, const std::vector<
     roots.push_back(owner);
   }
   TSNode found{};
-  for (const auto& [node, autocast] : autocastCandidates(model, owner, roots)) {
-    if (mutuallyExclusive(analysis::pathTo(owner, node), scaler_path)) continue;
-    switch (amp::autocastCallDtype(model, autocast).kind) {
+  for (const Candidate& c : autocastCandidates(model, owner, roots)) {
+    if (mutuallyExclusive(analysis::pathTo(owner, c.node), scaler_path)) continue;
+    switch (amp::autocastCallDtype(c.where ? *c.where : model, c.autocast).kind) {
       case amp::DtypeKind::BFloat16:
-        if (ts_node_is_null(found)) found = autocast;
+        if (ts_node_is_null(found)) found = c.shown;
         break;
       case amp::DtypeKind::Float16:
       case amp::DtypeKind::Unknown:
@@ -544,10 +555,10 @@ TSNode findBf16AutocastInClass(const analysis::SemanticModel& model, TSNode cls)
     if (!ts_node_is_null(body)) bodies.push_back(body);
   }
   TSNode found{};
-  for (const auto& [node, autocast] : autocastCandidates(model, cls, bodies)) {
-    switch (amp::autocastCallDtype(model, autocast).kind) {
+  for (const Candidate& c : autocastCandidates(model, cls, bodies)) {
+    switch (amp::autocastCallDtype(c.where ? *c.where : model, c.autocast).kind) {
       case amp::DtypeKind::BFloat16:
-        if (ts_node_is_null(found)) found = autocast;
+        if (ts_node_is_null(found)) found = c.shown;
         break;
       case amp::DtypeKind::Float16:
       case amp::DtypeKind::Unknown:

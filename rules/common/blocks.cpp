@@ -127,7 +127,7 @@ std::optional<bool> boolValue(const analysis::SemanticModel& model, TSNode expr)
   std::optional<bool> common;
   auto values = analysis::valuesOf(model, expr);
   bool agree = values.all([&](const analysis::FlowValue& v) {
-    auto one = v.kind == analysis::FlowValue::Kind::Expression ? literalTruth(model, v.node) : std::nullopt;
+    auto one = v.kind == analysis::FlowValue::Kind::Expression ? literalTruth(v.in(model), v.node) : std::nullopt;
     if (!one || (common && *common != *one)) return false;
     common = one;
     return true;
@@ -163,7 +163,7 @@ std::optional<std::string_view> stringValue(const analysis::SemanticModel& model
   std::optional<std::string_view> common;
   auto values = analysis::valuesOf(model, expr);
   bool agree = values.all([&](const analysis::FlowValue& v) {
-    auto one = v.kind == analysis::FlowValue::Kind::Expression ? plainString(model, v.node) : std::nullopt;
+    auto one = v.kind == analysis::FlowValue::Kind::Expression ? plainString(v.in(model), v.node) : std::nullopt;
     if (!one || (common && *common != *one)) return false;
     common = one;
     return true;

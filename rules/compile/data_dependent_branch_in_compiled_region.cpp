@@ -36,9 +36,12 @@ other files of the project included) whose test calls
 `torch.is_nonzero`, or `bool(...)` of a tensor-valued `torch` call (`bool(torch.isnan(x))`),
 through any import or alias, and tests that use a value known to be a tensor as a `bool`:
 `if x.sum() > 0:`, `while x.max() > 1:`, `if bool(x.sum()):`, `if (x > 0).sum():`. A value is
-known to be a tensor when it comes from a tensor-returning `torch` call, a tensor method on
-such a value, arithmetic or a comparison with one, or a parameter annotated `torch.Tensor`
-(every rebinding included); a parameter without annotation is not. Sizes are not values:
+known to be a tensor when it comes from a tensor-returning `torch` call, a reduction method of
+any value (`x.sum()`, `x.mean()`, `x.max()` without a dimension: Python numbers and lists have
+none, and Dynamo traces a NumPy array as a tensor, so `if x.sum() > 0:` breaks for an
+unannotated parameter `x` too), a tensor method on a tensor, arithmetic or a comparison with
+one, or a parameter annotated `torch.Tensor` (every rebinding included); a bare parameter
+without annotation (`if items:`) is not. Sizes are not values:
 `x.shape[0] > 1`, `x.size(0)`, `x.ndim`, `x.dim()`, `x.numel()` and `len(x)` are static under
 the default dynamic-shape settings (Dynamo guards on them) and are not reported; on PyTorch 2.6
 and 2.14 each reported form is a graph break ("Dynamic control flow is not supported" on 2.6,

@@ -64,7 +64,8 @@ another file: `model = torch.compile(GPT(config))` or `model.compile()` in `trai
 `ModuleDict` element, or through `for block in self.<attr>` / `enumerate(...)` / `.values()` /
 `.items()`; containers filled by `append` / `extend` in `__init__`; `A(...) if c else B(...)`;
 each element compiled in a loop, `for block in model.blocks: block.compile()` or over
-`self.blocks` in a method), a
+`self.blocks` in a method; the classes a loop over `model.modules()` picks with `isinstance`,
+`if isinstance(m, Block): m.compile()`, also `or`-ed and imported), a
 method or submodule of a submodule (`self.encoder.encode(x)`), and the functions imported from
 other modules that compiled code calls. A helper or a partial defined in another module
 compiles what the project's calls pass it (`from utils import maybe_compile`;
@@ -101,10 +102,12 @@ graph breaks (PyTorch 2.8 documentation). `torch.compile` exists since PyTorch 2
 `int(t)`, `float(t)` and `bool(t)` of a value known to be a tensor read it the same way (Dynamo
 turns `int(t)` into `t.item()`: "Unsupported: Tensor.item" on PyTorch 2.6 and 2.14). A value
 is known to be a tensor when it comes from a tensor-returning `torch` call (`torch.sum(x)`,
-`torch.zeros(...)`), a tensor method on such a value (`t.sum()`, `(t > 0).float()`), arithmetic
-or a comparison with one, or a parameter annotated `torch.Tensor`, every rebinding included;
+`torch.zeros(...)`, `F.mse_loss(...)`), a reduction method of any value (`x.sum()`, `x.mean()`,
+`x.max()` without a dimension: Python numbers and lists have no such method, and a NumPy array
+is traced as a tensor), a tensor method on a tensor (`(t > 0).float()`), arithmetic or a
+comparison with one, or a parameter annotated `torch.Tensor`, every rebinding included;
 `int(n)` of a Python number, `int(x.shape[0])`, `int(len(x))` and `float(x.numel())` are sizes,
-not reads, and a parameter without annotation is not known to be a tensor.
+not reads, and a bare parameter without annotation (`int(items)`) is not known to be a tensor.
 
 When `torch._dynamo.config.capture_scalar_outputs` is on, Dynamo captures `.item()`, `int(t)`
 and `float(t)` as symbolic scalars instead of breaking (`torch._dynamo.explain` counts no break
@@ -122,7 +125,8 @@ it, so a setting after `import torch` and before the first compile holds). A tes
 it on does so in the test runner's process, which runs every test file: it counts for the
 project's test files.
 `torch._dynamo.config.patch(capture_scalar_outputs=True)`, as a context manager or a decorator,
-only holds for what it wraps: it keeps the rule silent in its own file alone.
+only holds for what it wraps: it keeps the rule silent in its own file alone, and not even there
+when what it wraps calls only torch's functions and builtins (it runs no compiled code).
 
 ## Example
 ```python

@@ -84,7 +84,8 @@ bool isIterableWrapper(const analysis::SemanticModel& model, TSNode call) {
 void collectDataLoaders(const analysis::SemanticModel& model, TSNode iterable, int depth, std::vector<TSNode>& out) {
   if (depth > 4 || out.size() >= 16) return;
   for (const auto& value : analysis::valuesOf(model, iterable).values) {
-    if (value.kind != analysis::FlowValue::Kind::Expression || !isKind(value.node, kind::call)) continue;
+    if (value.kind != analysis::FlowValue::Kind::Expression || value.model != nullptr || !isKind(value.node, kind::call))
+      continue;
     if (isDataLoaderCall(model, value.node)) {
       bool seen = false;
       for (TSNode have : out) seen = seen || analysis::sameNode(have, value.node);

@@ -11,6 +11,8 @@
 #include "analysis/code_text.h"
 #include "analysis/syntax.h"
 #include "analysis/syntax_helpers.h"
+#include "analysis/module_summary.h"
+#include "analysis/value_flow.h"
 #include "analysis/value_resolution.h"
 #include "rules/data/dataloader_args.h"
 #include "rules/data/seed_worker_fix.h"
@@ -55,7 +57,8 @@ per worker:
 - the dataset is the `DataLoader`'s first argument or `dataset=`, written as `MyDataset(...)`, as
   a name bound once to it (`ds = MyDataset(...)`) or as an attribute the class assigns once
   (`self.train_set = MyDataset(...)` in a data module's `setup`), and `MyDataset` is a class of
-  the same file (its methods may come from base classes of the same file);
+  the same file or one imported from another file of the project (`from data import MyDataset`),
+  read in its own file (its methods may come from base classes of that file);
 - the generator is `numpy.random.default_rng(...)`, `numpy.random.RandomState(...)`,
   `numpy.random.Generator(...)`, `random.Random(...)` or `torch.Generator()` (any alias:
   `import numpy as np`, `from numpy.random import default_rng`, `import random as rnd`), stored
@@ -75,8 +78,9 @@ imported from another module, or calling code the file does not show, is taken a
 The global streams (`random.random()`, `np.random.rand()`, `torch.rand()`) are not reported:
 PyTorch reseeds them in every worker. With `torch-version` below 1.9, a dataset that draws from
 the global `numpy.random` is reported too, because those releases did not reseed it. The related
-information points at each generator's creation. A dataset whose class is not in the file is
-not reported.
+information points at each generator's creation. A dataset whose class the project does not show
+(a library's, a parameter) is not reported. A class of another file gets no fix (the
+generators are that file's names): the message and the related information point there.
 
 ## Why is this bad?
 Each worker process starts as a copy of the main process (forked on Linux; on other platforms
@@ -248,11 +252,19 @@ TSNode classNamed(const analysis::SemanticModel& model, TSNode name) {
 
 
 
-// The class of the DataLoader's dataset when the file shows it: `DataLoader(MyDataset(...))`,
+// The dataset's class and the file it is in.
+struct DatasetClass {
+  const analysis::SemanticModel* model = nullptr;  // null: the file checked
+  TSNode node{};
+  std::string path;  // another file of the project, else empty
+};
+
+// The class of the DataLoader's dataset when the project shows it: `DataLoader(MyDataset(...))`,
 // `dataset=MyDataset(...)`, a name bound once to such a call, or `self.<attr>` assigned once in
-// the class.
-TSNode datasetClass(const analysis::SemanticModel& model, TSNode call, std::string_view source) {
-  TSNode argument = analysis::argumentFor(call, 0, "dataset", source);
+// the class; `MyDataset` a class of the file, or one another file of the project defines
+// (`from data import MyDataset`).
+DatasetClass datasetClass(const analysis::SemanticModel& model, TSNode call, const Context& ctx) {
+  TSNode argument = analysis::argumentFor(call, 0, "dataset", ctx.source());
   if (ts_node_is_null(argument)) return {};
   TSNode value = analysis::resolveValue(model, argument);
   if (isKind(value, kind::attribute)) {
@@ -261,7 +273,15 @@ TSNode datasetClass(const analysis::SemanticModel& model, TSNode call, std::stri
     value = analysis::resolveValue(model, value);
   }
   if (!isKind(value, kind::call)) return {};
-  return classNamed(model, fieldOf(value, "function"));
+  TSNode function = fieldOf(value, "function");
+  TSNode local = classNamed(model, function);
+  if (!ts_node_is_null(local)) return {nullptr, local, {}};
+  const auto& project = ctx.settings().project;
+  if (project == nullptr || project->functions == nullptr) return {};
+  auto qualified = analysis::importedName(model, function);
+  auto found = qualified ? project->functions->definition(*qualified) : std::nullopt;
+  if (!found || found->model == nullptr || !isKind(found->node, kind::class_definition)) return {};
+  return {found->model, found->node, found->path};
 }
 
 
@@ -452,9 +472,12 @@ class DataLoaderWorkerInitFn final : public Rule {
     auto literal = integerLiteral(analysis::resolveValue(model, num_workers), ctx.source());
     if (literal && *literal == 0) return;
 
-    TSNode cls = datasetClass(model, call, ctx.source());
+    DatasetClass dataset = datasetClass(model, call, ctx);
+    TSNode cls = dataset.node;
     if (ts_node_is_null(cls)) return;
-    DatasetFacts facts = analyseDataset(model, cls);
+    // A class of another file is read there, as one of this file is here.
+    const analysis::SemanticModel& class_model = dataset.model != nullptr ? *dataset.model : model;
+    DatasetFacts facts = analyseDataset(class_model, cls);
     // Before 1.9, workers did not reseed the global numpy generator either.
     bool global_numpy = !ctx.torchAtLeast(1, 9) && !ts_node_is_null(facts.global_numpy_draw);
     if (!ts_node_is_null(init_fn)) {
@@ -493,13 +516,25 @@ class DataLoaderWorkerInitFn final : public Rule {
     }
     Diagnostic& d = ctx.report(call, std::move(message));
     d.help = std::move(help);
+    auto related = [&](TSNode node, std::string message) {
+      RelatedInfo info{startOf(node), endOf(node), std::move(message)};
+      if (dataset.model != nullptr) {  // in the class's file
+        analysis::SourcePos at = analysis::sourcePosOf(dataset.model->file(), info.start, info.end);
+        info.path = dataset.path;
+        info.line = at.line;
+        info.column = at.column;
+        info.column_utf16 = at.column_utf16;
+        info.column_bytes = at.column_bytes;
+      }
+      d.related.push_back(std::move(info));
+    };
     for (const Generator& g : facts.generators)
-      d.related.push_back({startOf(g.creation.call), endOf(g.creation.call),
-                           fmt::format("`{}{}` is created here, before the workers start", g.on_self ? "self." : "", g.name)});
-    if (global_numpy)
-      d.related.push_back({startOf(facts.global_numpy_draw), endOf(facts.global_numpy_draw),
-                           "the global `numpy.random` stream, not reseeded per worker before PyTorch 1.9"});
-    if (!init_argument) d.fix = seedWorkerFix(call, facts, global_numpy, ctx.text(fieldOf(cls, "name")), ctx);
+      related(g.creation.call, fmt::format("`{}{}` is created here, before the workers start", g.on_self ? "self." : "", g.name));
+    if (global_numpy) related(facts.global_numpy_draw, "the global `numpy.random` stream, not reseeded per worker before PyTorch 1.9");
+    // The fix reseeds what the class's file names (its module-level generators are that
+    // module's globals): only for a class of this file.
+    if (!init_argument && dataset.model == nullptr)
+      d.fix = seedWorkerFix(call, facts, global_numpy, ctx.text(fieldOf(cls, "name")), ctx);
   }
 };
 

@@ -39,13 +39,17 @@ an attribute or item of one, or a name the loop body unpacks from it: `x.to(devi
 `batch["image"].cuda()`, `inputs, labels = data`, `{k: v.to(device) for k, v in batch.items()}`)
 that do not pass `non_blocking=`. The target is judged on every value it may hold where the
 call stands: `device = "cuda" if torch.cuda.is_available() else "cpu"`, a device returned by a
-function of the file (`device = infer_device()`), `self.device` assigned in another method,
+function of the file (`device = infer_device()`) or of another file of the project
+(`from utils import get_device`, read in its own file), `self.device` assigned in another method,
 `accelerator.device` are devices; a target that is only ever `"cpu"` (or `"meta"`,
 `torch.device("cpu")`) is no host-to-device copy and is not reported, nor is a dtype
 (`.to(torch.float16)`), nor a batch name that already holds a `.to()` / `.cuda()` copy where it
 is read (`x = x.cuda(non_blocking=True)` then `x.to(device)`), nor a loader whose `pin_memory`
-the analysis cannot resolve, nor a loader held in an attribute (`self.loader`). The DataLoader
-is given as related information.
+the analysis cannot resolve. The loader may be reached by value flow: a function of the file that
+returns it, a parameter the file's calls pass it to, an attribute (`self.loader`) set in any
+method of the class, also from a parameter of `__init__` that the file's `Trainer(model, loader)`
+calls pass. A batch taken with `batch = next(it)` from `it = iter(loader)` is followed through
+the rest of its function. The DataLoader is given as related information.
 
 ## Why is this bad?
 `pin_memory=True` makes the loader put each batch in page-locked host memory, and the only
@@ -137,8 +141,9 @@ bool fromBatch(TSNode value, std::string_view source, const std::set<std::string
 // What a `.to()` target may be, value by value.
 enum class Target { Device, Host, Dtype, Opaque };
 
-Target classifyTarget(const analysis::SemanticModel& model, const analysis::FlowValue& value, int depth = 0) {
+Target classifyTarget(const analysis::SemanticModel& asking, const analysis::FlowValue& value, int depth = 0) {
   if (value.kind != analysis::FlowValue::Kind::Expression) return Target::Device;  // `for dev in devices`
+  const analysis::SemanticModel& model = value.in(asking);  // a helper's return: its own file
   TSNode node = value.node;
   std::string_view source = model.file().text();
   if (amp::resolveDtype(model, node) != amp::DtypeKind::Unknown) return Target::Dtype;  // `torch.float16`, ...
@@ -213,14 +218,14 @@ bool isCopy(const analysis::SemanticModel& model, TSNode expr) {
 bool alreadyMoved(const analysis::SemanticModel& model, TSNode name) {
   auto values = analysis::valuesOf(model, name);
   return values.all([&](const analysis::FlowValue& v) {
-    return v.kind == analysis::FlowValue::Kind::Expression && isCopy(model, v.node);
+    return v.kind == analysis::FlowValue::Kind::Expression && isCopy(v.in(model), v.node);
   });
 }
 
 class PinMemoryWithoutNonBlocking final : public Rule {
  public:
   const RuleMeta& meta() const override { return kPinMemoryWithoutNonBlocking; }
-  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::for_statement}; }
+  std::vector<analysis::NodeKind> nodeKinds() const override { return {kind::for_statement, kind::call}; }
   // Every call the rule reports resolves to DataLoader through an import or an attribute, which
   // spell it as code: a file that names it only in docstrings and comments is not parsed for it.
   // `pin_memory=True` (or a name bound to `True`), and a `.to(` or `.cuda(` call.
@@ -232,36 +237,111 @@ class PinMemoryWithoutNonBlocking final : public Rule {
             .tree_names = {{"pin_memory"}, {"DataLoader"}}};
   }
 
-  void check(TSNode loop, Context& ctx) const override {
+  void check(TSNode node, Context& ctx) const override {
+    if (isKind(node, kind::call)) return checkNext(node, ctx);
     const auto& model = ctx.model();
-    std::string_view source = ctx.source();
-    TSNode loader = data::dataLoaderOfIterable(model, fieldOf(loop, "right"));
-    if (ts_node_is_null(loader) || boolValue(model, data::dataLoaderArgument(loader, "pin_memory", source)) != true) {
-      // A loader the loop may iterate by value flow (a parameter the file's calls pass one to, a
-      // function's return): the first that pins its batches.
-      loader = TSNode{};
-      for (TSNode candidate : data::dataLoadersOfIterable(model, fieldOf(loop, "right"))) {
-        if (boolValue(model, data::dataLoaderArgument(candidate, "pin_memory", source)) == true) {
-          loader = candidate;
-          break;
-        }
-      }
-      if (ts_node_is_null(loader)) return;
-    }
-
+    TSNode loop = node;
+    TSNode loader = pinnedLoaderOf(model, fieldOf(loop, "right"));
+    if (ts_node_is_null(loader)) return;
     std::set<std::string_view> targets;
-    addBoundNames(fieldOf(loop, "left"), source, targets);
+    addBoundNames(fieldOf(loop, "left"), ctx.source(), targets);
     if (targets.empty()) return;
-
     TSNode body = fieldOf(loop, "body");
-    if (ts_node_is_null(body)) return;
+    if (!ts_node_is_null(body)) checkBatchUses(ctx, body, 0, loader, targets);
+  }
+
+ private:
+  // The pinned DataLoader `iterable` iterates (directly, through `enumerate`/`zip`/`tqdm`, or by
+  // value flow), else null.
+  static TSNode pinnedLoaderOf(const analysis::SemanticModel& model, TSNode iterable) {
+    std::string_view source = model.file().text();
+    TSNode loader = data::dataLoaderOfIterable(model, iterable);
+    if (!ts_node_is_null(loader) && boolValue(model, data::dataLoaderArgument(loader, "pin_memory", source)) == true)
+      return loader;
+    // A loader the loop may iterate by value flow (a parameter the file's calls pass one to, a
+    // function's return): the first that pins its batches.
+    for (TSNode candidate : data::dataLoadersOfIterable(model, iterable))
+      if (boolValue(model, data::dataLoaderArgument(candidate, "pin_memory", source)) == true) return candidate;
+    return {};
+  }
+
+  // `batch = next(it)` where `it` is `iter(loader)` of a pinned loader: the batch's copies in the
+  // rest of the function (the loop a `while True:` runs is in it).
+  static void checkNext(TSNode call, Context& ctx) {
+    const auto& model = ctx.model();
+    TSNode function = fieldOf(call, "function");
+    if (!isKind(function, kind::identifier) || model.text(function) != "next" ||
+        model.resolve("next", function) != nullptr)
+      return;
+    auto args = positionalArguments(call);
+    TSNode assignment = ts_node_parent(call);
+    if (args.empty() || !isKind(assignment, kind::assignment) ||
+        !analysis::sameNode(analysis::unparenthesize(fieldOf(assignment, "right")), call))
+      return;
+    TSNode loader{};
+    for (const auto& value : analysis::valuesOf(model, args[0]).values) {
+      // An iterator a helper of another file makes is not followed (its loader is not this file's).
+      if (value.kind != analysis::FlowValue::Kind::Expression || value.model != nullptr || !isKind(value.node, kind::call))
+        continue;
+      TSNode iter = fieldOf(value.node, "function");
+      if (!isKind(iter, kind::identifier) || model.text(iter) != "iter" || model.resolve("iter", iter) != nullptr) continue;
+      auto iter_args = positionalArguments(value.node);
+      if (iter_args.size() == 1) loader = pinnedLoaderOf(model, iter_args[0]);
+      if (!ts_node_is_null(loader)) break;
+    }
+    if (ts_node_is_null(loader)) return;
+    std::set<std::string_view> targets;
+    addBoundNames(fieldOf(assignment, "left"), ctx.source(), targets);
+    if (targets.empty()) return;
+    TSNode scope = call;
+    while (!ts_node_is_null(scope) && !isKind(scope, kind::function_definition) && !isKind(scope, kind::module))
+      scope = ts_node_parent(scope);
+    if (isKind(scope, kind::function_definition)) scope = fieldOf(scope, "body");
+    if (ts_node_is_null(scope)) return;
+    // The first `next(it)` of the function follows the batch; the others (`except StopIteration:`
+    // restarting the iterator) rebind the same batch.
+    std::string_view iterator = model.text(args[0]);
+    TSNode first{};
+    analysis::walkTree(
+        scope,
+        [&](TSNode node) {
+          if (!ts_node_is_null(first) || isCodeBoundary(node)) return false;
+          if (isNextOf(model, node, iterator)) first = node;
+          return ts_node_is_null(first);
+        },
+        [](TSNode) {});
+    if (!analysis::sameNode(first, call)) return;
+    checkBatchUses(ctx, scope, analysis::endOf(assignment), loader, targets, iterator);
+  }
+
+  // `next(<iterator>)`, the builtin, its argument spelled `iterator`.
+  static bool isNextOf(const analysis::SemanticModel& model, TSNode node, std::string_view iterator) {
+    if (!isKind(node, kind::call)) return false;
+    TSNode function = fieldOf(node, "function");
+    if (!isKind(function, kind::identifier) || model.text(function) != "next") return false;
+    auto args = positionalArguments(node);
+    return !args.empty() && model.text(args[0]) == iterator && model.resolve("next", function) == nullptr;
+  }
+
+  // Reports the batch's `.to()` / `.cuda()` copies in `body` at or after byte `from`, following
+  // the names that take parts of it.
+  static void checkBatchUses(Context& ctx, TSNode body, uint32_t from, TSNode loader,
+                             std::set<std::string_view>& targets, std::string_view iterator = {}) {
+    std::string_view source = ctx.source();
+    const auto& model = ctx.model();
+    auto batchValue = [&](TSNode value) {
+      return fromBatch(value, source, targets) ||
+             (!iterator.empty() && isNextOf(model, analysis::unparenthesize(value), iterator));
+    };
     analysis::walkTree(
         body,
         [&](TSNode node) {
           if (isCodeBoundary(node) || isKind(node, kind::string) || isKind(node, kind::comment)) return false;
+          if (analysis::endOf(node) <= from) return false;
+          if (analysis::startOf(node) < from) return true;  // holds the start: look inside
           // Names that take parts of the batch: `x, y = batch`, `for k, v in batch.items()`,
           // `{k: v.to(device) for k, v in batch.items()}`.
-          if (isKind(node, kind::assignment) && fromBatch(fieldOf(node, "right"), source, targets))
+          if (isKind(node, kind::assignment) && batchValue(fieldOf(node, "right")))
             addBoundNames(fieldOf(node, "left"), source, targets);
           if (isKind(node, kind::for_statement) && fromBatch(fieldOf(node, "right"), source, targets))
             addBoundNames(fieldOf(node, "left"), source, targets);
@@ -276,10 +356,15 @@ class PinMemoryWithoutNonBlocking final : public Rule {
           if (isKind(node, kind::call)) checkCopy(ctx, node, loader, targets);
           return true;
         },
-        [](TSNode) {});
+        [&](TSNode node) {
+          // After `next()`: `batch = [t.to(device) for t in batch]`, `x = model(x)` — once its right
+          // side has been read, the name holds something else than the pinned batch.
+          if (iterator.empty() || !isKind(node, kind::assignment) || analysis::startOf(node) < from) return;
+          TSNode left = fieldOf(node, "left");
+          if (isKind(left, kind::identifier) && !batchValue(fieldOf(node, "right"))) targets.erase(model.text(left));
+        });
   }
 
- private:
   static void checkCopy(Context& ctx, TSNode call, TSNode loader, const std::set<std::string_view>& targets) {
     const auto& model = ctx.model();
     std::string_view source = ctx.source();

@@ -46,8 +46,10 @@ the spellings projects use:
   the string given directly, as a branch of a conditional, or through a name bound once.
 
 Not reported: `find_unused_parameters=False` or a value the file does not fix (a parameter, a
-config attribute), a call that also passes `static_graph=True` (DDP then skips the per-iteration
-search), and look-alikes — a class of the project's own that happens to be called
+config attribute), a call that also passes `static_graph=` with a value that is or may be true
+(`static_graph=True`, `static_graph=static`: DDP then skips the per-iteration search), a test
+(a file that imports `unittest`, `pytest` or a testing module such as `torch.testing._internal`
+or `accelerate.test_utils`: it runs a few steps, often to exercise the flag itself), and look-alikes — a class of the project's own that happens to be called
 `DistributedDataParallel` or `DDPStrategy`, `dict(find_unused_parameters=True)`.
 
 ## Why is this bad?
@@ -91,8 +93,7 @@ the call already has a `static_graph=` argument, passes `**kwargs`, or passes th
 positionally, nor for accelerate's and Lightning's spellings, whose own options differ. Nor is
 one offered in a file that changes `requires_grad` (`p.requires_grad = False`,
 `module.requires_grad_(False)`): freezing and unfreezing during training changes the used set by
-design; nor in a test file (one that imports `unittest`, `pytest` or `torch.testing._internal`),
-which may exist to exercise the flag. The finding says why.
+design. The finding says why.
 
 ## Releases
 `torch/nn/parallel/distributed.py`: `find_unused_parameters` in 1.13, 2.6 and 2.14; the premise
@@ -119,6 +120,11 @@ constexpr std::string_view kHelp = "Only a model whose set of unused parameters 
 
 bool isTrue(const analysis::SemanticModel& model, TSNode value) {
   return !ts_node_is_null(value) && isTrueLiteral(analysis::resolveValue(model, value));
+}
+
+// `static_graph=` given a value that is, or may be, true (`static_graph=static`): precision first.
+bool mayBeStaticGraph(const analysis::SemanticModel& model, TSNode value) {
+  return !ts_node_is_null(value) && !isFalseLiteral(analysis::resolveValue(model, value));
 }
 
 bool isIn(std::string_view name, std::initializer_list<std::string_view> names) {
@@ -188,13 +194,28 @@ std::optional<std::string> unusedStrategy(const analysis::SemanticModel& model, 
   return std::nullopt;
 }
 
+// A test (it imports `unittest`, `pytest`, or a testing module: `torch.testing._internal`,
+// `accelerate.test_utils`, `transformers.testing_utils`): it runs a few steps, often to exercise
+// the flag itself, so the per-step cost is not worth a finding.
+bool isTestFile(const analysis::SemanticModel& model) {
+  for (const analysis::Binding* b : model.imports()) {
+    std::string_view q = b->qualified_name;
+    size_t start = 0;
+    while (start <= q.size()) {
+      size_t dot = q.find('.', start);
+      std::string_view part = q.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
+      if (isIn(part, {"unittest", "pytest", "testing", "test_utils", "testing_utils"})) return true;
+      if (dot == std::string_view::npos) break;
+      start = dot + 1;
+    }
+  }
+  return false;
+}
+
 // Why `static_graph=True` cannot stand in for the flag in this file, or empty: a file that changes
 // `requires_grad` (`p.requires_grad = False`, `module.requires_grad_(False)`) may change the set
-// of used parameters between iterations by design, which a static graph forbids; a test file
-// (it imports `unittest`, `pytest` or `torch.testing._internal`) may exist to exercise the flag.
+// of used parameters between iterations by design, which a static graph forbids.
 std::string_view staticGraphRefusal(const analysis::SemanticModel& model) {
-  for (std::string_view module : {"unittest", "pytest", "torch.testing._internal"})
-    if (model.importsModule(module)) return "a test file";
   const analysis::ParsedFile& file = model.file();
   if (analysis::findBytes(file.text(), "requires_grad") == std::string_view::npos) return {};
   bool changes = false;
@@ -226,13 +247,15 @@ class DdpFindUnusedParameters final : public Rule {
   void check(TSNode call, Context& ctx) const override {
     const auto& model = ctx.model();
     auto callee = model.calleeName(call);
-    if (!callee) return;
+    if (!callee || isTestFile(model)) return;
     if (*callee == "torch.nn.parallel.DistributedDataParallel") return checkDdp(call, ctx);
     if (isAccelerateKwargs(*callee) || isDdpStrategy(*callee)) {
       TSNode value = keywordArgument(call, "find_unused_parameters", ctx.source());
-      if (!isTrue(model, value) || isTrue(model, keywordArgument(call, "static_graph", ctx.source()))) return;
+      if (!isTrue(model, value) || mayBeStaticGraph(model, keywordArgument(call, "static_graph", ctx.source()))) return;
       std::string_view name = std::string_view(*callee).substr(callee->rfind('.') + 1);
-      Diagnostic& d = ctx.report(call, fmt::format("`{}(find_unused_parameters=True)` {}; drop it {}", name, kCost, kUnless));
+      // accelerate's kwargs handler has `static_graph` too; Lightning's strategy names do not.
+      std::string_view instead = isAccelerateKwargs(*callee) ? "use `static_graph=True`" : "drop it";
+      Diagnostic& d = ctx.report(call, fmt::format("`{}(find_unused_parameters=True)` {}; {} {}", name, kCost, instead, kUnless));
       d.help = kHelp;
       return;
     }
@@ -259,7 +282,7 @@ class DdpFindUnusedParameters final : public Rule {
 
     // With `static_graph=True`, DDP records the unused set once; the flag no longer costs.
     TSNode static_graph = keywordArgument(call, "static_graph", ctx.source());
-    if (isTrue(model, static_graph)) return;
+    if (mayBeStaticGraph(model, static_graph)) return;
 
     Diagnostic& d = ctx.report(call, fmt::format("`find_unused_parameters=True` {}; use `static_graph=True` {}", kCost, kUnless));
     d.help = kHelp;

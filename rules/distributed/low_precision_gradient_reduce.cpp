@@ -30,7 +30,8 @@ Reports FSDP2's `MixedPrecisionPolicy(reduce_dtype=...)` (`torch.distributed.fsd
 the second positional argument — resolves to `torch.bfloat16` or `torch.float16` (literal,
 alias, a name whose values all are), and when `reduce_dtype` is omitted or `None` while
 `param_dtype` is one of them: both APIs then reduce in `param_dtype`. A dtype the analysis
-cannot resolve is not reported.
+cannot resolve is not reported, nor a policy that is only an expected value in a test (an operand
+of `==`, or bound to a name that only comparisons and `assert`s read).
 
 ## Why is this bad?
 `reduce_dtype` is the precision in which FSDP reduce-scatters (or all-reduces) the gradients
@@ -97,10 +98,48 @@ std::string_view lowPrecisionName(const analysis::SemanticModel& model, TSNode d
   auto values = analysis::valuesOf(model, dtype);
   bool low = values.all([&](const analysis::FlowValue& v) {
     if (v.kind != analysis::FlowValue::Kind::Expression) return false;
-    amp::DtypeKind one = amp::resolveDtype(model, v.node);
+    amp::DtypeKind one = amp::resolveDtype(v.in(model), v.node);
     return one == amp::DtypeKind::BFloat16 || one == amp::DtypeKind::Float16;
   });
   return low ? "bfloat16 or float16" : "";
+}
+
+// Is `node` an operand of a comparison or inside an `assert` (within its statement)?
+bool inAssertOrComparison(TSNode node) {
+  for (TSNode cur = ts_node_parent(node); !ts_node_is_null(cur); cur = ts_node_parent(cur)) {
+    analysis::NodeKind kind = analysis::kindOf(cur);
+    if (kind == kind::assert_statement || kind == kind::comparison_operator) return true;
+    if (kind == kind::expression_statement || kind == kind::block || kind == kind::module ||
+        kind == kind::function_definition || kind == kind::class_definition || kind == kind::lambda)
+      return false;
+  }
+  return false;
+}
+
+// A policy that is only an expected value (`assert plugin.policy == MixedPrecision(...)`, or bound
+// to a name read only by comparisons and asserts): nothing is sharded with it.
+bool onlyCompared(const analysis::SemanticModel& model, TSNode call) {
+  if (inAssertOrComparison(call)) return true;
+  TSNode parent = ts_node_parent(call);
+  if (!isKind(parent, kind::assignment) || !analysis::sameNode(fieldOf(parent, "right"), call)) return false;
+  TSNode target = fieldOf(parent, "left");
+  if (!isKind(target, kind::identifier)) return false;
+  std::string_view name = model.text(target);
+  const analysis::Binding* binding = model.resolve(name, target);
+  if (binding == nullptr || binding->scope == nullptr) return false;
+  bool read = false, other_use = false;
+  analysis::walkTree(
+      binding->scope->node,
+      [&](TSNode node) {
+        if (other_use) return false;
+        if (!isKind(node, kind::identifier) || model.text(node) != name || analysis::sameNode(node, target)) return true;
+        if (model.resolve(name, node) != binding) return true;
+        read = true;
+        if (!inAssertOrComparison(node)) other_use = true;
+        return !other_use;
+      },
+      [](TSNode) {});
+  return read && !other_use;
 }
 
 class LowPrecisionGradientReduce final : public Rule {
@@ -114,7 +153,7 @@ class LowPrecisionGradientReduce final : public Rule {
   void check(TSNode call, Context& ctx) const override {
     const auto& model = ctx.model();
     auto callee = model.calleeName(call);
-    if (!callee || !isMixedPrecisionClass(*callee)) return;
+    if (!callee || !isMixedPrecisionClass(*callee) || onlyCompared(model, call)) return;
     TSNode value = keywordArgument(call, "reduce_dtype", ctx.source());
     auto positional = positionalArguments(call);
     if (ts_node_is_null(value) && positional.size() >= 2 && !hasStarArguments(call)) value = positional[1];

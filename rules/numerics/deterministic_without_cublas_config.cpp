@@ -38,7 +38,9 @@ A read (`os.environ.get("CUBLAS_WORKSPACE_CONFIG")`, `"CUBLAS_WORKSPACE_CONFIG" 
 a log line or a comment that names it sets nothing; a check that raises when it is missing
 (`if "CUBLAS_WORKSPACE_CONFIG" not in os.environ: raise ...`) guards the call and counts as set.
 A call that only runs on another device (`if device == "xpu":`, the `else` of
-`if torch.cuda.is_available():`) is not reported: only CUDA's cuBLAS reads the variable.
+`if torch.cuda.is_available():`) is not reported: only CUDA's cuBLAS reads the variable. Nor is
+a file that hides every GPU (`os.environ["CUDA_VISIBLE_DEVICES"] = ""` or `"-1"`): no cuBLAS
+call can run there.
 A variable set only in a launcher script, a `Dockerfile` or the shell is not seen: suppress the
 finding there with `# noqa: PTL702`.
 
@@ -193,6 +195,30 @@ bool onlyWithoutCuda(const analysis::SemanticModel& model, TSNode call, std::str
   return false;
 }
 
+// Does the file hide every GPU from the process (`os.environ["CUDA_VISIBLE_DEVICES"] = ""` or
+// `"-1"`, anywhere in it)? Then no cuBLAS call can run, and deterministic mode cannot raise.
+bool hidesCuda(const analysis::SemanticModel& model, std::string_view source) {
+  if (analysis::findBytes(source, "CUDA_VISIBLE_DEVICES") == std::string_view::npos) return false;
+  bool hides = false;
+  analysis::walkTree(
+      model.file().root(),
+      [&](TSNode node) {
+        if (hides) return false;
+        if (!isKind(node, kind::assignment)) return true;
+        TSNode left = fieldOf(node, "left");
+        TSNode right = analysis::unparenthesize(fieldOf(node, "right"));
+        if (!isKind(left, kind::subscript) || !isKind(right, kind::string)) return true;
+        auto key = stringLiteral(fieldOf(left, "subscript"), source);
+        auto value = stringLiteral(right, source);
+        if (key && *key == "CUDA_VISIBLE_DEVICES" && value && (value->empty() || *value == "-1") &&
+            model.text(fieldOf(left, "value")).ends_with("environ"))
+          hides = true;
+        return !hides;
+      },
+      [](TSNode) {});
+  return hides;
+}
+
 class DeterministicWithoutCublasConfig final : public Rule {
  public:
   const RuleMeta& meta() const override { return kDeterministicWithoutCublasConfig; }
@@ -227,7 +253,7 @@ class DeterministicWithoutCublasConfig final : public Rule {
     std::string_view source = ctx.source();
     TSNode mode = analysis::argumentFor(call, 0, "mode", source);
     if (boolValue(model, mode) != true) return;
-    if (onlyWithoutCuda(model, call, source)) return;
+    if (onlyWithoutCuda(model, call, source) || hidesCuda(model, source)) return;
     bool warn_only = boolValue(model, keywordArgument(call, "warn_only", source)) == true;
     Diagnostic& d = ctx.report(
         call, warn_only

@@ -43,6 +43,7 @@ THIRD_PARTY = {
 UTF16_ALLOWED = {
     "analysis/module_summary.cpp", "analysis/module_summary.h",
     "rules/rule.h", "rules/compile/compile_path.cpp", "rules/autograd/eval_with_grad.cpp",
+    "rules/data/dataloader_missing_worker_init_fn.cpp",
     "workspace/project_scan_cache.cpp", "workspace/cache.cpp",
     "quickfix/fix.h",  # says it knows none
 }

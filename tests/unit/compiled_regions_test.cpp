@@ -243,8 +243,17 @@ def d(x): return x
 
 TEST(CompiledRegionsTest, CaptureScalarOutputsIsNoticed) {
   EXPECT_TRUE(analyse("import torch\ntorch._dynamo.config.capture_scalar_outputs = True\n").regions->capturesScalarOutputs());
-  EXPECT_TRUE(analyse("import torch\n@torch._dynamo.config.patch(capture_scalar_outputs=True)\ndef f(): pass\n")
+  EXPECT_TRUE(analyse("import torch\n@torch._dynamo.config.patch(capture_scalar_outputs=True)\ndef f(x): return g(x)\n")
                   .regions->capturesScalarOutputs());
+  EXPECT_TRUE(analyse("import torch\ndef f(m, x):\n    with torch._dynamo.config.patch(capture_scalar_outputs=True):\n"
+                      "        return m(x)\n")
+                  .regions->capturesScalarOutputs());
+  // A patch whose code calls only torch's functions and builtins runs no compiled code.
+  EXPECT_FALSE(analyse("import torch\n@torch._dynamo.config.patch(capture_scalar_outputs=True)\ndef f(): pass\n")
+                   .regions->capturesScalarOutputs());
+  EXPECT_FALSE(analyse("import torch\ndef f():\n    with torch._dynamo.config.patch(capture_scalar_outputs=True):\n"
+                       "        print(torch.ones(2))\n")
+                   .regions->capturesScalarOutputs());
   EXPECT_FALSE(analyse("import torch\ntorch._dynamo.config.capture_scalar_outputs = False\n").regions->capturesScalarOutputs());
 }
 

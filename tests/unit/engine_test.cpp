@@ -164,4 +164,29 @@ TEST_F(EngineTest, ResultsRecordTheFilesTheirFactsCameFrom) {
   EXPECT_EQ(result.dependencies, std::vector<fs::path>{train});
 }
 
+// A finding that rests on what a helper of another file returns depends on that file, and is
+// not cached (the cache key does not describe it): an edit of the helper is seen on the next run.
+TEST_F(EngineTest, ResultsThatReadAHelperOfAnotherFileDependOnItAndAreNotCached) {
+  write("pyproject.toml", "[project]\nname = \"p\"\n");
+  fs::path utils = write("utils.py", "import torch\n\ndef low():\n    return torch.bfloat16\n");
+  fs::path train = write("train.py",
+                         "from torch.distributed.fsdp import MixedPrecisionPolicy\nfrom utils import low\n\n"
+                         "policy = MixedPrecisionPolicy(param_dtype=low(), reduce_dtype=low())\n");
+  workspace::EngineOptions options;
+  options.overrides.select = std::vector<std::string>{"PTL203"};
+  options.cache_folder = dir_;
+  {
+    workspace::Engine engine(options);
+    auto result = engine.check({train, std::nullopt, std::nullopt});
+    EXPECT_EQ(codes(result), std::vector<std::string>{"PTL203"});
+    EXPECT_EQ(result.dependencies, std::vector<fs::path>{utils});
+    engine.save();
+  }
+  write("utils.py", "import torch\n\ndef low():\n    return torch.float32\n");
+  workspace::Engine engine(options);
+  auto result = engine.check({train, std::nullopt, std::nullopt});
+  EXPECT_EQ(result.status, workspace::FileStatus::Checked);
+  EXPECT_TRUE(codes(result).empty());
+}
+
 }  // namespace

@@ -18,7 +18,10 @@ namespace {
 
 class Flow {
  public:
-  explicit Flow(std::string source) : file_(ParsedFile::parse(std::move(source))), model_(file_) {}
+  explicit Flow(std::string source, std::shared_ptr<const ProjectFunctions> project = nullptr)
+      : file_(ParsedFile::parse(std::move(source))), model_(file_) {
+    if (project) useProjectFunctions(model_, std::move(project));
+  }
 
   // The values of the `occurrence`-th (0-based) whole-word match of `needle`, as text.
   std::string values(std::string_view needle, int occurrence = 0) const {
@@ -52,7 +55,8 @@ class Flow {
       }
       if (v.kind == FlowValue::Kind::Part) prefix = "part:";
       if (v.kind == FlowValue::Kind::Entered) prefix = "enter:";
-      parts.push_back(prefix + std::string(model_.text(v.node)));
+      if (v.model != nullptr) prefix += "there:";
+      parts.push_back(prefix + std::string(v.in(model_).text(v.node)));
     }
     std::sort(parts.begin(), parts.end());
     parts.erase(std::unique(parts.begin(), parts.end()), parts.end());
@@ -355,6 +359,78 @@ TEST(ValueFlow, ThousandsOfRebindingsAndDeepExpressionsStayBounded) {
   Flow f(source);
   EXPECT_EQ(f.values("d", 1), "?");  // too many sites to follow
   EXPECT_EQ(f.values("y", 1), "'a' | 'b' | ?");
+}
+
+// Another file of the project: its top-level functions by the names an import may spell.
+class HelperFile final : public ProjectFunctions {
+ public:
+  explicit HelperFile(std::string source) : file_(ParsedFile::parse(std::move(source))), model_(file_) {}
+  std::optional<Definition> definition(std::string_view qualified) const override {
+    size_t dot = qualified.rfind('.');
+    if (dot == std::string_view::npos || qualified.substr(0, dot).find("utils") == std::string_view::npos) return std::nullopt;
+    std::string_view name = qualified.substr(dot + 1);
+    const auto* bindings = model_.bindingsOf(model_.moduleScope(), name);
+    if (bindings == nullptr || bindings->size() != 1 || bindings->front()->kind != BindingKind::Function) return std::nullopt;
+    return Definition{&model_, bindings->front()->statement, "/project/utils.py"};
+  }
+  std::vector<std::string> filesRead() const override { return {}; }
+
+ private:
+  ParsedFile file_;
+  SemanticModel model_;
+};
+
+const char* const kHelpers = R"(import torch
+DEVICE = "cuda"
+def get_device():
+    return "cuda" if torch.cuda.is_available() else "cpu"
+def default_device():
+    return DEVICE
+def low():
+    return torch.bfloat16
+def given(x):
+    return x
+)";
+
+TEST(ValueFlow, HelperReturnsInAnotherFile) {
+  auto helpers = std::make_shared<const HelperFile>(kHelpers);
+  Flow f(R"(import utils
+from utils import get_device, default_device as dd
+from .utils import low
+from .utils import given
+a = get_device()
+b = utils.default_device()
+c = dd()
+d = low()
+e = given(1)
+f = utils.missing()
+a, b, c, d, e, f
+)",
+         helpers);
+  EXPECT_EQ(f.values("a", 1), "there:\"cpu\" | there:\"cuda\"");
+  EXPECT_EQ(f.values("b", 1), "there:\"cuda\"");
+  EXPECT_EQ(f.values("c", 1), "there:\"cuda\"");
+  EXPECT_EQ(f.values("d", 1), "there:torch.bfloat16");
+  EXPECT_EQ(f.values("e", 1), "?");  // a parameter there: unknown
+  EXPECT_EQ(f.values("f", 1), "utils.missing()");
+}
+
+// Without the project's functions (a file checked alone), a call of an imported helper stays
+// the call itself; a name rebound after the import is not followed either.
+TEST(ValueFlow, HelperReturnsNeedTheProject) {
+  Flow alone(R"(from utils import get_device
+a = get_device()
+a
+)");
+  EXPECT_EQ(alone.values("a", 1), "get_device()");
+  Flow rebound(R"(from utils import get_device
+if cond:
+    from other import get_device
+a = get_device()
+a
+)",
+               std::make_shared<const HelperFile>(kHelpers));
+  EXPECT_EQ(rebound.values("a", 1), "get_device()");
 }
 
 }  // namespace

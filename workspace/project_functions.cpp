@@ -1,0 +1,108 @@
+// Value flow across files (analysis/value_flow.h `ProjectFunctions`): the top-level def or class
+// an import names in a file of the project, parsed on demand once per project and kept with it.
+#include <algorithm>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/parse.h"
+#include "analysis/semantic_model.h"
+#include "analysis/syntax.h"
+#include "workspace/project_link.h"
+
+namespace ptlint::workspace {
+
+struct ProjectIndex::Project::Parsed {
+  explicit Parsed(std::string text) : file(analysis::ParsedFile::parse(std::move(text))), model(file) {}
+  analysis::ParsedFile file;
+  analysis::SemanticModel model;
+};
+
+auto ProjectIndex::Project::parsedFile(const fs::path& path) -> std::shared_ptr<const Parsed> {
+  if (auto it = parsed_.find(path.string()); it != parsed_.end()) return it->second;
+  std::shared_ptr<const Parsed> out;
+  if (auto text = index_.read(path); text && text->size() <= index_.max_bytes_) out = std::make_shared<const Parsed>(std::move(*text));
+  parsed_.emplace(path.string(), out);
+  return out;
+}
+
+std::optional<analysis::ProjectFunctions::Definition> ProjectIndex::Project::projectDefinition(
+    const fs::path& from, std::string_view qualified, std::vector<fs::path>& consulted) {
+  ensureLinked();
+  std::lock_guard lock(functions_mutex_);
+  fs::path file = from;
+  std::string name_in(qualified);
+  // A name re-exported through another module's import (`from .impl import get_device` in
+  // `pkg/__init__.py`) is followed a few steps.
+  for (int step = 0; step < 4 && !name_in.empty(); ++step) {
+    std::string_view rest;
+    std::vector<fs::path> bases = importBases(file, name_in, rest);
+    std::vector<std::string> parts;
+    for (size_t start = 0; start <= rest.size();) {
+      size_t dot = rest.find('.', start);
+      if (dot == std::string_view::npos) dot = rest.size();
+      parts.emplace_back(rest.substr(start, dot - start));
+      start = dot + 1;
+    }
+    if (parts.size() < 2 && name_in.front() != '.') return std::nullopt;
+    // The module is every part but the last (`utils.get_device`); the last names the function.
+    std::optional<fs::path> module;
+    for (const fs::path& base : bases)
+      if ((module = moduleFile(base, parts, parts.size() - 1))) break;
+    if (!module || *module == from) return std::nullopt;
+    auto parsed = parsedFile(*module);
+    if (parsed == nullptr) return std::nullopt;
+    consulted.push_back(*module);
+    const analysis::SemanticModel& model = parsed->model;
+    const std::string& name = parts.back();
+    const auto* bindings = model.bindingsOf(model.moduleScope(), name);
+    if (bindings == nullptr || bindings->size() != 1) return std::nullopt;  // none, or rebound
+    const analysis::Binding& b = *bindings->front();
+    if ((b.kind == analysis::BindingKind::Function && analysis::isKind(b.statement, kind::function_definition)) ||
+        (b.kind == analysis::BindingKind::Class && analysis::isKind(b.statement, kind::class_definition)))
+      return analysis::ProjectFunctions::Definition{&model, b.statement, module->string()};
+    if (b.kind != analysis::BindingKind::Import || b.qualified_name.empty()) return std::nullopt;
+    file = *module;
+    name_in = b.qualified_name;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+// What one file asks: answers through its project, with the files they came from.
+class FileFunctions final : public analysis::ProjectFunctions {
+ public:
+  FileFunctions(std::shared_ptr<ProjectIndex::Project> project, fs::path file)
+      : project_(std::move(project)), file_(std::move(file)) {}
+  std::optional<Definition> definition(std::string_view qualified) const override {
+    std::vector<fs::path> read;
+    auto out = project_->projectDefinition(file_, qualified, read);
+    std::lock_guard lock(mutex_);
+    for (const fs::path& p : read)
+      if (std::find(read_.begin(), read_.end(), p.string()) == read_.end()) read_.push_back(p.string());
+    return out;
+  }
+  std::vector<std::string> filesRead() const override {
+    std::lock_guard lock(mutex_);
+    return read_;
+  }
+
+ private:
+  std::shared_ptr<ProjectIndex::Project> project_;
+  fs::path file_;
+  mutable std::mutex mutex_;
+  mutable std::vector<std::string> read_;
+};
+
+}  // namespace
+
+std::shared_ptr<const ProjectFacts> withProjectFunctions(std::shared_ptr<const ProjectFacts> facts,
+                                                         std::shared_ptr<ProjectIndex::Project> project, const fs::path& file) {
+  auto out = std::make_shared<ProjectFacts>(*facts);
+  out->functions = std::make_shared<const FileFunctions>(std::move(project), file);
+  return out;
+}
+
+}  // namespace ptlint::workspace
