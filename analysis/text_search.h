@@ -1,7 +1,7 @@
 // Searches over source bytes: substrings, whole identifiers, and the positions of words that let
 // a tree walk enter only the subtrees holding one. `std::string_view::find` looks for a word's
 // first byte and compares from each hit, which crawls when that byte is common (the `s` of
-// `softmax`); glibc's memmem does not.
+// `softmax`); `findBytes` compares a word's first and last bytes at many positions at once.
 #pragma once
 
 #include <string.h>
@@ -18,11 +18,18 @@
 
 namespace ptlint::analysis {
 
+// The offset of the first occurrence of `word` (size >= 1) in `text`, or `size` (text_search.cpp:
+// a vector compare of the word's first and last bytes, several times glibc's memmem on code).
+size_t firstOccurrence(const char* text, size_t size, const char* word, size_t word_size);
+// The same without AVX2 (the path of CPUs that lack it; for tests).
+size_t firstOccurrenceNarrow(const char* text, size_t size, const char* word, size_t word_size);
+
 // The first occurrence of `word` in `text` at or after `from`, or npos.
 inline size_t findBytes(std::string_view text, std::string_view word, size_t from = 0) {
   if (from > text.size() || word.empty()) return std::string_view::npos;
-  const void* hit = memmem(text.data() + from, text.size() - from, word.data(), word.size());
-  return hit == nullptr ? std::string_view::npos : static_cast<size_t>(static_cast<const char*>(hit) - text.data());
+  size_t rest = text.size() - from;
+  size_t at = firstOccurrence(text.data() + from, rest, word.data(), word.size());
+  return at == rest ? std::string_view::npos : from + at;
 }
 
 // Calls `visit(offset)` for every occurrence of `word` in `text`, overlapping ones included.
@@ -55,20 +62,26 @@ bool forEachWholeWord(std::string_view text, std::string_view word, Visit&& visi
   return false;
 }
 
+// Appends to `out` the offsets of the bytes of `text` that are one of `bytes` (at most 8), in
+// ascending order (text_search.cpp: 32 bytes of the text at a time).
+void offsetsOfBytes(std::string_view text, std::string_view bytes, std::vector<uint32_t>& out);
+
 // The unclosed brackets before each of `positions` (ascending offsets) in `code`, a text whose
 // strings and comments are blanked: `visit(index, open)` with the offsets of the unclosed `(`,
 // `[` and `{` before positions[index], outermost first. False (after any visits) when the
 // brackets of the whole text do not balance: what was visited then tells nothing.
 template <typename Visit>
 bool withEnclosingBrackets(std::string_view code, const std::vector<size_t>& positions, Visit&& visit) {
+  std::vector<uint32_t> brackets;
+  offsetsOfBytes(code, "()[]{}", brackets);
   std::vector<size_t> open;
   size_t next = 0;
-  for (size_t i = 0; i < code.size(); ++i) {
+  for (uint32_t i : brackets) {
     while (next < positions.size() && positions[next] <= i) visit(next++, static_cast<const std::vector<size_t>&>(open));
     char c = code[i];
     if (c == '(' || c == '[' || c == '{') {
       open.push_back(i);
-    } else if (c == ')' || c == ']' || c == '}') {
+    } else {
       if (open.empty()) return false;
       char o = code[open.back()];
       if ((c == ')') != (o == '(') || (c == ']') != (o == '[')) return false;

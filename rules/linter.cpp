@@ -257,7 +257,49 @@ std::vector<const Rule*> rulesThatMayMatch(const analysis::ParsedFile& file, con
   return rulesThatMayMatch(source, settings);
 }
 
-std::vector<const Rule*> rulesThatMayMatch(const analysis::PrefilterText& source, const Settings& settings) {
+namespace {
+
+// The code tests (codeMayMatch) of the rules the words let through, shared by the threads of a
+// concurrent lint: the one that runs rulesThatMayMatch opens them, and the one that built the
+// semantic model takes the tests left when it is done. The code view is made before they open
+// (the tests only read it then).
+class SharedCodeTests {
+ public:
+  // The first thread's part: opens the tests, takes them in turn, waits for those the other took.
+  std::vector<char> run(std::vector<const Plan::RuleWords*> tests, const analysis::PrefilterText& source,
+                        const Settings& settings) {
+    tests_ = std::move(tests);
+    source_ = &source;
+    settings_ = &settings;
+    passed_.assign(tests_.size(), 0);
+    (void)source.code();
+    open_.store(true, std::memory_order_release);
+    help();
+    for (size_t done; (done = finished_.load(std::memory_order_acquire)) < tests_.size();)
+      finished_.wait(done, std::memory_order_acquire);
+    return std::move(passed_);
+  }
+  // The other thread's part: the tests nobody has taken yet, if they are open.
+  void help() {
+    if (!open_.load(std::memory_order_acquire)) return;
+    for (size_t i; (i = next_.fetch_add(1)) < tests_.size();) {
+      passed_[i] = codeMayMatch(*tests_[i], *source_, *settings_) ? 1 : 0;
+      finished_.fetch_add(1, std::memory_order_acq_rel);
+      finished_.notify_one();
+    }
+  }
+
+ private:
+  std::vector<const Plan::RuleWords*> tests_;
+  const analysis::PrefilterText* source_ = nullptr;
+  const Settings* settings_ = nullptr;
+  std::vector<char> passed_;
+  std::atomic<bool> open_{false};
+  std::atomic<size_t> next_{0}, finished_{0};
+};
+
+std::vector<const Rule*> rulesThatMayMatch(const analysis::PrefilterText& source, const Settings& settings,
+                                           SharedCodeTests* shared) {
   std::shared_ptr<const Plan> plan = planFor(settings);
   std::vector<const Rule*> rules;
   if (analysis::prefiltersDisabled()) {
@@ -266,10 +308,25 @@ std::vector<const Rule*> rulesThatMayMatch(const analysis::PrefilterText& source
   }
   analysis::WordSet::Found found = plan->words->scan(source.text());
   if (analysis::timings::enabled()) return rulesThatMayMatchTimed(*plan, found, source, settings);
+  if (shared == nullptr) {
+    for (const auto& r : plan->rules)
+      if (wordsMayMatch(r, found) && torchMayMatch(*r.pre, settings) && codeMayMatch(r, source, settings))
+        rules.push_back(r.rule);
+    return rules;
+  }
+  std::vector<const Plan::RuleWords*> tests;
   for (const auto& r : plan->rules)
-    if (wordsMayMatch(r, found) && torchMayMatch(*r.pre, settings) && codeMayMatch(r, source, settings))
-      rules.push_back(r.rule);
+    if (wordsMayMatch(r, found) && torchMayMatch(*r.pre, settings)) tests.push_back(&r);
+  std::vector<char> passed = shared->run(tests, source, settings);
+  for (size_t i = 0; i < tests.size(); ++i)
+    if (passed[i]) rules.push_back(tests[i]->rule);
   return rules;
+}
+
+}  // namespace
+
+std::vector<const Rule*> rulesThatMayMatch(const analysis::PrefilterText& source, const Settings& settings) {
+  return rulesThatMayMatch(source, settings, nullptr);
 }
 
 namespace {
@@ -414,9 +471,21 @@ LintResult lint(const analysis::ParsedFile& file, const Settings& settings,
                 std::optional<std::vector<const Rule*>> candidates, bool concurrent) {
   LintResult result;
   result.has_syntax_errors = file.hasSyntaxErrors();
+  SharedCodeTests shared;  // outlives the other thread's work (its future joins first)
   std::future<std::unique_ptr<analysis::SemanticModel>> early_model;
-  if (concurrent) early_model = onAnotherThread([&file] { return std::make_unique<analysis::SemanticModel>(file); });
-  std::vector<const Rule*> rules = candidates ? std::move(*candidates) : rulesThatMayMatch(file, settings);
+  if (concurrent)
+    early_model = onAnotherThread([&file, &shared] {
+      auto model = std::make_unique<analysis::SemanticModel>(file);
+      shared.help();
+      return model;
+    });
+  std::vector<const Rule*> rules;
+  if (candidates) {
+    rules = std::move(*candidates);
+  } else {
+    analysis::PrefilterText source(file);
+    rules = rulesThatMayMatch(source, settings, early_model.valid() ? &shared : nullptr);
+  }
   const bool unfiltered = analysis::prefiltersDisabled();
   if (!unfiltered && !rules.empty()) {
     // The prefilters' conditions on the tree (`Prefilter::tree_names`, ..., `Rule::mayReport`).

@@ -192,9 +192,13 @@ bool keywordMayReport(std::string_view code, size_t open) {
 std::optional<std::string> withoutStrings(std::string_view code, const std::vector<size_t>& positions) {
   std::string out(code);
   auto next = positions.begin();  // sorted
-  for (size_t i = 0; i < out.size(); ++i) {
+  std::vector<uint32_t> quotes;
+  analysis::offsetsOfBytes(code, "\"'", quotes);
+  size_t resume = 0;  // past the last string stepped over
+  for (uint32_t quote : quotes) {
+    if (quote < resume) continue;
+    size_t i = quote;
     char c = out[i];
-    if (c != '"' && c != '\'') continue;
     bool triple = i + 2 < out.size() && out[i + 1] == c && out[i + 2] == c;
     size_t begin = i + (triple ? 3 : 1), j = begin;
     for (; j < out.size(); ++j) {
@@ -206,7 +210,7 @@ std::optional<std::string> withoutStrings(std::string_view code, const std::vect
     if (next != positions.end() && *next < j) return std::nullopt;
     for (size_t k = begin; k < j; ++k)
       if (out[k] != '\n' && out[k] != '\r') out[k] = ' ';
-    i = triple ? j + 2 : j;
+    resume = (triple ? j + 2 : j) + 1;
   }
   return out;
 }

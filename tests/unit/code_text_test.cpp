@@ -130,6 +130,46 @@ TEST(CodeText, Ptl106LooksAtTheObjectBeforeTheName) {
   }
 }
 
+// findBytes against std::string_view::find: texts of a few letters (so that first and last bytes
+// match often), every start offset, words longer than a vector, hits in the last bytes.
+TEST(TextSearch, FindBytesFindsWhatFindFinds) {
+  std::mt19937 random(7);
+  for (int round = 0; round < 400; ++round) {
+    std::string text(random() % 140, 'a');
+    for (char& c : text) c = "abc\n"[random() % 4];
+    for (int w = 0; w < 6; ++w) {
+      std::string word(1 + random() % 40, 'a');
+      for (char& c : word) c = "abc\n"[random() % (w < 3 ? 2 : 4)];
+      if (w == 5 && text.size() >= 3) word = text.substr(text.size() - 1 - random() % 3);  // at the very end
+      std::string_view tv(text), wv(word);
+      for (size_t from = 0; from <= text.size(); ++from)
+        ASSERT_EQ(ptlint::analysis::findBytes(tv, wv, from), tv.find(wv, from)) << text << " / " << word << " @" << from;
+      size_t expected = tv.find(wv);
+      size_t end = expected == std::string_view::npos ? text.size() : expected;
+      ASSERT_EQ(ptlint::analysis::firstOccurrenceNarrow(text.data(), text.size(), word.data(), word.size()), end)
+          << text << " / " << word;
+    }
+  }
+  EXPECT_EQ(ptlint::analysis::findBytes("abc", "", 0), std::string_view::npos);
+  EXPECT_EQ(ptlint::analysis::findBytes("abc", "c", 4), std::string_view::npos);
+}
+
+// offsetsOfBytes against a byte loop, across the blocks it takes at once and the bytes after them.
+TEST(TextSearch, OffsetsOfBytesFindsEveryByte) {
+  std::mt19937 random(11);
+  for (int round = 0; round < 300; ++round) {
+    std::string text(random() % 200, 'a');
+    for (char& c : text) c = "ab([{}])\"'"[random() % 10];
+    for (std::string_view bytes : {std::string_view("()[]{}"), std::string_view("\"'"), std::string_view("a")}) {
+      std::vector<uint32_t> expected, seen;
+      for (size_t i = 0; i < text.size(); ++i)
+        if (bytes.find(text[i]) != std::string_view::npos) expected.push_back(static_cast<uint32_t>(i));
+      ptlint::analysis::offsetsOfBytes(text, bytes, seen);
+      ASSERT_EQ(seen, expected) << text << " / " << bytes;
+    }
+  }
+}
+
 TEST(TextSearch, WordSetFindsWhatMemmemFinds) {
   std::vector<std::string_view> words{"log", "exp", "logsumexp", "amp", "am", "(1 +", "", "p"};
   ptlint::analysis::WordSet set(words);
