@@ -82,7 +82,9 @@ TEST_P(SmallStack, ParseLintFixOnOneMegabyteStack) {
                  (file.hasSyntaxErrors() ? result.text == text : !analysis::ParsedFile::parse(result.text).hasSyntaxErrors());
     });
     EXPECT_TRUE(fixed_ok);
-    if (name == "torch_calls") EXPECT_GT(diagnostics, 0u);
+    if (name == "torch_calls") {
+      EXPECT_GT(diagnostics, 0u);
+    }
   }
 }
 
