@@ -21,7 +21,9 @@ TEST(NodeKinds, EveryConstantNamesAKindOfTheGrammar) {
       if (!(shape & (named ? 1 : 2))) continue;
       TSSymbol symbol = ts_language_symbol_for_name(language, name.data(), static_cast<uint32_t>(name.size()), named);
       EXPECT_NE(symbol, 0) << "kind::" << name << (named ? " (named)" : " (anonymous)") << " is not in the grammar";
-      if (symbol != 0) EXPECT_EQ(std::string_view(ts_language_symbol_name(language, symbol)), name);
+      if (symbol != 0) {
+        EXPECT_EQ(std::string_view(ts_language_symbol_name(language, symbol)), name);
+      }
     }
   }
 }
