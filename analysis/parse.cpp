@@ -46,39 +46,6 @@ void installAllocator() {
   (void)installed;
 }
 
-// One parser per thread: TSParser is not thread-safe, and creating one per file is wasteful.
-struct ParserHolder {
-  TSParser* parser = ts_parser_new();
-  ParserHolder() { ts_parser_set_language(parser, pythonLanguage()); }
-  ~ParserHolder() {
-    if (parser != nullptr) ts_parser_delete(parser);
-  }
-};
-
-ParserHolder& threadParserHolder() {
-  installAllocator();
-  thread_local ParserHolder holder;
-  return holder;
-}
-
-TSParser* threadParser() {
-  ParserHolder& holder = threadParserHolder();
-  if (holder.parser == nullptr) {  // abandoned after running out of memory
-    TSParser* fresh = ts_parser_new();
-    ts_parser_set_language(fresh, pythonLanguage());
-    holder.parser = fresh;
-  }
-  return holder.parser;
-}
-
-// After std::bad_alloc unwound through tree-sitter's frames, its parse stack may be half updated
-// (reference counts included): resetting or deleting that parser can assert. It is abandoned
-// (its memory leaks, once per failure) and the thread's next parse makes a new one.
-void abandonThreadParser(TSParser* parser) {
-  ParserHolder& holder = threadParserHolder();
-  if (holder.parser == parser) holder.parser = nullptr;
-}
-
 // True when `text` ends a line with a lone '\r' (valid Python, as in classic Mac files).
 bool hasLoneCr(std::string_view text) {
   for (size_t at = text.find('\r'); at != std::string_view::npos; at = text.find('\r', at + 1))
@@ -108,20 +75,27 @@ struct LoneCrReader {
   }
 };
 
-TSTree* parseWith(TSParser* parser, const TSTree* old_tree, std::string_view text) {
+// A new parser for every parse. tree-sitter 0.20's parser keeps state from one parse to the next
+// that changes how it recovers from a syntax error: the same text, parsed after others, gave
+// another tree (a `def` with an unclosed call became an ERROR node), so a file's findings and the
+// project index's facts depended on what was parsed before. A parser costs microseconds.
+TSTree* parseWith(const TSTree* old_tree, std::string_view text) {
+  installAllocator();
+  TSParser* parser = ts_parser_new();
+  if (!ts_parser_set_language(parser, pythonLanguage())) {
+    ts_parser_delete(parser);
+    return nullptr;
+  }
+  // When std::bad_alloc unwinds through tree-sitter's frames, its parse stack may be half updated
+  // (reference counts included) and deleting the parser can assert: it is abandoned (its memory
+  // leaks, once per failure).
   TSTree* tree = nullptr;
-  try {
-    if (hasLoneCr(text)) {
-      LoneCrReader reader{text, {}};
-      tree = ts_parser_parse(parser, old_tree, TSInput{&reader, &LoneCrReader::read, TSInputEncodingUTF8});
-    } else {
-      tree = ts_parser_parse_string_encoding(parser, old_tree, text.data(), static_cast<uint32_t>(text.size()),
-                                             TSInputEncodingUTF8);
-    }
-  } catch (const std::bad_alloc&) {
-    // Out of memory mid-parse: the parser's state cannot be trusted; the next parse uses a new one.
-    abandonThreadParser(parser);
-    throw;
+  if (hasLoneCr(text)) {
+    LoneCrReader reader{text, {}};
+    tree = ts_parser_parse(parser, old_tree, TSInput{&reader, &LoneCrReader::read, TSInputEncodingUTF8});
+  } else {
+    tree = ts_parser_parse_string_encoding(parser, old_tree, text.data(), static_cast<uint32_t>(text.size()),
+                                           TSInputEncodingUTF8);
   }
   if (tree == nullptr) {
     // Only a timeout or cancellation flag makes tree-sitter give up; we set neither, but an
@@ -129,6 +103,7 @@ TSTree* parseWith(TSParser* parser, const TSTree* old_tree, std::string_view tex
     ts_parser_reset(parser);
     tree = ts_parser_parse_string(parser, nullptr, "", 0);
   }
+  ts_parser_delete(parser);
   return tree;
 }
 
@@ -146,7 +121,7 @@ ParsedFile::ParsedFile(std::string text, TreePtr tree)
   for (int round = 0; round < 3; ++round) {
     TSNode last = probe_tree ? ts_tree_root_node(probe_tree.get()) : root();
     if (!rewriteGrammarGaps(probe, last)) break;
-    probe_tree.reset(parseWith(threadParser(), nullptr, probe));
+    probe_tree.reset(parseWith(nullptr, probe));
     if (!ts_node_has_error(ts_tree_root_node(probe_tree.get()))) {
       raw_tree_ = std::move(tree_);
       tree_ = std::move(probe_tree);
@@ -194,13 +169,13 @@ ParsedFile ParsedFile::parse(std::string text) {
 
 ParsedFile ParsedFile::parse(std::string text, size_t nesting_bound) {
   if (nesting_bound > static_cast<size_t>(kMaxBracketDepth)) {
-    ParsedFile file(std::move(text), TreePtr(parseWith(threadParser(), nullptr, "")));
+    ParsedFile file(std::move(text), TreePtr(parseWith(nullptr, "")));
     file.syntax_errors_.push_back({0, 0, "Brackets nested more than 30000 deep; the file is not analysed"});
     file.nesting_bound_ = nesting_bound;
     return file;
   }
   uint64_t start = timings::enabled() ? timings::nowNs() : 0;
-  TSTree* tree = parseWith(threadParser(), nullptr, text);
+  TSTree* tree = parseWith(nullptr, text);
   if (timings::enabled()) timings::add("parse", text.size(), timings::nowNs() - start);
   ParsedFile file(std::move(text), TreePtr(tree));
   file.nesting_bound_ = nesting_bound;
@@ -226,7 +201,7 @@ ParsedFile ParsedFile::reparse(std::string new_text, const TSInputEdit& edit) co
   // The tree of the text as written (not of its grammar-gap rewrite) is the one that matches it.
   TreePtr edited(ts_tree_copy(raw_tree_ ? raw_tree_.get() : tree_.get()));
   ts_tree_edit(edited.get(), &edit);
-  TSTree* tree = parseWith(threadParser(), edited.get(), new_text);
+  TSTree* tree = parseWith(edited.get(), new_text);
   ParsedFile file(std::move(new_text), TreePtr(tree));
   file.nesting_bound_ = nesting_bound;
   return file;
