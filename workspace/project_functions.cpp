@@ -38,13 +38,7 @@ std::optional<analysis::ProjectFunctions::Definition> ProjectIndex::Project::pro
   for (int step = 0; step < 4 && !name_in.empty(); ++step) {
     std::string_view rest;
     std::vector<fs::path> bases = importBases(file, name_in, rest);
-    std::vector<std::string> parts;
-    for (size_t start = 0; start <= rest.size();) {
-      size_t dot = rest.find('.', start);
-      if (dot == std::string_view::npos) dot = rest.size();
-      parts.emplace_back(rest.substr(start, dot - start));
-      start = dot + 1;
-    }
+    std::vector<std::string> parts = splitDotted(rest);
     if (parts.size() < 2 && name_in.front() != '.') return std::nullopt;
     // The module is every part but the last (`utils.get_device`); the last names the function.
     std::optional<fs::path> module;

@@ -34,6 +34,8 @@ using analysis::NameRef;
 using analysis::ProjectFacts;
 
 bool isFile(const fs::path& p);
+// `a.b.c` -> {"a", "b", "c"} (an empty string gives one empty part).
+std::vector<std::string> splitDotted(std::string_view dotted);
 // The bytes of `path` into `out` (reused between calls); false when unreadable or too large.
 bool readRaw(const fs::path& path, size_t max_bytes, std::string& out, struct stat& st);
 

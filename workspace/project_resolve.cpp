@@ -13,9 +13,7 @@
 
 namespace ptlint::workspace {
 
-namespace {
-
-std::vector<std::string> split(std::string_view dotted) {
+std::vector<std::string> splitDotted(std::string_view dotted) {
   std::vector<std::string> parts;
   size_t start = 0;
   while (start <= dotted.size()) {
@@ -26,8 +24,6 @@ std::vector<std::string> split(std::string_view dotted) {
   }
   return parts;
 }
-
-}  // namespace
 
 const ModuleSummary* ProjectIndex::Project::load(const fs::path& path) {
   auto [it, inserted] = modules_.try_emplace(path.string());
@@ -95,7 +91,7 @@ auto ProjectIndex::Project::resolveQualified(const fs::path& from, std::string_v
   if (depth > kMaxDepth || qualified.empty()) return std::nullopt;
   std::string_view rest;
   std::vector<fs::path> bases = importBases(from, qualified, rest);
-  std::vector<std::string> parts = split(rest);
+  std::vector<std::string> parts = splitDotted(rest);
   bool relative = qualified.front() == '.';
   for (const fs::path& base : bases) {
     // The longest prefix naming a module file; what follows is a name in it (a relative import
@@ -114,7 +110,7 @@ std::optional<fs::path> ProjectIndex::Project::importedFile(const fs::path& from
   if (qualified.empty()) return std::nullopt;
   std::string_view rest;
   std::vector<fs::path> bases = importBases(from, qualified, rest);
-  std::vector<std::string> parts = split(rest);
+  std::vector<std::string> parts = splitDotted(rest);
   for (const fs::path& base : bases)
     for (size_t n = parts.size(); n >= 1; --n)  // `from settings import configure`: settings.py
       if (auto file = moduleFile(base, parts, n)) return file;

@@ -153,7 +153,7 @@ class LowPrecisionGradientReduce final : public Rule {
   void check(TSNode call, Context& ctx) const override {
     const auto& model = ctx.model();
     auto callee = model.calleeName(call);
-    if (!callee || !isMixedPrecisionClass(*callee) || onlyCompared(model, call)) return;
+    if (!callee || !isMixedPrecisionClass(*callee)) return;
     TSNode value = keywordArgument(call, "reduce_dtype", ctx.source());
     auto positional = positionalArguments(call);
     if (ts_node_is_null(value) && positional.size() >= 2 && !hasStarArguments(call)) value = positional[1];
@@ -166,7 +166,7 @@ class LowPrecisionGradientReduce final : public Rule {
       if (ts_node_is_null(param)) return;
     }
     std::string_view dtype = lowPrecisionName(model, ts_node_is_null(param) ? value : param);
-    if (dtype.empty()) return;
+    if (dtype.empty() || onlyCompared(model, call)) return;
     std::string_view why = ts_node_is_null(param) ? "" : " (from `param_dtype`)";
     Diagnostic& d = ctx.report(
         call, fmt::format("Gradients reduced across ranks in {}{}; use `reduce_dtype=torch.float32`", dtype, why));
