@@ -71,6 +71,8 @@ Engine::Engine(EngineOptions options)
       project_(std::make_unique<ProjectIndex>(readForIndex, kMaxFileBytes)) {
   if (options_.overlay) project_->setOverlay(options_.overlay);
   project_->keepParsedFiles();  // the files it summarises are linted here: parsed once
+  // A link runs while the other threads wait for its facts: it uses them all.
+  project_->setThreads(options_.threads ? options_.threads : std::max(1u, std::thread::hardware_concurrency()));
   if (options_.cache_folder && !options_.fix) {
     fs::path dir = options_.cache_dir ? *options_.cache_dir : *options_.cache_folder / ".ptlint_cache";
     cache_ = std::make_unique<ResultsCache>(ResultsCache::Dir{dir});

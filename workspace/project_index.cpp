@@ -10,6 +10,8 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
 #include <system_error>
 
 #include "analysis/instrumentation.h"
@@ -225,10 +227,22 @@ std::shared_ptr<const ModuleSummary> ProjectIndex::summaryOf(const std::string& 
   std::lock_guard lock(mutex_);
   ++built_;
   scan_cache_dirty_ = true;
-  if (keep_parsed_ && kept_bytes_ + text.size() <= kMaxKeptBytes && !asked_.count(hash) &&
-      kept_.try_emplace(hash, std::move(parsed)).second)
-    kept_bytes_ += text.size();
+  keepLocked(hash, std::move(parsed));
   return summaries_.try_emplace(hash, summary).first->second;
+}
+
+void ProjectIndex::keepLocked(uint64_t hash, std::shared_ptr<analysis::ParsedFile> parsed) {
+  size_t bytes = parsed->text().size();
+  if (keep_parsed_ && kept_bytes_ + bytes <= kMaxKeptBytes && !asked_.count(hash) &&
+      kept_.try_emplace(hash, std::move(parsed)).second)
+    kept_bytes_ += bytes;
+}
+
+void ProjectIndex::offerParsed(std::shared_ptr<analysis::ParsedFile> parsed) {
+  if (!keep_parsed_) return;
+  uint64_t hash = XXH3_64bits(parsed->text().data(), parsed->text().size());
+  std::lock_guard lock(mutex_);
+  keepLocked(hash, std::move(parsed));
 }
 
 std::shared_ptr<analysis::ParsedFile> ProjectIndex::takeParsed(const std::string& text) {
@@ -246,6 +260,37 @@ std::shared_ptr<analysis::ParsedFile> ProjectIndex::takeParsed(const std::string
   }
   if (parsed->text() != text) return nullptr;  // another text with the same hash
   return parsed;
+}
+
+void ProjectIndex::forEachFile(size_t count, const std::function<void(size_t, std::string&)>& fn) {
+  // Below this many files, a thread costs more than it saves.
+  constexpr size_t kFilesPerThread = 32;
+  unsigned threads = static_cast<unsigned>(std::min<size_t>(threads_, std::max<size_t>(1, count / kFilesPerThread)));
+  std::atomic<size_t> next{0};
+  std::atomic<bool> failed{false};
+  std::exception_ptr first_error;
+  std::mutex error_mutex;
+  auto worker = [&] {
+    std::string buffer;
+    try {
+      for (size_t i = next++; i < count && !failed.load(std::memory_order_relaxed); i = next++) fn(i, buffer);
+    } catch (...) {
+      std::lock_guard lock(error_mutex);
+      if (!first_error) first_error = std::current_exception();
+      failed = true;
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) {
+    try {
+      pool.emplace_back(worker);
+    } catch (const std::system_error&) {
+      break;  // out of threads: the ones started share the work
+    }
+  }
+  worker();
+  for (auto& t : pool) t.join();
+  if (first_error) std::rethrow_exception(first_error);
 }
 
 void ProjectIndex::problem(Problem problem) {

@@ -23,6 +23,7 @@
 // held while reading, parsing or calling back; each project is linked once.
 #pragma once
 
+#include <algorithm>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -98,6 +99,8 @@ class ProjectIndex {
   // indexed, and that is one of the problems above.
   static constexpr size_t kMaxProjectFiles = 500000;
   void setMaxProjectFiles(size_t count) { max_files_ = count; }  // for tests
+  // Threads a link may use to look at and summarise a project's files (default 1: the caller's).
+  void setThreads(unsigned threads) { threads_ = std::max(1u, threads); }
 
   class Project;
 
@@ -110,6 +113,8 @@ class ProjectIndex {
   void keepParsedFiles() { keep_parsed_ = true; }
   // The kept parse of exactly `text`, handed over (null when none); it is forgotten either way.
   std::shared_ptr<analysis::ParsedFile> takeParsed(const std::string& text);
+  // A parse made for the project's facts, kept as summaryOf keeps its own (when keeping).
+  void offerParsed(std::shared_ptr<analysis::ParsedFile> parsed);
   static constexpr size_t kMaxKeptBytes = 16u << 20;
 
  private:
@@ -117,6 +122,7 @@ class ProjectIndex {
   Reader overlay_;
   size_t max_bytes_;
   size_t max_files_ = kMaxProjectFiles;
+  unsigned threads_ = 1;
   std::vector<Problem> problems_;      // guarded by mutex_
   size_t problems_untold_ = 0;         // guarded by mutex_
   void problem(Problem problem);
@@ -129,6 +135,7 @@ class ProjectIndex {
   std::unordered_map<uint64_t, std::shared_ptr<analysis::ParsedFile>> kept_;
   size_t kept_bytes_ = 0;
   std::unordered_set<uint64_t> asked_;
+  void keepLocked(uint64_t hash, std::shared_ptr<analysis::ParsedFile> parsed);  // mutex_ held
   struct ScanEntry {
     uint64_t size = 0, inode = 0;
     int64_t mtime_ns = 0;
@@ -181,6 +188,10 @@ class ProjectIndex {
   // What a raw look at `file` (the overlay's text first) says (`raw` is a reusable buffer); all
   // false when unreadable.
   ScanVerdict scanFile(const std::filesystem::path& file, std::string& raw);
+  // Calls `fn(i, buffer)` for every i < count, on up to `threads_` threads (the caller's among
+  // them), each with a reusable buffer of its own; the first exception thrown is rethrown here
+  // once every thread has stopped.
+  void forEachFile(size_t count, const std::function<void(size_t, std::string&)>& fn);
   bool racy(const ScanEntry& entry) const;  // mutex_ held
 };
 

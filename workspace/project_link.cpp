@@ -248,13 +248,26 @@ void ProjectIndex::Project::link() {
       return key(x) < key(y);
     });
   });
-  std::string raw;
   const auto& wide = wide_;
-  std::vector<fs::path> compiling;  // summarised files holding the word `compile`
-  for (const std::string& name : files_) {
-    const fs::path file(name);
+  // Every file looked at, and the candidates summarised, on the index's threads; what they say
+  // is then taken in path order, so the facts do not depend on which thread ran first.
+  struct Scanned {
+    ScanVerdict verdict;
+    std::shared_ptr<const ModuleSummary> summary;
+  };
+  std::vector<Scanned> scanned(files_.size());
+  index_.forEachFile(files_.size(), [&](size_t i, std::string& raw) {
+    const fs::path file(files_[i]);
     // A raw look first: most files hold no site and are never decoded or parsed.
-    ScanVerdict verdict = index_.scanFile(file, raw);
+    Scanned& out = scanned[i];
+    out.verdict = index_.scanFile(file, raw);
+    if (out.verdict.too_large || (!out.verdict.may_compile && !out.verdict.may_set_environment)) return;
+    if (auto text = index_.read(file)) out.summary = index_.summaryOf(*text);
+  });
+  std::vector<fs::path> compiling;  // summarised files holding the word `compile`
+  for (size_t i = 0; i < files_.size(); ++i) {
+    const fs::path file(files_[i]);
+    const ScanVerdict& verdict = scanned[i].verdict;
     if (verdict.too_large) {
       // Not looked at, so not known to compile nothing: told, and the facts are incomplete.
       wide->compiles_unknown = true;
@@ -269,9 +282,8 @@ void ProjectIndex::Project::link() {
     }
     noteTraining(file, verdict.training);
     if (!verdict.may_compile && !verdict.may_set_environment) continue;
-    auto text = index_.read(file);
-    if (!text) continue;
-    auto summary = index_.summaryOf(*text);
+    auto summary = std::move(scanned[i].summary);
+    if (!summary) continue;  // unreadable
     modules_[file.string()] = summary;
     for (const std::string& variable : summary->environment)
       for (std::string_view wanted : analysis::indexedEnvironmentVariables())
@@ -498,16 +510,24 @@ void ProjectIndex::Project::linkEvaluationUses() {
   struct Defined {
     std::string path, name;
   };
+  // The files are parsed on the index's threads; their findings are taken in path order.
+  std::vector<std::vector<std::string>> defined_in(evaluating_files_.size());
+  index_.forEachFile(evaluating_files_.size(), [&](size_t i, std::string&) {
+    auto text = index_.read(evaluating_files_[i]);
+    if (!text) return;
+    auto parsed = std::make_shared<analysis::ParsedFile>(analysis::ParsedFile::parse(*text));
+    {
+      analysis::SemanticModel model(*parsed);
+      defined_in[i] = rules::evaluationModeFunctions(model);
+    }
+    index_.offerParsed(std::move(parsed));
+  });
   std::vector<Defined> defined;
   std::vector<std::string> names;
-  for (const std::string& path : evaluating_files_) {
-    auto text = index_.read(path);
-    if (!text) continue;
-    auto parsed = analysis::ParsedFile::parse(*text);
-    analysis::SemanticModel model(parsed);
-    for (std::string& name : rules::evaluationModeFunctions(model)) {
+  for (size_t i = 0; i < evaluating_files_.size(); ++i) {
+    for (std::string& name : defined_in[i]) {
       if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
-      defined.push_back({path, std::move(name)});
+      defined.push_back({evaluating_files_[i], std::move(name)});
     }
   }
   if (defined.empty()) return;
@@ -519,16 +539,21 @@ void ProjectIndex::Project::linkEvaluationUses() {
     return uses.back();
   };
   // The files naming each function (one raw read of each project file for all names).
-  std::map<std::string, std::vector<std::string>> naming;
-  std::string raw;
-  struct stat st {};
-  for (const std::string& file : files_) {
+  std::vector<std::vector<char>> names_in(files_.size());
+  index_.forEachFile(files_.size(), [&](size_t i, std::string& raw) {
+    const std::string& file = files_[i];
     std::optional<std::string> overlaid = index_.overlay_ ? index_.overlay_(file) : std::nullopt;
-    if (!overlaid && !readRaw(file, index_.max_bytes_, raw, st)) continue;
+    struct stat st {};
+    if (!overlaid && !readRaw(file, index_.max_bytes_, raw, st)) return;
     std::string_view text = overlaid ? std::string_view(*overlaid) : std::string_view(raw);
-    for (const std::string& name : names)
-      if (analysis::forEachWholeWord(text, name, [](size_t) { return true; })) naming[name].push_back(file);
-  }
+    names_in[i].assign(names.size(), 0);
+    for (size_t k = 0; k < names.size(); ++k)
+      names_in[i][k] = analysis::forEachWholeWord(text, names[k], [](size_t) { return true; }) ? 1 : 0;
+  });
+  std::map<std::string, std::vector<std::string>> naming;
+  for (size_t i = 0; i < files_.size(); ++i)
+    for (size_t k = 0; k < names_in[i].size(); ++k)
+      if (names_in[i][k]) naming[names[k]].push_back(files_[i]);
   evaluation_names_ = names;
   std::set<std::string> callers;
   for (const auto& [name, files] : naming) {
@@ -542,13 +567,31 @@ void ProjectIndex::Project::linkEvaluationUses() {
     }
     callers.insert(files.begin(), files.end());
   }
-  for (const std::string& file : callers) {
+  // Each caller's uses, found on the index's threads, then resolved here in path order (the
+  // resolution loads summaries and fills this project's memos).
+  struct FoundUse {
+    rules::ImportedUse use;
+    analysis::SourcePos at;
+  };
+  std::vector<std::string> caller_files(callers.begin(), callers.end());
+  std::vector<std::vector<FoundUse>> found(caller_files.size());
+  index_.forEachFile(caller_files.size(), [&](size_t i, std::string&) {
+    auto text = index_.read(caller_files[i]);
+    if (!text) return;
+    auto parsed = std::make_shared<analysis::ParsedFile>(analysis::ParsedFile::parse(*text));
+    {
+      analysis::SemanticModel model(*parsed);
+      for (auto& use : rules::importedUses(model, names)) {
+        auto at = analysis::sourcePosOf(*parsed, use.start, use.end);
+        found[i].push_back({std::move(use), at});
+      }
+    }
+    index_.offerParsed(std::move(parsed));
+  });
+  for (size_t i = 0; i < caller_files.size(); ++i) {
+    const std::string& file = caller_files[i];
     training_files_.insert(file);
-    auto text = index_.read(file);
-    if (!text) continue;
-    auto parsed = analysis::ParsedFile::parse(*text);
-    analysis::SemanticModel model(parsed);
-    for (const auto& use : rules::importedUses(model, names)) {
+    for (const auto& [use, at] : found[i]) {
       auto target = resolveQualified(file, use.qualified, 0);
       if (!target || target->path.string() == file) continue;
       bool evaluating = std::any_of(defined.begin(), defined.end(), [&](const Defined& d) {
@@ -558,7 +601,7 @@ void ProjectIndex::Project::linkEvaluationUses() {
       auto& entry = useFor(target->path.string(), target->name);
       bool first_silencer = use.use.grad_off_or_unknown && !entry.grad_off_or_unknown;
       if (entry.where.path.empty() || first_silencer)
-        entry.where = {file, analysis::sourcePosOf(parsed, use.start, use.end),
+        entry.where = {file, at,
                        use.use.grad_off_or_unknown ? "used here with grad mode off, or passed on as a value"
                                                    : "called here with grad mode on"};
       entry.called = entry.called || use.use.called;
