@@ -14,15 +14,15 @@
 namespace ptlint::workspace {
 
 struct ProjectIndex::Project::Parsed {
-  explicit Parsed(std::string text) : file(analysis::ParsedFile::parse(std::move(text))), model(file) {}
-  analysis::ParsedFile file;
+  explicit Parsed(std::shared_ptr<const analysis::ParsedFile> parsed) : file(std::move(parsed)), model(*file) {}
+  std::shared_ptr<const analysis::ParsedFile> file;  // shared with the lint of that file
   analysis::SemanticModel model;
 };
 
 auto ProjectIndex::Project::parsedFile(const fs::path& path) -> std::shared_ptr<const Parsed> {
   if (auto it = parsed_.find(path.string()); it != parsed_.end()) return it->second;
   std::shared_ptr<const Parsed> out;
-  if (auto text = index_.read(path); text && text->size() <= index_.max_bytes_) out = std::make_shared<const Parsed>(std::move(*text));
+  if (auto text = index_.read(path); text && text->size() <= index_.max_bytes_) out = std::make_shared<const Parsed>(parseOnce(*text));
   parsed_.emplace(path.string(), out);
   return out;
 }

@@ -2,6 +2,8 @@
 // functions it reaches (through helpers, instances and registries), and the project-wide facts
 // (environment variables, training scripts, evaluation functions) each file's facts carry.
 #include <fmt/format.h>
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 #include <algorithm>
 #include <map>
@@ -506,6 +508,17 @@ void ProjectIndex::Project::noteTraining(const fs::path& file, uint8_t training)
   if (training != 0) training_bits_[file.string()] = training;
 }
 
+std::shared_ptr<analysis::ParsedFile> ProjectIndex::Project::parseOnce(const std::string& text) {
+  uint64_t hash = XXH3_64bits(text.data(), text.size());
+  {
+    std::lock_guard lock(index_.mutex_);
+    if (auto it = index_.kept_.find(hash); it != index_.kept_.end() && it->second->text() == text) return it->second;
+  }
+  auto parsed = std::make_shared<analysis::ParsedFile>(analysis::ParsedFile::parse(text));
+  index_.offerParsed(parsed);
+  return parsed;
+}
+
 void ProjectIndex::Project::linkEvaluationUses() {
   struct Defined {
     std::string path, name;
@@ -515,12 +528,9 @@ void ProjectIndex::Project::linkEvaluationUses() {
   index_.forEachFile(evaluating_files_.size(), [&](size_t i, std::string&) {
     auto text = index_.read(evaluating_files_[i]);
     if (!text) return;
-    auto parsed = std::make_shared<analysis::ParsedFile>(analysis::ParsedFile::parse(*text));
-    {
-      analysis::SemanticModel model(*parsed);
-      defined_in[i] = rules::evaluationModeFunctions(model);
-    }
-    index_.offerParsed(std::move(parsed));
+    auto parsed = parseOnce(*text);
+    analysis::SemanticModel model(*parsed);
+    defined_in[i] = rules::evaluationModeFunctions(model);
   });
   std::vector<Defined> defined;
   std::vector<std::string> names;
@@ -578,15 +588,12 @@ void ProjectIndex::Project::linkEvaluationUses() {
   index_.forEachFile(caller_files.size(), [&](size_t i, std::string&) {
     auto text = index_.read(caller_files[i]);
     if (!text) return;
-    auto parsed = std::make_shared<analysis::ParsedFile>(analysis::ParsedFile::parse(*text));
-    {
-      analysis::SemanticModel model(*parsed);
-      for (auto& use : rules::importedUses(model, names)) {
-        auto at = analysis::sourcePosOf(*parsed, use.start, use.end);
-        found[i].push_back({std::move(use), at});
-      }
+    auto parsed = parseOnce(*text);
+    analysis::SemanticModel model(*parsed);
+    for (auto& use : rules::importedUses(model, names)) {
+      auto at = analysis::sourcePosOf(*parsed, use.start, use.end);
+      found[i].push_back({std::move(use), at});
     }
-    index_.offerParsed(std::move(parsed));
   });
   for (size_t i = 0; i < caller_files.size(); ++i) {
     const std::string& file = caller_files[i];

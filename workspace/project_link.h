@@ -234,6 +234,9 @@ class ProjectIndex::Project {
   // one are parsed). A name more files hold than kMaxScannedUsers is taken as used with grad
   // mode unknown.
   void linkEvaluationUses();
+  // The parse of `text` the index keeps for the lint (left kept), else a fresh one offered to it:
+  // a file the link reads more than once, or that the lint reads after it, is parsed once.
+  std::shared_ptr<analysis::ParsedFile> parseOnce(const std::string& text);
 
   // Files parsed for projectFunction, by path (null: unreadable); guarded by functions_mutex_,
   // which also guards the resolution memos (module_files_, local_roots_) once linked.
