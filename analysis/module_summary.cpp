@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "analysis/node_access.h"
 #include "analysis/code_text.h"
 #include "analysis/compiled_regions.h"
 #include "analysis/dynamo_config.h"
@@ -147,13 +148,13 @@ bool ModuleSummarizer::returnsSelf(std::string_view method) {
 }
 
 TSNode ModuleSummarizer::firstArgument(TSNode call, std::string_view keyword, std::string_view source) {
-  TSNode args = fieldOf(call, "arguments");
+  TSNode args = fieldNamed(call, "arguments");
   if (!isKind(args, kind::argument_list)) return {};
   TSNode positional{}, by_keyword{};
   forEachNamedChild(args, [&](TSNode arg) {
     analysis::NodeKind kind = kindOf(arg);
     if (kind == kind::keyword_argument) {
-      if (!keyword.empty() && textOf(fieldOf(arg, "name"), source) == keyword) by_keyword = fieldOf(arg, "value");
+      if (!keyword.empty() && textOf(fieldNamed(arg, "name"), source) == keyword) by_keyword = fieldNamed(arg, "value");
     } else if (kind != kind::comment && kind != kind::list_splat && kind != kind::dictionary_splat && ts_node_is_null(positional)) {
       positional = arg;
     }
@@ -162,12 +163,12 @@ TSNode ModuleSummarizer::firstArgument(TSNode call, std::string_view keyword, st
 }
 
 bool ModuleSummarizer::hasTrueKeyword(TSNode call, std::string_view keyword, std::string_view source) {
-  TSNode args = fieldOf(call, "arguments");
+  TSNode args = fieldNamed(call, "arguments");
   bool found = false;
   if (!isKind(args, kind::argument_list)) return false;
   forEachNamedChild(args, [&](TSNode arg) {
-    if (isKind(arg, kind::keyword_argument) && textOf(fieldOf(arg, "name"), source) == keyword &&
-        isKind(unparenthesize(fieldOf(arg, "value")), kind::true_))
+    if (isKind(arg, kind::keyword_argument) && textOf(fieldNamed(arg, "name"), source) == keyword &&
+        isKind(unparenthesize(fieldNamed(arg, "value")), kind::true_))
       found = true;
   });
   return found;
@@ -183,15 +184,15 @@ ModuleSummary ModuleSummarizer::run() {
   }
   TSNode root = model_.file().root();
   // Top-level functions and classes first, so that calls can name them.
-  forEachNamedChild(root, [&](TSNode stmt) {
-    TSNode def = isKind(stmt, kind::decorated_definition) ? fieldOf(stmt, "definition") : stmt;
+  forEachNamedChildInOnePass(root, [&](TSNode stmt) {
+    TSNode def = isKind(stmt, kind::decorated_definition) ? fieldNamed(stmt, "definition") : stmt;
     if (isKind(def, kind::function_definition)) {
       out_.functions.push_back(functionHeader(def));
       defs_.push_back({def, {}, out_.functions.size() - 1, SIZE_MAX});
     } else if (isKind(def, kind::class_definition)) {
       ClassSummary cls;
-      cls.name = std::string(textOf(fieldOf(def, "name"), source_));
-      TSNode supers = fieldOf(def, "superclasses");
+      cls.name = std::string(textOf(fieldNamed(def, "name"), source_));
+      TSNode supers = fieldNamed(def, "superclasses");
       if (isKind(supers, kind::argument_list))
         forEachNamedChild(supers, [&](TSNode base) {
           if (auto ref = nameRef(base)) cls.bases.push_back(*ref);
@@ -200,13 +201,13 @@ ModuleSummary ModuleSummarizer::run() {
         forEachNamedChild(stmt, [&](TSNode child) {
           if (!isKind(child, kind::decorator) || ts_node_named_child_count(child) == 0) return;
           TSNode expr = unparenthesize(ts_node_named_child(child, 0));
-          TSNode callee = isKind(expr, kind::call) ? unparenthesize(fieldOf(expr, "function")) : expr;
+          TSNode callee = isKind(expr, kind::call) ? unparenthesize(fieldNamed(expr, "function")) : expr;
           if (auto ref = nameRef(callee)) cls.decorators.push_back(std::move(*ref));
         });
       out_.classes.push_back(std::move(cls));
       size_t ci = out_.classes.size() - 1;
-      forEachNamedChild(fieldOf(def, "body"), [&](TSNode member) {
-        TSNode mdef = isKind(member, kind::decorated_definition) ? fieldOf(member, "definition") : member;
+      forEachNamedChildInOnePass(fieldNamed(def, "body"), [&](TSNode member) {
+        TSNode mdef = isKind(member, kind::decorated_definition) ? fieldNamed(member, "definition") : member;
         if (!isKind(mdef, kind::function_definition)) return;
         out_.classes[ci].methods.push_back(functionHeader(mdef));
         defs_.push_back({mdef, def, ci, out_.classes[ci].methods.size() - 1});
@@ -235,14 +236,14 @@ FunctionSummary& ModuleSummarizer::summaryOf(const Def& d) {
 
 FunctionSummary ModuleSummarizer::functionHeader(TSNode def) {
   FunctionSummary fn;
-  fn.name = std::string(textOf(fieldOf(def, "name"), source_));
-  fn.at = pos(fieldOf(def, "name"));
+  fn.name = std::string(textOf(fieldNamed(def, "name"), source_));
+  fn.at = pos(fieldNamed(def, "name"));
   TSNode holder = ts_node_parent(def);
   if (isKind(holder, kind::decorated_definition))
     forEachNamedChild(holder, [&](TSNode child) {
       if (!isKind(child, kind::decorator) || ts_node_named_child_count(child) == 0) return;
       TSNode expr = unparenthesize(ts_node_named_child(child, 0));
-      TSNode callee = isKind(expr, kind::call) ? unparenthesize(fieldOf(expr, "function")) : expr;
+      TSNode callee = isKind(expr, kind::call) ? unparenthesize(fieldNamed(expr, "function")) : expr;
       auto q = model_.qualifiedName(callee);
       if (q ? isDynamoDisable(*q) || (!q->starts_with("torch.") && namesDynamoDisable(*q))
             : namesDynamoDisable(textOf(callee, source_)))
@@ -263,11 +264,11 @@ std::optional<NameRef> ModuleSummarizer::nameRef(TSNode expr) const {
     return std::nullopt;
   }
   if (isKind(expr, kind::attribute)) {
-    TSNode object = unparenthesize(fieldOf(expr, "object"));
+    TSNode object = unparenthesize(fieldNamed(expr, "object"));
     if (!isKind(object, kind::identifier)) return std::nullopt;
     const Binding* b = model_.resolve(textOf(object, source_), object);
     if (b != nullptr && b->scope == &model_.moduleScope() && b->kind == BindingKind::Class)
-      return NameRef{NameRef::Kind::Local, b->name + "." + std::string(textOf(fieldOf(expr, "attribute"), source_))};
+      return NameRef{NameRef::Kind::Local, b->name + "." + std::string(textOf(fieldNamed(expr, "attribute"), source_))};
   }
   return std::nullopt;
 }
@@ -277,7 +278,7 @@ bool ModuleSummarizer::isSelf(TSNode expr, const Def* d) const {
   if (d == nullptr || ts_node_is_null(d->cls) || !isKind(expr, kind::identifier)) return false;
   const Binding* b = model_.resolve(textOf(expr, source_), expr);
   if (b == nullptr || b->kind != BindingKind::Parameter || !sameNode(b->statement, d->def)) return false;
-  TSNode params = fieldOf(d->def, "parameters");
+  TSNode params = fieldNamed(d->def, "parameters");
   if (ts_node_named_child_count(params) == 0) return false;
   TSNode first = ts_node_named_child(params, 0);
   if (isKind(first, kind::typed_parameter)) first = ts_node_named_child(first, 0);
@@ -286,8 +287,8 @@ bool ModuleSummarizer::isSelf(TSNode expr, const Def* d) const {
 
 std::string_view ModuleSummarizer::selfAttribute(TSNode expr, const Def* d) const {
   expr = unparenthesize(expr);
-  if (!isKind(expr, kind::attribute) || !isSelf(fieldOf(expr, "object"), d)) return {};
-  return textOf(fieldOf(expr, "attribute"), source_);
+  if (!isKind(expr, kind::attribute) || !isSelf(fieldNamed(expr, "object"), d)) return {};
+  return textOf(fieldNamed(expr, "attribute"), source_);
 }
 
 bool ModuleSummarizer::initParameter(TSNode ident, const Def* d, std::string& name, int& index) const {
@@ -306,7 +307,7 @@ bool ModuleSummarizer::parameterOf(TSNode ident, const Def* d, std::string& name
   bool method = !ts_node_is_null(d->cls);
   const Binding* b = model_.resolve(textOf(ident, source_), ident);
   if (b == nullptr || b->kind != BindingKind::Parameter || !sameNode(b->statement, d->def)) return false;
-  TSNode params = fieldOf(d->def, "parameters");
+  TSNode params = fieldNamed(d->def, "parameters");
   int position = method ? -1 : 0;  // `self` is -1
   bool keyword_only = false;
   bool found = false;
@@ -320,7 +321,7 @@ bool ModuleSummarizer::parameterOf(TSNode ident, const Def* d, std::string& name
     if (kind == kind::positional_separator || kind == kind::comment) return;
     TSNode n = p;
     if (kind == kind::typed_parameter) n = ts_node_named_child(p, 0);
-    else if (kind == kind::default_parameter || kind == kind::typed_default_parameter) n = fieldOf(p, "name");
+    else if (kind == kind::default_parameter || kind == kind::typed_default_parameter) n = fieldNamed(p, "name");
     ++position;
     if (isKind(n, kind::identifier) && sameNode(n, b->name_node)) found = true;
   });
@@ -333,21 +334,21 @@ bool ModuleSummarizer::parameterOf(TSNode ident, const Def* d, std::string& name
 std::string ModuleSummarizer::selfPath(TSNode expr, const Def* d) const {
   expr = unparenthesize(expr);
   if (isKind(expr, kind::subscript)) {
-    std::string base = selfPath(fieldOf(expr, "value"), d);
+    std::string base = selfPath(fieldNamed(expr, "value"), d);
     if (base.empty() || base.find('.') != std::string::npos) return base;
-    if (auto key = stringLiteral(fieldOf(expr, "subscript"), source_)) return base + "." + *key;
+    if (auto key = stringLiteral(fieldNamed(expr, "subscript"), source_)) return base + "." + *key;
     return base;
   }
   if (!isKind(expr, kind::attribute)) return {};
   if (std::string_view attr = selfAttribute(expr, d); !attr.empty()) return std::string(attr);
-  TSNode object = unparenthesize(fieldOf(expr, "object"));
+  TSNode object = unparenthesize(fieldNamed(expr, "object"));
   std::string_view inner = selfAttribute(object, d);
   if (inner.empty()) return {};
-  return std::string(inner) + "." + std::string(textOf(fieldOf(expr, "attribute"), source_));
+  return std::string(inner) + "." + std::string(textOf(fieldNamed(expr, "attribute"), source_));
 }
 
 void ModuleSummarizer::noteCall(TSNode call, const Def* d) {
-  TSNode callee = unparenthesize(fieldOf(call, "function"));
+  TSNode callee = unparenthesize(fieldNamed(call, "function"));
   noteCompileSite(call, callee, d);
   noteEnvironment(call, callee);
   noteConstruction(call, callee);
@@ -360,10 +361,10 @@ void ModuleSummarizer::noteCall(TSNode call, const Def* d) {
     ref.attr = selfPath(callee, d);
     ref.kind = CallRef::Kind::SelfAttr;
     if (isKind(callee, kind::attribute) && ref.attr.empty()) {
-      if (auto cls = annotatedClass(fieldOf(callee, "object"))) {
+      if (auto cls = annotatedClass(fieldNamed(callee, "object"))) {
         ref.kind = CallRef::Kind::Instance;  // `model.decode(x)` for `model: GPT`
         ref.target = std::move(*cls);
-        ref.attr = std::string(textOf(fieldOf(callee, "attribute"), source_));
+        ref.attr = std::string(textOf(fieldNamed(callee, "attribute"), source_));
         summaryOf(*d).calls.push_back(std::move(ref));
         return;
       }
@@ -405,11 +406,11 @@ std::optional<std::string> ModuleSummarizer::stringLiteral(TSNode node, std::str
 }
 
 void ModuleSummarizer::noteAssignment(TSNode assignment) {
-  TSNode left = unparenthesize(fieldOf(assignment, "left"));
+  TSNode left = unparenthesize(fieldNamed(assignment, "left"));
   if (!isKind(left, kind::subscript)) return;
-  auto q = model_.qualifiedName(fieldOf(left, "value"));
+  auto q = model_.qualifiedName(fieldNamed(left, "value"));
   if (!q || *q != "os.environ") return;
-  if (auto key = stringLiteral(fieldOf(left, "subscript"), source_)) out_.environment.push_back(*key);
+  if (auto key = stringLiteral(fieldNamed(left, "subscript"), source_)) out_.environment.push_back(*key);
 }
 
 void ModuleSummarizer::walk() {

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/node_access.h"
 #include "analysis/semantic_model_builder.h"
 #include "analysis/syntax.h"
 #include "analysis/text_search.h"
@@ -168,8 +169,8 @@ std::optional<std::string> SemanticModel::qualifiedNameImpl(TSNode expr, int dep
   // Collect the attribute chain iteratively: a.b.c -> base `a`, members [c, b].
   std::vector<std::string_view> members;
   while (isKind(expr, kind::attribute)) {
-    members.push_back(text(fieldOf(expr, "attribute")));
-    expr = unparenthesize(fieldOf(expr, "object"));
+    members.push_back(text(fieldNamed(expr, "attribute")));
+    expr = unparenthesize(fieldNamed(expr, "object"));
     if (members.size() > 64) return std::nullopt;
   }
   if (!isKind(expr, kind::identifier)) return std::nullopt;
@@ -204,7 +205,7 @@ bool SemanticModel::refersTo(TSNode expr, std::string_view qualified) const {
 
 std::optional<std::string> SemanticModel::calleeName(TSNode call) const {
   if (!isKind(call, kind::call)) return std::nullopt;
-  return qualifiedName(fieldOf(call, "function"));
+  return qualifiedName(fieldNamed(call, "function"));
 }
 
 bool SemanticModel::importsModule(std::string_view module) const {

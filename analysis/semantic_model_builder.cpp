@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/node_access.h"
 #include "analysis/syntax.h"
 #include "analysis/syntax_helpers.h"
 #include "analysis/text_search.h"
@@ -172,7 +173,7 @@ void ModelBuilder::bindTargets(TSNode target, TSNode statement) {
 }
 
 void ModelBuilder::bindParameters(TSNode parameters, TSNode owner) {
-  forEachNamedChild(parameters, [&](TSNode param) {
+  forEachNamedChildInOnePass(parameters, [&](TSNode param) {
     analysis::NodeKind kind = kindOf(param);
     for (Field evaluated_outside : {Field::Value, Field::Type}) {
       TSNode part = field(param, evaluated_outside);

@@ -2,7 +2,32 @@
 
 #include "analysis/syntax.h"
 
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "analysis/node_access.h"
+#include "analysis/parse.h"
+
 namespace ptlint::analysis {
+
+TSNode fieldNamed(TSNode node, std::string_view field) {
+  // The grammar's field names, sorted, with their ids (ids start at 1; 0 is no field).
+  static const std::vector<std::pair<std::string_view, TSFieldId>> fields = [] {
+    std::vector<std::pair<std::string_view, TSFieldId>> out;
+    const TSLanguage* language = pythonLanguage();
+    uint32_t count = ts_language_field_count(language);
+    for (uint32_t id = 1; id <= count; ++id)
+      if (const char* name = ts_language_field_name_for_id(language, static_cast<TSFieldId>(id)))
+        out.emplace_back(name, static_cast<TSFieldId>(id));
+    std::sort(out.begin(), out.end());
+    return out;
+  }();
+  auto it = std::lower_bound(fields.begin(), fields.end(), field,
+                             [](const std::pair<std::string_view, TSFieldId>& f, std::string_view name) { return f.first < name; });
+  if (it == fields.end() || it->first != field) return ts_node_child_by_field_id(node, 0);
+  return ts_node_child_by_field_id(node, it->second);
+}
 
 std::string dottedNameText(TSNode node, std::string_view source) {
   if (!isKind(node, kind::dotted_name)) return std::string(textOf(node, source));
@@ -18,8 +43,8 @@ std::string attributeChainText(TSNode expr, std::string_view source) {
   std::vector<std::string_view> parts;
   expr = unparenthesize(expr);
   while (isKind(expr, kind::attribute)) {
-    parts.push_back(textOf(fieldOf(expr, "attribute"), source));
-    expr = unparenthesize(fieldOf(expr, "object"));
+    parts.push_back(textOf(fieldNamed(expr, "attribute"), source));
+    expr = unparenthesize(fieldNamed(expr, "object"));
   }
   if (!isKind(expr, kind::identifier)) return {};
   std::string out(textOf(expr, source));
@@ -31,7 +56,7 @@ std::string attributeChainText(TSNode expr, std::string_view source) {
 }
 
 TSNode argumentList(TSNode call) {
-  TSNode args = fieldOf(call, "arguments");
+  TSNode args = fieldNamed(call, "arguments");
   return isKind(args, kind::argument_list) ? args : TSNode{};
 }
 
@@ -41,14 +66,14 @@ TSNode keywordArgumentNode(TSNode call, std::string_view name, std::string_view 
   uint32_t count = ts_node_named_child_count(args);
   for (uint32_t i = 0; i < count; ++i) {
     TSNode arg = ts_node_named_child(args, i);
-    if (isKind(arg, kind::keyword_argument) && textOf(fieldOf(arg, "name"), source) == name) return arg;
+    if (isKind(arg, kind::keyword_argument) && textOf(fieldNamed(arg, "name"), source) == name) return arg;
   }
   return {};
 }
 
 TSNode keywordArgument(TSNode call, std::string_view name, std::string_view source) {
   TSNode kw = keywordArgumentNode(call, name, source);
-  return ts_node_is_null(kw) ? TSNode{} : fieldOf(kw, "value");
+  return ts_node_is_null(kw) ? TSNode{} : fieldNamed(kw, "value");
 }
 
 std::vector<TSNode> positionalArguments(TSNode call) {
