@@ -1,5 +1,6 @@
 // Value flow across files (analysis/value_flow.h `ProjectFunctions`): the top-level def or class
-// an import names in a file of the project, parsed on demand once per project and kept with it.
+// an import names in a file of the project, parsed on demand once per project and kept with it
+// (the parse the index keeps for that file's lint, when there is one: the file is parsed once).
 #include <algorithm>
 #include <mutex>
 #include <string>

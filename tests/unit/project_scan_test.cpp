@@ -10,6 +10,8 @@
 #include <sstream>
 
 #include "analysis/module_summary.h"
+#include "analysis/semantic_model.h"
+#include "analysis/value_flow.h"
 #include "workspace/project_index.h"
 #include "workspace/training_scan.h"
 
@@ -122,5 +124,30 @@ TEST(ProjectScan, ASummarisedFileIsParsedOnceForItsLint) {
   workspace::ProjectIndex plain(readText);
   plain.factsFor(dir / "model.py");
   EXPECT_EQ(plain.takeParsed(model), nullptr);
+  fs::remove_all(dir);
+}
+
+TEST(ProjectScan, AHelperModuleValueFlowReadsIsParsedOnceForItsLint) {
+  fs::path dir = fs::temp_directory_path() / ("ptlint-kept-helper-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "setup.cfg") << "";
+  const std::string helpers = "import torch\n\ndef get_device():\n    return torch.device(\"cuda\")\n";
+  std::ofstream(dir / "helpers.py") << helpers;
+  std::ofstream(dir / "main.py") << "from helpers import get_device\n\ndevice = get_device()\n";
+  workspace::ProjectIndex index(readText);
+  index.keepParsedFiles();
+  auto facts = index.factsFor(dir / "main.py");
+  ASSERT_NE(facts->functions, nullptr);
+  auto definition = facts->functions->definition("helpers.get_device");
+  ASSERT_TRUE(definition.has_value());
+  // The parse value flow read is the one handed to the helper module's own lint.
+  auto parsed = index.takeParsed(helpers);
+  ASSERT_NE(parsed, nullptr);
+  EXPECT_EQ(&definition->model->file(), parsed.get());
+  // Asked again, value flow answers from the same parse.
+  auto again = facts->functions->definition("helpers.get_device");
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(&again->model->file(), parsed.get());
   fs::remove_all(dir);
 }
