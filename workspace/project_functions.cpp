@@ -1,5 +1,8 @@
 // Value flow across files (analysis/value_flow.h `ProjectFunctions`): the top-level def or class
 // an import names in a file of the project, parsed on demand once per project and kept with it.
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 #include <algorithm>
 #include <mutex>
 #include <string>
@@ -14,7 +17,9 @@
 namespace ptlint::workspace {
 
 struct ProjectIndex::Project::Parsed {
-  explicit Parsed(std::string text) : file(analysis::ParsedFile::parse(std::move(text))), model(file) {}
+  explicit Parsed(std::string text)
+      : content_hash(XXH3_64bits(text.data(), text.size())), file(analysis::ParsedFile::parse(std::move(text))), model(file) {}
+  uint64_t content_hash;
   analysis::ParsedFile file;
   analysis::SemanticModel model;
 };
@@ -28,7 +33,7 @@ auto ProjectIndex::Project::parsedFile(const fs::path& path) -> std::shared_ptr<
 }
 
 std::optional<analysis::ProjectFunctions::Definition> ProjectIndex::Project::projectDefinition(
-    const fs::path& from, std::string_view qualified, std::vector<fs::path>& consulted) {
+    const fs::path& from, std::string_view qualified, std::vector<analysis::ProjectFunctions::FileRead>& consulted) {
   ensureLinked();
   std::lock_guard lock(functions_mutex_);
   fs::path file = from;
@@ -47,7 +52,7 @@ std::optional<analysis::ProjectFunctions::Definition> ProjectIndex::Project::pro
     if (!module || *module == from) return std::nullopt;
     auto parsed = parsedFile(*module);
     if (parsed == nullptr) return std::nullopt;
-    consulted.push_back(*module);
+    consulted.push_back({module->string(), parsed->content_hash});
     const analysis::SemanticModel& model = parsed->model;
     const std::string& name = parts.back();
     const auto* bindings = model.bindingsOf(model.moduleScope(), name);
@@ -71,14 +76,14 @@ class FileFunctions final : public analysis::ProjectFunctions {
   FileFunctions(std::shared_ptr<ProjectIndex::Project> project, fs::path file)
       : project_(std::move(project)), file_(std::move(file)) {}
   std::optional<Definition> definition(std::string_view qualified) const override {
-    std::vector<fs::path> read;
+    std::vector<FileRead> read;
     auto out = project_->projectDefinition(file_, qualified, read);
     std::lock_guard lock(mutex_);
-    for (const fs::path& p : read)
-      if (std::find(read_.begin(), read_.end(), p.string()) == read_.end()) read_.push_back(p.string());
+    for (FileRead& r : read)
+      if (std::find(read_.begin(), read_.end(), r) == read_.end()) read_.push_back(std::move(r));
     return out;
   }
-  std::vector<std::string> filesRead() const override {
+  std::vector<FileRead> filesRead() const override {
     std::lock_guard lock(mutex_);
     return read_;
   }
@@ -87,7 +92,7 @@ class FileFunctions final : public analysis::ProjectFunctions {
   std::shared_ptr<ProjectIndex::Project> project_;
   fs::path file_;
   mutable std::mutex mutex_;
-  mutable std::vector<std::string> read_;
+  mutable std::vector<FileRead> read_;
 };
 
 }  // namespace

@@ -50,6 +50,10 @@ class ProjectIndex::Project {
 
   void ensureLinked();
   std::shared_ptr<const ProjectFacts> factsFor(const fs::path& file);
+  // Another thread is linking this project now (its facts are not ready; asking waits).
+  bool linkingElsewhere() const {
+    return started_.load(std::memory_order_acquire) && !done_.load(std::memory_order_acquire);
+  }
 
   // Is `file` among the files this project scans?
   bool contains(const fs::path& file) const;
@@ -63,7 +67,7 @@ class ProjectIndex::Project {
   // After linking, for value flow across files (project_functions.cpp): the top-level def or
   // class `qualified` names as `from` imports it, parsed; `consulted` gets the file read. Thread-safe.
   std::optional<analysis::ProjectFunctions::Definition> projectDefinition(const fs::path& from, std::string_view qualified,
-                                                                     std::vector<fs::path>& consulted);
+                                                                     std::vector<analysis::ProjectFunctions::FileRead>& consulted);
   // A test file of the project by pytest's default names: `test_*.py`, `*_test.py`,
   // `conftest.py` (a folder named `tests` also holds fixtures, data and helpers).
   bool isTestFile(const fs::path& file) const;
@@ -248,7 +252,7 @@ class ProjectIndex::Project {
   // Folders scanned without recursion besides `scan_`: a marker-less package's parent (the
   // scripts beside it import it), the folders between the file and the working folder.
   std::vector<fs::path> beside_;
-  std::atomic<bool> done_{false};
+  std::atomic<bool> started_{false}, done_{false};
   std::vector<fs::path> import_roots_;
   std::once_flag linked_;
   std::unordered_map<std::string, std::shared_ptr<const ModuleSummary>> modules_;
