@@ -11,6 +11,7 @@
 #include <system_error>
 #include <thread>
 
+#include "analysis/instrumentation.h"
 #include "analysis/module_summary.h"
 #include "analysis/value_flow.h"
 #include "rules/linter.h"
@@ -146,12 +147,17 @@ Engine::Started Engine::start(const FileInput& input, const CancellationToken& c
 void Engine::parseWhileWaiting(Started& started) {
   // The project index's parse, if it summarised the file already; else a parse of our own when
   // the lint will parse the file whatever the facts say (some rule's words and shape are in it).
+  if (analysis::timings::enabled()) analysis::timings::add("waiting for a link", started.text.size());
+  if (options_.fix) return;  // fixes change the text first: the parse would be lost
+  // The link parses such a file for its summary and keeps that parse for the lint.
+  if (started.result.form.notebook == nullptr && ProjectIndex::summarisedByLink(started.text)) return;
   started.parsed = project_->takeParsed(started.text);
-  if (started.parsed || options_.fix) return;  // fixes change the text first: the parse would be lost
+  if (started.parsed) return;
   if (cache_ && !started.from_buffer && cache_->holds(started.result.path)) return;  // likely a cached result
   std::vector<const rules::Rule*> candidates = rules::rulesThatMayMatch(started.text, started.result.settings);
-  if (candidates.empty() || rules::cannotMatch(started.text, started.result.settings, candidates)) return;
+  if (rules::cannotMatch(started.text, started.result.settings, candidates)) return;
   started.parsed = std::make_shared<const analysis::ParsedFile>(analysis::ParsedFile::parse(started.text));
+  if (analysis::timings::enabled()) analysis::timings::add("parsed while waiting for a link", started.text.size());
 }
 
 FileResult Engine::finish(Started started, std::shared_ptr<const analysis::ProjectFacts> facts) {

@@ -208,6 +208,16 @@ class ProjectIndex {
   // What a raw look at `file` (the overlay's text first) says (`raw` is a reusable buffer); all
   // false when unreadable.
   ScanVerdict scanFile(const std::filesystem::path& file, std::string& raw);
+ public:
+  // Whether a link summarises a file of this text (it may hold a compile site, set an indexed
+  // environment variable or Dynamo's capture setting): its parse is then kept for the lint.
+  static bool summarisedByLink(std::string_view text) {
+    ScanVerdict verdict = scanText(text, true);
+    return verdict.may_compile || verdict.may_set_environment;
+  }
+
+ private:
+  static ScanVerdict scanText(std::string_view text, bool code_view);
   // Calls `fn(i, buffer)` for every i < count, on up to `threads_` threads (the caller's among
   // them), each with a reusable buffer of its own; the first exception thrown is rethrown here
   // once every thread has stopped.

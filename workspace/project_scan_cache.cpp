@@ -61,19 +61,21 @@ bool ProjectIndex::racy(const ScanEntry& entry) const {
   return entry.mtime_ns + kTimestampTickNs >= scan_cache_written_ns_;
 }
 
+ProjectIndex::ScanVerdict ProjectIndex::scanText(std::string_view text, bool code_view) {
+  ScanVerdict verdict;
+  verdict.may_compile = analysis::mayHoldCompileSite(text, code_view);
+  for (std::string_view variable : analysis::indexedEnvironmentVariables())
+    verdict.may_set_environment = verdict.may_set_environment || mayWriteVariable(text, variable, code_view);
+  // Dynamo's process-wide capture setting is read from the same summaries.
+  verdict.may_set_environment = verdict.may_set_environment || analysis::mayHoldCaptureSetting(text);
+  verdict.training = trainingWordsOf(text);
+  return verdict;
+}
+
 ProjectIndex::ScanVerdict ProjectIndex::scanFile(const fs::path& file, std::string& raw) {
   // A notebook on disk is JSON, its code inside strings: only the raw tests apply.
   bool code_view = !isNotebookPath(file.string());
-  auto verdictOf = [code_view](std::string_view text) {
-    ScanVerdict verdict;
-    verdict.may_compile = analysis::mayHoldCompileSite(text, code_view);
-    for (std::string_view variable : analysis::indexedEnvironmentVariables())
-      verdict.may_set_environment = verdict.may_set_environment || mayWriteVariable(text, variable, code_view);
-    // Dynamo's process-wide capture setting is read from the same summaries.
-    verdict.may_set_environment = verdict.may_set_environment || analysis::mayHoldCaptureSetting(text);
-    verdict.training = trainingWordsOf(text);
-    return verdict;
-  };
+  auto verdictOf = [code_view](std::string_view text) { return scanText(text, code_view); };
   if (overlay_)
     if (auto text = overlay_(file)) return verdictOf(*text);
   std::string key = file.string();
