@@ -84,8 +84,14 @@ class ProjectFunctions {
   // The top-level def or class `qualified` names (as the asking file's imports spell it:
   // `utils.get_device`, `.utils.get_device`), bound once in a file of the project; nullopt when none.
   virtual std::optional<Definition> definition(std::string_view qualified) const = 0;
-  // The files the answers so far came from (a result that used them depends on them).
-  virtual std::vector<std::string> filesRead() const = 0;
+  // The files the answers so far came from (a result that used them depends on them), each
+  // with the XXH3 hash of the text that was read.
+  struct FileRead {
+    std::string path;
+    uint64_t content_hash = 0;
+    bool operator==(const FileRead&) const = default;
+  };
+  virtual std::vector<FileRead> filesRead() const = 0;
 };
 
 // What an import-bound name or an attribute of one refers to, as the file's imports spell it

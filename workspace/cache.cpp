@@ -155,8 +155,9 @@ bool validDiagnostic(const rules::Diagnostic& d, uint64_t size) {
       previous_end = e.end;
     }
   }
+  // A range in another file is that file's bytes (its position comes precomputed).
   for (const auto& r : d.related)
-    if (!range(r.start, r.end)) return false;
+    if (r.path.empty() ? !range(r.start, r.end) : r.start > r.end) return false;
   return true;
 }
 
@@ -272,6 +273,8 @@ ResultsCache::ResultsCache(Dir dir) : dir_(std::move(dir.path)) {
         valid = valid && validDiagnostic(e.diagnostics.back(), *size);
       }
       if (entry.contains("depends")) e.dependencies = entry.at("depends").get<std::vector<std::string>>();
+      if (entry.contains("reads"))
+        for (const auto& r : entry.at("reads")) e.reads.emplace_back(r.at(0).get<std::string>(), r.at(1).get<uint64_t>());
       if (valid) entries_.emplace(path, std::move(e));
     } catch (const std::exception&) {
     }
@@ -282,25 +285,40 @@ ResultsCache::ResultsCache(Dir dir) : dir_(std::move(dir.path)) {
   if (!complete || !build_ok || !format_ok) entries_.clear();  // corrupt or foreign: start over
 }
 
-std::optional<std::vector<rules::Diagnostic>> ResultsCache::lookup(const fs::path& path, const std::string& key) const {
+bool ResultsCache::holds(const fs::path& path) const {
   std::lock_guard lock(mutex_);
-  touched_.insert(path.string());
-  auto it = entries_.find(path.string());
-  if (it == entries_.end() || it->second.key != key) return std::nullopt;
-  return it->second.diagnostics;
+  return entries_.count(path.string()) != 0;
+}
+
+std::optional<std::vector<rules::Diagnostic>> ResultsCache::lookup(const fs::path& path, const std::string& key,
+                                                                   const StillRead& still_read) const {
+  std::vector<rules::Diagnostic> diagnostics;
+  Reads reads;
+  {
+    std::lock_guard lock(mutex_);
+    touched_.insert(path.string());
+    auto it = entries_.find(path.string());
+    if (it == entries_.end() || it->second.key != key) return std::nullopt;
+    diagnostics = it->second.diagnostics;
+    reads = it->second.reads;
+  }
+  for (const auto& [file, hash] : reads)
+    if (!still_read || !still_read(file, hash)) return std::nullopt;
+  return diagnostics;
 }
 
 void ResultsCache::store(const fs::path& path, const std::string& key, const std::vector<rules::Diagnostic>& diagnostics,
-                         const std::vector<fs::path>& dependencies) {
+                         const std::vector<fs::path>& dependencies, Reads reads) {
   std::lock_guard lock(mutex_);
   if (disabled_) return;
   touched_.insert(path.string());
   Entry& e = entries_[path.string()];
-  if (e.key == key) return;
+  if (e.key == key && e.reads == reads) return;
   e.key = key;
   e.diagnostics = diagnostics;
   e.dependencies.clear();
   for (const auto& d : dependencies) e.dependencies.push_back(d.string());
+  e.reads = std::move(reads);
   dirty_ = true;
 }
 
@@ -345,6 +363,11 @@ bool ResultsCache::save() {
     for (const auto& d : e.diagnostics) diags.push_back(toJson(d));
     entries[path] = {{"key", e.key}, {"diagnostics", diags}};
     if (!e.dependencies.empty()) entries[path]["depends"] = e.dependencies;
+    if (!e.reads.empty()) {
+      json reads = json::array();
+      for (const auto& [file, hash] : e.reads) reads.push_back(json::array({file, hash}));
+      entries[path]["reads"] = std::move(reads);
+    }
   }
   json doc = {{"format", kFormat}, {"build", buildIdentity()}, {"entries", entries}};
   std::string bytes = doc.dump(-1, ' ', false, json::error_handler_t::replace);

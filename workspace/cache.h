@@ -8,13 +8,16 @@
 // symlink, or the folder cannot be searched, the cache is not used at all (`problem()` says why).
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "rules/rule.h"
@@ -40,12 +43,21 @@ class ResultsCache {
 
   static std::string keyFor(std::string_view content, const rules::Settings& settings);
 
-  // Cached diagnostics for `path` if its key matches.
-  std::optional<std::vector<rules::Diagnostic>> lookup(const std::filesystem::path& path, const std::string& key) const;
+  // Whether some result for `path` is stored (whatever its key).
+  bool holds(const std::filesystem::path& path) const;
+  // Files of the project whose text a result read (value flow into another file's helper), by
+  // path, with the hash of the text read: the result holds while each still has that text.
+  using Reads = std::vector<std::pair<std::string, uint64_t>>;
+  // Tells whether `path`'s text still has hash `hash` (the caller reads it as it reads sources).
+  using StillRead = std::function<bool(const std::string& path, uint64_t hash)>;
+  // Cached diagnostics for `path` if its key matches and every file the result read still has
+  // the text it read (asked through `still_read`, with no lock held).
+  std::optional<std::vector<rules::Diagnostic>> lookup(const std::filesystem::path& path, const std::string& key,
+                                                       const StillRead& still_read = {}) const;
   // `dependencies`: the other files whose facts the result depends on (recorded with it; the
-  // key already holds the digest of those facts).
+  // key already holds the digest of those facts). `reads`: as above.
   void store(const std::filesystem::path& path, const std::string& key, const std::vector<rules::Diagnostic>& diagnostics,
-             const std::vector<std::filesystem::path>& dependencies = {});
+             const std::vector<std::filesystem::path>& dependencies = {}, Reads reads = {});
 
   // Writes the cache if anything changed. Failure to write is not an error (returns false).
   bool save();
@@ -55,6 +67,7 @@ class ResultsCache {
     std::string key;
     std::vector<rules::Diagnostic> diagnostics;
     std::vector<std::string> dependencies;
+    Reads reads;
   };
   void disable(std::string why);
   bool openFolder();

@@ -1,12 +1,17 @@
 #include "workspace/engine.h"
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <deque>
 #include <set>
 #include <system_error>
 #include <thread>
 
+#include "analysis/instrumentation.h"
 #include "analysis/module_summary.h"
 #include "analysis/value_flow.h"
 #include "rules/linter.h"
@@ -96,12 +101,13 @@ ResolvedConfig Engine::configFor(const fs::path& path) {
   return options_.resolve ? options_.resolve(path) : resolver_.forFile(path);
 }
 
-FileResult Engine::check(const FileInput& input, const CancellationToken& cancel) {
+Engine::Started Engine::start(const FileInput& input, const CancellationToken& cancel) {
+  Started started;
+  FileResult& result = started.result;
   const fs::path path(input.path);  // one path object per file being checked, not per file listed
-  FileResult result;
   result.path = path;
   result.version = input.version;
-  if (cancel.cancelled()) return result;
+  if (cancel.cancelled()) return started;
   try {
     auto config = std::make_shared<const ResolvedConfig>(configFor(path));
     result.config = config;
@@ -109,7 +115,7 @@ FileResult Engine::check(const FileInput& input, const CancellationToken& cancel
   } catch (const ConfigError& e) {
     result.status = FileStatus::ConfigError;
     result.error = e.what();
-    return result;
+    return started;
   }
   rules::Settings& settings = result.settings;
   result.unsafe_fixes = settings.unsafe_fixes;
@@ -122,7 +128,7 @@ FileResult Engine::check(const FileInput& input, const CancellationToken& cancel
   if (!source) {
     result.status = FileStatus::ReadError;
     result.error = error;
-    return result;
+    return started;
   }
   result.form.had_bom = source->had_bom;
   result.form.endings = source->endings;
@@ -131,29 +137,58 @@ FileResult Engine::check(const FileInput& input, const CancellationToken& cancel
     result.form.notebook = std::make_shared<const Notebook>(std::move(*source->notebook));
     result.form.notebook_bytes = std::move(source->notebook_bytes);
   }
-  if (rules::asksProject(source->text, settings)) {
-    settings.project = project_->factsFor(path);
+  started.asks_project = rules::asksProject(source->text, settings);
+  started.from_buffer = input.content.has_value();
+  started.text = std::move(source->text);
+  started.ready = true;
+  return started;
+}
+
+void Engine::parseWhileWaiting(Started& started) {
+  // The project index's parse, if it summarised the file already; else a parse of our own when
+  // the lint will parse the file whatever the facts say (some rule's words and shape are in it).
+  if (analysis::timings::enabled()) analysis::timings::add("waiting for a link", started.text.size());
+  if (options_.fix) return;  // fixes change the text first: the parse would be lost
+  // The link parses such a file for its summary and keeps that parse for the lint.
+  if (started.result.form.notebook == nullptr && ProjectIndex::summarisedByLink(started.text)) return;
+  started.parsed = project_->takeParsed(started.text);
+  if (started.parsed) return;
+  if (cache_ && !started.from_buffer && cache_->holds(started.result.path)) return;  // likely a cached result
+  std::vector<const rules::Rule*> candidates = rules::rulesThatMayMatch(started.text, started.result.settings);
+  if (rules::cannotMatch(started.text, started.result.settings, candidates)) return;
+  started.parsed = std::make_shared<const analysis::ParsedFile>(analysis::ParsedFile::parse(started.text));
+  if (analysis::timings::enabled()) analysis::timings::add("parsed while waiting for a link", started.text.size());
+}
+
+FileResult Engine::finish(Started started, std::shared_ptr<const analysis::ProjectFacts> facts) {
+  FileResult result = std::move(started.result);
+  rules::Settings& settings = result.settings;
+  const fs::path& path = result.path;
+  if (facts) {
+    settings.project = std::move(facts);
     result.dependencies = dependenciesOf(settings.project.get(), path);
   }
   // The project index's parse of this text, if it summarised the file (freed here when unused).
-  std::shared_ptr<const analysis::ParsedFile> parsed_before = project_->takeParsed(source->text);
+  std::shared_ptr<const analysis::ParsedFile> parsed_before = project_->takeParsed(started.text);
+  if (!parsed_before) parsed_before = std::move(started.parsed);
   // Buffers are not what the cache describes (it is keyed by path): only files on disk use it.
-  bool use_cache = cache_ && !input.content;
+  bool use_cache = cache_ && !started.from_buffer;
   std::string key;
   if (use_cache) {
-    key = cacheKey(source->text, settings, *result.config);
-    if (auto hit = cache_->lookup(path, key)) {
+    key = cacheKey(started.text, settings, *result.config);
+    auto still_read = [this](const std::string& file, uint64_t hash) { return textHash(file) == hash; };
+    if (auto hit = cache_->lookup(path, key, still_read)) {
       result.status = FileStatus::Cached;
       result.diagnostics = std::move(*hit);
       dropUnfixable(result.diagnostics, *result.config);
-      result.text = std::move(source->text);
+      result.text = std::move(started.text);
       return result;
     }
   }
-  if (options_.fix) result.original = source->text;
+  if (options_.fix) result.original = started.text;
   LintRequest request{settings, fixSelectionOf(*result.config), options_.fix, nullptr, false, {}};
   request.parsed_before = std::move(parsed_before);
-  LintOutcome outcome = lintSource(std::move(source->text), request, result.form.endings, result.form.notebook.get());
+  LintOutcome outcome = lintSource(std::move(started.text), request, result.form.endings, result.form.notebook.get());
   result.status = FileStatus::Checked;
   result.diagnostics = std::move(outcome.diagnostics);
   result.text = std::move(outcome.text);
@@ -161,17 +196,26 @@ FileResult Engine::check(const FileInput& input, const CancellationToken& cancel
   result.history = std::move(outcome.history);
   result.findings_fixed = outcome.findings_fixed;
   result.notice = std::move(outcome.notice);
-  // A result that used what another file's function returns is not cached (the key does not
-  // describe that file); the files it read count as dependencies.
+  // A result that used what another file's function returns holds while that file has the text
+  // it read (the key does not describe that file); the files it read count as dependencies.
+  ResultsCache::Reads reads;
   if (settings.project != nullptr && settings.project->functions != nullptr) {
-    auto read = settings.project->functions->filesRead();
-    if (!read.empty()) use_cache = false;
-    for (const std::string& p : read)
-      if (std::find(result.dependencies.begin(), result.dependencies.end(), fs::path(p)) == result.dependencies.end())
-        result.dependencies.emplace_back(p);
+    for (auto& r : settings.project->functions->filesRead()) {
+      if (std::find(result.dependencies.begin(), result.dependencies.end(), fs::path(r.path)) == result.dependencies.end())
+        result.dependencies.emplace_back(r.path);
+      reads.emplace_back(std::move(r.path), r.content_hash);
+    }
   }
-  if (use_cache) cache_->store(path, key, result.diagnostics, result.dependencies);
+  if (use_cache) cache_->store(path, key, result.diagnostics, result.dependencies, std::move(reads));
   return result;
+}
+
+FileResult Engine::check(const FileInput& input, const CancellationToken& cancel) {
+  Started started = start(input, cancel);
+  if (!started.ready) return std::move(started.result);
+  std::shared_ptr<const analysis::ProjectFacts> facts;
+  if (started.asks_project) facts = project_->factsFor(started.result.path);
+  return finish(std::move(started), std::move(facts));
 }
 
 std::vector<FileResult> Engine::run(const std::vector<FileInput>& inputs, const RunHooks& hooks) {
@@ -179,8 +223,12 @@ std::vector<FileResult> Engine::run(const std::vector<FileInput>& inputs, const 
   unsigned threads = options_.threads ? options_.threads : std::max(1u, std::thread::hardware_concurrency());
   threads = std::min<unsigned>(threads, static_cast<unsigned>(std::max<size_t>(1, inputs.size())));
   std::atomic<size_t> next{0}, finished{0};
+  // A file whose project another thread is linking waits (parsed meanwhile) while this thread
+  // goes on to the next files, up to this much text; then the thread waits for the link too.
+  constexpr size_t kMaxWaitingBytes = 4u << 20;
+  constexpr size_t kMaxWaitingFiles = 256;
   auto worker = [&] {
-    for (size_t i = next++; i < inputs.size(); i = next++) {
+    auto guarded = [&](size_t i, const auto& step) {
       FileResult& result = results[i];
       auto fail = [&](const char* message) {
         // What the failed check held is freed by now, so this small result fits.
@@ -195,7 +243,7 @@ std::vector<FileResult> Engine::run(const std::vector<FileInput>& inputs, const 
         }
       };
       try {
-        result = check(inputs[i], hooks.cancel);
+        step(result);
       } catch (const std::bad_alloc&) {
         // A file too large for the memory left (`ulimit -v`): reported against it; the others,
         // smaller, go on.
@@ -204,6 +252,9 @@ std::vector<FileResult> Engine::run(const std::vector<FileInput>& inputs, const 
         // An I/O failure on one file: reported against it; the others go on.
         fail(e.what());
       }
+    };
+    auto done = [&](size_t i) {
+      FileResult& result = results[i];
       if (hooks.on_result && result.status != FileStatus::Cancelled) {
         try {
           hooks.on_result(i, result);
@@ -211,9 +262,52 @@ std::vector<FileResult> Engine::run(const std::vector<FileInput>& inputs, const 
           // The callback's own failure (memory) stays with this file; the worker goes on.
         }
       }
-      size_t done = ++finished;
-      if (hooks.progress) hooks.progress(done, inputs.size());
+      size_t count = ++finished;
+      if (hooks.progress) hooks.progress(count, inputs.size());
+    };
+    std::deque<std::pair<size_t, Started>> waiting;  // in input order
+    size_t waiting_bytes = 0;
+    // The waiting files whose facts are ready, in order (all of them, waiting for the links,
+    // when `all`).
+    auto finishWaiting = [&](bool all) {
+      while (!waiting.empty()) {
+        auto& [i, started] = waiting.front();
+        std::shared_ptr<const analysis::ProjectFacts> facts =
+            all ? project_->factsFor(started.result.path) : project_->factsUnlessLinking(started.result.path);
+        if (!facts) return;
+        size_t index = i;
+        waiting_bytes -= started.text.size();
+        guarded(index, [&](FileResult& result) { result = finish(std::move(started), std::move(facts)); });
+        waiting.pop_front();
+        done(index);
+      }
+    };
+    for (size_t i = next++; i < inputs.size(); i = next++) {
+      bool parked = false;
+      guarded(i, [&](FileResult& result) {
+        Started started = start(inputs[i], hooks.cancel);
+        if (!started.ready) {
+          result = std::move(started.result);
+          return;
+        }
+        std::shared_ptr<const analysis::ProjectFacts> facts;
+        if (started.asks_project) {
+          facts = project_->factsUnlessLinking(started.result.path);
+          if (!facts && waiting.size() < kMaxWaitingFiles && waiting_bytes + started.text.size() <= kMaxWaitingBytes) {
+            parseWhileWaiting(started);
+            waiting_bytes += started.text.size();
+            waiting.emplace_back(i, std::move(started));
+            parked = true;
+            return;
+          }
+          if (!facts) facts = project_->factsFor(started.result.path);
+        }
+        result = finish(std::move(started), std::move(facts));
+      });
+      if (!parked) done(i);
+      finishWaiting(false);
     }
+    finishWaiting(true);
   };
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < threads; ++t) {
@@ -229,6 +323,20 @@ std::vector<FileResult> Engine::run(const std::vector<FileInput>& inputs, const 
   worker();
   for (auto& t : pool) t.join();
   return results;
+}
+
+std::optional<uint64_t> Engine::textHash(const std::string& path) {
+  {
+    std::lock_guard lock(text_hashes_mutex_);
+    if (auto it = text_hashes_.find(path); it != text_hashes_.end()) return it->second;
+  }
+  // Read as the project index reads it (the overlay first), with no lock held.
+  std::optional<std::string> text = options_.overlay ? options_.overlay(path) : std::nullopt;
+  if (!text) text = readForIndex(path);
+  std::optional<uint64_t> hash;
+  if (text) hash = XXH3_64bits(text->data(), text->size());
+  std::lock_guard lock(text_hashes_mutex_);
+  return text_hashes_.emplace(path, hash).first->second;
 }
 
 void Engine::save() {

@@ -37,8 +37,10 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "rules/rule.h"
@@ -161,6 +163,24 @@ class Engine {
   void save();
 
  private:
+  // A file read and configured: what check() does before it asks for the project's facts.
+  struct Started {
+    FileResult result;  // final unless `ready`
+    bool ready = false;
+    bool asks_project = false;
+    bool from_buffer = false;
+    std::string text;
+    std::shared_ptr<const analysis::ParsedFile> parsed;  // parsed while its project was linked
+  };
+  Started start(const FileInput& input, const CancellationToken& cancel);
+  void parseWhileWaiting(Started& started);
+  FileResult finish(Started started, std::shared_ptr<const analysis::ProjectFacts> facts);
+
+  // The hash of `path`'s text as the project index reads it, once per engine (nullopt: unreadable).
+  std::optional<uint64_t> textHash(const std::string& path);
+  std::mutex text_hashes_mutex_;
+  std::unordered_map<std::string, std::optional<uint64_t>> text_hashes_;
+
   EngineOptions options_;
   ConfigResolver resolver_;
   std::unique_ptr<ProjectIndex> project_;

@@ -23,7 +23,7 @@ struct JsonSections {
   size_t max_member_values = 1u << 23;
 };
 
-// Reads from `file` (not closed). True when the whole document was read.
+// Reads from `file` (not closed; read whole into memory first). True when the whole document was read.
 bool readJsonSections(std::FILE* file, const JsonSections& reader);
 bool readJsonSections(const std::string& text, const JsonSections& reader);
 

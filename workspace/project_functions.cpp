@@ -1,6 +1,9 @@
 // Value flow across files (analysis/value_flow.h `ProjectFunctions`): the top-level def or class
 // an import names in a file of the project, parsed on demand once per project and kept with it
 // (the parse the index keeps for that file's lint, when there is one: the file is parsed once).
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 #include <algorithm>
 #include <mutex>
 #include <string>
@@ -15,10 +18,23 @@
 namespace ptlint::workspace {
 
 struct ProjectIndex::Project::Parsed {
-  explicit Parsed(std::shared_ptr<const analysis::ParsedFile> parsed) : file(std::move(parsed)), model(*file) {}
+  explicit Parsed(std::shared_ptr<const analysis::ParsedFile> parsed)
+      : content_hash(XXH3_64bits(parsed->text().data(), parsed->text().size())), file(std::move(parsed)), model(*file) {}
+  uint64_t content_hash;
   std::shared_ptr<const analysis::ParsedFile> file;  // shared with the lint of that file
   analysis::SemanticModel model;
 };
+
+std::shared_ptr<analysis::ParsedFile> ProjectIndex::Project::parseOnce(const std::string& text) {
+  uint64_t hash = XXH3_64bits(text.data(), text.size());
+  {
+    std::lock_guard lock(index_.mutex_);
+    if (auto it = index_.kept_.find(hash); it != index_.kept_.end() && it->second->text() == text) return it->second;
+  }
+  auto parsed = std::make_shared<analysis::ParsedFile>(analysis::ParsedFile::parse(text));
+  index_.offerParsed(parsed);
+  return parsed;
+}
 
 auto ProjectIndex::Project::parsedFile(const fs::path& path) -> std::shared_ptr<const Parsed> {
   if (auto it = parsed_.find(path.string()); it != parsed_.end()) return it->second;
@@ -29,7 +45,7 @@ auto ProjectIndex::Project::parsedFile(const fs::path& path) -> std::shared_ptr<
 }
 
 std::optional<analysis::ProjectFunctions::Definition> ProjectIndex::Project::projectDefinition(
-    const fs::path& from, std::string_view qualified, std::vector<fs::path>& consulted) {
+    const fs::path& from, std::string_view qualified, std::vector<analysis::ProjectFunctions::FileRead>& consulted) {
   ensureLinked();
   std::lock_guard lock(functions_mutex_);
   fs::path file = from;
@@ -48,7 +64,7 @@ std::optional<analysis::ProjectFunctions::Definition> ProjectIndex::Project::pro
     if (!module || *module == from) return std::nullopt;
     auto parsed = parsedFile(*module);
     if (parsed == nullptr) return std::nullopt;
-    consulted.push_back(*module);
+    consulted.push_back({module->string(), parsed->content_hash});
     const analysis::SemanticModel& model = parsed->model;
     const std::string& name = parts.back();
     const auto* bindings = model.bindingsOf(model.moduleScope(), name);
@@ -72,14 +88,14 @@ class FileFunctions final : public analysis::ProjectFunctions {
   FileFunctions(std::shared_ptr<ProjectIndex::Project> project, fs::path file)
       : project_(std::move(project)), file_(std::move(file)) {}
   std::optional<Definition> definition(std::string_view qualified) const override {
-    std::vector<fs::path> read;
+    std::vector<FileRead> read;
     auto out = project_->projectDefinition(file_, qualified, read);
     std::lock_guard lock(mutex_);
-    for (const fs::path& p : read)
-      if (std::find(read_.begin(), read_.end(), p.string()) == read_.end()) read_.push_back(p.string());
+    for (FileRead& r : read)
+      if (std::find(read_.begin(), read_.end(), r) == read_.end()) read_.push_back(std::move(r));
     return out;
   }
-  std::vector<std::string> filesRead() const override {
+  std::vector<FileRead> filesRead() const override {
     std::lock_guard lock(mutex_);
     return read_;
   }
@@ -88,7 +104,7 @@ class FileFunctions final : public analysis::ProjectFunctions {
   std::shared_ptr<ProjectIndex::Project> project_;
   fs::path file_;
   mutable std::mutex mutex_;
-  mutable std::vector<std::string> read_;
+  mutable std::vector<FileRead> read_;
 };
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "analysis/instrumentation.h"
 #include "analysis/parse.h"
 #include "analysis/semantic_model.h"
+#include "rules/common/grad_mode.h"
 #include "workspace/project_link.h"
 #include "workspace/read_fd.h"
 
@@ -123,8 +124,7 @@ fs::path ProjectIndex::projectRoot(const fs::path& file) {
   return dir;
 }
 
-std::shared_ptr<const ProjectFacts> ProjectIndex::factsFor(const fs::path& file) {
-  fs::path absolute = file.lexically_normal();
+std::shared_ptr<ProjectIndex::Project> ProjectIndex::projectOf(const fs::path& absolute) {
   // Where a folder's project is, found once per folder (a check asks for every file, and the
   // answer takes a few stat calls per level up to `/`).
   ProjectPlace place;
@@ -142,16 +142,23 @@ std::shared_ptr<const ProjectFacts> ProjectIndex::factsFor(const fs::path& file)
     std::lock_guard lock(mutex_);
     places_.emplace(folder, place);
   }
-  const fs::path& root = place.root;
-  const fs::path& scan = place.scan;
-  bool recursive = place.recursive;
-  std::shared_ptr<Project> project;
-  {
-    std::lock_guard lock(mutex_);
-    auto& slot = projects_[scan.string()];
-    if (!slot) slot = std::make_shared<Project>(*this, root, scan, recursive, place.beside);
-    project = slot;
-  }
+  std::lock_guard lock(mutex_);
+  auto& slot = projects_[place.scan.string()];
+  if (!slot) slot = std::make_shared<Project>(*this, place.root, place.scan, place.recursive, place.beside);
+  return slot;
+}
+
+std::shared_ptr<const ProjectFacts> ProjectIndex::factsFor(const fs::path& file) {
+  fs::path absolute = file.lexically_normal();
+  std::shared_ptr<Project> project = projectOf(absolute);
+  auto facts = project->factsFor(absolute);
+  return withProjectFunctions(std::move(facts), std::move(project), absolute);
+}
+
+std::shared_ptr<const ProjectFacts> ProjectIndex::factsUnlessLinking(const fs::path& file) {
+  fs::path absolute = file.lexically_normal();
+  std::shared_ptr<Project> project = projectOf(absolute);
+  if (project->linkingElsewhere()) return nullptr;
   auto facts = project->factsFor(absolute);
   return withProjectFunctions(std::move(facts), std::move(project), absolute);
 }
@@ -205,6 +212,22 @@ ProjectIndex::ProjectPlace ProjectIndex::placeOf(const fs::path& absolute) {
   return place;
 }
 
+namespace {
+
+// The parse of `text` kept for the lint (it stays kept), else a fresh one: a file the link reads
+// for several questions (its summary, PTL707's functions and uses) is parsed once.
+std::shared_ptr<analysis::ParsedFile> keptOrParsed(std::mutex& mutex,
+                                                   const std::unordered_map<uint64_t, std::shared_ptr<analysis::ParsedFile>>& kept,
+                                                   uint64_t hash, const std::string& text) {
+  {
+    std::lock_guard lock(mutex);
+    if (auto it = kept.find(hash); it != kept.end() && it->second->text() == text) return it->second;
+  }
+  return std::make_shared<analysis::ParsedFile>(analysis::ParsedFile::parse(text));
+}
+
+}  // namespace
+
 std::shared_ptr<const ModuleSummary> ProjectIndex::summaryOf(const std::string& text) {
   uint64_t hash = XXH3_64bits(text.data(), text.size());
   awaitScanCache();
@@ -216,7 +239,7 @@ std::shared_ptr<const ModuleSummary> ProjectIndex::summaryOf(const std::string& 
       return summaries_.emplace(hash, it->second).first->second;
   }
   uint64_t start = analysis::timings::enabled() ? analysis::timings::nowNs() : 0;
-  auto parsed = std::make_shared<analysis::ParsedFile>(analysis::ParsedFile::parse(text));
+  auto parsed = keptOrParsed(mutex_, kept_, hash, text);
   std::shared_ptr<const ModuleSummary> summary;
   {
     analysis::SemanticModel model(*parsed);
@@ -229,6 +252,52 @@ std::shared_ptr<const ModuleSummary> ProjectIndex::summaryOf(const std::string& 
   scan_cache_dirty_ = true;
   keepLocked(hash, std::move(parsed));
   return summaries_.try_emplace(hash, summary).first->second;
+}
+
+auto ProjectIndex::evaluationFunctionsOf(const std::string& text) -> std::shared_ptr<const Strings> {
+  uint64_t hash = XXH3_64bits(text.data(), text.size());
+  awaitScanCache();
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = evaluations_.find(hash); it != evaluations_.end()) return it->second;
+    if (auto it = stored_evaluations_.find(hash); it != stored_evaluations_.end())
+      return evaluations_.emplace(hash, it->second).first->second;
+  }
+  auto parsed = keptOrParsed(mutex_, kept_, hash, text);
+  std::shared_ptr<const Strings> functions;
+  {
+    analysis::SemanticModel model(*parsed);
+    functions = std::make_shared<const Strings>(rules::evaluationModeFunctions(model));
+  }
+  std::lock_guard lock(mutex_);
+  scan_cache_dirty_ = true;
+  keepLocked(hash, std::move(parsed));
+  return evaluations_.try_emplace(hash, std::move(functions)).first->second;
+}
+
+auto ProjectIndex::evaluationUsesOf(const std::string& text, const Strings& names) -> std::shared_ptr<const EvaluationUses> {
+  uint64_t hash = XXH3_64bits(text.data(), text.size());
+  std::string key = fmt::format("{:016x}", hash);
+  for (const std::string& name : names) key += " " + name;
+  awaitScanCache();
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = evaluation_uses_.find(key); it != evaluation_uses_.end()) return it->second;
+    if (auto it = stored_evaluation_uses_.find(key); it != stored_evaluation_uses_.end())
+      return evaluation_uses_.emplace(key, it->second).first->second;
+  }
+  auto parsed = keptOrParsed(mutex_, kept_, hash, text);
+  auto uses = std::make_shared<EvaluationUses>();
+  {
+    analysis::SemanticModel model(*parsed);
+    for (auto& use : rules::importedUses(model, names))
+      uses->push_back({std::move(use.qualified), use.use.called, use.use.grad_off_or_unknown,
+                       analysis::sourcePosOf(*parsed, use.start, use.end)});
+  }
+  std::lock_guard lock(mutex_);
+  scan_cache_dirty_ = true;
+  keepLocked(hash, std::move(parsed));
+  return evaluation_uses_.try_emplace(key, std::move(uses)).first->second;
 }
 
 void ProjectIndex::keepLocked(uint64_t hash, std::shared_ptr<analysis::ParsedFile> parsed) {

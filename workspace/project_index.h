@@ -55,6 +55,9 @@ class ProjectIndex {
   // What the project says about `file` (absolute): the functions other files compile. Never
   // null. The first call for a project links it (reading what it must); later ones are lookups.
   std::shared_ptr<const analysis::ProjectFacts> factsFor(const std::filesystem::path& file);
+  // The same, except that while another thread links `file`'s project it returns null at once
+  // instead of waiting (the caller may do other work and ask again).
+  std::shared_ptr<const analysis::ProjectFacts> factsUnlessLinking(const std::filesystem::path& file);
 
   // The folder whose imports resolve `file`'s project, as described above.
   static std::filesystem::path projectRoot(const std::filesystem::path& file);
@@ -106,6 +109,19 @@ class ProjectIndex {
 
   // The summary of `text` (cached by content hash); `path` only names the file in errors.
   std::shared_ptr<const analysis::ModuleSummary> summaryOf(const std::string& text);
+  // PTL707 across files, by content hash as summaries are (and kept in the scan cache with
+  // them): the top-level functions of `text` that set evaluation mode and then call a model
+  // (rules/common/grad_mode.h `evaluationModeFunctions`), and its imported uses of `names`
+  // (`importedUses`), each with where it is.
+  using Strings = std::vector<std::string>;
+  std::shared_ptr<const Strings> evaluationFunctionsOf(const std::string& text);
+  struct EvaluationUse {
+    std::string qualified;
+    bool called = false, grad_off_or_unknown = false;
+    analysis::SourcePos at;
+  };
+  using EvaluationUses = std::vector<EvaluationUse>;
+  std::shared_ptr<const EvaluationUses> evaluationUsesOf(const std::string& text, const Strings& names);
 
   // For a run that lints the files it summarises (the engine): each summarised file's parse is
   // kept until `takeParsed` asks for its text, so that the file is parsed once. A text asked for
@@ -149,6 +165,9 @@ class ProjectIndex {
   std::unordered_map<std::string, ScanEntry> scan_cache_;  // guarded by mutex_
   // Summaries read from the scan cache, by content hash (guarded by mutex_).
   std::unordered_map<uint64_t, std::shared_ptr<const analysis::ModuleSummary>> stored_summaries_;
+  // The same for evaluationFunctionsOf and evaluationUsesOf (the latter by content hash and names).
+  std::unordered_map<uint64_t, std::shared_ptr<const Strings>> evaluations_, stored_evaluations_;
+  std::unordered_map<std::string, std::shared_ptr<const EvaluationUses>> evaluation_uses_, stored_evaluation_uses_;
   bool scan_cache_dirty_ = false;
   // When the loaded cache file was written: an entry whose file changed within a timestamp tick
   // of it may describe a version that changed again in that tick (git's "racily clean" entries),
@@ -168,6 +187,7 @@ class ProjectIndex {
     std::vector<std::filesystem::path> beside;  // folders scanned without recursion too
   };
   ProjectPlace placeOf(const std::filesystem::path& absolute_file);
+  std::shared_ptr<Project> projectOf(const std::filesystem::path& absolute);  // made on first use
   bool hasMarkerCached(const std::filesystem::path& dir);
   std::unordered_map<std::string, ProjectPlace> places_;  // guarded by mutex_
   std::unordered_map<std::string, bool> markers_;         // folder -> holds a project marker; guarded by mutex_
@@ -188,6 +208,16 @@ class ProjectIndex {
   // What a raw look at `file` (the overlay's text first) says (`raw` is a reusable buffer); all
   // false when unreadable.
   ScanVerdict scanFile(const std::filesystem::path& file, std::string& raw);
+ public:
+  // Whether a link summarises a file of this text (it may hold a compile site, set an indexed
+  // environment variable or Dynamo's capture setting): its parse is then kept for the lint.
+  static bool summarisedByLink(std::string_view text) {
+    ScanVerdict verdict = scanText(text, true);
+    return verdict.may_compile || verdict.may_set_environment;
+  }
+
+ private:
+  static ScanVerdict scanText(std::string_view text, bool code_view);
   // Calls `fn(i, buffer)` for every i < count, on up to `threads_` threads (the caller's among
   // them), each with a reusable buffer of its own; the first exception thrown is rethrown here
   // once every thread has stopped.

@@ -2,8 +2,6 @@
 // functions it reaches (through helpers, instances and registries), and the project-wide facts
 // (environment variables, training scripts, evaluation functions) each file's facts carry.
 #include <fmt/format.h>
-#define XXH_INLINE_ALL
-#include <xxhash.h>
 
 #include <algorithm>
 #include <map>
@@ -38,6 +36,7 @@ bool skippedFolder(const fs::path& dir) {
 
 void ProjectIndex::Project::ensureLinked() {
   std::call_once(linked_, [&] {
+    started_.store(true, std::memory_order_release);
     try {
       link();
     } catch (const std::exception&) {
@@ -55,6 +54,7 @@ std::shared_ptr<const ProjectFacts> ProjectIndex::Project::factsFor(const fs::pa
 }
 
 const CrossFileNote* ProjectIndex::Project::captureSetterFor(const fs::path& file) {
+  if (capture_setters_.empty()) return nullptr;  // the common case: no import to follow
   if (auto own = capture_setters_.find(file.string()); own != capture_setters_.end()) return &own->second;
   auto it = modules_.find(file.string());
   if (it == modules_.end() || it->second == nullptr) return nullptr;
@@ -508,36 +508,22 @@ void ProjectIndex::Project::noteTraining(const fs::path& file, uint8_t training)
   if (training != 0) training_bits_[file.string()] = training;
 }
 
-std::shared_ptr<analysis::ParsedFile> ProjectIndex::Project::parseOnce(const std::string& text) {
-  uint64_t hash = XXH3_64bits(text.data(), text.size());
-  {
-    std::lock_guard lock(index_.mutex_);
-    if (auto it = index_.kept_.find(hash); it != index_.kept_.end() && it->second->text() == text) return it->second;
-  }
-  auto parsed = std::make_shared<analysis::ParsedFile>(analysis::ParsedFile::parse(text));
-  index_.offerParsed(parsed);
-  return parsed;
-}
-
 void ProjectIndex::Project::linkEvaluationUses() {
   struct Defined {
     std::string path, name;
   };
-  // The files are parsed on the index's threads; their findings are taken in path order.
-  std::vector<std::vector<std::string>> defined_in(evaluating_files_.size());
+  // The files are read on the index's threads; their findings are taken in path order.
+  std::vector<std::shared_ptr<const ProjectIndex::Strings>> defined_in(evaluating_files_.size());
   index_.forEachFile(evaluating_files_.size(), [&](size_t i, std::string&) {
-    auto text = index_.read(evaluating_files_[i]);
-    if (!text) return;
-    auto parsed = parseOnce(*text);
-    analysis::SemanticModel model(*parsed);
-    defined_in[i] = rules::evaluationModeFunctions(model);
+    if (auto text = index_.read(evaluating_files_[i])) defined_in[i] = index_.evaluationFunctionsOf(*text);
   });
   std::vector<Defined> defined;
   std::vector<std::string> names;
   for (size_t i = 0; i < evaluating_files_.size(); ++i) {
-    for (std::string& name : defined_in[i]) {
+    if (defined_in[i] == nullptr) continue;
+    for (const std::string& name : *defined_in[i]) {
       if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
-      defined.push_back({evaluating_files_[i], std::move(name)});
+      defined.push_back({evaluating_files_[i], name});
     }
   }
   if (defined.empty()) return;
@@ -579,26 +565,16 @@ void ProjectIndex::Project::linkEvaluationUses() {
   }
   // Each caller's uses, found on the index's threads, then resolved here in path order (the
   // resolution loads summaries and fills this project's memos).
-  struct FoundUse {
-    rules::ImportedUse use;
-    analysis::SourcePos at;
-  };
   std::vector<std::string> caller_files(callers.begin(), callers.end());
-  std::vector<std::vector<FoundUse>> found(caller_files.size());
+  std::vector<std::shared_ptr<const ProjectIndex::EvaluationUses>> found(caller_files.size());
   index_.forEachFile(caller_files.size(), [&](size_t i, std::string&) {
-    auto text = index_.read(caller_files[i]);
-    if (!text) return;
-    auto parsed = parseOnce(*text);
-    analysis::SemanticModel model(*parsed);
-    for (auto& use : rules::importedUses(model, names)) {
-      auto at = analysis::sourcePosOf(*parsed, use.start, use.end);
-      found[i].push_back({std::move(use), at});
-    }
+    if (auto text = index_.read(caller_files[i])) found[i] = index_.evaluationUsesOf(*text, names);
   });
   for (size_t i = 0; i < caller_files.size(); ++i) {
     const std::string& file = caller_files[i];
     training_files_.insert(file);
-    for (const auto& [use, at] : found[i]) {
+    if (found[i] == nullptr) continue;
+    for (const auto& use : *found[i]) {
       auto target = resolveQualified(file, use.qualified, 0);
       if (!target || target->path.string() == file) continue;
       bool evaluating = std::any_of(defined.begin(), defined.end(), [&](const Defined& d) {
@@ -606,13 +582,13 @@ void ProjectIndex::Project::linkEvaluationUses() {
       });
       if (!evaluating) continue;
       auto& entry = useFor(target->path.string(), target->name);
-      bool first_silencer = use.use.grad_off_or_unknown && !entry.grad_off_or_unknown;
+      bool first_silencer = use.grad_off_or_unknown && !entry.grad_off_or_unknown;
       if (entry.where.path.empty() || first_silencer)
-        entry.where = {file, at,
-                       use.use.grad_off_or_unknown ? "used here with grad mode off, or passed on as a value"
-                                                   : "called here with grad mode on"};
-      entry.called = entry.called || use.use.called;
-      entry.grad_off_or_unknown = entry.grad_off_or_unknown || use.use.grad_off_or_unknown;
+        entry.where = {file, use.at,
+                       use.grad_off_or_unknown ? "used here with grad mode off, or passed on as a value"
+                                               : "called here with grad mode on"};
+      entry.called = entry.called || use.called;
+      entry.grad_off_or_unknown = entry.grad_off_or_unknown || use.grad_off_or_unknown;
     }
   }
 }

@@ -50,6 +50,10 @@ class ProjectIndex::Project {
 
   void ensureLinked();
   std::shared_ptr<const ProjectFacts> factsFor(const fs::path& file);
+  // Another thread is linking this project now (its facts are not ready; asking waits).
+  bool linkingElsewhere() const {
+    return started_.load(std::memory_order_acquire) && !done_.load(std::memory_order_acquire);
+  }
 
   // Is `file` among the files this project scans?
   bool contains(const fs::path& file) const;
@@ -63,7 +67,7 @@ class ProjectIndex::Project {
   // After linking, for value flow across files (project_functions.cpp): the top-level def or
   // class `qualified` names as `from` imports it, parsed; `consulted` gets the file read. Thread-safe.
   std::optional<analysis::ProjectFunctions::Definition> projectDefinition(const fs::path& from, std::string_view qualified,
-                                                                     std::vector<fs::path>& consulted);
+                                                                     std::vector<analysis::ProjectFunctions::FileRead>& consulted);
   // A test file of the project by pytest's default names: `test_*.py`, `*_test.py`,
   // `conftest.py` (a folder named `tests` also holds fixtures, data and helpers).
   bool isTestFile(const fs::path& file) const;
@@ -234,9 +238,6 @@ class ProjectIndex::Project {
   // one are parsed). A name more files hold than kMaxScannedUsers is taken as used with grad
   // mode unknown.
   void linkEvaluationUses();
-  // The parse of `text` the index keeps for the lint (left kept), else a fresh one offered to it:
-  // a file the link reads more than once, or that the lint reads after it, is parsed once.
-  std::shared_ptr<analysis::ParsedFile> parseOnce(const std::string& text);
 
   // Files parsed for projectFunction, by path (null: unreadable); guarded by functions_mutex_,
   // which also guards the resolution memos (module_files_, local_roots_) once linked.
@@ -244,6 +245,9 @@ class ProjectIndex::Project {
   std::mutex functions_mutex_;
   std::unordered_map<std::string, std::shared_ptr<const Parsed>> parsed_;
   std::shared_ptr<const Parsed> parsedFile(const fs::path& path);
+  // The parse of `text` the index keeps for the lint (left kept), else a fresh one offered to it:
+  // a helper module that value flow reads and the check lints is parsed once.
+  std::shared_ptr<analysis::ParsedFile> parseOnce(const std::string& text);
 
   ProjectIndex& index_;
   fs::path root_, scan_;
@@ -251,7 +255,7 @@ class ProjectIndex::Project {
   // Folders scanned without recursion besides `scan_`: a marker-less package's parent (the
   // scripts beside it import it), the folders between the file and the working folder.
   std::vector<fs::path> beside_;
-  std::atomic<bool> done_{false};
+  std::atomic<bool> started_{false}, done_{false};
   std::vector<fs::path> import_roots_;
   std::once_flag linked_;
   std::unordered_map<std::string, std::shared_ptr<const ModuleSummary>> modules_;

@@ -44,6 +44,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ModuleSummary, imports, definitions, function
 
 namespace ptlint::workspace {
 
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ProjectIndex::EvaluationUse, qualified, called, grad_off_or_unknown, at)
+
 namespace {
 
 int64_t nanoseconds(const struct timespec& t) { return static_cast<int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec; }
@@ -59,19 +61,21 @@ bool ProjectIndex::racy(const ScanEntry& entry) const {
   return entry.mtime_ns + kTimestampTickNs >= scan_cache_written_ns_;
 }
 
+ProjectIndex::ScanVerdict ProjectIndex::scanText(std::string_view text, bool code_view) {
+  ScanVerdict verdict;
+  verdict.may_compile = analysis::mayHoldCompileSite(text, code_view);
+  for (std::string_view variable : analysis::indexedEnvironmentVariables())
+    verdict.may_set_environment = verdict.may_set_environment || mayWriteVariable(text, variable, code_view);
+  // Dynamo's process-wide capture setting is read from the same summaries.
+  verdict.may_set_environment = verdict.may_set_environment || analysis::mayHoldCaptureSetting(text);
+  verdict.training = trainingWordsOf(text);
+  return verdict;
+}
+
 ProjectIndex::ScanVerdict ProjectIndex::scanFile(const fs::path& file, std::string& raw) {
   // A notebook on disk is JSON, its code inside strings: only the raw tests apply.
   bool code_view = !isNotebookPath(file.string());
-  auto verdictOf = [code_view](std::string_view text) {
-    ScanVerdict verdict;
-    verdict.may_compile = analysis::mayHoldCompileSite(text, code_view);
-    for (std::string_view variable : analysis::indexedEnvironmentVariables())
-      verdict.may_set_environment = verdict.may_set_environment || mayWriteVariable(text, variable, code_view);
-    // Dynamo's process-wide capture setting is read from the same summaries.
-    verdict.may_set_environment = verdict.may_set_environment || analysis::mayHoldCaptureSetting(text);
-    verdict.training = trainingWordsOf(text);
-    return verdict;
-  };
+  auto verdictOf = [code_view](std::string_view text) { return scanText(text, code_view); };
   if (overlay_)
     if (auto text = overlay_(file)) return verdictOf(*text);
   std::string key = file.string();
@@ -143,9 +147,11 @@ void ProjectIndex::loadScanCache() {
   // never a DOM of the file. A foreign build stops the read at its first field.
   std::unordered_map<std::string, ScanEntry> entries;
   std::unordered_map<uint64_t, std::shared_ptr<const ModuleSummary>> summaries;
+  std::unordered_map<uint64_t, std::shared_ptr<const Strings>> evaluations;
+  std::unordered_map<std::string, std::shared_ptr<const EvaluationUses>> uses;
   bool build_ok = false;
   JsonSections reader;
-  reader.sections = {"files", "summaries"};
+  reader.sections = {"files", "summaries", "evaluations", "uses"};
   reader.on_scalar = [&](const std::string& key, const nlohmann::json& value) {
     if (key == "build") return build_ok = value.is_string() && value.get<std::string>() == buildIdentity();
     return true;
@@ -157,8 +163,12 @@ void ProjectIndex::loadScanCache() {
         entries[name] = {e.at(0).get<uint64_t>(), e.at(1).get<uint64_t>(), e.at(2).get<int64_t>(),
                          e.at(5).get<int64_t>(), e.at(3).get<bool>(),    e.at(4).get<bool>(),
                          e.at(6).get<uint8_t>()};
-      else
+      else if (section == "summaries")
         summaries[std::stoull(name, nullptr, 16)] = std::make_shared<const ModuleSummary>(e.get<ModuleSummary>());
+      else if (section == "evaluations")
+        evaluations[std::stoull(name, nullptr, 16)] = std::make_shared<const Strings>(e.get<Strings>());
+      else
+        uses[name] = std::make_shared<const EvaluationUses>(e.get<EvaluationUses>());
       return true;
     } catch (const std::exception&) {
       return false;  // a corrupt or foreign file is ignored, never trusted
@@ -171,12 +181,16 @@ void ProjectIndex::loadScanCache() {
   scan_cache_written_ns_ = nanoseconds(st.st_mtim);
   scan_cache_ = std::move(entries);
   stored_summaries_ = std::move(summaries);
+  stored_evaluations_ = std::move(evaluations);
+  stored_evaluation_uses_ = std::move(uses);
 }
 
 bool ProjectIndex::saveScanCache() {
   awaitScanCache();
   nlohmann::json files = nlohmann::json::object();
   nlohmann::json summaries = nlohmann::json::object();
+  nlohmann::json evaluations = nlohmann::json::object();
+  nlohmann::json uses = nlohmann::json::object();
   {
     std::lock_guard lock(mutex_);
     if (scan_cache_dir_.empty()) return true;
@@ -189,15 +203,24 @@ bool ProjectIndex::saveScanCache() {
     auto keep = [&](const std::string& path) { return !gone.count(path); };
     // Unchanged when no file was scanned anew, no summary built, every stored summary was used
     // again and no entry dropped: a warm run of an unchanged project writes nothing.
-    if (!scan_cache_dirty_ && gone.empty() && summaries_.size() == stored_summaries_.size()) return true;
+    if (!scan_cache_dirty_ && gone.empty() && summaries_.size() == stored_summaries_.size() &&
+        evaluations_.size() == stored_evaluations_.size() && evaluation_uses_.size() == stored_evaluation_uses_.size())
+      return true;
     for (const auto& [path, e] : scan_cache_)
       if (keep(path))
         files[path] = {e.size, e.inode, e.mtime_ns, e.may_compile, e.may_set_environment, e.ctime_ns, e.training};
     for (const auto& [hash, summary] : summaries_) summaries[fmt::format("{:016x}", hash)] = *summary;
+    for (const auto& [hash, functions] : evaluations_) evaluations[fmt::format("{:016x}", hash)] = *functions;
+    for (const auto& [key, found] : evaluation_uses_) uses[key] = *found;
   }
   std::error_code ec;
   fs::create_directories(scan_cache_dir_, ec);
-  std::string bytes = nlohmann::json{{"build", buildIdentity()}, {"files", files}, {"summaries", summaries}}.dump(
+  std::string bytes = nlohmann::json{{"build", buildIdentity()},
+                                     {"files", files},
+                                     {"summaries", summaries},
+                                     {"evaluations", evaluations},
+                                     {"uses", uses}}
+                          .dump(
       -1, ' ', false, nlohmann::json::error_handler_t::replace);
   std::string tmpl = (scan_cache_dir_ / "project-scan.json.XXXXXX").string();
   int fd = ::mkstemp(tmpl.data());

@@ -366,6 +366,37 @@ class Cache(Workdir):
                 f.write(junk)
             self.assertEqual(self.check("--output-format", "json", "."), cold)
 
+    def test_a_result_that_read_a_helper_of_another_file_is_cached_until_that_file_changes(self):
+        self.write("pyproject.toml", "[project]\nname = 'p'\n")
+        self.write("utils.py", "def get_device():\n    return 'cuda'\n")
+        self.write("train.py", "from torch.utils.data import DataLoader\n\nfrom utils import get_device\n\n"
+                   "loader = DataLoader(list(range(8)), batch_size=4, num_workers=2, pin_memory=True)\n\n\n"
+                   "def step(model):\n    for x in loader:\n        model(x.to(get_device()))\n")
+        _, out, _ = self.check("--output-format", "concise", "--select", "PTL402", ".")
+        self.assertIn("train.py:10:15: PTL402", out)
+        results = os.path.join(self.dir, ".ptlint_cache", "results.json")
+        with open(results) as f:
+            doc = json.load(f)
+        entry = doc["entries"][os.path.realpath(os.path.join(self.dir, "train.py"))]
+        # The entry records the helper's file and the hash of the text read.
+        self.assertEqual([r[0] for r in entry["reads"]], [os.path.realpath(os.path.join(self.dir, "utils.py"))])
+        for d in entry["diagnostics"]:
+            d["message"] = "cached: " + d["message"]
+        with open(results, "w") as f:
+            json.dump(doc, f)
+        # Unchanged: the result comes from the cache.
+        _, out, _ = self.check("--output-format", "concise", "--select", "PTL402", ".")
+        self.assertIn("train.py:10:15: PTL402 cached: ", out)
+        # The helper now returns the host: train.py is linted again, and the finding is gone.
+        self.write("utils.py", "def get_device():\n    return 'cpu'\n")
+        code, out, _ = self.check("--output-format", "concise", "--select", "PTL402", ".")
+        self.assertEqual(code, 0, out)
+        # And back: found again, freshly linted.
+        self.write("utils.py", "def get_device():\n    return 'cuda'\n")
+        _, out, _ = self.check("--output-format", "concise", "--select", "PTL402", ".")
+        self.assertIn("train.py:10:15: PTL402", out)
+        self.assertNotIn("cached", out)
+
     def test_no_cache_writes_nothing(self):
         self.write("a.py", AMP_SOURCE)
         self.check("--no-cache", ".")
@@ -435,6 +466,22 @@ class Project(Workdir):
         self.assertIn("model.py:19:36: PTL501", out)
         self.assertIn("= note: train.py:8:13: `GPT` is compiled here", out)
         self.assertNotIn("model.py:35", out)  # Critic is compiled nowhere
+
+    def test_a_finding_whose_note_lies_far_into_another_file_is_cached(self):
+        # The note's range is train.py's bytes, past the end of model.py: still a valid entry.
+        self.write("train.py", "#" * 79 + "\n" + ("# padding\n" * 2000) + self.read("train.py"))
+        self.assertGreater(os.path.getsize(os.path.join(self.dir, "train.py")),
+                           2 * os.path.getsize(os.path.join(self.dir, "model.py")))
+        self.check(".")
+        results = os.path.join(self.dir, ".ptlint_cache", "results.json")
+        with open(results) as f:
+            doc = json.load(f)
+        for d in doc["entries"][os.path.realpath(os.path.join(self.dir, "model.py"))]["diagnostics"]:
+            d["message"] = "cached: " + d["message"]
+        with open(results, "w") as f:
+            json.dump(doc, f)
+        _, out, _ = self.check("--output-format", "concise", ".")
+        self.assertIn("model.py:19:36: PTL501 cached: ", out)
 
     def test_warm_run_follows_an_edit_of_the_compiling_file(self):
         code, out, _ = self.check("--output-format", "concise", ".")

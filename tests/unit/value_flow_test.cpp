@@ -373,7 +373,7 @@ class HelperFile final : public ProjectFunctions {
     if (bindings == nullptr || bindings->size() != 1 || bindings->front()->kind != BindingKind::Function) return std::nullopt;
     return Definition{&model_, bindings->front()->statement, "/project/utils.py"};
   }
-  std::vector<std::string> filesRead() const override { return {}; }
+  std::vector<FileRead> filesRead() const override { return {}; }
 
  private:
   ParsedFile file_;
