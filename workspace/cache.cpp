@@ -191,9 +191,48 @@ const std::string& buildIdentity() {
 
 std::string ResultsCache::keyFor(std::string_view content, const rules::Settings& settings) {
   // XXH3: stable across runs and machines, and ~10x FNV-1a's speed on a warm run's 15 MB.
+  return keyFor(XXH3_64bits(content.data(), content.size()), content.size(), settings);
+}
+
+std::string ResultsCache::keyFor(uint64_t content_hash, size_t size, const rules::Settings& settings) {
+  // The content's hash first, so that stamped() can read it back.
   std::string fingerprint = settingsFingerprint(settings);
-  uint64_t h = XXH3_64bits_withSeed(content.data(), content.size(), XXH3_64bits(fingerprint.data(), fingerprint.size()));
-  return fmt::format("{:016x}-{}", h, content.size());
+  return fmt::format("{:016x}{:016x}-{}", content_hash, XXH3_64bits(fingerprint.data(), fingerprint.size()), size);
+}
+
+namespace {
+
+// The content hash and size a key made by keyFor records (after any prefix ending in '|').
+std::optional<std::pair<uint64_t, uint64_t>> contentOfKey(const std::string& key) {
+  size_t from = key.rfind('|');
+  from = from == std::string::npos ? 0 : from + 1;
+  auto size = sizeInKey(key);
+  if (!size || key.size() < from + 32) return std::nullopt;
+  uint64_t hash = 0;
+  for (char c : std::string_view(key).substr(from, 16)) {
+    int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    if (digit < 0) return std::nullopt;
+    hash = hash * 16 + static_cast<uint64_t>(digit);
+  }
+  return std::make_pair(hash, *size);
+}
+
+// Coarse file systems keep times to 2 s (FAT), 1 s (HFS+, some network mounts).
+constexpr int64_t kTimestampTickNs = 2'000'000'000;
+
+}  // namespace
+
+auto ResultsCache::stamped(const fs::path& path, const Stamp& now) const -> std::optional<Stamped> {
+  std::lock_guard lock(mutex_);
+  auto it = entries_.find(path.string());
+  if (it == entries_.end() || !it->second.stamp || !(*it->second.stamp == now)) return std::nullopt;
+  if (now.mtime_ns + kTimestampTickNs >= written_ns_) {
+    dirty_ = true;  // written again, later: then the entry is trusted
+    return std::nullopt;
+  }
+  auto content = contentOfKey(it->second.key);
+  if (!content) return std::nullopt;
+  return Stamped{content->first, static_cast<size_t>(content->second), it->second.asks_project};
 }
 
 ResultsCache::~ResultsCache() {
@@ -244,6 +283,7 @@ ResultsCache::ResultsCache(Dir dir) : dir_(std::move(dir.path)) {
     ::close(fd);
     return;
   }
+  written_ns_ = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
   std::FILE* file = ::fdopen(fd, "rb");
   if (file == nullptr) {
     ::close(fd);
@@ -273,6 +313,11 @@ ResultsCache::ResultsCache(Dir dir) : dir_(std::move(dir.path)) {
         valid = valid && validDiagnostic(e.diagnostics.back(), *size);
       }
       if (entry.contains("depends")) e.dependencies = entry.at("depends").get<std::vector<std::string>>();
+      if (entry.contains("stamp")) {
+        const auto& s = entry.at("stamp");
+        e.stamp = Stamp{s.at(0).get<uint64_t>(), s.at(1).get<uint64_t>(), s.at(2).get<int64_t>(), s.at(3).get<int64_t>()};
+      }
+      if (entry.contains("asks")) e.asks_project = entry.at("asks").get<bool>();
       if (entry.contains("reads"))
         for (const auto& r : entry.at("reads")) e.reads.emplace_back(r.at(0).get<std::string>(), r.at(1).get<uint64_t>());
       if (valid) entries_.emplace(path, std::move(e));
@@ -308,13 +353,16 @@ std::optional<std::vector<rules::Diagnostic>> ResultsCache::lookup(const fs::pat
 }
 
 void ResultsCache::store(const fs::path& path, const std::string& key, const std::vector<rules::Diagnostic>& diagnostics,
-                         const std::vector<fs::path>& dependencies, Reads reads) {
+                         const std::vector<fs::path>& dependencies, Reads reads, std::optional<Stamp> stamp,
+                         bool asks_project) {
   std::lock_guard lock(mutex_);
   if (disabled_) return;
   touched_.insert(path.string());
   Entry& e = entries_[path.string()];
-  if (e.key == key && e.reads == reads) return;
+  if (e.key == key && e.reads == reads && e.stamp == stamp && e.asks_project == asks_project) return;
   e.key = key;
+  e.stamp = stamp;
+  e.asks_project = asks_project;
   e.diagnostics = diagnostics;
   e.dependencies.clear();
   for (const auto& d : dependencies) e.dependencies.push_back(d.string());
@@ -363,6 +411,8 @@ bool ResultsCache::save() {
     for (const auto& d : e.diagnostics) diags.push_back(toJson(d));
     entries[path] = {{"key", e.key}, {"diagnostics", diags}};
     if (!e.dependencies.empty()) entries[path]["depends"] = e.dependencies;
+    if (e.stamp) entries[path]["stamp"] = {e.stamp->size, e.stamp->inode, e.stamp->mtime_ns, e.stamp->ctime_ns};
+    if (e.asks_project) entries[path]["asks"] = true;
     if (!e.reads.empty()) {
       json reads = json::array();
       for (const auto& [file, hash] : e.reads) reads.push_back(json::array({file, hash}));

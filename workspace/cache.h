@@ -42,6 +42,26 @@ class ResultsCache {
   const std::optional<std::string>& problem() const { return problem_; }
 
   static std::string keyFor(std::string_view content, const rules::Settings& settings);
+  // The same key from the content's hash (XXH3 of the text) and size.
+  static std::string keyFor(uint64_t content_hash, size_t size, const rules::Settings& settings);
+
+  // A file as stat shows it: size, inode, mtime and ctime (ctime changes on every write and
+  // cannot be set back).
+  struct Stamp {
+    uint64_t size = 0, inode = 0;
+    int64_t mtime_ns = 0, ctime_ns = 0;
+    bool operator==(const Stamp&) const = default;
+  };
+  // What the entry of `path` says of its text, when the file still has the stamp recorded with
+  // it (and was not written within a timestamp tick of the cache, where a second write may
+  // leave the stamp unchanged): its hash and size, and whether its lint asked for the project's
+  // facts. A warm run then needs the text only for files with findings.
+  struct Stamped {
+    uint64_t content_hash = 0;
+    size_t size = 0;
+    bool asks_project = false;
+  };
+  std::optional<Stamped> stamped(const std::filesystem::path& path, const Stamp& now) const;
 
   // Whether some result for `path` is stored (whatever its key).
   bool holds(const std::filesystem::path& path) const;
@@ -57,7 +77,8 @@ class ResultsCache {
   // `dependencies`: the other files whose facts the result depends on (recorded with it; the
   // key already holds the digest of those facts). `reads`: as above.
   void store(const std::filesystem::path& path, const std::string& key, const std::vector<rules::Diagnostic>& diagnostics,
-             const std::vector<std::filesystem::path>& dependencies = {}, Reads reads = {});
+             const std::vector<std::filesystem::path>& dependencies = {}, Reads reads = {},
+             std::optional<Stamp> stamp = std::nullopt, bool asks_project = false);
 
   // Writes the cache if anything changed. Failure to write is not an error (returns false).
   bool save();
@@ -68,7 +89,10 @@ class ResultsCache {
     std::vector<rules::Diagnostic> diagnostics;
     std::vector<std::string> dependencies;
     Reads reads;
+    std::optional<Stamp> stamp;
+    bool asks_project = false;
   };
+  int64_t written_ns_ = 0;  // when the loaded results.json was written
   void disable(std::string why);
   bool openFolder();
 
@@ -81,7 +105,7 @@ class ResultsCache {
   // Paths looked up or stored in this run: they exist. Any other entry whose file is gone is
   // dropped on save.
   mutable std::unordered_set<std::string> touched_;
-  bool dirty_ = false;
+  mutable bool dirty_ = false;  // guarded by mutex_
 };
 
 // Identifies this ptlint build (version + executable size and mtime): a rebuilt binary never

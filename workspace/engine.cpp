@@ -4,6 +4,7 @@
 #include <xxhash.h>
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <deque>
@@ -34,8 +35,7 @@ std::optional<std::string> readForIndex(const fs::path& path) {
 
 // The stored findings lost the fixes `fixable` / `unfixable` dropped: the selection is part of
 // the key (a prefix: the key ends with the content size).
-std::string cacheKey(const std::string& text, const rules::Settings& settings, const ResolvedConfig& config) {
-  std::string key = ResultsCache::keyFor(text, settings);
+std::string cacheKey(std::string key, const ResolvedConfig& config) {
   if (!config.fixable && config.unfixable.empty()) return key;
   std::string selection = "fixable:";
   for (const auto& code : config.fixable.value_or(std::vector<std::string>{"ALL"})) selection += code + ",";
@@ -123,6 +123,7 @@ Engine::Started Engine::start(const FileInput& input, const CancellationToken& c
     settings.compile_log_given = true;
     settings.runtime = options_.runtime(path);
   }
+  if (!input.content && takeStamped(started)) return started;
   std::string error;
   auto source = input.content ? prepareSource(path, *input.content, error) : readLintSource(path, error);
   if (!source) {
@@ -144,6 +145,30 @@ Engine::Started Engine::start(const FileInput& input, const CancellationToken& c
   return started;
 }
 
+bool Engine::takeStamped(Started& started) {
+  FileResult& result = started.result;
+  if (!cache_ || options_.fix) return false;
+  struct stat st {};
+  if (::stat(result.path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  ResultsCache::Stamp now{static_cast<uint64_t>(st.st_size), static_cast<uint64_t>(st.st_ino),
+                          static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
+                          static_cast<int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec};
+  auto known = cache_->stamped(result.path, now);
+  if (!known) return false;
+  // The same key the text would give, from what the entry says of it.
+  rules::Settings settings = result.settings;
+  if (known->asks_project) settings.project = project_->factsFor(result.path);
+  std::string key = cacheKey(ResultsCache::keyFor(known->content_hash, known->size, settings), *result.config);
+  auto still_read = [this](const std::string& file, uint64_t hash) { return textHash(file) == hash; };
+  auto hit = cache_->lookup(result.path, key, still_read);
+  // Findings are printed with their lines: those files are read as usual.
+  if (!hit || !hit->empty()) return false;
+  result.status = FileStatus::Cached;
+  if (settings.project) result.dependencies = dependenciesOf(settings.project.get(), result.path);
+  result.settings = std::move(settings);
+  return true;
+}
+
 void Engine::parseWhileWaiting(Started& started) {
   // The project index's parse, if it summarised the file already; else a parse of our own when
   // the lint will parse the file whatever the facts say (some rule's words and shape are in it).
@@ -162,6 +187,7 @@ void Engine::parseWhileWaiting(Started& started) {
 
 FileResult Engine::finish(Started started, std::shared_ptr<const analysis::ProjectFacts> facts) {
   FileResult result = std::move(started.result);
+  const bool started_asks = started.asks_project;
   rules::Settings& settings = result.settings;
   const fs::path& path = result.path;
   if (facts) {
@@ -175,7 +201,7 @@ FileResult Engine::finish(Started started, std::shared_ptr<const analysis::Proje
   bool use_cache = cache_ && !started.from_buffer;
   std::string key;
   if (use_cache) {
-    key = cacheKey(started.text, settings, *result.config);
+    key = cacheKey(ResultsCache::keyFor(started.text, settings), *result.config);
     auto still_read = [this](const std::string& file, uint64_t hash) { return textHash(file) == hash; };
     if (auto hit = cache_->lookup(path, key, still_read)) {
       result.status = FileStatus::Cached;
@@ -206,7 +232,14 @@ FileResult Engine::finish(Started started, std::shared_ptr<const analysis::Proje
       reads.emplace_back(std::move(r.path), r.content_hash);
     }
   }
-  if (use_cache) cache_->store(path, key, result.diagnostics, result.dependencies, std::move(reads));
+  if (use_cache) {
+    // The stamp fstat gave before the read: a write since (or during) it changes it.
+    std::optional<ResultsCache::Stamp> stamp;
+    if (result.identity.inode != 0)
+      stamp = ResultsCache::Stamp{result.identity.size, static_cast<uint64_t>(result.identity.inode),
+                                  result.identity.mtime_ns, result.identity.ctime_ns};
+    cache_->store(path, key, result.diagnostics, result.dependencies, std::move(reads), stamp, started_asks);
+  }
   return result;
 }
 

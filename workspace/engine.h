@@ -174,6 +174,9 @@ class Engine {
   };
   Started start(const FileInput& input, const CancellationToken& cancel);
   void parseWhileWaiting(Started& started);
+  // A file on disk whose cache entry still holds (the stamp, the key, the helpers it read) and
+  // has no findings: made a Cached result without reading the file. False: read it as usual.
+  bool takeStamped(Started& started);
   FileResult finish(Started started, std::shared_ptr<const analysis::ProjectFacts> facts);
 
   // The hash of `path`'s text as the project index reads it, once per engine (nullopt: unreadable).

@@ -53,7 +53,9 @@ std::optional<SourceFile> readSourceFile(const fs::path& path, std::string& erro
     error = "not a regular file";
     return std::nullopt;
   }
-  FileIdentity identity{st.st_dev, st.st_ino};
+  FileIdentity identity{st.st_dev, st.st_ino, static_cast<uint64_t>(st.st_size),
+                        static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
+                        static_cast<int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec};
   if (static_cast<size_t>(st.st_size) > kMaxFileBytes) {
     ::close(fd);
     error = tooLargeMessage(static_cast<size_t>(st.st_size));

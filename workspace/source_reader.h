@@ -28,6 +28,9 @@ bool isTooLargeMessage(std::string_view error);
 struct FileIdentity {
   dev_t device = 0;
   ino_t inode = 0;
+  // As fstat gave them before the read (the results cache's stamp).
+  uint64_t size = 0;
+  int64_t mtime_ns = 0, ctime_ns = 0;
 };
 
 struct SourceFile {

@@ -397,6 +397,22 @@ class Cache(Workdir):
         self.assertIn("train.py:10:15: PTL402", out)
         self.assertNotIn("cached", out)
 
+    def test_an_edit_that_keeps_the_size_and_puts_the_mtime_back_is_seen(self):
+        # Old enough files are trusted by their stat (size, inode, mtime, ctime) without being
+        # read: an edit of the same size with the mtime set back still changes the ctime.
+        clean = AMP_SOURCE.replace("torch.cuda.amp.autocast()", "torch.autocast('cpu')    ")
+        self.assertEqual(len(clean), len(AMP_SOURCE))
+        path = self.write("a.py", clean)
+        hour_ago = time.time() - 3600
+        os.utime(path, (hour_ago, hour_ago))
+        self.assertEqual(self.check(".")[0], 0)
+        self.assertEqual(self.check(".")[0], 0)  # from the cache
+        self.write("a.py", AMP_SOURCE)
+        os.utime(path, (hour_ago, hour_ago))
+        code, out, _ = self.check("--output-format", "concise", ".")
+        self.assertEqual(code, 1, out)
+        self.assertIn("a.py:3:6: PTL101", out)
+
     def test_no_cache_writes_nothing(self):
         self.write("a.py", AMP_SOURCE)
         self.check("--no-cache", ".")

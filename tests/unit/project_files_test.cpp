@@ -6,11 +6,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 #include "rules/linter.h"
 #include "workspace/cache.h"
@@ -264,6 +268,37 @@ TEST(ResultsCache, EntriesOfDeletedFilesAreDropped) {
   EXPECT_FALSE(cache.lookup(p.dir / "gone.py", "k2-6"));
   auto doc = readJson(p.dir / ".ptlint_cache" / "results.json");
   EXPECT_EQ(doc.at("entries").size(), 1u);
+}
+
+TEST(ResultsCache, AStampedEntryIsTrustedOnlyOnceItsFileIsOlderThanATickOfTheCache) {
+  TempProject p("results-stamp");
+  p.write("a.py", "x = 1\n");
+  rules::Settings settings;
+  std::string key = workspace::ResultsCache::keyFor("x = 1\n", settings);
+  EXPECT_EQ(key, workspace::ResultsCache::keyFor(XXH3_64bits("x = 1\n", 6), 6, settings));
+  int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                       std::chrono::system_clock::now().time_since_epoch()).count();
+  workspace::ResultsCache::Stamp old{6, 42, now_ns - 3'600'000'000'000, now_ns - 3'600'000'000'000};
+  workspace::ResultsCache::Stamp fresh{6, 43, now_ns, now_ns};
+  {
+    workspace::ResultsCache cache(p.dir);
+    cache.store(p.dir / "a.py", "fixable:ALL,unfixable:|" + key, {}, {}, {}, old, true);
+    cache.store(p.dir / "b.py", key, {}, {}, {}, fresh, false);
+    EXPECT_TRUE(cache.save());
+  }
+  workspace::ResultsCache cache(p.dir);
+  auto stamped = cache.stamped(p.dir / "a.py", old);
+  ASSERT_TRUE(stamped);
+  EXPECT_EQ(stamped->content_hash, XXH3_64bits("x = 1\n", 6));
+  EXPECT_EQ(stamped->size, 6u);
+  EXPECT_TRUE(stamped->asks_project);
+  // Another stamp (a write changes the ctime even when the mtime is put back): not trusted.
+  auto other = old;
+  other.ctime_ns += 1;
+  EXPECT_FALSE(cache.stamped(p.dir / "a.py", other));
+  // Written within a tick of the cache: a second write in that tick may keep the stamp.
+  EXPECT_FALSE(cache.stamped(p.dir / "b.py", fresh));
+  EXPECT_FALSE(cache.stamped(p.dir / "c.py", old));
 }
 
 }  // namespace
