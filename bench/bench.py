@@ -2,7 +2,8 @@
 """ptlint's benchmark suite (run it through bench/run.sh, which builds what it needs).
 
 Measures, in one run and on the same files:
-  1. the floor: reading and tree-sitter parsing every corpus file, nothing else (ptlint_parse_floor)
+  1. the floor: reading and tree-sitter parsing every corpus file, nothing else (ptlint_parse_floor,
+     on glibc's malloc; and ptlint_parse_floor_jemalloc, on ptlint's allocator, when built)
   2. `ptlint check --no-cache` on the corpus, cold; and again with a warm results cache
   3. one small file, start to exit
   4. the LSP latency benchmark (bench/lsp/lsp_latency.py)
@@ -274,6 +275,12 @@ def corpus_files(floor, roots, files_txt):
     return len(files), sum(os.path.getsize(p) for p in files)
 
 
+def same_allocator_floor(floor):
+    """The floor linked with ptlint's allocator (jemalloc), when the build made one, else None."""
+    path = floor + "_jemalloc"
+    return path if os.access(path, os.X_OK) else None
+
+
 def measure_ml(ptlint, floor, roots, threads, runs, work, skip_ruff, timings):
     """The real-ML corpus rows: floor, cold check (default threads, -j1), --select ALL -j1, peak
     memory and the peer, on the same file list."""
@@ -289,6 +296,8 @@ def measure_ml(ptlint, floor, roots, threads, runs, work, skip_ruff, timings):
     m = {"files": count, "bytes": size, "repos": len(roots)}
     m["floor"] = hyperfine("ml_floor", [floor] + j + roots, runs, work)
     m["floor_j1"] = hyperfine("ml_floor_j1", [floor, "-j", "1"] + roots, runs, work)
+    if same_allocator_floor(floor):
+        m["floor_je_j1"] = hyperfine("ml_floor_je_j1", [same_allocator_floor(floor), "-j", "1"] + roots, runs, work)
     m["cold"] = hyperfine("ml_cold", check + ["--no-cache"] + j + roots, runs, work)
     m["cold_j1"] = hyperfine("ml_cold_j1", check + ["--no-cache", "-j", "1"] + roots, runs, work)
     m["all_j1"] = hyperfine("ml_all_j1", check + ["--no-cache", "--select", "ALL", "-j", "1"] + roots, runs, work)
@@ -311,6 +320,7 @@ def print_side_by_side(torch, ml, threads, note):
     table = [
         ("1. floor, %s" % tj,) + pair(torch, "floor") + pair(ml, "floor"),
         ("1. floor, -j1",) + pair(torch, "floor_j1") + pair(ml, "floor_j1"),
+        ("1. floor, -j1, on ptlint's allocator (jemalloc)",) + pair(torch, "floor_je_j1") + pair(ml, "floor_je_j1"),
         ("2. check --no-cache (cold), %s" % tj,) + pair(torch, "cold") + pair(ml, "cold"),
         ("2. check --no-cache, -j1",) + pair(torch, "cold_j1") + pair(ml, "cold_j1"),
         ("2. --select ALL --no-cache -j1",) + pair(torch, "all_j1") + pair(ml, "all_j1"),
@@ -328,10 +338,14 @@ def print_side_by_side(torch, ml, threads, note):
             if not f.get("ruff"):
                 return "-", "-"
             return "%.2fx" % (f[a]["wall"] / f["ruff"]["median"]), "%.2fx" % (f[a]["cpu"] / f["ruff"]["cpu_median"])
+        if a not in f or b not in f:
+            return "-", "-"
         return "%.2fx" % (f[a]["wall"] / f[b]["wall"]), "%.2fx" % (f[a]["cpu"] / f[b]["cpu"])
     table.append(("ratio cold %s / floor %s" % (tj, tj),) + ratio(torch, "cold", "floor") + ratio(ml, "cold", "floor"))
     table.append(("ratio --select ALL -j1 / floor -j1",) + ratio(torch, "all_j1", "floor_j1") +
                  ratio(ml, "all_j1", "floor_j1"))
+    table.append(("ratio --select ALL -j1 / floor -j1 on jemalloc",) + ratio(torch, "all_j1", "floor_je_j1") +
+                 ratio(ml, "all_j1", "floor_je_j1"))
     table.append(("ratio cold %s / Ruff-WASM" % tj,) + ratio(torch, "cold", None, True) + ratio(ml, "cold", None, True))
     widths = [max(len(str(r[i])) for r in table + [headers]) for i in range(len(headers))]
     print("| " + " | ".join(h.ljust(w) for h, w in zip(headers, widths)) + " |")
@@ -345,6 +359,9 @@ def print_side_by_side(torch, ml, threads, note):
             tj, ml["cold"]["wall"] / mr["median"], met(ml["cold"]["wall"] <= 0.5 * mr["median"])))
     print("real-ML: --select ALL -j1 / floor -j1, CPU %.2fx (target <= 1.3x): %s" % (
         ml["all_j1"]["cpu"] / ml["floor_j1"]["cpu"], met(ml["all_j1"]["cpu"] <= 1.3 * ml["floor_j1"]["cpu"])))
+    if "floor_je_j1" in ml:
+        print("real-ML: --select ALL -j1 / floor -j1 on jemalloc too, CPU %.2fx" % (
+            ml["all_j1"]["cpu"] / ml["floor_je_j1"]["cpu"]))
     print("real-ML: peak memory %.0f MB, --select ALL %.0f MB (target <= 200 MB): %s" % (
         ml["peak_mib"] * 1.048576, ml["peak_all_mib"] * 1.048576,
         met(max(ml["peak_mib"], ml["peak_all_mib"]) * 1.048576 <= 200)))
@@ -431,6 +448,9 @@ def main():
             raise _BaselineOnly()
         figures["floor"] = hyperfine("floor", [floor] + j + roots, runs, work)
         figures["floor_j1"] = hyperfine("floor_j1", [floor, "-j", "1"] + roots, runs, work)
+        if same_allocator_floor(floor):
+            figures["floor_je_j1"] = hyperfine("floor_je_j1", [same_allocator_floor(floor), "-j", "1"] + roots,
+                                               runs, work)
         figures["cold"] = hyperfine("cold", check + ["--no-cache"] + j + roots, runs, work)
         figures["cold_j1"] = hyperfine("cold_j1", check + ["--no-cache", "-j", "1"] + roots, runs, work)
         figures["all_j1"] = hyperfine("all_j1", check + ["--no-cache", "--select", "ALL", "-j", "1"] + roots, runs, work)
@@ -477,6 +497,9 @@ def main():
     tj = "-j%d" % threads
     row("1. floor: read + parse every file, %s" % tj, fmt_s(f["floor"]["wall"]), fmt_s(f["floor"]["cpu"]), "", None)
     row("1. floor, -j1", fmt_s(f["floor_j1"]["wall"]), fmt_s(f["floor_j1"]["cpu"]), "", None)
+    if "floor_je_j1" in f:
+        row("1. floor, -j1, on ptlint's allocator (jemalloc)", fmt_s(f["floor_je_j1"]["wall"]),
+            fmt_s(f["floor_je_j1"]["cpu"]), "", None)
     ruff = f.get("ruff")
     row("2. ptlint check --no-cache (cold), %s" % tj, fmt_s(f["cold"]["wall"]), fmt_s(f["cold"]["cpu"]),
         "< Ruff-WASM (6)", None if not ruff else f["cold"]["wall"] < ruff["median"])
@@ -513,6 +536,9 @@ def main():
         tj, f["cold"]["wall"] / f["floor"]["wall"], f["cold"]["cpu"] / f["floor"]["cpu"]))
     print("ratio ALL/1 (--select ALL -j1 / floor -j1): wall %.2fx   CPU %.2fx   (target <= 1.3x)" % (
         f["all_j1"]["wall"] / f["floor_j1"]["wall"], f["all_j1"]["cpu"] / f["floor_j1"]["cpu"]))
+    if "floor_je_j1" in f:
+        print("ratio ALL/1 on one allocator (floor on jemalloc too): wall %.2fx   CPU %.2fx" % (
+            f["all_j1"]["wall"] / f["floor_je_j1"]["wall"], f["all_j1"]["cpu"] / f["floor_je_j1"]["cpu"]))
     if ruff:
         print("ratio 2/6  (cold check, whole process / Ruff-WASM in process): wall %.2fx   CPU %.2fx   (target < 1)" % (
             f["cold"]["wall"] / ruff["median"], f["cold"]["cpu"] / ruff["cpu_median"]))

@@ -10,7 +10,7 @@ set -euo pipefail
 minimal=(
   build-essential cmake ninja-build pkg-config ccache
   nlohmann-json3-dev libasio-dev libcli11-dev libtomlplusplus-dev libfmt-dev
-  libtree-sitter-dev libxxhash-dev
+  libtree-sitter-dev libxxhash-dev libjemalloc-dev
   nodejs npm
 )
 # Build and test dependencies (one per line; keep sorted within groups).
