@@ -5,6 +5,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 
@@ -71,6 +72,9 @@ void answerErrors(const Reply<T>& reply, Body&& body) {
     body();
   } catch (const LspError& e) {
     reply.fail(e.code, e.what());
+  } catch (const std::bad_alloc&) {
+    // The answer (a large document's diagnostics, say) did not fit the memory left.
+    reply.fail(ErrorCode::InternalError, "Internal error: out of memory");
   } catch (const std::exception& e) {
     reply.fail(ErrorCode::InternalError, std::string("Internal error: ") + e.what());
   }
