@@ -5,10 +5,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "analysis/syntax.h"
@@ -58,6 +62,63 @@ bool isAtomic(TSNode node) {
          kind == kind::parenthesized_expression || kind == kind::integer || kind == kind::float_;
 }
 
+namespace {
+
+// What each class of a file assigns to `<object>.<attr>` and registers as a buffer, by class and
+// first-parameter name, walked once per file and class: classMember is asked for every
+// `self.<attr>` a candidate reads, and a walk of the class per question made PTL601 a tenth of a
+// `--select ALL` run on attention-heavy code. Built from the tree alone; the one question for the
+// semantic model (is a `register_buffer` callee an import?) is asked by the reader.
+class ClassMembers {
+ public:
+  struct Binding {
+    TSNode value{};
+    TSNode buffer_callee{};  // the `x.register_buffer` of a buffer; null for an assignment
+  };
+  using Members = std::unordered_map<std::string_view, std::vector<Binding>>;
+
+  explicit ClassMembers(std::string_view source) : source_(source) {}
+
+  const Members& of(TSNode cls, std::string_view object) const {
+    std::lock_guard lock(mutex_);
+    auto key = std::make_pair(ts_node_start_byte(cls), std::string(object));
+    if (auto it = classes_.find(key); it != classes_.end()) return it->second;
+    Members& members = classes_[key];
+    auto text = [&](TSNode node) { return analysis::textOf(node, source_); };
+    analysis::walkTree(
+        fieldOf(cls, "body"),
+        [&](TSNode node) {
+          if (isKind(node, kind::class_definition) || isKind(node, kind::lambda)) return false;
+          if (isKind(node, kind::assignment)) {
+            TSNode left = fieldOf(node, "left");
+            if (isKind(left, kind::attribute) && isKind(fieldOf(left, "object"), kind::identifier) &&
+                text(fieldOf(left, "object")) == object)
+              members[text(fieldOf(left, "attribute"))].push_back({fieldOf(node, "right"), {}});
+          } else if (isKind(node, kind::call)) {
+            TSNode function = fieldOf(node, "function");
+            if (!isKind(function, kind::attribute) || text(fieldOf(function, "attribute")) != "register_buffer")
+              return true;
+            auto args = positionalArguments(node);
+            if (args.size() >= 2 && isKind(args[0], kind::string)) {
+              std::string_view name = text(args[0]);
+              if (name.size() >= 2) members[name.substr(1, name.size() - 2)].push_back({args[1], function});
+            }
+          }
+          return true;
+        },
+        [](TSNode) {});
+    return members;
+  }
+
+ private:
+  std::string_view source_;
+  mutable std::mutex mutex_;
+  // std::map: a reference handed out stays valid while other classes are added.
+  mutable std::map<std::pair<uint32_t, std::string>, Members> classes_;
+};
+
+}  // namespace
+
 TSNode Matcher::classMember(TSNode attribute) const {
   if (!isKind(attribute, kind::attribute)) return {};
   TSNode object = unparenthesize(fieldOf(attribute, "object"));
@@ -71,33 +132,21 @@ TSNode Matcher::classMember(TSNode attribute) const {
   if (isKind(cls, kind::decorated_definition)) cls = ts_node_parent(cls);
   if (isKind(cls, kind::block)) cls = ts_node_parent(cls);
   if (!isKind(cls, kind::class_definition)) return {};
-  std::string_view member = text(fieldOf(attribute, "attribute"));
+  static const char kClassMembersKey = 0;
+  const analysis::ParsedFile& file = ctx_.file();
+  const ClassMembers& table = file.treeAnalysis<ClassMembers>(
+      &kClassMembersKey, [&] { return std::make_shared<const ClassMembers>(file.text()); });
+  const ClassMembers::Members& members = table.of(cls, text(object));
+  auto it = members.find(text(fieldOf(attribute, "attribute")));
+  if (it == members.end()) return {};
   TSNode found{};
   int count = 0;
-  analysis::walkTree(
-      fieldOf(cls, "body"),
-      [&](TSNode node) {
-        if (isKind(node, kind::class_definition) || isKind(node, kind::lambda)) return false;
-        if (isKind(node, kind::assignment)) {
-          TSNode left = fieldOf(node, "left");
-          if (isKind(left, kind::attribute) && text(fieldOf(left, "attribute")) == member &&
-              isKind(fieldOf(left, "object"), kind::identifier) && text(fieldOf(left, "object")) == text(object)) {
-            found = fieldOf(node, "right");
-            ++count;
-          }
-        } else if (isKind(node, kind::call) && tensorMethod(node) == "register_buffer") {
-          auto args = positionalArguments(node);
-          if (args.size() >= 2 && isKind(args[0], kind::string)) {
-            std::string_view name = text(args[0]);
-            if (name.size() >= 2 && name.substr(1, name.size() - 2) == member) {
-              found = args[1];
-              ++count;
-            }
-          }
-        }
-        return true;
-      },
-      [](TSNode) {});
+  for (const ClassMembers::Binding& b : it->second) {
+    // A buffer counts when its `register_buffer` is a method call, not an imported function.
+    if (!ts_node_is_null(b.buffer_callee) && ctx_.model().qualifiedName(b.buffer_callee)) continue;
+    found = b.value;
+    ++count;
+  }
   return count == 1 ? unparenthesize(found) : TSNode{};
 }
 
