@@ -304,11 +304,12 @@ std::vector<FileResult> Engine::run(const std::vector<FileInput>& inputs, const 
     // when `all`).
     auto finishWaiting = [&](bool all) {
       while (!waiting.empty()) {
-        auto& [i, started] = waiting.front();
+        // Not a structured binding: clang 14 cannot capture one in the lambda below.
+        size_t index = waiting.front().first;
+        Started& started = waiting.front().second;
         std::shared_ptr<const analysis::ProjectFacts> facts =
             all ? project_->factsFor(started.result.path) : project_->factsUnlessLinking(started.result.path);
         if (!facts) return;
-        size_t index = i;
         waiting_bytes -= started.text.size();
         guarded(index, [&](FileResult& result) { result = finish(std::move(started), std::move(facts)); });
         waiting.pop_front();

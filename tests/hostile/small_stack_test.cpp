@@ -61,7 +61,10 @@ class SmallStack : public ::testing::TestWithParam<int> {};
 
 TEST_P(SmallStack, ParseLintFixOnOneMegabyteStack) {
   const int depth = GetParam();
-  for (auto& [name, text] : hostileInputs(depth)) {
+  for (auto& input : hostileInputs(depth)) {
+    // Named references, not a structured binding: clang 14 cannot capture one in a lambda.
+    const std::string& name = input.first;
+    const std::string& text = input.second;
     SCOPED_TRACE(name + " at depth " + std::to_string(depth));
     size_t diagnostics = 0;
     bool fixed_ok = false;
