@@ -296,8 +296,9 @@ def measure_ml(ptlint, floor, roots, threads, runs, work, skip_ruff, timings):
     m = {"files": count, "bytes": size, "repos": len(roots)}
     m["floor"] = hyperfine("ml_floor", [floor] + j + roots, runs, work)
     m["floor_j1"] = hyperfine("ml_floor_j1", [floor, "-j", "1"] + roots, runs, work)
-    if same_allocator_floor(floor):
-        m["floor_je_j1"] = hyperfine("ml_floor_je_j1", [same_allocator_floor(floor), "-j", "1"] + roots, runs, work)
+    floor_je = same_allocator_floor(floor)
+    if floor_je:
+        m["floor_je_j1"] = hyperfine("ml_floor_je_j1", [floor_je, "-j", "1"] + roots, runs, work)
     m["cold"] = hyperfine("ml_cold", check + ["--no-cache"] + j + roots, runs, work)
     m["cold_j1"] = hyperfine("ml_cold_j1", check + ["--no-cache", "-j", "1"] + roots, runs, work)
     m["all_j1"] = hyperfine("ml_all_j1", check + ["--no-cache", "--select", "ALL", "-j", "1"] + roots, runs, work)
@@ -448,9 +449,9 @@ def main():
             raise _BaselineOnly()
         figures["floor"] = hyperfine("floor", [floor] + j + roots, runs, work)
         figures["floor_j1"] = hyperfine("floor_j1", [floor, "-j", "1"] + roots, runs, work)
-        if same_allocator_floor(floor):
-            figures["floor_je_j1"] = hyperfine("floor_je_j1", [same_allocator_floor(floor), "-j", "1"] + roots,
-                                               runs, work)
+        floor_je = same_allocator_floor(floor)
+        if floor_je:
+            figures["floor_je_j1"] = hyperfine("floor_je_j1", [floor_je, "-j", "1"] + roots, runs, work)
         figures["cold"] = hyperfine("cold", check + ["--no-cache"] + j + roots, runs, work)
         figures["cold_j1"] = hyperfine("cold_j1", check + ["--no-cache", "-j", "1"] + roots, runs, work)
         figures["all_j1"] = hyperfine("all_j1", check + ["--no-cache", "--select", "ALL", "-j", "1"] + roots, runs, work)
