@@ -307,6 +307,17 @@ std::vector<FileResult> Engine::run(const std::vector<FileInput>& inputs, const 
         // Not a structured binding: clang 14 cannot capture one in the lambda below.
         size_t index = waiting.front().first;
         Started& started = waiting.front().second;
+        if (hooks.cancel.cancelled()) {
+          // Parked before the cancel, not checked yet: told as cancelled, as the files not started.
+          waiting_bytes -= started.text.size();
+          FileResult& result = results[index];
+          result.path = std::move(started.result.path);
+          result.version = started.result.version;
+          result.status = FileStatus::Cancelled;
+          waiting.pop_front();
+          done(index);
+          continue;
+        }
         std::shared_ptr<const analysis::ProjectFacts> facts =
             all ? project_->factsFor(started.result.path) : project_->factsUnlessLinking(started.result.path);
         if (!facts) return;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -129,6 +130,7 @@ TEST_F(EngineTest, CancellationAndProgressWithoutLocks) {
   workspace::Engine engine(std::move(options));
   workspace::RunHooks hooks;
   std::atomic<size_t> calls{0}, last_total{0};
+  std::atomic<bool> cancel_sent{false};
   hooks.progress = [&](size_t done, size_t total) {
     ++calls;
     last_total = total;
@@ -137,6 +139,11 @@ TEST_F(EngineTest, CancellationAndProgressWithoutLocks) {
     if (done == 5) {
       EXPECT_EQ(engine.check({inputs[0].path, std::nullopt, std::nullopt}).status, FileStatus::Checked);
       hooks.cancel.cancel();
+      cancel_sent = true;
+    } else if (done > 5) {
+      // The other thread holds here until the cancel is sent: on a loaded machine it could
+      // otherwise check every remaining file while this callback is descheduled.
+      for (int i = 0; i < 10000 && !cancel_sent; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
   };
   auto results = engine.run(inputs, hooks);
