@@ -25,5 +25,20 @@ void add(std::string_view key, uint64_t bytes, uint64_t ns = 0);
 // The calling thread's CPU time: the machine's load does not count.
 uint64_t nowNs();
 
+// Adds the thread CPU time from construction to destruction under `key` (a literal).
+class Scope {
+ public:
+  explicit Scope(std::string_view key) : key_(key), start_(enabled() ? nowNs() : 0) {}
+  ~Scope() {
+    if (start_ != 0) add(key_, 0, nowNs() - start_);
+  }
+  Scope(const Scope&) = delete;
+  Scope& operator=(const Scope&) = delete;
+
+ private:
+  std::string_view key_;
+  uint64_t start_;
+};
+
 }  // namespace timings
 }  // namespace ptlint::analysis

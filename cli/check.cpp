@@ -46,7 +46,12 @@ std::string displayPath(const fs::path& absolute, fs::path cwd = {}) {
   std::error_code ec;
   if (cwd.empty()) cwd = fs::current_path(ec);
   std::string shown = absolute.string();
-  if (!ec && !cwd.empty()) {
+  const std::string& folder = cwd.native();
+  if (!ec && shown != folder && workspace::absoluteAndNormal(shown) && workspace::absoluteAndNormal(folder)) {
+    // Both normal (a walk's paths): the relative path, if any, is the rest of the string.
+    bool below = shown.size() > folder.size() + 1 && shown[folder.size()] == '/' && shown.starts_with(folder);
+    if (below && !std::string_view(shown).substr(folder.size() + 1).starts_with("..")) shown.erase(0, folder.size() + 1);
+  } else if (!ec && !cwd.empty()) {
     fs::path rel = absolute.lexically_relative(cwd);
     if (!rel.empty() && !rel.native().starts_with("..")) shown = rel.string();
   }

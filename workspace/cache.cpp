@@ -11,7 +11,10 @@
 
 #include <cerrno>
 #include <cstring>
+#include <future>
+#include <system_error>
 
+#include "analysis/instrumentation.h"
 #include "ptlint/version.h"
 #include "rules/runtime_findings.h"
 #include "analysis/module_summary.h"
@@ -223,6 +226,7 @@ constexpr int64_t kTimestampTickNs = 2'000'000'000;
 }  // namespace
 
 auto ResultsCache::stamped(const fs::path& path, const Stamp& now) const -> std::optional<Stamped> {
+  awaitEntries();
   std::lock_guard lock(mutex_);
   auto it = entries_.find(path.string());
   if (it == entries_.end() || !it->second.stamp || !(*it->second.stamp == now)) return std::nullopt;
@@ -236,6 +240,7 @@ auto ResultsCache::stamped(const fs::path& path, const Stamp& now) const -> std:
 }
 
 ResultsCache::~ResultsCache() {
+  awaitEntries();
   if (dir_fd_ >= 0) ::close(dir_fd_);
 }
 
@@ -284,6 +289,21 @@ ResultsCache::ResultsCache(Dir dir) : dir_(std::move(dir.path)) {
     return;
   }
   written_ns_ = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  // Parsed on a thread of its own while the caller lists the files to check; every use of the
+  // entries waits for it (awaitEntries).
+  try {
+    loaded_ = std::async(std::launch::async, [this, fd] { readEntries(fd); }).share();
+  } catch (const std::system_error&) {
+    readEntries(fd);  // no thread to be had: read it now
+  }
+}
+
+void ResultsCache::awaitEntries() const {
+  if (loaded_.valid()) loaded_.wait();
+}
+
+void ResultsCache::readEntries(int fd) {
+  analysis::timings::Scope timing("results cache load");
   std::FILE* file = ::fdopen(fd, "rb");
   if (file == nullptr) {
     ::close(fd);
@@ -331,12 +351,15 @@ ResultsCache::ResultsCache(Dir dir) : dir_(std::move(dir.path)) {
 }
 
 bool ResultsCache::holds(const fs::path& path) const {
+  awaitEntries();
   std::lock_guard lock(mutex_);
   return entries_.count(path.string()) != 0;
 }
 
 std::optional<std::vector<rules::Diagnostic>> ResultsCache::lookup(const fs::path& path, const std::string& key,
-                                                                   const StillRead& still_read) const {
+                                                                   const StillRead& still_read,
+                                                                   std::vector<std::string>* dependencies) const {
+  awaitEntries();
   std::vector<rules::Diagnostic> diagnostics;
   Reads reads;
   {
@@ -346,6 +369,7 @@ std::optional<std::vector<rules::Diagnostic>> ResultsCache::lookup(const fs::pat
     if (it == entries_.end() || it->second.key != key) return std::nullopt;
     diagnostics = it->second.diagnostics;
     reads = it->second.reads;
+    if (dependencies) *dependencies = it->second.dependencies;
   }
   for (const auto& [file, hash] : reads)
     if (!still_read || !still_read(file, hash)) return std::nullopt;
@@ -353,8 +377,9 @@ std::optional<std::vector<rules::Diagnostic>> ResultsCache::lookup(const fs::pat
 }
 
 void ResultsCache::store(const fs::path& path, const std::string& key, const std::vector<rules::Diagnostic>& diagnostics,
-                         const std::vector<fs::path>& dependencies, Reads reads, std::optional<Stamp> stamp,
+                         const std::vector<std::string>& dependencies, Reads reads, std::optional<Stamp> stamp,
                          bool asks_project) {
+  awaitEntries();
   std::lock_guard lock(mutex_);
   if (disabled_) return;
   touched_.insert(path.string());
@@ -364,8 +389,7 @@ void ResultsCache::store(const fs::path& path, const std::string& key, const std
   e.stamp = stamp;
   e.asks_project = asks_project;
   e.diagnostics = diagnostics;
-  e.dependencies.clear();
-  for (const auto& d : dependencies) e.dependencies.push_back(d.string());
+  e.dependencies = dependencies;
   e.reads = std::move(reads);
   dirty_ = true;
 }
@@ -383,6 +407,7 @@ void createOnce(int dir_fd, const char* name, std::string_view content) {
 }  // namespace
 
 bool ResultsCache::save() {
+  awaitEntries();
   std::lock_guard lock(mutex_);
   if (disabled_) return !dirty_;
   // Entries of files deleted since are dropped (a run that touched every entry stats none).

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <future>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -71,13 +72,15 @@ class ResultsCache {
   // Tells whether `path`'s text still has hash `hash` (the caller reads it as it reads sources).
   using StillRead = std::function<bool(const std::string& path, uint64_t hash)>;
   // Cached diagnostics for `path` if its key matches and every file the result read still has
-  // the text it read (asked through `still_read`, with no lock held).
+  // the text it read (asked through `still_read`, with no lock held); on a hit, `dependencies`
+  // (when given) receives the files stored with the result.
   std::optional<std::vector<rules::Diagnostic>> lookup(const std::filesystem::path& path, const std::string& key,
-                                                       const StillRead& still_read = {}) const;
+                                                       const StillRead& still_read = {},
+                                                       std::vector<std::string>* dependencies = nullptr) const;
   // `dependencies`: the other files whose facts the result depends on (recorded with it; the
   // key already holds the digest of those facts). `reads`: as above.
   void store(const std::filesystem::path& path, const std::string& key, const std::vector<rules::Diagnostic>& diagnostics,
-             const std::vector<std::filesystem::path>& dependencies = {}, Reads reads = {},
+             const std::vector<std::string>& dependencies = {}, Reads reads = {},
              std::optional<Stamp> stamp = std::nullopt, bool asks_project = false);
 
   // Writes the cache if anything changed. Failure to write is not an error (returns false).
@@ -94,6 +97,8 @@ class ResultsCache {
   };
   int64_t written_ns_ = 0;  // when the loaded results.json was written
   void disable(std::string why);
+  void awaitEntries() const;
+  void readEntries(int fd);  // parses results.json (consumes `fd`) into entries_
   bool openFolder();
 
   std::filesystem::path dir_;
@@ -106,6 +111,8 @@ class ResultsCache {
   // dropped on save.
   mutable std::unordered_set<std::string> touched_;
   mutable bool dirty_ = false;  // guarded by mutex_
+  // results.json, opened and checked by the constructor, is parsed on a thread of its own.
+  std::shared_future<void> loaded_;
 };
 
 // Identifies this ptlint build (version + executable size and mtime): a rebuilt binary never

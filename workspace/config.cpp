@@ -463,6 +463,8 @@ ConfigResolver::ConfigResolver(Overrides overrides, std::optional<fs::path> expl
 void ConfigResolver::invalidate() {
   std::lock_guard lock(mutex_);
   by_dir_.clear();
+  last_folder_.clear();
+  last_resolved_.reset();
   torch_finder_->invalidate();
 }
 
@@ -503,15 +505,45 @@ std::shared_ptr<const FileConfig> ConfigResolver::nearestConfig(const fs::path& 
 ResolvedConfig ConfigResolver::forPath(const fs::path& path) {
   std::error_code ec;
   fs::path absolute = fs::absolute(path, ec).lexically_normal();
-  return forFolder(fs::is_directory(absolute, ec) ? absolute : absolute.parent_path());
+  return *forFolder(fs::is_directory(absolute, ec) ? absolute : absolute.parent_path());
 }
 
-ResolvedConfig ConfigResolver::forFile(const fs::path& path) {
+ResolvedConfig ConfigResolver::forFile(const fs::path& path) { return *sharedForFile(path); }
+
+bool absoluteAndNormal(std::string_view path) {
+  if (!path.starts_with('/') || path.size() < 2 || path.ends_with('/')) return false;
+  for (size_t start = 1; start <= path.size();) {
+    size_t slash = std::min(path.find('/', start), path.size());
+    std::string_view part = path.substr(start, slash - start);
+    if (part.empty() || part == "." || part == "..") return false;
+    start = slash + 1;
+  }
+  return true;
+}
+
+std::shared_ptr<const ResolvedConfig> ConfigResolver::sharedForFile(const fs::path& path) {
+  // A walk's paths are taken as they are: a path object per file costs more than the rest.
+  const std::string& text = path.native();
+  size_t slash = text.rfind('/');
+  if (slash != std::string::npos && slash > 0 && absoluteAndNormal(text)) return forFolder(text.substr(0, slash));
   std::error_code ec;
   return forFolder(fs::absolute(path, ec).lexically_normal().parent_path());
 }
 
-ResolvedConfig ConfigResolver::forFolder(const fs::path& dir) {
+std::shared_ptr<const ResolvedConfig> ConfigResolver::forFolder(const fs::path& dir) {
+  if (overrides_.recheck_modified) return std::make_shared<const ResolvedConfig>(resolveFolder(dir));
+  {
+    std::lock_guard lock(mutex_);
+    if (last_resolved_ && last_folder_ == dir.native()) return last_resolved_;
+  }
+  auto resolved = std::make_shared<const ResolvedConfig>(resolveFolder(dir));  // no lock held: reads files
+  std::lock_guard lock(mutex_);
+  last_folder_ = dir.native();
+  last_resolved_ = resolved;
+  return resolved;
+}
+
+ResolvedConfig ConfigResolver::resolveFolder(const fs::path& dir) {
   std::error_code ec;
   std::shared_ptr<const FileConfig> config;
   if (explicit_config_) {

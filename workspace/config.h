@@ -151,13 +151,17 @@ class ConfigResolver {
   // The same for a path known to name a file (or a file to be), without asking the file system
   // whether it is a folder: the engine asks once per file checked.
   ResolvedConfig forFile(const std::filesystem::path& path);
+  // The same, shared: consecutive files of one folder share one resolution (unless config
+  // files are re-read when modified, `Overrides::recheck_modified`).
+  std::shared_ptr<const ResolvedConfig> sharedForFile(const std::filesystem::path& path);
 
   // Forget cached config files (one changed on disk).
   void invalidate();
 
  private:
   std::shared_ptr<const FileConfig> nearestConfig(const std::filesystem::path& dir);
-  ResolvedConfig forFolder(const std::filesystem::path& dir);  // `dir`: absolute, normal
+  std::shared_ptr<const ResolvedConfig> forFolder(const std::filesystem::path& dir);  // `dir`: absolute, normal
+  ResolvedConfig resolveFolder(const std::filesystem::path& dir);
   ResolvedConfig resolve(std::shared_ptr<const FileConfig> config, const std::filesystem::path& fallback_root) const;
 
   Overrides overrides_;
@@ -167,11 +171,20 @@ class ConfigResolver {
   // By folder (its native string: a path object per level of a deep tree would make memory
   // grow with the square of its depth); nullptr: none here or above.
   std::unordered_map<std::string, std::shared_ptr<const FileConfig>> by_dir_;
+  // What forFolder resolved last: a walk hands out a folder's files one after another. (One
+  // entry: a resolution holds the folder's path, and one per folder of a deep tree would make
+  // memory grow with the square of its depth.)
+  std::string last_folder_;
+  std::shared_ptr<const ResolvedConfig> last_resolved_;
 };
 
 // Does `relative` (a path relative to the config root, '/' separated) match `glob`?
 // Supports `*`, `**`, `?` and `[...]`; a glob without '/' matches any path component.
 bool globMatches(std::string_view glob, std::string_view relative);
+
+// Whether `path` is absolute and already normal (what a walk yields): no `.`, `..` or empty
+// component, no trailing separator. Such a path's parent and relative paths are substrings.
+bool absoluteAndNormal(std::string_view path);
 
 // Per-file settings: `settings` with `per-file-ignores` of `config` applied for `file`.
 rules::Settings settingsForFile(const ResolvedConfig& config, const std::filesystem::path& file);

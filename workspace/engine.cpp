@@ -44,28 +44,28 @@ std::string cacheKey(std::string key, const ResolvedConfig& config) {
   return selection + "|" + key;
 }
 
-std::vector<fs::path> dependenciesOf(const analysis::ProjectFacts* facts, const fs::path& self) {
-  std::set<fs::path> paths;
+std::vector<std::string> dependenciesOf(const analysis::ProjectFacts* facts, const fs::path& self) {
+  // As strings: a path object per note would split every one into components.
+  std::set<std::string> named;
+  auto add = [&](const std::string& path) {
+    if (!path.empty() && path != self.native()) named.insert(path);
+  };
   if (facts) {
     for (const auto& root : facts->compiled)
-      for (const auto& note : root.trail)
-        if (!note.path.empty() && fs::path(note.path) != self) paths.insert(note.path);
+      for (const auto& note : root.trail) add(note.path);
     // PTL702 stays quiet because another file sets CUBLAS_WORKSPACE_CONFIG: that file counts too.
     if (facts->project) {
-      for (const auto& [variable, where] : facts->project->environment)
-        if (!where.path.empty() && fs::path(where.path) != self) paths.insert(where.path);
+      for (const auto& [variable, where] : facts->project->environment) add(where.path);
       // PTL406 quiet, or reporting, because of another file; PTL501 quiet because another file
       // may turn Dynamo's scalar capture on.
       for (const auto* note : {&facts->project->sets_epoch, &facts->project->imports_trainer, &facts->project->loops_epochs})
-        if (!note->path.empty() && fs::path(note->path) != self) paths.insert(note->path);
-      if (const auto* setter = facts->scalarCaptureSetter(); setter != nullptr && fs::path(setter->path) != self)
-        paths.insert(setter->path);
+        add(note->path);
+      if (const auto* setter = facts->scalarCaptureSetter(); setter != nullptr) add(setter->path);
     }
     // PTL707: how other files use this file's evaluation functions.
-    for (const auto& use : facts->uses)
-      if (!use.where.path.empty() && fs::path(use.where.path) != self) paths.insert(use.where.path);
+    for (const auto& use : facts->uses) add(use.where.path);
   }
-  return {paths.begin(), paths.end()};
+  return {named.begin(), named.end()};
 }
 
 }  // namespace
@@ -97,8 +97,8 @@ std::vector<Engine::IndexProblem> Engine::projectProblems() const {
   return out;
 }
 
-ResolvedConfig Engine::configFor(const fs::path& path) {
-  return options_.resolve ? options_.resolve(path) : resolver_.forFile(path);
+std::shared_ptr<const ResolvedConfig> Engine::configFor(const fs::path& path) {
+  return options_.resolve ? std::make_shared<const ResolvedConfig>(options_.resolve(path)) : resolver_.sharedForFile(path);
 }
 
 Engine::Started Engine::start(const FileInput& input, const CancellationToken& cancel) {
@@ -109,7 +109,7 @@ Engine::Started Engine::start(const FileInput& input, const CancellationToken& c
   result.version = input.version;
   if (cancel.cancelled()) return started;
   try {
-    auto config = std::make_shared<const ResolvedConfig>(configFor(path));
+    std::shared_ptr<const ResolvedConfig> config = configFor(path);
     result.config = config;
     result.settings = settingsForFile(*config, path);
   } catch (const ConfigError& e) {
@@ -146,6 +146,7 @@ Engine::Started Engine::start(const FileInput& input, const CancellationToken& c
 }
 
 bool Engine::takeStamped(Started& started) {
+  analysis::timings::Scope timing("cached result taken by stat");
   FileResult& result = started.result;
   if (!cache_ || options_.fix) return false;
   struct stat st {};
@@ -160,11 +161,13 @@ bool Engine::takeStamped(Started& started) {
   if (known->asks_project) settings.project = project_->factsFor(result.path);
   std::string key = cacheKey(ResultsCache::keyFor(known->content_hash, known->size, settings), *result.config);
   auto still_read = [this](const std::string& file, uint64_t hash) { return textHash(file) == hash; };
-  auto hit = cache_->lookup(result.path, key, still_read);
+  std::vector<std::string> dependencies;
+  auto hit = cache_->lookup(result.path, key, still_read, &dependencies);
   // Findings are printed with their lines: those files are read as usual.
   if (!hit || !hit->empty()) return false;
   result.status = FileStatus::Cached;
-  if (settings.project) result.dependencies = dependenciesOf(settings.project.get(), result.path);
+  // As stored with the result: the key holds the digest of the facts that named them.
+  result.dependencies = std::move(dependencies);
   result.settings = std::move(settings);
   return true;
 }
@@ -227,7 +230,7 @@ FileResult Engine::finish(Started started, std::shared_ptr<const analysis::Proje
   ResultsCache::Reads reads;
   if (settings.project != nullptr && settings.project->functions != nullptr) {
     for (auto& r : settings.project->functions->filesRead()) {
-      if (std::find(result.dependencies.begin(), result.dependencies.end(), fs::path(r.path)) == result.dependencies.end())
+      if (std::find(result.dependencies.begin(), result.dependencies.end(), r.path) == result.dependencies.end())
         result.dependencies.emplace_back(r.path);
       reads.emplace_back(std::move(r.path), r.content_hash);
     }

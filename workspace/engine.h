@@ -108,7 +108,7 @@ struct FileResult {
   bool unsafe_fixes = false;                    // the file's settings allow unsafe fixes
   // The other files whose facts this result depends on (where its functions are compiled):
   // editing one of them re-lints this file on the next warm run.
-  std::vector<std::filesystem::path> dependencies;
+  std::vector<std::string> dependencies;
   // To give a text back in the file's own form (renderText); form.notebook is set for notebooks.
   SourceForm form;
   FileIdentity identity;
@@ -147,7 +147,7 @@ class Engine {
   // The resolver behind config discovery (for walking with `collectFiles`).
   ConfigResolver& resolver() { return resolver_; }
   // The configuration for `path` (throws ConfigError).
-  ResolvedConfig configFor(const std::filesystem::path& path);
+  std::shared_ptr<const ResolvedConfig> configFor(const std::filesystem::path& path);
 
   // One file on the calling thread.
   FileResult check(const FileInput& input, const CancellationToken& cancel = {});

@@ -80,7 +80,9 @@ std::vector<fs::path> ProjectIndex::relink(const fs::path& folder) {
   {
     std::lock_guard lock(mutex_);
     places_.clear();  // a marker file may have come or gone since
+    project_by_folder_.clear();
     markers_.clear();
+    packages_.clear();
     auto it = projects_.find(folder.string());
     if (it == projects_.end()) return {};
     old = it->second;
@@ -90,6 +92,7 @@ std::vector<fs::path> ProjectIndex::relink(const fs::path& folder) {
   {
     std::lock_guard lock(mutex_);
     projects_[folder.string()] = fresh;
+    project_by_folder_.clear();
   }
   old->ensureLinked();  // waits for a link still running elsewhere
   return old->changedFacts(*fresh);
@@ -132,6 +135,7 @@ std::shared_ptr<ProjectIndex::Project> ProjectIndex::projectOf(const fs::path& a
   bool known = false;
   {
     std::lock_guard lock(mutex_);
+    if (auto it = project_by_folder_.find(folder); it != project_by_folder_.end()) return it->second;
     if (auto it = places_.find(folder); it != places_.end()) {
       place = it->second;
       known = true;
@@ -145,6 +149,7 @@ std::shared_ptr<ProjectIndex::Project> ProjectIndex::projectOf(const fs::path& a
   std::lock_guard lock(mutex_);
   auto& slot = projects_[place.scan.string()];
   if (!slot) slot = std::make_shared<Project>(*this, place.root, place.scan, place.recursive, place.beside);
+  project_by_folder_[std::move(folder)] = slot;
   return slot;
 }
 
@@ -161,6 +166,18 @@ std::shared_ptr<const ProjectFacts> ProjectIndex::factsUnlessLinking(const fs::p
   if (project->linkingElsewhere()) return nullptr;
   auto facts = project->factsFor(absolute);
   return withProjectFunctions(std::move(facts), std::move(project), absolute);
+}
+
+bool ProjectIndex::isPackageCached(const fs::path& dir) {
+  std::string key = dir.string();
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = packages_.find(key); it != packages_.end()) return it->second;
+  }
+  bool found = isFile(dir / "__init__.py");
+  std::lock_guard lock(mutex_);
+  packages_.emplace(std::move(key), found);
+  return found;
 }
 
 bool ProjectIndex::hasMarkerCached(const fs::path& dir) {
@@ -193,8 +210,8 @@ ProjectIndex::ProjectPlace ProjectIndex::placeOf(const fs::path& absolute) {
   // root, as `python -m` makes it.
   ProjectPlace place;
   fs::path top = absolute.parent_path();
-  if (isFile(top / "__init__.py")) {
-    while (isFile(top.parent_path() / "__init__.py") && top.parent_path() != top) top = top.parent_path();
+  if (isPackageCached(top)) {
+    while (top.parent_path() != top && isPackageCached(top.parent_path())) top = top.parent_path();
     place = {top.parent_path(), top, true, {top.parent_path()}};
   } else {
     place = {top, top, false, {}};

@@ -189,8 +189,12 @@ class ProjectIndex {
   ProjectPlace placeOf(const std::filesystem::path& absolute_file);
   std::shared_ptr<Project> projectOf(const std::filesystem::path& absolute);  // made on first use
   bool hasMarkerCached(const std::filesystem::path& dir);
+  bool isPackageCached(const std::filesystem::path& dir);  // holds __init__.py
   std::unordered_map<std::string, ProjectPlace> places_;  // guarded by mutex_
+  // The project each folder's files belong to (projectOf, per file, is then one lookup).
+  std::unordered_map<std::string, std::shared_ptr<Project>> project_by_folder_;  // guarded by mutex_
   std::unordered_map<std::string, bool> markers_;         // folder -> holds a project marker; guarded by mutex_
+  std::unordered_map<std::string, bool> packages_;        // folder -> holds __init__.py; guarded by mutex_
   // The working folder when the index was made (empty when it is `/` or the home folder): the
   // project of a file under it that no marker claims.
   std::filesystem::path working_folder_;

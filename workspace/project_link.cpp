@@ -12,6 +12,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "analysis/instrumentation.h"
 #include "analysis/dynamo_config.h"
 #include "analysis/parse.h"
 #include "analysis/semantic_model.h"
@@ -240,6 +241,7 @@ std::vector<std::string> ProjectIndex::Project::listFiles(analysis::ProjectWideF
 }
 
 void ProjectIndex::Project::link() {
+  analysis::timings::Scope timing("project link (with summaries)");
   // Compile sites can only be in files holding the word `compile`.
   wide_ = std::make_shared<analysis::ProjectWideFacts>();
   files_ = listFiles(*wide_);

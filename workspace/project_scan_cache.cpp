@@ -16,6 +16,7 @@
 #include <system_error>
 #include <thread>
 
+#include "analysis/instrumentation.h"
 #include "analysis/dynamo_config.h"
 #include "analysis/text_search.h"
 #include "workspace/cache.h"
@@ -129,6 +130,7 @@ void ProjectIndex::awaitScanCache() {
 }
 
 void ProjectIndex::loadScanCache() {
+  analysis::timings::Scope timing("project scan cache load");
   // As the results cache: never through a symlink, never a FIFO or device, never unbounded.
   int fd = ::open((scan_cache_dir_ / "project-scan.json").c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return;

@@ -1,5 +1,6 @@
 #include "workspace/torch_requirement.h"
 
+#include <dirent.h>
 #include <toml++/toml.h>
 
 #include <algorithm>
@@ -497,11 +498,19 @@ bool declaresProject(const fs::path& d) {
   std::error_code ec;
   for (const char* marker : {"pyproject.toml", "setup.py", "setup.cfg", "environment.yml", "environment.yaml", ".git"})
     if (fs::exists(d / marker, ec)) return true;
-  for (fs::directory_iterator it(d, ec), end; !ec && it != end; it.increment(ec)) {
-    std::string name = it->path().filename().string();
-    if (name.starts_with("requirements") && name.ends_with(".txt")) return true;
+  // The names alone (a path object per entry would cost more than the listing).
+  DIR* listing = ::opendir(d.c_str());
+  if (listing == nullptr) return false;
+  bool found = false;
+  while (const dirent* entry = ::readdir(listing)) {
+    std::string_view name = entry->d_name;
+    if (name.starts_with("requirements") && name.ends_with(".txt")) {
+      found = true;
+      break;
+    }
   }
-  return false;
+  ::closedir(listing);
+  return found;
 }
 
 }  // namespace

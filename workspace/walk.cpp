@@ -1,5 +1,6 @@
 #include "workspace/walk.h"
 
+#include "analysis/instrumentation.h"
 #include "workspace/gitignore.h"
 
 #include <fmt/format.h>
@@ -34,7 +35,15 @@ bool isSkippedFolder(const fs::path& dir) {
 }  // namespace
 
 bool isExcluded(const ResolvedConfig& config, const fs::path& path) {
-  std::string relative = path.lexically_relative(config.root).generic_string();
+  const std::string& text = path.native();
+  const std::string& root = config.root.native();
+  std::string relative;
+  // Below the root, both normal: the rest of the path (a walk asks for every entry it lists).
+  if (text.size() > root.size() + 1 && text[root.size()] == '/' && text.starts_with(root) &&
+      absoluteAndNormal(root) && absoluteAndNormal(text))
+    relative = text.substr(root.size() + 1);
+  else
+    relative = path.lexically_relative(config.root).generic_string();
   if (relative.empty() || relative.starts_with("..")) relative = path.filename().generic_string();
   for (const auto& glob : config.exclude)
     if (globMatches(glob, relative)) return true;
@@ -49,6 +58,7 @@ bool pathLess(std::string_view a, std::string_view b) {
 }
 
 WalkResult collectFiles(const std::vector<fs::path>& roots, ConfigResolver& resolver, bool force_exclude) {
+  analysis::timings::Scope timing("collect files");
   WalkResult result;
   auto less = [](const std::string& a, const std::string& b) { return pathLess(a, b); };
   std::set<std::string, decltype(less)> seen_files(less);
