@@ -88,7 +88,11 @@ class GlobMatcher {
   std::unordered_map<uint64_t, bool> decided_;
 };
 
-bool matchFrom(std::string_view glob, std::string_view path) { return GlobMatcher(glob, path).matches(); }
+bool matchFrom(std::string_view glob, std::string_view path) {
+  // A glob without wildcards (most of the default excludes: `.git`, `build`) is the text itself.
+  if (glob.find_first_of("*?[") == std::string_view::npos) return glob == path;
+  return GlobMatcher(glob, path).matches();
+}
 
 }  // namespace
 

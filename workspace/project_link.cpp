@@ -209,7 +209,8 @@ std::vector<std::string> ProjectIndex::Project::listFiles(analysis::ProjectWideF
     for (; it != fs::directory_iterator(); it.increment(ec)) {
       if (ec) break;
       const fs::path& path = it->path();
-      fs::file_status status = it->symlink_status(ec);
+      // The type the listing gave (no lstat per entry) where the file system gives one.
+      bool is_dir = !it->is_symlink(ec) && !ec && it->is_directory(ec);
       if (ec) {
         if (isSourceFile(path) || !path.has_extension())
           incomplete(fmt::format("project index: cannot read {} ({}); cross-file findings may be missing",
@@ -217,7 +218,7 @@ std::vector<std::string> ProjectIndex::Project::listFiles(analysis::ProjectWideF
         ec.clear();
         continue;
       }
-      if (fs::is_directory(status)) {
+      if (is_dir) {
         if (recursive_ && !beside && !skippedFolder(path)) stack.push_back(path);
         continue;
       }

@@ -164,7 +164,10 @@ WalkResult collectFiles(const std::vector<fs::path>& roots, ConfigResolver& reso
           break;
         }
         const fs::directory_entry& entry = *it;
-        fs::file_status link_status = entry.symlink_status(ec);
+        // The type the listing gave (no lstat per entry) where the file system gives one.
+        bool is_link = entry.is_symlink(ec);
+        bool is_dir = !ec && !is_link && entry.is_directory(ec);
+        bool is_file = !ec && !is_link && !is_dir && entry.is_regular_file(ec);
         if (ec) {
           if (!isSkippedFolder(entry.path()) && !isExcluded(config, entry.path())) {
             if (unknown++ == 0) unknown_reason = entry.path().filename().string() + ": " + ec.message();
@@ -173,8 +176,6 @@ WalkResult collectFiles(const std::vector<fs::path>& roots, ConfigResolver& reso
           continue;
         }
         const fs::path& path = entry.path();
-        bool is_dir = fs::is_directory(link_status);
-        bool is_file = fs::is_regular_file(link_status);
         if (!is_dir && !is_file) continue;  // symlinks, FIFOs, sockets, devices
         if (is_file && !isPythonFile(path)) continue;
         if (is_dir && isSkippedFolder(path)) continue;
