@@ -121,7 +121,7 @@ const fs::path& ProjectIndex::Project::localRoot(const fs::path& file) {
   std::string key = file.parent_path().string();
   if (auto it = local_roots_.find(key); it != local_roots_.end()) return it->second;
   fs::path dir = file.parent_path();
-  for (int depth = 0; depth < 64 && dir.has_relative_path() && isFile(dir / "__init__.py"); ++depth) dir = dir.parent_path();
+  for (int depth = 0; depth < 64 && dir.has_relative_path() && index_.isPackageCached(dir); ++depth) dir = dir.parent_path();
   return local_roots_.emplace(std::move(key), std::move(dir)).first->second;
 }
 

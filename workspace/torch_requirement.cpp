@@ -495,18 +495,26 @@ namespace {
 // Does `d` hold the files that declare a project: pyproject.toml, setup.py, setup.cfg,
 // environment.yml, .git or a requirements*.txt?
 bool declaresProject(const fs::path& d) {
-  std::error_code ec;
-  for (const char* marker : {"pyproject.toml", "setup.py", "setup.cfg", "environment.yml", "environment.yaml", ".git"})
-    if (fs::exists(d / marker, ec)) return true;
-  // The names alone (a path object per entry would cost more than the listing).
+  constexpr std::string_view kMarkers[] = {"pyproject.toml", "setup.py", "setup.cfg", "environment.yml",
+                                           "environment.yaml", ".git"};
+  // One listing answers for every name (a stat per marker per folder cost more); a folder that
+  // cannot be listed may still be searched.
   DIR* listing = ::opendir(d.c_str());
-  if (listing == nullptr) return false;
+  if (listing == nullptr) {
+    std::error_code ec;
+    for (std::string_view marker : kMarkers)
+      if (fs::exists(d / marker, ec)) return true;
+    return false;
+  }
   bool found = false;
   while (const dirent* entry = ::readdir(listing)) {
     std::string_view name = entry->d_name;
-    if (name.starts_with("requirements") && name.ends_with(".txt")) {
-      found = true;
-      break;
+    if ((name.starts_with("requirements") && name.ends_with(".txt")) ||
+        std::find(std::begin(kMarkers), std::end(kMarkers), name) != std::end(kMarkers)) {
+      // A marker must lead somewhere (a dangling link names nothing), as a stat would tell.
+      std::error_code ec;
+      found = name.starts_with("requirements") || fs::exists(d / name, ec);
+      if (found) break;
     }
   }
   ::closedir(listing);
