@@ -5,7 +5,8 @@
 //   `Rule::prefilter()`, its `mayReport` hook, `checkRanges`, project words). The findings must not change:
 //   the prefilter oracle test and `scripts/prefilter_oracle.sh` compare both ways.
 // - PTLINT_TIMINGS=1: counters printed on stderr at exit: files and bytes each rule's prefilter
-//   lets through, what was parsed and why, and the time each rule's checks take.
+//   lets through, what was parsed and why, the time each rule's checks take, and the CPU time of
+//   a run's phases (`Scope`).
 #pragma once
 
 #include <cstdint>
