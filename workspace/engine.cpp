@@ -313,10 +313,7 @@ std::vector<FileResult> Engine::run(const std::vector<FileInput>& inputs, const 
         if (hooks.cancel.cancelled()) {
           // Parked before the cancel, not checked yet: told as cancelled, as the files not started.
           waiting_bytes -= started.text.size();
-          FileResult& result = results[index];
-          result.path = std::move(started.result.path);
-          result.version = started.result.version;
-          result.status = FileStatus::Cancelled;
+          results[index] = std::move(started.result);  // its status is still Cancelled, the default
           waiting.pop_front();
           done(index);
           continue;

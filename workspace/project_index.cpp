@@ -168,29 +168,29 @@ std::shared_ptr<const ProjectFacts> ProjectIndex::factsUnlessLinking(const fs::p
   return withProjectFunctions(std::move(facts), std::move(project), absolute);
 }
 
-bool ProjectIndex::isPackageCached(const fs::path& dir) {
+namespace {
+
+// `memo`'s answer for `dir`, else `ask(dir)` (run with no lock held) remembered there.
+template <class Ask>
+bool remembered(std::mutex& mutex, std::unordered_map<std::string, bool>& memo, const fs::path& dir, Ask ask) {
   std::string key = dir.string();
   {
-    std::lock_guard lock(mutex_);
-    if (auto it = packages_.find(key); it != packages_.end()) return it->second;
+    std::lock_guard lock(mutex);
+    if (auto it = memo.find(key); it != memo.end()) return it->second;
   }
-  bool found = isFile(dir / "__init__.py");
-  std::lock_guard lock(mutex_);
-  packages_.emplace(std::move(key), found);
+  bool found = ask(dir);
+  std::lock_guard lock(mutex);
+  memo.emplace(std::move(key), found);
   return found;
 }
 
-bool ProjectIndex::hasMarkerCached(const fs::path& dir) {
-  std::string key = dir.string();
-  {
-    std::lock_guard lock(mutex_);
-    if (auto it = markers_.find(key); it != markers_.end()) return it->second;
-  }
-  bool found = hasMarker(dir);
-  std::lock_guard lock(mutex_);
-  markers_.emplace(std::move(key), found);
-  return found;
+}  // namespace
+
+bool ProjectIndex::isPackageCached(const fs::path& dir) {
+  return remembered(mutex_, packages_, dir, [](const fs::path& d) { return isFile(d / "__init__.py"); });
 }
+
+bool ProjectIndex::hasMarkerCached(const fs::path& dir) { return remembered(mutex_, markers_, dir, hasMarker); }
 
 ProjectIndex::ProjectPlace ProjectIndex::placeOf(const fs::path& absolute) {
   fs::path root;
