@@ -8,9 +8,8 @@
 
 namespace ptlint::analysis {
 
-// What `fieldOf(node, field)` answers (null when the grammar has no such field), the name looked
-// up in a table of the grammar's fields made once: ts_node_child_by_field_name compares it with
-// each field name on every call.
+// What `fieldOf(node, field)` answers (null when the grammar has no such field), for a name that
+// need not end with a NUL.
 TSNode fieldNamed(TSNode node, std::string_view field);
 
 // `forEachNamedChild` in one pass over the children: ts_node_named_child(node, i) walks the

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string_view>
+#include <vector>
 
 namespace ptlint::analysis {
 
@@ -23,21 +24,40 @@ inline std::string_view textOf(TSNode node, std::string_view source) {
   return source.substr(start, end - start);
 }
 
+namespace detail {
+// For each grammar symbol, the index in kAllNodeKinds of the constant named as the symbol is
+// (NodeKind::kUnlisted for hidden rules), made once from the grammar (syntax_helpers.cpp).
+const std::vector<uint16_t>& kindIndexBySymbol();
+
+inline uint16_t kindIndexOf(TSNode node) {
+  static const std::vector<uint16_t>& table = kindIndexBySymbol();
+  TSSymbol symbol = ts_node_symbol(node);
+  if (symbol < table.size()) return table[symbol];
+  return symbol == static_cast<TSSymbol>(-1) ? kind::error.index() : NodeKind::kUnlisted;  // ERROR
+}
+}  // namespace detail
+
 // The node's kind, to compare with the grammar's constants (`kindOf(n) == kind::call`); a null
 // node's kind is the empty name, equal to no constant.
 inline NodeKind kindOf(TSNode node) {
-  const char* name = ts_node_is_null(node) ? "" : ts_node_type(node);
-  return NodeKind(name, static_cast<uint32_t>(std::strlen(name)));
+  if (ts_node_is_null(node)) return detail::NodeKindTable::unlisted("", 0);
+  uint16_t index = detail::kindIndexOf(node);
+  if (index != NodeKind::kUnlisted) return kAllNodeKinds[index].kind;
+  const char* name = ts_node_type(node);
+  return detail::NodeKindTable::unlisted(name, static_cast<uint32_t>(std::strlen(name)));
 }
 // The kind's name as text, for messages and tests.
 inline std::string_view kindName(TSNode node) { return kindOf(node).name(); }
+// A comparison of symbols' indices, not of names (this runs for most nodes of every walk).
 inline bool isKind(TSNode node, NodeKind kind) {
-  return !ts_node_is_null(node) && kind.name() == ts_node_type(node);
+  return !ts_node_is_null(node) && detail::kindIndexOf(node) == kind.index();
 }
 
-inline TSNode fieldOf(TSNode node, const char* field) {
-  return ts_node_child_by_field_name(node, field, static_cast<uint32_t>(std::strlen(field)));
-}
+// The id of the grammar's field `field`, or 0 (no such field), from a table made once:
+// ts_node_child_by_field_name compares the name with every field name on each call.
+TSFieldId fieldIdNamed(std::string_view field);
+
+inline TSNode fieldOf(TSNode node, const char* field) { return ts_node_child_by_field_id(node, fieldIdNamed(field)); }
 
 inline bool sameNode(TSNode a, TSNode b) { return ts_node_eq(a, b); }
 

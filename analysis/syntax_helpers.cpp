@@ -3,6 +3,9 @@
 #include "analysis/syntax.h"
 
 #include <algorithm>
+#include <array>
+#include <iterator>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -11,23 +14,72 @@
 
 namespace ptlint::analysis {
 
-TSNode fieldNamed(TSNode node, std::string_view field) {
-  // The grammar's field names, sorted, with their ids (ids start at 1; 0 is no field).
-  static const std::vector<std::pair<std::string_view, TSFieldId>> fields = [] {
-    std::vector<std::pair<std::string_view, TSFieldId>> out;
+namespace detail {
+const std::vector<uint16_t>& kindIndexBySymbol() {
+  static const std::vector<uint16_t> table = [] {
+    std::unordered_map<std::string_view, uint16_t> by_name;
+    for (size_t i = 0; i < std::size(kAllNodeKinds); ++i) by_name.emplace(kAllNodeKinds[i].kind.name(), static_cast<uint16_t>(i));
     const TSLanguage* language = pythonLanguage();
-    uint32_t count = ts_language_field_count(language);
-    for (uint32_t id = 1; id <= count; ++id)
-      if (const char* name = ts_language_field_name_for_id(language, static_cast<TSFieldId>(id)))
-        out.emplace_back(name, static_cast<TSFieldId>(id));
-    std::sort(out.begin(), out.end());
+    uint32_t count = ts_language_symbol_count(language);
+    std::vector<uint16_t> out(count, NodeKind::kUnlisted);
+    for (uint32_t symbol = 0; symbol < count; ++symbol) {
+      const char* name = ts_language_symbol_name(language, static_cast<TSSymbol>(symbol));
+      if (name == nullptr) continue;
+      auto it = by_name.find(name);
+      if (it != by_name.end()) out[symbol] = it->second;
+    }
     return out;
   }();
-  auto it = std::lower_bound(fields.begin(), fields.end(), field,
-                             [](const std::pair<std::string_view, TSFieldId>& f, std::string_view name) { return f.first < name; });
-  if (it == fields.end() || it->first != field) return ts_node_child_by_field_id(node, 0);
-  return ts_node_child_by_field_id(node, it->second);
+  return table;
 }
+}  // namespace detail
+
+namespace {
+// The grammar's fields by name: open addressing over a power of two several times the
+// grammar's ~30 fields, keyed by the length and the first and last bytes, so that most lookups
+// compare one name.
+class FieldTable {
+ public:
+  FieldTable() {
+    const TSLanguage* language = pythonLanguage();
+    uint32_t count = ts_language_field_count(language);
+    complete_ = count < kSlots / 2;  // else the grammar's own lookup answers what the table lacks
+    for (uint32_t id = 1; id <= count && id < kSlots / 2; ++id) {
+      const char* name = ts_language_field_name_for_id(language, static_cast<TSFieldId>(id));
+      if (name == nullptr || *name == '\0') continue;
+      size_t slot = slotOf(name);
+      while (slots_[slot].second != 0) slot = (slot + 1) & (kSlots - 1);
+      slots_[slot] = {name, static_cast<TSFieldId>(id)};
+    }
+  }
+  TSFieldId find(std::string_view name) const {
+    for (size_t slot = slotOf(name);; slot = (slot + 1) & (kSlots - 1)) {
+      const auto& [known, id] = slots_[slot];
+      if (id == 0)
+        return complete_ ? 0
+                         : ts_language_field_id_for_name(pythonLanguage(), name.data(), static_cast<uint32_t>(name.size()));
+      if (known == name) return id;
+    }
+  }
+
+ private:
+  static constexpr size_t kSlots = 256;
+  static size_t slotOf(std::string_view name) {
+    if (name.empty()) return 0;
+    return (name.size() * 73 + static_cast<unsigned char>(name.front()) * 31 + static_cast<unsigned char>(name.back())) &
+           (kSlots - 1);
+  }
+  std::array<std::pair<std::string_view, TSFieldId>, kSlots> slots_{};
+  bool complete_ = true;
+};
+}  // namespace
+
+TSFieldId fieldIdNamed(std::string_view field) {
+  static const FieldTable table;
+  return table.find(field);
+}
+
+TSNode fieldNamed(TSNode node, std::string_view field) { return ts_node_child_by_field_id(node, fieldIdNamed(field)); }
 
 std::string dottedNameText(TSNode node, std::string_view source) {
   if (!isKind(node, kind::dotted_name)) return std::string(textOf(node, source));

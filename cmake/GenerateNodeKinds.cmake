@@ -149,7 +149,9 @@ foreach(_line IN LISTS _alias_lines)
   endif()
 endforeach()
 
-set(_constants "// tree-sitter's error node.\ninline constexpr analysis::NodeKind error = analysis::detail::NodeKindTable::make(\"ERROR\");\n")
+# Each constant carries its index in kAllNodeKinds (the error node's is 0).
+set(_constants "// tree-sitter's error node.\ninline constexpr analysis::NodeKind error = analysis::detail::NodeKindTable::make(\"ERROR\", 0);\n")
+set(_index 0)
 set(_entries "    {kind::error, NodeKindShape::Named},\n")
 set(_seen error)
 foreach(_key IN LISTS _names)
@@ -162,8 +164,9 @@ foreach(_key IN LISTS _names)
   # A C++ string literal: escape the backslash and the quote.
   string(REPLACE "\\" "\\\\" _lit "${_type}")
   string(REPLACE "\"" "\\\"" _lit "${_lit}")
+  math(EXPR _index "${_index} + 1")
   string(APPEND _constants
-         "inline constexpr analysis::NodeKind ${_id} = analysis::detail::NodeKindTable::make(\"${_lit}\");\n")
+         "inline constexpr analysis::NodeKind ${_id} = analysis::detail::NodeKindTable::make(\"${_lit}\", ${_index});\n")
   if(_shape_${_key} EQUAL 1)
     set(_shape Named)
   elseif(_shape_${_key} EQUAL 2)

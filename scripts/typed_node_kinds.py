@@ -73,7 +73,7 @@ STRING = r'"((?:[^"\\\n]|\\.)*)"'
 
 def load_kinds(header):
     kinds = {}
-    pattern = re.compile(r'inline constexpr analysis::NodeKind (\w+) = analysis::detail::NodeKindTable::make\(' + STRING + r'\);')
+    pattern = re.compile(r'inline constexpr analysis::NodeKind (\w+) = analysis::detail::NodeKindTable::make\(' + STRING + r', \d+\);')
     with open(header, encoding="utf-8") as f:
         for m in pattern.finditer(f.read()):
             kinds[m.group(2).encode().decode("unicode_escape")] = m.group(1)

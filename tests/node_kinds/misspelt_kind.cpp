@@ -15,7 +15,7 @@ bool probe(TSNode node) {
 #elif defined(STRING_COMPARISON)
   return kindOf(node) == "call";
 #elif defined(CONSTRUCTED_KIND)
-  return isKind(node, NodeKind("call", 4));
+  return isKind(node, NodeKind("call", 4, 1));
 #elif defined(BRACED_STRING)
   return isKind(node, {"call", 4});
 #else
