@@ -186,6 +186,13 @@ class LossAccumulatedWithGraph final : public Rule {
       const analysis::ParsedFile& file = *input.parsed;
       std::string_view source = file.text();
       TSNode root = file.root();
+      // One answer per name: the same few names (`loss`, `scaler`) stand in every backward call.
+      std::unordered_map<std::string_view, bool> added_by_name;
+      auto nameNextToPlus = [&](std::string_view name) {
+        auto [it, fresh] = added_by_name.try_emplace(name, false);
+        if (fresh) it->second = nextToPlus(source, name);
+        return it->second;
+      };
       return analysis::forEachWholeWord(source, "backward", [&](size_t at) {
         TSNode node = ts_node_descendant_for_byte_range(root, static_cast<uint32_t>(at), static_cast<uint32_t>(at + 8));
         if (!isKind(node, kind::identifier)) return false;
@@ -201,7 +208,7 @@ class LossAccumulatedWithGraph final : public Rule {
             [&](TSNode n) {
               if (added) return false;
               if (isKind(n, kind::identifier) && !analysis::sameNode(n, node) &&
-                  nextToPlus(source, analysis::textOf(n, source)))
+                  nameNextToPlus(analysis::textOf(n, source)))
                 added = true;
               return !added;
             },
@@ -214,6 +221,7 @@ class LossAccumulatedWithGraph final : public Rule {
     if (view == nullptr) return true;
     std::string_view code = *view;
     if (code.find('+') == std::string_view::npos) return false;
+    std::unordered_set<std::string_view> not_added;  // names already found beside no `+`
     return analysis::forEachWholeWord(code, "backward", [&](size_t at) {
       // From the line where the receiver starts: `scaler.scale(\n loss\n).backward()`.
       size_t start = at;
@@ -236,7 +244,10 @@ class LossAccumulatedWithGraph final : public Rule {
         size_t j = i;
         while (j < code.size() && analysis::isIdentifierByte(code[j])) ++j;
         std::string_view name = code.substr(i, j - i);
-        if (name != "backward" && !(name[0] >= '0' && name[0] <= '9') && nextToPlus(code, name)) return true;
+        if (name != "backward" && !(name[0] >= '0' && name[0] <= '9') && !not_added.count(name)) {
+          if (nextToPlus(code, name)) return true;
+          not_added.insert(name);
+        }
         i = j;
       }
       return false;
