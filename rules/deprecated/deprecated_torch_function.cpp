@@ -199,12 +199,11 @@ class DeprecatedTorchFunction final : public Rule {
     if (input.parsed != nullptr) return true;
     const analysis::PrefilterText& source = input.source;
     // The text first unless another prefilter already made the code view (making it costs more
-    // than this test), then the code.
-    bool text_first = !source.codeComputed();
-    if (text_first && !deprecated::mayUseSymbols(source.text())) return false;
+    // than this test), then the code. What passes on the code passes on the text (the code is the
+    // text with strings and comments blanked), so the code alone answers when it is there.
+    if (!source.codeComputed() && !deprecated::mayUseSymbols(source.text())) return false;
     const std::string* code = source.code();
-    return (code == nullptr || deprecated::mayUseSymbols(*code, true)) &&
-           (text_first || deprecated::mayUseSymbols(source.text()));
+    return code == nullptr || deprecated::mayUseSymbols(*code, true);
   }
 
   // Every attribute reported ends with a symbol's last segment (the module node is always checked).
