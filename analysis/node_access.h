@@ -1,5 +1,6 @@
-// Faster forms of two syntax.h questions for the hot walks (qualified names, call arguments,
-// module summaries, the model's parameters), answering exactly as those do.
+// Two forms of syntax.h questions for the hot walks (qualified names, call arguments, module
+// summaries, the model's parameters), answering exactly as those do: a field named by a
+// string_view, and the named children in one pass.
 #pragma once
 
 #include <tree_sitter/api.h>

@@ -3,7 +3,6 @@
 #include "analysis/syntax.h"
 
 #include <algorithm>
-#include <array>
 #include <iterator>
 #include <unordered_map>
 #include <utility>
@@ -35,42 +34,39 @@ const std::vector<uint16_t>& kindIndexBySymbol() {
 }  // namespace detail
 
 namespace {
-// The grammar's fields by name: open addressing over a power of two several times the
-// grammar's ~30 fields, keyed by the length and the first and last bytes, so that most lookups
-// compare one name.
+// The grammar's fields by name: open addressing over at least four slots per field, keyed by the
+// length and the first and last bytes, so that most lookups compare one name.
 class FieldTable {
  public:
   FieldTable() {
     const TSLanguage* language = pythonLanguage();
     uint32_t count = ts_language_field_count(language);
-    complete_ = count < kSlots / 2;  // else the grammar's own lookup answers what the table lacks
-    for (uint32_t id = 1; id <= count && id < kSlots / 2; ++id) {
+    size_t slots = 64;
+    while (slots < 4 * static_cast<size_t>(count)) slots *= 2;
+    slots_.resize(slots);
+    for (uint32_t id = 1; id <= count; ++id) {
       const char* name = ts_language_field_name_for_id(language, static_cast<TSFieldId>(id));
       if (name == nullptr || *name == '\0') continue;
       size_t slot = slotOf(name);
-      while (slots_[slot].second != 0) slot = (slot + 1) & (kSlots - 1);
+      while (slots_[slot].second != 0) slot = (slot + 1) & (slots_.size() - 1);
       slots_[slot] = {name, static_cast<TSFieldId>(id)};
     }
   }
   TSFieldId find(std::string_view name) const {
-    for (size_t slot = slotOf(name);; slot = (slot + 1) & (kSlots - 1)) {
+    for (size_t slot = slotOf(name);; slot = (slot + 1) & (slots_.size() - 1)) {
       const auto& [known, id] = slots_[slot];
-      if (id == 0)
-        return complete_ ? 0
-                         : ts_language_field_id_for_name(pythonLanguage(), name.data(), static_cast<uint32_t>(name.size()));
+      if (id == 0) return 0;  // an empty slot: no such field
       if (known == name) return id;
     }
   }
 
  private:
-  static constexpr size_t kSlots = 256;
-  static size_t slotOf(std::string_view name) {
+  size_t slotOf(std::string_view name) const {
     if (name.empty()) return 0;
     return (name.size() * 73 + static_cast<unsigned char>(name.front()) * 31 + static_cast<unsigned char>(name.back())) &
-           (kSlots - 1);
+           (slots_.size() - 1);
   }
-  std::array<std::pair<std::string_view, TSFieldId>, kSlots> slots_{};
-  bool complete_ = true;
+  std::vector<std::pair<std::string_view, TSFieldId>> slots_;  // a power of two, never full
 };
 }  // namespace
 

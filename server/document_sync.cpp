@@ -6,12 +6,8 @@
 namespace ptlint::server {
 namespace {
 
-// The notification around `params`, moved in: a file's diagnostics are serialised on every edit,
-// and a copy of their JSON costs as much as making it.
 std::string publication(json params) {
-  json message = {{"jsonrpc", "2.0"}, {"method", "textDocument/publishDiagnostics"}};
-  message["params"] = std::move(params);
-  return serializeMessage(message);
+  return serializeMessage(notificationMessage("textDocument/publishDiagnostics", std::move(params)));
 }
 
 }  // namespace
@@ -70,10 +66,9 @@ void DocumentSync::publish(const std::string& uri, uint64_t seq, const ResultPtr
     return;
   }
   const auto& snap = *result->snapshot;
-  // What to_json(PublishDiagnosticsParams) writes, without copying the diagnostics into one.
-  json params = {{"uri", uri}, {"diagnostics", result->diagnostics}};
-  if (snap.in_sync) params["version"] = snap.version;
-  outbox_.publish(uri, seq, publication(std::move(params)));
+  outbox_.publish(uri, seq,
+                  publication(publishDiagnosticsJson(uri, snap.in_sync ? std::optional<int>(snap.version) : std::nullopt,
+                                                     result->diagnostics)));
 }
 
 // --- Notebook documents (LSP 3.17): the joined code cells are analysed under the notebook's URI --

@@ -267,10 +267,13 @@ void to_json(json& j, const Diagnostic& d) {
   j["data"] = std::move(data);
 }
 
-void to_json(json& j, const PublishDiagnosticsParams& p) {
-  j = {{"uri", p.uri}, {"diagnostics", p.diagnostics}};
-  if (p.version) j["version"] = *p.version;
+json publishDiagnosticsJson(const std::string& uri, std::optional<int> version, const std::vector<Diagnostic>& diagnostics) {
+  json j = {{"uri", uri}, {"diagnostics", diagnostics}};
+  if (version) j["version"] = *version;
+  return j;
 }
+
+void to_json(json& j, const PublishDiagnosticsParams& p) { j = publishDiagnosticsJson(p.uri, p.version, p.diagnostics); }
 
 void from_json(const json& j, DocumentDiagnosticParams& p) {
   p.textDocument = get<TextDocumentIdentifier>(j, "textDocument");

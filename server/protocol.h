@@ -257,6 +257,8 @@ struct PublishDiagnosticsParams {
   std::vector<Diagnostic> diagnostics;
 };
 void to_json(json& j, const PublishDiagnosticsParams& p);
+// What to_json(PublishDiagnosticsParams) writes, from diagnostics held elsewhere (not copied).
+json publishDiagnosticsJson(const std::string& uri, std::optional<int> version, const std::vector<Diagnostic>& diagnostics);
 
 struct DocumentDiagnosticParams {
   TextDocumentIdentifier textDocument;

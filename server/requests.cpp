@@ -6,8 +6,10 @@ std::string serializeMessage(const json& message) {
   return message.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-json notificationMessage(const std::string& method, const json& params) {
-  return {{"jsonrpc", "2.0"}, {"method", method}, {"params", params}};
+json notificationMessage(const std::string& method, json params) {
+  json message = {{"jsonrpc", "2.0"}, {"method", method}};
+  message["params"] = std::move(params);
+  return message;
 }
 
 bool PendingRequest::reply(const json& result) {

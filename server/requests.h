@@ -16,7 +16,8 @@ namespace ptlint::server {
 
 // The one serialisation of outgoing messages (invalid UTF-8 is replaced, never thrown on).
 std::string serializeMessage(const json& message);
-json notificationMessage(const std::string& method, const json& params);
+// `params` is moved into the message (a file's diagnostics are large: no copy of their JSON).
+json notificationMessage(const std::string& method, json params);
 
 // A request awaiting its one response. Whoever answers first wins (the handler, a cancellation,
 // an error); later answers are dropped. A request dropped unanswered answers InternalError, so
